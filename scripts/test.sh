@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds muster and runs every test: unit tests (ctest), the CLI tests, the
+# conformance suite, a sanitizer (ASan + UBSan) build of the unit tests, and a
+# bounded fuzzing run of the manifest decoder.
+# Set MUSTER_SKIP_SANITIZE=1 / MUSTER_SKIP_FUZZ=1 to skip the slow parts locally.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+shared="${MUSTER_SHARED:-$root/../shared}"
+
+scripts/build.sh build
+
+echo "== unit tests"
+ctest --test-dir build --output-on-failure -j2
+
+echo "== CLI tests"
+bash tests/cli/run_cli_tests.sh build/muster
+
+echo "== conformance"
+python3 "$shared/conformance/check.py" --muster build/muster "$shared/conformance/cases"
+
+if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
+  echo "== sanitizer build (ASan + UBSan)"
+  scripts/build.sh build-asan -DMUSTER_SANITIZE=ON -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j2
+fi
+
+if [ "${MUSTER_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/decode_fuzz.cc ]; then
+  echo "== fuzzing the decoder (${MUSTER_FUZZ_SECONDS:-60} s)"
+  CXX=clang++ scripts/build.sh build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DMUSTER_FUZZ=ON \
+    -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  rm -rf build-fuzz/corpus && mkdir -p build-fuzz/corpus && cp fuzz/corpus/* build-fuzz/corpus/
+  build-fuzz/fuzz_decode -max_total_time="${MUSTER_FUZZ_SECONDS:-60}" -max_len=65536 \
+    -print_final_stats=0 build-fuzz/corpus >build-fuzz/fuzz.log 2>&1 \
+    || { tail -50 build-fuzz/fuzz.log; exit 1; }
+  echo "fuzzing found nothing"
+fi
+echo "all tests passed"

@@ -1,0 +1,138 @@
+// Public contract of the admission layer (the engine depends only on this file).
+// Admission decides whether and when a whole workload may start and whose quota it
+// uses: queues (Kueue ClusterQueue/LocalQueue/Cohort and Volcano Queue in one tree),
+// flavor assignment, borrowing and lending, preemption and reclaim, fair sharing.
+// It never touches nodes itself: it asks a PlacementOracle, so it never admits what
+// cannot be placed. No I/O; deterministic.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/resource_list.h"
+#include "core/status.h"
+#include "model/manifest_set.h"
+#include "model/workload.h"
+
+namespace muster::admission {
+
+// The flavor chosen for each resource of one pod set.
+struct PodSetAssignment {
+  std::string pod_set;
+  int32_t count = 0;                         // pods admitted (partial admission may lower it)
+  std::map<std::string, std::string> flavors;  // resource name -> flavor name
+};
+
+struct Assignment {
+  std::vector<PodSetAssignment> pod_sets;  // same order as Workload::pod_sets
+  bool borrows = false;                    // uses quota beyond the ClusterQueue's nominal
+};
+
+// Preemption detail, named as Kueue (and Volcano) name them in CONTRACT section 3.
+inline constexpr const char* kInClusterQueue = "InClusterQueue";
+inline constexpr const char* kInCohortReclamation = "InCohortReclamation";
+inline constexpr const char* kInCohortFairSharing = "InCohortFairSharing";
+inline constexpr const char* kInCohortReclaimWhileBorrowing = "InCohortReclaimWhileBorrowing";
+inline constexpr const char* kVolcanoReclaim = "VolcanoReclaim";
+inline constexpr const char* kVolcanoPreempt = "VolcanoPreempt";
+
+struct Victim {
+  std::string workload_key;
+  std::string detail;  // one of the names above
+};
+
+struct Decision {
+  enum class Kind {
+    kAdmit,    // quota reserved and placement confirmed by the oracle: start it
+    kPreempt,  // evict `victims`; the workload stays pending until they are gone
+    kPending,  // cannot be admitted now; reason/message say why
+    // Evict the admitted workload `workload_key` itself (reason says why, e.g.
+    // ClusterQueueStopped for a HoldAndDrain stop policy); the engine then calls
+    // Requeue on it. Added after the first version of this contract.
+    kEvict,
+  };
+  Kind kind = Kind::kPending;
+  std::string workload_key;
+  Assignment assignment;        // kAdmit, kPreempt
+  std::vector<Victim> victims;  // kPreempt
+  std::string reason;   // machine-readable: QuotaExceeded, NoFit, Unschedulable, ClusterQueueStopped...
+  std::string message;  // one line for `describe` / pendingReason
+};
+
+// What the engine answers about physical placement. Implemented by the engine over
+// placement/, so admission and placement stay independent layers.
+class PlacementOracle {
+ public:
+  virtual ~PlacementOracle() = default;
+
+  struct Check {
+    bool fits = false;
+    std::string reason;   // when !fits
+    std::string message;  // when !fits
+  };
+  // Could the gang be placed with these flavors if `assume_evicted` were gone?
+  virtual Check CanPlace(const model::Workload& workload, const Assignment& assignment,
+                         const std::vector<std::string>& assume_evicted) = 0;
+  // Of `candidates` (in preference order), the smallest set whose eviction lets the
+  // gang fit on real nodes; nullopt if none does.
+  virtual std::optional<std::vector<std::string>> PhysicalVictims(
+      const model::Workload& workload, const Assignment& assignment,
+      const std::vector<std::string>& candidates) = 0;
+  // The admitter admitted the workload with this assignment: bind the placement the
+  // last CanPlace found for it now, so the rest of the cycle sees it.
+  virtual void Commit(const model::Workload& workload, const Assignment& assignment) = 0;
+};
+
+// Where a workload is queued, for output.
+struct QueueInfo {
+  std::string local_queue;    // "" when none
+  std::string cluster_queue;  // Kueue ClusterQueue, or the Volcano queue name
+  bool volcano = false;
+};
+
+class Admitter {
+ public:
+  virtual ~Admitter() = default;
+
+  // A new (or requeued) workload waits for admission from `now`.
+  virtual void Enqueue(const model::Workload& workload, Time now) = 0;
+  // The workload is gone (deleted or finished): release any quota it holds.
+  virtual void Remove(const std::string& workload_key) = 0;
+  // The workload was evicted: release its quota and requeue it (Kueue requeues
+  // evicted workloads with their original creation time unless configured otherwise).
+  virtual void Requeue(const std::string& workload_key, Time now) = 0;
+  // Something changed that may make parked (inadmissible) workloads admissible:
+  // capacity freed, nodes added, configuration changed.
+  virtual void NotifyCapacityChanged() = 0;
+
+  // One scheduling cycle. Heads are taken from every queue (more than one per
+  // queue where possible), ordered as Kueue orders them, assigned flavors, checked
+  // against quota up the cohort tree and against the oracle. Admitted workloads have
+  // their quota charged before the next one is considered. Decisions come back in
+  // the order they were made.
+  virtual std::vector<Decision> RunCycle(Time now, PlacementOracle& oracle) = 0;
+
+  virtual QueueInfo QueueOf(const std::string& workload_key) const = 0;
+  // Latest pending reason of a workload that is not admitted (nullopt when admitted
+  // or unknown).
+  virtual std::optional<Decision> PendingReason(const std::string& workload_key) const = 0;
+
+  // Quota is never over-committed; every pending workload has a reason. Empty = fine.
+  virtual std::vector<std::string> CheckInvariants() const = 0;
+
+  // Added: the physical total Volcano's proportion plugin divides among queues
+  // (sum of allocatable of schedulable, ready nodes). MakeAdmitter starts from the
+  // manifests' nodes; call this when nodes fail, recover or are added.
+  virtual void SetClusterCapacity(const ResourceList& /*total*/) {}
+};
+
+// Builds the queue tree from the manifests' ClusterQueues, LocalQueues, Cohorts,
+// ResourceFlavors, Volcano Queues and configuration.
+Result<std::unique_ptr<Admitter>> MakeAdmitter(const model::ManifestSet& manifests);
+
+}  // namespace muster::admission

@@ -1,0 +1,15 @@
+// Subcommands of the muster binary. Each Register* adds one CLI11 subcommand whose
+// callback sets the process exit code through `exit_code`.
+#pragma once
+
+namespace CLI {
+class App;
+}
+
+namespace muster::cli {
+
+void RegisterValidateCommand(CLI::App& app, int& exit_code);
+void RegisterSimulateCommand(CLI::App& app, int& exit_code);
+void RegisterSummaryCommand(CLI::App& app, int& exit_code);
+
+}  // namespace muster::cli

@@ -1,0 +1,21 @@
+// muster: one binary, subcommands per mode (see docs/ARCHITECTURE.md).
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"muster: gang scheduling, quota and topology for GPU training clusters"};
+  app.require_subcommand(1);
+  int exit_code = 0;
+  muster::cli::RegisterValidateCommand(app, exit_code);
+  muster::cli::RegisterSimulateCommand(app, exit_code);
+  muster::cli::RegisterSummaryCommand(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    // Usage errors exit 2 (CONTRACT section 3); --help exits 0.
+    return rc == 0 ? 0 : 2;
+  }
+  return exit_code;
+}

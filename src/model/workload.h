@@ -1,0 +1,100 @@
+// Workload: the engine's unit of admission and gang placement, made from any job
+// kind by workloads/. One Workload per job; one PodSet per replica type / task /
+// replicated job, named as Kueue names them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/resource_list.h"
+#include "model/jobs.h"
+#include "model/meta.h"
+#include "model/pod.h"
+#include "model/volcano.h"
+
+namespace muster::model {
+
+// Topology-aware placement request for a pod set.
+struct TopologyRequest {
+  enum class Mode { kNone, kRequired, kPreferred, kUnconstrained };
+  Mode mode = Mode::kNone;
+  std::string level;  // Kueue: a node label key of a Topology level
+  // Volcano networkTopology: hard/soft with the highest HyperNode tier allowed.
+  std::optional<int32_t> highest_tier_allowed;
+};
+
+struct PodSet {
+  std::string name;       // "main", "master", "worker", task or replicated-job name
+  int32_t count = 1;      // pods in this set
+  int32_t min_count = 1;  // pods that must run for the gang to start (<= count)
+  // Effective per-pod requests as Kubernetes computes them: max(sum of containers,
+  // largest init container) + overhead; limits stand in for missing requests.
+  ResourceList requests;
+  StringMap node_selector;
+  NodeAffinity node_affinity;
+  std::vector<Toleration> tolerations;
+  TopologyRequest topology;
+  std::string restart_policy;
+  PodTemplate tmpl;  // the original template, for the executor and rank identity
+  // JobSet: pods per child Job (the replicated job's parallelism); pod i of the set is
+  // pod i % pods_per_job of child Job i / pods_per_job. 0 for every other kind.
+  int32_t pods_per_job = 0;
+  // Child Jobs use completionMode Indexed (batch Job, JobSet): pods get JOB_COMPLETION_INDEX.
+  bool indexed = false;
+  // Volcano task-level lifecycle policies (job-level ones are in LifecycleSpec).
+  std::vector<LifecyclePolicy> volcano_policies;
+};
+
+// Per-kind facts that rank identity (env, hostfile) needs, copied from the job so a
+// pod's identity is a pure function of the Workload.
+struct RankSpec {
+  std::optional<std::string> nproc_per_node;    // PyTorchJob spec.nprocPerNode
+  std::optional<ElasticPolicy> elastic_policy;  // PyTorchJob
+  int32_t slots_per_worker = 1;                 // MPIJob
+  std::string mpi_implementation;               // MPIJob: OpenMPI (default) | Intel | MPICH
+  std::map<std::string, std::vector<std::string>> volcano_plugins;  // Volcano Job: env, svc...
+};
+
+// How the job reacts to pod failure or eviction (simulation and the executor).
+struct LifecycleSpec {
+  int32_t max_restarts = 0;  // backoffLimit, maxRetry, failurePolicy.maxRestarts
+  bool restart_on_failure = false;  // restartPolicy OnFailure / policies RestartJob
+  std::vector<LifecyclePolicy> volcano_policies;
+};
+
+// Simulation annotations (CONTRACT section 1), seconds from 0.
+struct WorkloadSimSpec {
+  double submit_at = 0;
+  std::optional<double> duration;  // nullopt: runs until the simulation ends
+  std::optional<double> checkpoint_interval;
+};
+
+struct Workload {
+  std::string key;  // "namespace/name" of the job
+  ObjectMeta meta;  // the job's metadata (kind in meta.kind)
+  std::string local_queue;    // kueue.x-k8s.io/queue-name label; "" = none
+  std::string volcano_queue;  // spec.queue / scheduling.volcano.sh/queue-name; "" = none
+  int32_t priority = 0;
+  std::string priority_class;  // the class the priority came from ("" = default/none)
+  bool preemption_never = false;  // PriorityClass preemptionPolicy: Never
+  std::vector<PodSet> pod_sets;
+  // Total pods that must run at once: the gang size (minAvailable, minMember,
+  // elasticPolicy.minReplicas, job-min-parallelism; else the sum of counts).
+  int32_t min_available = 0;
+  std::optional<NetworkTopologySpec> network_topology;  // Volcano job-level request
+  LifecycleSpec lifecycle;
+  WorkloadSimSpec sim;
+  std::string scheduler_name;
+  RankSpec rank;
+
+  int32_t TotalCount() const {
+    int32_t n = 0;
+    for (const auto& ps : pod_sets) n += ps.count;
+    return n;
+  }
+};
+
+}  // namespace muster::model

@@ -1,0 +1,115 @@
+// Public contract of the placement layer (the engine depends only on this file).
+// Placement decides where a gang's pods go: nodes, GPU devices, NUMA zones, and
+// topology domains, all at once or not at all. No I/O; deterministic.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/status.h"
+#include "model/config.h"
+#include "model/kueue.h"
+#include "model/node.h"
+#include "model/volcano.h"
+#include "model/workload.h"
+
+namespace muster::placement {
+
+using NodeIndex = int32_t;
+
+// Where one pod goes.
+struct PodPlacement {
+  int32_t pod_set = 0;  // index into Workload::pod_sets
+  int32_t index = 0;    // pod index within the pod set (rank order follows topology)
+  NodeIndex node = -1;
+  std::vector<int32_t> gpus;  // device indices on the node
+  int32_t numa_zone = -1;     // chosen zone when NUMA-aligned, else -1
+};
+
+// A whole gang's placement, sorted by (pod_set, index).
+struct GangPlan {
+  std::string workload_key;
+  std::vector<PodPlacement> pods;
+};
+
+// Why a gang cannot be placed: machine-readable reason plus a one-line message
+// naming what is missing and where ("6 nvidia.com/gpu in one NUMA zone: largest
+// zone free on dgx-1 has 4 (single-numa-node)").
+struct PlacementFailure {
+  std::string reason;  // Unschedulable | InsufficientResources | NumaUnaligned | TopologyUnsatisfiable | NoMatchingNodes
+  std::string message;
+};
+
+// Node constraints admission adds to a pod set: the assigned flavors' node labels,
+// taints and tolerations (Kueue injects them into the pod template).
+struct PodSetConstraints {
+  model::StringMap flavor_node_labels;
+  std::vector<model::Toleration> flavor_tolerations;
+  std::string topology_name;  // the assigned flavor's Kueue Topology ("" = none)
+};
+
+struct PlacementRequest {
+  const model::Workload* workload = nullptr;
+  std::vector<PodSetConstraints> constraints;  // one per pod set (may be empty = none)
+  // Pods to place per pod set; empty = every pod (count). Partial admission may ask
+  // for fewer, never below min_count.
+  std::vector<int32_t> counts;
+};
+
+// The physical cluster: nodes, devices, NUMA zones, topology domains, and what is
+// bound where. Indexed for fast gang search (free-capacity buckets, per-domain
+// aggregates).
+class ClusterState {
+ public:
+  virtual ~ClusterState() = default;
+
+  virtual int32_t NodeCount() const = 0;
+  virtual const model::Node& GetNode(NodeIndex i) const = 0;
+  virtual std::optional<NodeIndex> FindNode(const std::string& name) const = 0;
+  // Free resources on a node (allocatable minus bound pods).
+  virtual ResourceList Free(NodeIndex i) const = 0;
+
+  // Binds every pod of the plan. Fails (changing nothing) if it no longer fits.
+  virtual Status Commit(const GangPlan& plan, const model::Workload& workload) = 0;
+  // Unbinds every pod of the workload (finished, evicted, failed).
+  virtual void Release(const std::string& workload_key) = 0;
+  // Node lost / back. A lost node takes no pods; its bound pods are the caller's to release.
+  virtual void SetNodeReady(NodeIndex i, bool ready) = 0;
+  virtual bool NodeReady(NodeIndex i) const = 0;
+  // Workloads with pods bound on a node, sorted by key.
+  virtual std::vector<std::string> WorkloadsOnNode(NodeIndex i) const = 0;
+
+  // Checks internal accounting (no node or device over-committed); empty when fine.
+  virtual std::vector<std::string> CheckInvariants() const = 0;
+};
+
+// Builds the cluster from decoded manifests.
+Result<std::unique_ptr<ClusterState>> BuildClusterState(
+    const std::vector<model::Node>& nodes, const std::vector<model::NodeTopology>& numa,
+    const std::vector<model::Topology>& topologies,
+    const std::vector<model::HyperNode>& hyper_nodes);
+
+class GangPlanner {
+ public:
+  virtual ~GangPlanner() = default;
+
+  // Plans the whole gang against `state` without changing it.
+  virtual std::variant<GangPlan, PlacementFailure> Plan(const ClusterState& state,
+                                                        const PlacementRequest& request) const = 0;
+
+  // Physical victim search: given candidate workloads (in the order admission
+  // prefers to evict them), returns the smallest set, found by removing candidates
+  // in order until the gang fits and then adding back those not needed, whose
+  // eviction lets the gang fit on real nodes. nullopt when even all of them do not.
+  virtual std::optional<std::vector<std::string>> FindVictims(
+      const ClusterState& state, const PlacementRequest& request,
+      const std::vector<std::string>& candidate_keys) const = 0;
+};
+
+std::unique_ptr<GangPlanner> MakeGangPlanner(const model::SchedulerConfiguration& config);
+
+}  // namespace muster::placement

@@ -1,0 +1,51 @@
+// Public contract of the workloads layer: every job kind becomes one Workload, and
+// each pod's rank identity (env, hostname) is a pure function of the Workload.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "model/manifest_set.h"
+#include "model/workload.h"
+
+namespace muster::workloads {
+
+// Converts every job of `manifests` into a Workload, in input order, resolving
+// priority (PriorityClass / WorkloadPriorityClass / Volcano) and queues.
+Result<std::vector<model::Workload>> BuildWorkloads(const model::ManifestSet& manifests);
+
+// Converts one job. `manifests` supplies priority classes and pod groups.
+Result<model::Workload> BuildWorkload(const model::JobObject& job,
+                                      const model::ManifestSet& manifests);
+
+// Where the gang runs, needed to compute addresses: hostnames per pod, the master
+// address and port chosen by the executor.
+struct RankContext {
+  std::string master_addr;  // default: hostname of rank 0
+  int32_t master_port = 23456;
+  // Hostname of each pod, by pod set then index; default "<job>-<podset>-<index>".
+  std::map<std::string, std::vector<std::string>> hostnames;
+};
+
+struct PodIdentity {
+  std::string hostname;             // stable "<job>-<podset>-<index>"
+  std::map<std::string, std::string> env;  // RANK, WORLD_SIZE, MASTER_ADDR, PET_*, TF_CONFIG...
+  std::string mpi_hostfile;         // MPIJob launcher: "host slots=N" lines
+};
+
+// The identity of pod `index` of pod set `pod_set` (index into Workload::pod_sets).
+PodIdentity RankIdentity(const model::Workload& workload, int32_t pod_set, int32_t index,
+                         const RankContext& context);
+
+// Default hostname of a pod: "<job>-<podset>-<index>"; for a JobSet the upstream
+// "<jobset>-<replicatedJob>-<jobIndex>-<podIndex>". "" for an unknown pod set.
+std::string DefaultHostname(const model::Workload& workload, int32_t pod_set, int32_t index);
+
+// A RankContext with the defaults upstream controllers use for `workload`: for a
+// PyTorchJob, MASTER_PORT is the master template's "pytorchjob-port" of container
+// "pytorch" when declared (else 23456). Executors that pick their own ports override.
+RankContext DefaultRankContext(const model::Workload& workload);
+
+}  // namespace muster::workloads
