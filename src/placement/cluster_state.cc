@@ -1,0 +1,316 @@
+#include "placement/cluster_state.h"
+
+#include <algorithm>
+#include <charconv>
+#include <numeric>
+
+#include "placement/numa_aligner.h"
+
+namespace muster::placement {
+namespace {
+
+std::vector<int32_t> ParseNvlinkDomains(const model::Node& node) {
+  std::vector<int32_t> out;
+  auto it = node.meta.annotations.find(kNvlinkDomainsAnnotation);
+  if (it == node.meta.annotations.end()) return out;
+  const std::string& s = it->second;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    if (comma == std::string::npos) comma = s.size();
+    int32_t v = -1;
+    std::from_chars(s.data() + pos, s.data() + comma, v);
+    out.push_back(v);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+NodeInfo MakeNodeInfo(const model::Node& node, const model::NodeTopology* topo) {
+  NodeInfo info;
+  info.node = node;
+  info.allocatable = node.allocatable;
+  // Devices are tracked one by one; the node-level list keeps no GPU amounts.
+  int64_t gpu_count = info.allocatable.Get(kNvidiaGpu);
+  info.allocatable.Set(kNvidiaGpu, 0);
+  info.allocatable.Set(GpuMilliId(), 0);
+  if (info.allocatable.Get(kPods) == 0) info.allocatable.Set(kPods, kDefaultMaxPods);
+  for (int32_t d = 0; d < gpu_count; ++d) info.gpus.push_back(GpuDevice{d, -1, -1});
+  if (topo != nullptr) {
+    info.policy = topo->policy;
+    info.scope = topo->scope;
+    int32_t next = 0;
+    for (const auto& z : topo->zones) {
+      ZoneInfo zi;
+      zi.name = z.name;
+      zi.id = z.id;
+      int64_t zone_gpus = z.allocatable.Get(kNvidiaGpu);
+      for (int64_t k = 0; k < zone_gpus && next < gpu_count; ++k, ++next) {
+        info.gpus[next].numa_zone = static_cast<int32_t>(info.zones.size());
+        zi.gpus.push_back(next);
+      }
+      zi.allocatable = z.allocatable;
+      zi.allocatable.Set(kNvidiaGpu, 0);
+      zi.allocatable.ForEachNonZero([&](ResourceId id, int64_t) {
+        if (std::find(info.zone_resources.begin(), info.zone_resources.end(), id) ==
+            info.zone_resources.end()) {
+          info.zone_resources.push_back(id);
+        }
+      });
+      info.zones.push_back(std::move(zi));
+    }
+    std::sort(info.zone_resources.begin(), info.zone_resources.end());
+  }
+  std::vector<int32_t> nvlink = ParseNvlinkDomains(node);
+  if (nvlink.size() == info.gpus.size()) {
+    for (size_t d = 0; d < nvlink.size(); ++d) info.gpus[d].nvlink_domain = nvlink[d];
+  }
+  return info;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ClusterState>> BuildClusterState(
+    const std::vector<model::Node>& nodes, const std::vector<model::NodeTopology>& numa,
+    const std::vector<model::Topology>& topologies,
+    const std::vector<model::HyperNode>& hyper_nodes) {
+  std::map<std::string, const model::NodeTopology*> topo_by_name;
+  for (const auto& t : numa) topo_by_name.emplace(t.meta.name, &t);
+  std::vector<NodeInfo> infos;
+  std::set<std::string> seen;
+  for (const auto& n : nodes) {
+    if (!seen.insert(n.meta.name).second) {
+      return InvalidArgument("node \"" + n.meta.name + "\" is defined twice");
+    }
+    auto it = topo_by_name.find(n.meta.name);
+    infos.push_back(MakeNodeInfo(n, it == topo_by_name.end() ? nullptr : it->second));
+  }
+  std::vector<int32_t> order(infos.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return infos[a].node.meta.name < infos[b].node.meta.name;
+  });
+  std::vector<NodeLabels> by_rank;
+  for (size_t r = 0; r < order.size(); ++r) {
+    infos[order[r]].name_rank = static_cast<int32_t>(r);
+    by_rank.push_back({&infos[order[r]].node.meta.name, &infos[order[r]].node.meta.labels});
+  }
+  std::vector<ResolvedHyperNode> resolved = ResolveHyperNodes(hyper_nodes, by_rank);
+  std::unique_ptr<ClusterState> out = std::make_unique<IndexedClusterState>(
+      std::move(infos), topologies, std::move(resolved));
+  return out;
+}
+
+IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
+                                         std::vector<model::Topology> topologies,
+                                         std::vector<ResolvedHyperNode> hyper_nodes)
+    : infos_(std::move(infos)), topologies_(std::move(topologies)) {
+  const auto n = static_cast<int32_t>(infos_.size());
+  std::sort(topologies_.begin(), topologies_.end(),
+            [](const auto& a, const auto& b) { return a.meta.name < b.meta.name; });
+  ready_.assign(n, true);
+  by_rank_.assign(n, 0);
+  pods_on_node_.resize(n);
+  int32_t max_gpus = 0;
+  for (NodeIndex i = 0; i < n; ++i) {
+    by_rank_[infos_[i].name_rank] = i;
+    by_name_.emplace(infos_[i].node.meta.name, i);
+    usage_.push_back(EmptyUsage(infos_[i]));
+    max_gpus = std::max(max_gpus, static_cast<int32_t>(infos_[i].gpus.size()));
+  }
+  buckets_.resize(max_gpus + 1);
+  for (int32_t r = 0; r < n; ++r) {
+    const NodeInfo& info = infos_[by_rank_[r]];
+    buckets_[info.gpus.size()].insert(r);
+    for (const auto& [k, v] : info.node.meta.labels) labels_[k][v].push_back(r);
+  }
+  paths_.resize(topologies_.size());
+  for (size_t t = 0; t < topologies_.size(); ++t) {
+    for (const auto& info : infos_) {
+      std::vector<std::string> path;
+      for (const auto& l : topologies_[t].levels) {
+        auto it = info.node.meta.labels.find(l);
+        path.push_back(it == info.node.meta.labels.end() ? "" : it->second);
+      }
+      paths_[t].push_back(std::move(path));
+    }
+  }
+  // Label domains for every level of every Topology, in name order.
+  std::set<std::string> level_keys;
+  for (const auto& t : topologies_) level_keys.insert(t.levels.begin(), t.levels.end());
+  for (const auto& key : level_keys) {
+    auto it = labels_.find(key);
+    if (it == labels_.end()) continue;
+    for (const auto& [value, ranks] : it->second) {
+      domains_.Add(Domain{DomainIndex::LabelKey(key, value), ranks, 0});
+    }
+  }
+  for (auto& hn : hyper_nodes) {
+    hyper_node_domains_.push_back(
+        domains_.Add(Domain{DomainIndex::HyperNodeKey(hn.name), std::move(hn.ranks), hn.tier}));
+  }
+  domain_free_gpus_.assign(domains_.Size(), 0);
+  for (int32_t d = 0; d < domains_.Size(); ++d) {
+    for (int32_t r : domains_.Get(d).ranks) {
+      NodeInfo& info = infos_[by_rank_[r]];
+      info.domains.push_back(d);
+      domain_free_gpus_[d] += static_cast<int64_t>(info.gpus.size());
+    }
+  }
+}
+
+std::optional<NodeIndex> IndexedClusterState::FindNode(const std::string& name) const {
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+ResourceList IndexedClusterState::Free(NodeIndex i) const {
+  ResourceList free = infos_[i].allocatable - usage_[i].used;
+  free.Set(GpuMilliId(), 0);
+  free.Set(kNvidiaGpu, usage_[i].FreeWholeGpus());
+  if (!infos_[i].gpus.empty()) free.Set(GpuMilliId(), usage_[i].FreeGpuMilli());
+  return free;
+}
+
+const std::vector<int32_t>* IndexedClusterState::NodesWithLabel(const std::string& key,
+                                                                const std::string& value) const {
+  static const std::vector<int32_t> kNone;
+  auto it = labels_.find(key);
+  if (it == labels_.end()) return &kNone;
+  auto jt = it->second.find(value);
+  return jt == it->second.end() ? &kNone : &jt->second;
+}
+
+const std::vector<BoundPod>* IndexedClusterState::Bound(const std::string& key) const {
+  auto it = bound_.find(key);
+  return it == bound_.end() ? nullptr : &it->second;
+}
+
+void IndexedClusterState::OnFreeGpusChanged(NodeIndex i, int32_t before) {
+  int32_t after = usage_[i].FreeWholeGpus();
+  if (after == before) return;
+  int32_t rank = infos_[i].name_rank;
+  buckets_[before].erase(rank);
+  buckets_[after].insert(rank);
+  for (int32_t d : infos_[i].domains) domain_free_gpus_[d] += after - before;
+}
+
+void IndexedClusterState::Bind(const std::string& key, BoundPod pod) {
+  NodeIndex i = pod.node;
+  int32_t before = usage_[i].FreeWholeGpus();
+  pod.charges = Charge(infos_[i], usage_[i], pod.shape, pod.alloc);
+  OnFreeGpusChanged(i, before);
+  ++pods_on_node_[i][key];
+  bound_[key].push_back(std::move(pod));
+}
+
+void IndexedClusterState::Unbind(const BoundPod& pod, const std::string& key) {
+  NodeIndex i = pod.node;
+  int32_t before = usage_[i].FreeWholeGpus();
+  Refund(usage_[i], pod.shape, pod.alloc, pod.charges);
+  OnFreeGpusChanged(i, before);
+  auto it = pods_on_node_[i].find(key);
+  if (it != pods_on_node_[i].end() && --it->second <= 0) pods_on_node_[i].erase(it);
+}
+
+Status IndexedClusterState::Commit(const GangPlan& plan, const model::Workload& workload) {
+  std::vector<PodShape> shapes;
+  for (const auto& ps : workload.pod_sets) shapes.push_back(MakePodShape(ps));
+  // Validate against scratch copies first so a failure changes nothing.
+  std::map<NodeIndex, NodeUsage> scratch;
+  for (const auto& p : plan.pods) {
+    if (p.pod_set < 0 || p.pod_set >= static_cast<int32_t>(shapes.size())) {
+      return InvalidArgument("plan names pod set " + std::to_string(p.pod_set) + " of " +
+                             workload.key + ", which has " + std::to_string(shapes.size()));
+    }
+    if (p.node < 0 || p.node >= NodeCount()) {
+      return InvalidArgument("plan names node index " + std::to_string(p.node));
+    }
+    const NodeInfo& info = infos_[p.node];
+    if (!ready_[p.node]) {
+      return FailedPrecondition("node " + info.node.meta.name + " is not ready");
+    }
+    auto [it, inserted] = scratch.emplace(p.node, usage_[p.node]);
+    PodAlloc alloc{p.gpus, p.numa_zone};
+    if (!AllocStillFits(info, it->second, shapes[p.pod_set], alloc)) {
+      return FailedPrecondition("pod " + workload.pod_sets[p.pod_set].name + "-" +
+                                std::to_string(p.index) + " of " + workload.key +
+                                " no longer fits on " + info.node.meta.name);
+    }
+    Charge(info, it->second, shapes[p.pod_set], alloc);
+  }
+  std::string key = plan.workload_key.empty() ? workload.key : plan.workload_key;
+  for (const auto& p : plan.pods) {
+    Bind(key, BoundPod{p.pod_set, p.index, p.node, shapes[p.pod_set], {p.gpus, p.numa_zone}, {}});
+  }
+  return Status::Ok();
+}
+
+void IndexedClusterState::Release(const std::string& workload_key) {
+  auto it = bound_.find(workload_key);
+  if (it == bound_.end()) return;
+  // Refund in reverse so greedy zone charges unwind in the order they were made.
+  for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) Unbind(*p, workload_key);
+  bound_.erase(it);
+}
+
+std::vector<std::string> IndexedClusterState::WorkloadsOnNode(NodeIndex i) const {
+  std::vector<std::string> out;
+  for (const auto& [key, n] : pods_on_node_[i]) out.push_back(key);
+  return out;
+}
+
+std::vector<std::string> IndexedClusterState::CheckInvariants() const {
+  std::vector<std::string> errs;
+  std::vector<NodeUsage> recomputed;
+  for (const auto& info : infos_) recomputed.push_back(EmptyUsage(info));
+  for (const auto& [key, pods] : bound_) {
+    for (const auto& p : pods) {
+      NodeUsage& u = recomputed[p.node];
+      u.used += p.shape.requests;
+      int32_t per = p.shape.gpu_milli > 0 ? p.shape.gpu_milli : kMilliPerGpu;
+      for (int32_t d : p.alloc.gpus) u.gpu_milli_used[d] += per;
+      for (const auto& [z, rl] : p.charges) u.zone_used[z] += rl;
+    }
+  }
+  for (NodeIndex i = 0; i < NodeCount(); ++i) {
+    const NodeInfo& info = infos_[i];
+    const NodeUsage& u = usage_[i];
+    const std::string& name = info.node.meta.name;
+    if (!(u.used == recomputed[i].used) || u.gpu_milli_used != recomputed[i].gpu_milli_used) {
+      errs.push_back(name + ": usage does not match bound pods");
+    }
+    if (u.used.HasNegative() || !u.used.LessEqual(info.allocatable)) {
+      errs.push_back(name + ": over-committed (used " + u.used.ToString() + ", allocatable " +
+                     info.allocatable.ToString() + ")");
+    }
+    for (size_t d = 0; d < u.gpu_milli_used.size(); ++d) {
+      if (u.gpu_milli_used[d] < 0 || u.gpu_milli_used[d] > kMilliPerGpu) {
+        errs.push_back(name + ": gpu " + std::to_string(d) + " over-committed");
+      }
+    }
+    for (size_t z = 0; z < info.zones.size(); ++z) {
+      if (!(u.zone_used[z] == recomputed[i].zone_used[z])) {
+        errs.push_back(name + ": zone " + info.zones[z].name + " usage does not match bound pods");
+      }
+      if (u.zone_used[z].HasNegative() || !u.zone_used[z].LessEqual(info.zones[z].allocatable)) {
+        errs.push_back(name + ": zone " + info.zones[z].name + " over-committed");
+      }
+    }
+    if (!buckets_[u.FreeWholeGpus()].count(info.name_rank)) {
+      errs.push_back(name + ": free-GPU bucket is stale");
+    }
+  }
+  for (int32_t d = 0; d < domains_.Size(); ++d) {
+    int64_t sum = 0;
+    for (int32_t r : domains_.Get(d).ranks) sum += usage_[by_rank_[r]].FreeWholeGpus();
+    if (sum != domain_free_gpus_[d]) {
+      errs.push_back(domains_.Get(d).key + ": aggregate free GPUs " +
+                     std::to_string(domain_free_gpus_[d]) + ", nodes say " + std::to_string(sum));
+    }
+  }
+  return errs;
+}
+
+}  // namespace muster::placement

@@ -1,0 +1,92 @@
+// IndexedClusterState: the ClusterState implementation. Besides nodes and what is
+// bound where, it keeps the indexes a gang search needs: nodes bucketed by free
+// whole GPUs, a label index, and free GPUs per topology domain (Kueue TAS label
+// domains and Volcano HyperNodes), all updated in O(pods) on Commit/Release.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "placement/hyper_nodes.h"
+#include "placement/node_fit.h"
+#include "placement/node_info.h"
+#include "placement/placement.h"
+#include "placement/topology_domains.h"
+
+namespace muster::placement {
+
+// Node annotation listing each device's NVLink domain ("0,0,0,0,1,1,1,1").
+inline constexpr const char* kNvlinkDomainsAnnotation = "muster.dev/nvlink-domains";
+
+struct BoundPod {
+  int32_t pod_set = 0;
+  int32_t index = 0;
+  NodeIndex node = -1;
+  PodShape shape;
+  PodAlloc alloc;
+  ZoneCharges charges;
+};
+
+class IndexedClusterState final : public ClusterState {
+ public:
+  IndexedClusterState(std::vector<NodeInfo> infos, std::vector<model::Topology> topologies,
+                      std::vector<ResolvedHyperNode> hyper_nodes);
+
+  int32_t NodeCount() const override { return static_cast<int32_t>(infos_.size()); }
+  const model::Node& GetNode(NodeIndex i) const override { return infos_[i].node; }
+  std::optional<NodeIndex> FindNode(const std::string& name) const override;
+  ResourceList Free(NodeIndex i) const override;
+  Status Commit(const GangPlan& plan, const model::Workload& workload) override;
+  void Release(const std::string& workload_key) override;
+  void SetNodeReady(NodeIndex i, bool ready) override { ready_[i] = ready; }
+  bool NodeReady(NodeIndex i) const override { return ready_[i]; }
+  std::vector<std::string> WorkloadsOnNode(NodeIndex i) const override;
+  std::vector<std::string> CheckInvariants() const override;
+
+  // --- read by the planner ---
+  const NodeInfo& Info(NodeIndex i) const { return infos_[i]; }
+  const NodeUsage& Usage(NodeIndex i) const { return usage_[i]; }
+  NodeIndex NodeAtRank(int32_t rank) const { return by_rank_[rank]; }
+  // Ranks of the nodes with exactly `free` whole GPUs free (0..MaxGpusPerNode()).
+  const std::set<int32_t>& GpuBucket(int32_t free) const { return buckets_[free]; }
+  int32_t MaxGpusPerNode() const { return static_cast<int32_t>(buckets_.size()) - 1; }
+  // Ranks of nodes carrying label key=value (ascending), or null.
+  const std::vector<int32_t>* NodesWithLabel(const std::string& key,
+                                             const std::string& value) const;
+  const DomainIndex& Domains() const { return domains_; }
+  int64_t DomainFreeGpus(int32_t domain) const { return domain_free_gpus_[domain]; }
+  // Kueue Topologies, sorted by name.
+  const std::vector<model::Topology>& Topologies() const { return topologies_; }
+  // Node's label values for Topology `t`'s levels ("" where a label is missing).
+  const std::vector<std::string>& TopologyPath(NodeIndex i, int32_t t) const {
+    return paths_[t][i];
+  }
+  // HyperNode domain ids, sorted by (tier, name).
+  const std::vector<int32_t>& HyperNodeDomains() const { return hyper_node_domains_; }
+  // Pods bound for a workload, or null.
+  const std::vector<BoundPod>* Bound(const std::string& workload_key) const;
+
+ private:
+  void Bind(const std::string& key, BoundPod pod);
+  void Unbind(const BoundPod& pod, const std::string& key);
+  void OnFreeGpusChanged(NodeIndex i, int32_t before);
+
+  std::vector<NodeInfo> infos_;
+  std::vector<NodeUsage> usage_;
+  std::vector<bool> ready_;
+  std::vector<NodeIndex> by_rank_;
+  std::map<std::string, NodeIndex> by_name_;
+  std::vector<std::set<int32_t>> buckets_;
+  std::map<std::string, std::map<std::string, std::vector<int32_t>>> labels_;
+  DomainIndex domains_;
+  std::vector<int64_t> domain_free_gpus_;
+  std::vector<model::Topology> topologies_;
+  std::vector<int32_t> hyper_node_domains_;
+  std::vector<std::vector<std::vector<std::string>>> paths_;  // [topology][node]
+  std::map<std::string, std::vector<BoundPod>> bound_;
+  std::vector<std::map<std::string, int32_t>> pods_on_node_;  // workload key -> pods
+};
+
+}  // namespace muster::placement

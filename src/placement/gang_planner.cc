@@ -1,0 +1,308 @@
+#include "placement/gang_planner.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "placement/node_fit.h"
+#include "placement/scorer_factory.h"
+#include "placement/topology_domains.h"
+
+namespace muster::placement {
+namespace {
+
+using PodList = std::vector<PodPlacement>;
+using Mode = model::TopologyRequest::Mode;
+
+std::vector<int32_t> Intersect(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+  std::vector<int32_t> out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+// The Kueue Topology for a pod set: the flavor's Topology, else the first (by name)
+// that has the requested level; -1 when none has it (the level alone is used).
+int32_t TopologyFor(const IndexedClusterState& state, const PodSetConstraints* constraints,
+                    const std::string& level) {
+  const auto& topologies = state.Topologies();
+  if (constraints != nullptr && !constraints->topology_name.empty()) {
+    for (size_t t = 0; t < topologies.size(); ++t) {
+      if (topologies[t].meta.name == constraints->topology_name) return static_cast<int32_t>(t);
+    }
+  }
+  for (size_t t = 0; t < topologies.size(); ++t) {
+    const auto& levels = topologies[t].levels;
+    if (std::find(levels.begin(), levels.end(), level) != levels.end()) {
+      return static_cast<int32_t>(t);
+    }
+  }
+  return -1;
+}
+
+std::vector<std::string> LabelPath(const NodeInfo& info, const std::vector<std::string>& levels) {
+  std::vector<std::string> out;
+  for (const auto& l : levels) {
+    auto it = info.node.meta.labels.find(l);
+    out.push_back(it == info.node.meta.labels.end() ? "" : it->second);
+  }
+  return out;
+}
+
+// Label values of node `i` for the levels: cached per Topology, computed otherwise.
+struct PathSource {
+  const IndexedClusterState& state;
+  int32_t topology;  // -1: compute from `levels`
+  const std::vector<std::string>& levels;
+  std::vector<std::string> Get(NodeIndex i) const {
+    return topology >= 0 ? state.TopologyPath(i, topology) : LabelPath(state.Info(i), levels);
+  }
+  const std::vector<std::string>* Cached(NodeIndex i) const {
+    return topology >= 0 ? &state.TopologyPath(i, topology) : nullptr;
+  }
+};
+
+// Ranks follow topology: pods on one node get consecutive indices, nodes of one
+// domain are consecutive, domains and nodes in name order.
+void AssignRanks(const PathSource& paths, PodList& pods) {
+  const IndexedClusterState& state = paths.state;
+  std::vector<size_t> order(pods.size());
+  for (size_t k = 0; k < pods.size(); ++k) order[k] = k;
+  std::vector<std::vector<std::string>> path(pods.size());
+  for (size_t k = 0; k < pods.size(); ++k) {
+    if (paths.topology >= 0 || !paths.levels.empty()) path[k] = paths.Get(pods[k].node);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (path[a] != path[b]) return path[a] < path[b];
+    return state.Info(pods[a].node).name_rank < state.Info(pods[b].node).name_rank;
+  });
+  PodList sorted;
+  for (size_t k = 0; k < order.size(); ++k) {
+    sorted.push_back(std::move(pods[order[k]]));
+    sorted.back().index = static_cast<int32_t>(k);
+  }
+  pods = std::move(sorted);
+}
+
+PodPlacement Place(Overlay& ov, const PodSetContext& ctx, NodeIndex node, PodAlloc alloc) {
+  Charge(ov.Base().Info(node), ov.Mutable(node), ctx.shape, alloc);
+  return PodPlacement{ctx.pod_set, 0, node, std::move(alloc.gpus), alloc.numa_zone};
+}
+
+std::variant<PodList, PlacementFailure> PlanGreedy(Overlay& ov, const NodeSearch& search,
+                                                   PodSetContext& ctx, int32_t count,
+                                                   const std::vector<int32_t>* allowed) {
+  PodList pods;
+  for (int32_t k = 0; k < count; ++k) {
+    auto pick = search.PickNode(ctx, allowed);
+    if (!pick) return search.Diagnose(ctx, allowed, k, count);
+    pods.push_back(Place(ov, ctx, pick->node, std::move(pick->alloc)));
+  }
+  return pods;
+}
+
+// Kueue TAS for one pod set: pod capacity per node, then FindTasAssignment.
+std::variant<PodList, PlacementFailure> PlanTas(Overlay& ov, const NodeSearch& search,
+                                                PodSetContext& ctx, int32_t count,
+                                                const std::vector<int32_t>* allowed,
+                                                const PathSource& paths, int32_t level_idx,
+                                                bool required) {
+  const std::vector<std::string>& levels = paths.levels;
+  const IndexedClusterState& base = ov.Base();
+  const std::string& level = levels[level_idx];
+  const int64_t gang_gpus = int64_t{ctx.shape.gpus} * count;
+  std::vector<TasLeaf> leaves;
+  std::vector<NodeIndex> leaf_nodes;
+  // Visit the requested level's domains; under `required`, a domain whose free GPUs
+  // cannot hold the whole pod set is skipped without looking at its nodes.
+  // Nodes that can take no pod are left out: they add nothing to any domain's count.
+  std::vector<std::tuple<std::vector<std::string>, int32_t, int32_t>> order;  // path, rank, cap
+  auto add = [&](int32_t r) {
+    if (allowed != nullptr && !std::binary_search(allowed->begin(), allowed->end(), r)) return;
+    NodeIndex i = base.NodeAtRank(r);
+    if (search.Filter(ctx, i) != FilterVerdict::kFits) return;
+    const std::vector<std::string>* cached = paths.Cached(i);
+    std::vector<std::string> path = cached != nullptr ? *cached : paths.Get(i);
+    if (std::find(path.begin(), path.end(), "") != path.end()) return;  // TAS needs every level
+    int32_t cap = PodsFit(base.Info(i), ov.Usage(i), ctx.shape, count);
+    if (cap > 0) order.emplace_back(std::move(path), r, cap);
+  };
+  const DomainIndex& domains = base.Domains();
+  if (paths.topology >= 0) {
+    const std::string prefix = "label:" + level + "=";
+    for (int32_t d = 0; d < domains.Size(); ++d) {
+      const Domain& dom = domains.Get(d);
+      if (dom.key.compare(0, prefix.size(), prefix) != 0) continue;
+      if (required && gang_gpus > 0 && ov.DomainFreeGpus(d) < gang_gpus) continue;
+      for (int32_t r : dom.ranks) add(r);
+    }
+  } else {
+    // The level is not an indexed Topology level: scan the node labels.
+    for (int32_t r = 0; r < base.NodeCount(); ++r) add(r);
+  }
+  std::sort(order.begin(), order.end());
+  for (auto& [path, r, cap] : order) {
+    leaves.push_back(TasLeaf{std::move(path), cap});
+    leaf_nodes.push_back(base.NodeAtRank(r));
+  }
+  auto result = FindTasAssignment(leaves, static_cast<int32_t>(levels.size()),
+                                  TasRequest{level_idx, required, count});
+  if (auto* why = std::get_if<std::string>(&result)) {
+    return PlacementFailure{"TopologyUnsatisfiable",
+                            "pod set " + ctx.name + " needs " + std::to_string(count) +
+                                " pods in one " + level + (required ? "" : " (preferred)") +
+                                ": " + *why};
+  }
+  const auto& counts = std::get<std::vector<int32_t>>(result);
+  PodList pods;
+  for (size_t l = 0; l < counts.size(); ++l) {
+    for (int32_t k = 0; k < counts[l]; ++k) {
+      NodeIndex i = leaf_nodes[l];
+      auto alloc = TryAllocate(base.Info(i), ov.Usage(i), ctx.shape);
+      if (!alloc) {
+        return PlacementFailure{"TopologyUnsatisfiable",
+                                "pod set " + ctx.name + ": node " + base.Info(i).node.meta.name +
+                                    " lost room while assigning its topology domain"};
+      }
+      pods.push_back(Place(ov, ctx, i, std::move(*alloc)));
+    }
+  }
+  return pods;
+}
+
+}  // namespace
+
+GangPlannerImpl::GangPlannerImpl(const model::SchedulerConfiguration& config)
+    : scorer_(MakeScorer(config)) {}
+
+std::unique_ptr<GangPlanner> MakeGangPlanner(const model::SchedulerConfiguration& config) {
+  return std::make_unique<GangPlannerImpl>(config);
+}
+
+std::variant<GangPlan, PlacementFailure> GangPlannerImpl::Plan(
+    const ClusterState& state, const PlacementRequest& request) const {
+  const auto* indexed = dynamic_cast<const IndexedClusterState*>(&state);
+  if (indexed == nullptr) {
+    return PlacementFailure{"Unschedulable", "cluster state was not built by BuildClusterState"};
+  }
+  Overlay overlay(*indexed);
+  return PlanOn(overlay, request);
+}
+
+std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanOn(
+    Overlay& overlay, const PlacementRequest& request) const {
+  if (request.workload == nullptr) {
+    return PlacementFailure{"Unschedulable", "placement request without a workload"};
+  }
+  const auto& nt = request.workload->network_topology;
+  if (nt.has_value() && !overlay.Base().HyperNodeDomains().empty()) {
+    Overlay trial = overlay;
+    auto r = PlanHyperNodes(trial, request);
+    if (std::holds_alternative<GangPlan>(r)) {
+      overlay = std::move(trial);
+      return r;
+    }
+    if (nt->mode == model::NetworkTopologyMode::kHard) return r;
+  }
+  return PlanPodSets(overlay, request, nullptr);
+}
+
+std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanHyperNodes(
+    Overlay& overlay, const PlacementRequest& request) const {
+  const IndexedClusterState& base = overlay.Base();
+  const model::Workload& wl = *request.workload;
+  const int32_t max_tier = wl.network_topology->highest_tier_allowed.value_or(1);
+  int64_t gang_gpus = 0;
+  for (size_t p = 0; p < wl.pod_sets.size(); ++p) {
+    int32_t n = p < request.counts.size() ? request.counts[p] : wl.pod_sets[p].count;
+    gang_gpus += int64_t{MakePodShape(wl.pod_sets[p]).gpus} * n;
+  }
+  // Lowest tier first; within a tier the HyperNode with the fewest free GPUs that
+  // can still hold the gang (best fit), then name.
+  struct Option {
+    int32_t tier;
+    int64_t free;
+    int32_t domain;
+  };
+  std::vector<Option> options;
+  for (int32_t d : base.HyperNodeDomains()) {
+    const Domain& dom = base.Domains().Get(d);
+    if (dom.tier > max_tier) continue;
+    int64_t free = overlay.DomainFreeGpus(d);
+    if (free < gang_gpus) continue;
+    options.push_back({dom.tier, free, d});
+  }
+  std::stable_sort(options.begin(), options.end(), [](const Option& a, const Option& b) {
+    return a.tier != b.tier ? a.tier < b.tier : a.free < b.free;
+  });
+  std::string last;
+  for (const Option& o : options) {
+    Overlay trial = overlay;
+    auto r = PlanPodSets(trial, request, &base.Domains().Get(o.domain).ranks);
+    if (std::holds_alternative<GangPlan>(r)) {
+      overlay = std::move(trial);
+      return r;
+    }
+    last = std::get<PlacementFailure>(r).message;
+  }
+  return PlacementFailure{"TopologyUnsatisfiable",
+                          "no HyperNode of tier <= " + std::to_string(max_tier) + " holds the gang (" +
+                              std::to_string(gang_gpus) + " GPUs)" +
+                              (last.empty() ? "" : ": " + last)};
+}
+
+std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
+    Overlay& ov, const PlacementRequest& request, const std::vector<int32_t>* scope) const {
+  const IndexedClusterState& base = ov.Base();
+  const model::Workload& wl = *request.workload;
+  NodeSearch search(ov, *scorer_);
+  GangPlan plan;
+  plan.workload_key = wl.key;
+  std::vector<std::string> default_levels;
+  if (!base.Topologies().empty()) default_levels = base.Topologies().front().levels;
+  for (size_t p = 0; p < wl.pod_sets.size(); ++p) {
+    const model::PodSet& ps = wl.pod_sets[p];
+    int32_t count = p < request.counts.size() ? request.counts[p] : ps.count;
+    if (count <= 0) continue;
+    const PodSetConstraints* cons = p < request.constraints.size() ? &request.constraints[p] : nullptr;
+    PodSetContext ctx = MakePodSetContext(ps, static_cast<int32_t>(p), cons, base.NodeCount());
+    // Narrow the candidates with the label index when the pod set selects labels.
+    std::vector<int32_t> narrowed;
+    const std::vector<int32_t>* allowed = scope;
+    for (const auto& [k, v] : ctx.constraints.node_selector) {
+      const std::vector<int32_t>* with = base.NodesWithLabel(k, v);
+      if (allowed == nullptr || with->size() < allowed->size()) {
+        narrowed = allowed == nullptr ? *with : Intersect(*allowed, *with);
+        allowed = &narrowed;
+      } else {
+        narrowed = Intersect(*allowed, *with);
+        allowed = &narrowed;
+      }
+    }
+    const auto& topo = ps.topology;
+    bool tas = (topo.mode == Mode::kRequired || topo.mode == Mode::kPreferred) && !topo.level.empty();
+    std::variant<PodList, PlacementFailure> r;
+    int32_t topology = base.Topologies().empty() ? -1 : 0;
+    std::vector<std::string> levels = default_levels;
+    if (tas) {
+      topology = TopologyFor(base, cons, topo.level);
+      levels = topology >= 0 ? base.Topologies()[topology].levels
+                             : std::vector<std::string>{topo.level};
+      auto idx = std::find(levels.begin(), levels.end(), topo.level) - levels.begin();
+      if (idx == static_cast<long>(levels.size())) {
+        return PlacementFailure{"TopologyUnsatisfiable", "pod set " + ps.name + ": level " +
+                                                             topo.level + " is not in its Topology"};
+      }
+      r = PlanTas(ov, search, ctx, count, allowed, PathSource{base, topology, levels},
+                  static_cast<int32_t>(idx), topo.mode == Mode::kRequired);
+    } else {
+      r = PlanGreedy(ov, search, ctx, count, allowed);
+    }
+    if (auto* f = std::get_if<PlacementFailure>(&r)) return *f;
+    PodList& pods = std::get<PodList>(r);
+    AssignRanks(PathSource{base, topology, levels}, pods);
+    plan.pods.insert(plan.pods.end(), pods.begin(), pods.end());
+  }
+  return plan;
+}
+
+}  // namespace muster::placement

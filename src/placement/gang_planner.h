@@ -1,0 +1,44 @@
+// GangPlannerImpl: plans every pod of every pod set of a workload at once against
+// an overlay of the cluster (all or nothing), honouring Kueue TAS levels, Volcano
+// HyperNode tiers, NUMA alignment and the configured scorer.
+#pragma once
+
+#include <memory>
+#include <variant>
+
+#include "model/config.h"
+#include "placement/node_search.h"
+#include "placement/overlay.h"
+#include "placement/placement.h"
+#include "placement/scorers/scorer.h"
+
+namespace muster::placement {
+
+class GangPlannerImpl final : public GangPlanner {
+ public:
+  explicit GangPlannerImpl(const model::SchedulerConfiguration& config);
+  // For tests and benchmarks that pick a scorer directly.
+  explicit GangPlannerImpl(std::unique_ptr<Scorer> scorer) : scorer_(std::move(scorer)) {}
+
+  std::variant<GangPlan, PlacementFailure> Plan(const ClusterState& state,
+                                                const PlacementRequest& request) const override;
+  std::optional<std::vector<std::string>> FindVictims(
+      const ClusterState& state, const PlacementRequest& request,
+      const std::vector<std::string>& candidate_keys) const override;
+
+  // Plans on `overlay`, charging the planned pods there (callers copy it first when
+  // they need the original back).
+  std::variant<GangPlan, PlacementFailure> PlanOn(Overlay& overlay,
+                                                  const PlacementRequest& request) const;
+
+ private:
+  std::variant<GangPlan, PlacementFailure> PlanPodSets(Overlay& overlay,
+                                                       const PlacementRequest& request,
+                                                       const std::vector<int32_t>* scope) const;
+  std::variant<GangPlan, PlacementFailure> PlanHyperNodes(Overlay& overlay,
+                                                          const PlacementRequest& request) const;
+
+  std::unique_ptr<Scorer> scorer_;
+};
+
+}  // namespace muster::placement

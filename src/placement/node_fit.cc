@@ -1,0 +1,143 @@
+#include "placement/node_fit.h"
+
+#include <algorithm>
+
+#include "placement/gpu_devices.h"
+#include "placement/numa_aligner.h"
+
+namespace muster::placement {
+namespace {
+
+bool ResourcesFit(const NodeInfo& info, const NodeUsage& usage, const PodShape& shape) {
+  bool ok = true;
+  shape.requests.ForEachNonZero([&](ResourceId id, int64_t amount) {
+    if (usage.used.Get(id) + amount > info.allocatable.Get(id)) ok = false;
+  });
+  return ok;
+}
+
+bool Aligned(const NodeInfo& info) {
+  return info.policy != model::TopologyManagerPolicy::kNone && !info.zones.empty();
+}
+
+// Zone charges of one pod: everything to its zone when aligned, else greedy.
+ZoneCharges ComputeZoneCharges(const NodeInfo& info, const NodeUsage& usage,
+                               const PodShape& shape, const PodAlloc& alloc) {
+  ZoneCharges out;
+  if (!Aligned(info) || info.zone_resources.empty()) return out;
+  ResourceList need;
+  for (ResourceId r : info.zone_resources) need.Set(r, shape.requests.Get(r));
+  if (need.IsZero()) return out;
+  if (alloc.numa_zone >= 0) {
+    out.emplace_back(alloc.numa_zone, need);
+    return out;
+  }
+  std::vector<int32_t> order;
+  for (int32_t d : alloc.gpus) {
+    int32_t z = info.gpus[d].numa_zone;
+    if (z >= 0 && std::find(order.begin(), order.end(), z) == order.end()) order.push_back(z);
+  }
+  for (int32_t z = 0; z < static_cast<int32_t>(info.zones.size()); ++z) {
+    if (std::find(order.begin(), order.end(), z) == order.end()) order.push_back(z);
+  }
+  for (int32_t z : order) {
+    ResourceList take;
+    for (ResourceId r : info.zone_resources) {
+      int64_t t = std::min(need.Get(r), std::max<int64_t>(0, ZoneFree(info, usage, z, r)));
+      take.Set(r, t);
+      need.Add(r, -t);
+    }
+    if (!take.IsZero()) out.emplace_back(z, take);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<PodAlloc> TryAllocate(const NodeInfo& info, const NodeUsage& usage,
+                                    const PodShape& shape, FitFailure* why) {
+  auto fail = [why](FitFailure f) -> std::optional<PodAlloc> {
+    if (why != nullptr) *why = f;
+    return std::nullopt;
+  };
+  if (!ResourcesFit(info, usage, shape)) return fail(FitFailure::kResources);
+  if (shape.gpus > usage.FreeWholeGpus()) return fail(FitFailure::kGpus);
+  if (shape.gpu_milli > 0 && !PickSharedDevice(info, usage, {}, shape.gpu_milli)) {
+    return fail(FitFailure::kGpus);
+  }
+  if (Aligned(info)) {
+    auto a = AlignPod(info, usage, shape);
+    if (!a) return fail(FitFailure::kNuma);
+    if (why != nullptr) *why = FitFailure::kNone;
+    return a;
+  }
+  PodAlloc out;
+  if (shape.gpu_milli > 0) {
+    out.gpus = {*PickSharedDevice(info, usage, {}, shape.gpu_milli)};
+  } else if (shape.gpus > 0) {
+    auto devs = PickWholeDevices(info, usage, {}, shape.gpus);
+    if (!devs) return fail(FitFailure::kGpus);
+    out.gpus = std::move(*devs);
+  }
+  if (why != nullptr) *why = FitFailure::kNone;
+  return out;
+}
+
+bool AllocStillFits(const NodeInfo& info, const NodeUsage& usage, const PodShape& shape,
+                    const PodAlloc& alloc) {
+  if (!ResourcesFit(info, usage, shape)) return false;
+  const int32_t n = static_cast<int32_t>(info.gpus.size());
+  int32_t expect = shape.gpu_milli > 0 ? 1 : shape.gpus;
+  if (static_cast<int32_t>(alloc.gpus.size()) < expect) return false;
+  for (size_t i = 0; i < alloc.gpus.size(); ++i) {
+    int32_t d = alloc.gpus[i];
+    if (d < 0 || d >= n) return false;
+    if (i > 0 && alloc.gpus[i - 1] >= d) return false;  // ascending, no duplicates
+    int32_t need = shape.gpu_milli > 0 ? shape.gpu_milli : kMilliPerGpu;
+    if (usage.gpu_milli_used[d] + need > kMilliPerGpu) return false;
+  }
+  if (alloc.numa_zone >= 0) {
+    if (alloc.numa_zone >= static_cast<int32_t>(info.zones.size())) return false;
+    for (ResourceId r : info.zone_resources) {
+      if (ZoneFree(info, usage, alloc.numa_zone, r) < shape.requests.Get(r)) return false;
+    }
+  }
+  return true;
+}
+
+ZoneCharges Charge(const NodeInfo& info, NodeUsage& usage, const PodShape& shape,
+                   const PodAlloc& alloc) {
+  ZoneCharges charges = ComputeZoneCharges(info, usage, shape, alloc);
+  for (const auto& [z, rl] : charges) usage.zone_used[z] += rl;
+  usage.used += shape.requests;
+  int32_t per_device = shape.gpu_milli > 0 ? shape.gpu_milli : kMilliPerGpu;
+  for (int32_t d : alloc.gpus) usage.gpu_milli_used[d] += per_device;
+  return charges;
+}
+
+void Refund(NodeUsage& usage, const PodShape& shape, const PodAlloc& alloc,
+            const ZoneCharges& charges) {
+  for (const auto& [z, rl] : charges) usage.zone_used[z] -= rl;
+  usage.used -= shape.requests;
+  int32_t per_device = shape.gpu_milli > 0 ? shape.gpu_milli : kMilliPerGpu;
+  for (int32_t d : alloc.gpus) usage.gpu_milli_used[d] -= per_device;
+}
+
+int32_t PodsFit(const NodeInfo& info, const NodeUsage& usage, const PodShape& shape, int32_t cap) {
+  if (cap <= 0) return 0;
+  auto first = TryAllocate(info, usage, shape);
+  if (!first) return 0;
+  if (cap == 1) return 1;
+  NodeUsage scratch = usage;
+  Charge(info, scratch, shape, *first);
+  int32_t n = 1;
+  while (n < cap) {
+    auto a = TryAllocate(info, scratch, shape);
+    if (!a) break;
+    Charge(info, scratch, shape, *a);
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace muster::placement

@@ -1,0 +1,57 @@
+// Finding the node for one pod of a gang without scanning the whole cluster: nodes
+// are visited from the free-GPU bucket the scorer likes best, at most
+// kMaxFeasibleNodes feasible nodes are scored (plus every node the plan already
+// touched), and static filter results are cached per pod set for the whole plan.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/node_filter.h"
+#include "placement/overlay.h"
+#include "placement/placement.h"
+#include "placement/scorers/scorer.h"
+
+namespace muster::placement {
+
+inline constexpr int32_t kMaxFeasibleNodes = 32;
+
+// Everything about one pod set that stays fixed during a plan.
+struct PodSetContext {
+  int32_t pod_set = 0;
+  std::string name;
+  PodShape shape;
+  PodConstraints constraints;
+  model::NodeAffinity affinity;
+  std::vector<int8_t> verdicts;  // per node: -1 unknown, else FilterVerdict
+};
+
+PodSetContext MakePodSetContext(const model::PodSet& ps, int32_t index,
+                                const PodSetConstraints* constraints, int32_t node_count);
+
+class NodeSearch {
+ public:
+  NodeSearch(const Overlay& overlay, const Scorer& scorer) : ov_(overlay), scorer_(scorer) {}
+
+  FilterVerdict Filter(PodSetContext& ctx, NodeIndex i) const;
+
+  struct Pick {
+    NodeIndex node = -1;
+    PodAlloc alloc;
+  };
+  // Best node for one more pod; `allowed` = ascending name ranks, null = every node.
+  std::optional<Pick> PickNode(PodSetContext& ctx, const std::vector<int32_t>* allowed) const;
+
+  // Why no node takes one more pod (`placed` of `count` already planned).
+  PlacementFailure Diagnose(PodSetContext& ctx, const std::vector<int32_t>* allowed,
+                            int32_t placed, int32_t count) const;
+
+  int64_t Score(const PodSetContext& ctx, NodeIndex i, const PodAlloc& alloc) const;
+
+ private:
+  const Overlay& ov_;
+  const Scorer& scorer_;
+};
+
+}  // namespace muster::placement

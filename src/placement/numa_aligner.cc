@@ -1,0 +1,195 @@
+#include "placement/numa_aligner.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "placement/gpu_devices.h"
+
+namespace muster::placement {
+namespace {
+
+using Policy = model::TopologyManagerPolicy;
+
+// What one alignment unit (the pod, or one container) needs from zones.
+struct Need {
+  ResourceList requests;  // zone-accounted resources only
+  int32_t gpus = 0;
+  int32_t gpu_milli = 0;
+};
+
+Need ZoneNeed(const NodeInfo& info, const ResourceList& requests, int32_t gpus, int32_t milli) {
+  Need n;
+  for (ResourceId r : info.zone_resources) n.requests.Set(r, requests.Get(r));
+  n.gpus = gpus;
+  n.gpu_milli = milli;
+  return n;
+}
+
+bool ZoneFits(const NodeInfo& info, const NodeUsage& usage, int32_t z, const Need& need) {
+  for (ResourceId r : info.zone_resources) {
+    if (ZoneFree(info, usage, z, r) < need.requests.Get(r)) return false;
+  }
+  if (CountFreeDevices(info, usage, z) < need.gpus) return false;
+  if (need.gpu_milli > 0 && !PickSharedDevice(info, usage, {z}, need.gpu_milli)) return false;
+  return true;
+}
+
+std::vector<int32_t> ZonesOf(uint32_t mask) {
+  std::vector<int32_t> zones;
+  for (int32_t z = 0; mask != 0; ++z, mask >>= 1) {
+    if (mask & 1u) zones.push_back(z);
+  }
+  return zones;
+}
+
+// Whether the zones in `mask` together cover `need`, from free (now) or
+// allocatable (an empty node) amounts.
+bool SubsetCovers(const NodeInfo& info, const NodeUsage& usage, uint32_t mask, const Need& need,
+                  bool use_free) {
+  std::vector<int32_t> zones = ZonesOf(mask);
+  for (ResourceId r : info.zone_resources) {
+    int64_t sum = 0;
+    for (int32_t z : zones) {
+      sum += use_free ? ZoneFree(info, usage, z, r) : info.zones[z].allocatable.Get(r);
+    }
+    if (sum < need.requests.Get(r)) return false;
+  }
+  int32_t devices = 0;
+  for (int32_t z : zones) {
+    devices += use_free ? CountFreeDevices(info, usage, z)
+                        : static_cast<int32_t>(info.zones[z].gpus.size());
+  }
+  if (devices < need.gpus) return false;
+  if (need.gpu_milli > 0 && use_free && !PickSharedDevice(info, usage, zones, need.gpu_milli)) {
+    return false;
+  }
+  return true;
+}
+
+// Fills in devices for `need` from `zones`; false if they are not free.
+bool TakeDevices(const NodeInfo& info, const NodeUsage& usage, const std::vector<int32_t>& zones,
+                 const Need& need, PodAlloc& out) {
+  if (need.gpu_milli > 0) {
+    auto d = PickSharedDevice(info, usage, zones, need.gpu_milli);
+    if (!d) return false;
+    out.gpus = {*d};
+    return true;
+  }
+  auto devs = PickWholeDevices(info, usage, zones, need.gpus);
+  if (!devs) return false;
+  out.gpus = std::move(*devs);
+  return true;
+}
+
+std::optional<PodAlloc> AlignUnit(const NodeInfo& info, const NodeUsage& usage, const Need& need) {
+  const int32_t zone_count = static_cast<int32_t>(info.zones.size());
+  // 1. One zone: the fitting zone with the fewest free devices, so emptier zones
+  //    stay whole for larger pods.
+  int32_t best = -1;
+  int32_t best_free = 0;
+  for (int32_t z = 0; z < zone_count; ++z) {
+    if (!ZoneFits(info, usage, z, need)) continue;
+    int32_t free = CountFreeDevices(info, usage, z);
+    if (best < 0 || free < best_free) {
+      best = z;
+      best_free = free;
+    }
+  }
+  PodAlloc out;
+  if (best >= 0) {
+    out.numa_zone = best;
+    if (!TakeDevices(info, usage, {best}, need, out)) return std::nullopt;
+    return out;
+  }
+  if (info.policy == Policy::kSingleNumaNode) return std::nullopt;
+  if (info.policy == Policy::kBestEffort) {
+    // Admitted anyway, unaligned.
+    if (!TakeDevices(info, usage, {}, need, out)) return std::nullopt;
+    return out;
+  }
+  // restricted: the preferred hint is the narrowest mask that could satisfy the
+  // request on an empty node; the pod is admitted only if such a mask is free now.
+  if (zone_count > 16) return std::nullopt;
+  const uint32_t limit = 1u << zone_count;
+  int32_t k_min = 0;
+  for (uint32_t mask = 1; mask < limit; ++mask) {
+    int32_t k = std::popcount(mask);
+    if ((k_min == 0 || k < k_min) && SubsetCovers(info, usage, mask, need, false)) k_min = k;
+  }
+  if (k_min <= 1) return std::nullopt;  // alignable in principle, just not now
+  for (uint32_t mask = 1; mask < limit; ++mask) {
+    if (std::popcount(mask) != k_min || !SubsetCovers(info, usage, mask, need, true)) continue;
+    if (TakeDevices(info, usage, ZonesOf(mask), need, out)) return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int64_t ZoneFree(const NodeInfo& info, const NodeUsage& usage, int32_t z, ResourceId r) {
+  return info.zones[z].allocatable.Get(r) - usage.zone_used[z].Get(r);
+}
+
+int32_t LargestZoneFreeGpus(const NodeInfo& info, const NodeUsage& usage) {
+  int32_t best = 0;
+  for (int32_t z = 0; z < static_cast<int32_t>(info.zones.size()); ++z) {
+    best = std::max(best, CountFreeDevices(info, usage, z));
+  }
+  return best;
+}
+
+const char* PolicyName(model::TopologyManagerPolicy policy) {
+  switch (policy) {
+    case Policy::kNone: return "none";
+    case Policy::kBestEffort: return "best-effort";
+    case Policy::kRestricted: return "restricted";
+    case Policy::kSingleNumaNode: return "single-numa-node";
+  }
+  return "none";
+}
+
+std::optional<PodAlloc> AlignPod(const NodeInfo& info, const NodeUsage& usage,
+                                 const PodShape& shape) {
+  bool container_scope = info.scope == model::TopologyManagerScope::kContainer &&
+                         !shape.containers.empty() && shape.gpu_milli == 0;
+  if (!container_scope) {
+    return AlignUnit(info, usage, ZoneNeed(info, shape.requests, shape.gpus, shape.gpu_milli));
+  }
+  // Container scope: each container is aligned on its own; later containers see the
+  // earlier ones' devices and zone charges.
+  NodeUsage scratch = usage;
+  PodAlloc out;
+  bool first = true;
+  bool same_zone = true;
+  for (const auto& c : shape.containers) {
+    Need need = ZoneNeed(info, c.requests, c.gpus, 0);
+    auto a = AlignUnit(info, scratch, need);
+    if (!a) return std::nullopt;
+    for (int32_t d : a->gpus) scratch.gpu_milli_used[d] = kMilliPerGpu;
+    if (a->numa_zone >= 0) {
+      for (ResourceId r : info.zone_resources) {
+        scratch.zone_used[a->numa_zone].Add(r, need.requests.Get(r));
+      }
+    }
+    if (first) {
+      out.numa_zone = a->numa_zone;
+      first = false;
+    } else if (a->numa_zone != out.numa_zone) {
+      same_zone = false;
+    }
+    out.gpus.insert(out.gpus.end(), a->gpus.begin(), a->gpus.end());
+  }
+  if (!same_zone) out.numa_zone = -1;
+  // Shape GPUs beyond the containers' (none in practice) come from anywhere.
+  int32_t extra = shape.gpus - static_cast<int32_t>(out.gpus.size());
+  if (extra > 0) {
+    for (int32_t d : out.gpus) scratch.gpu_milli_used[d] = kMilliPerGpu;
+    auto more = PickWholeDevices(info, scratch, {}, extra);
+    if (!more) return std::nullopt;
+    out.gpus.insert(out.gpus.end(), more->begin(), more->end());
+  }
+  std::sort(out.gpus.begin(), out.gpus.end());
+  return out;
+}
+
+}  // namespace muster::placement

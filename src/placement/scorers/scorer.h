@@ -1,0 +1,44 @@
+// Scorer: one node-scoring policy. The planner asks it to rank the feasible nodes
+// for one pod; higher is better, ties go to the node that sorts first by name.
+// Scores are integers in [0, kMaxScore] so results never depend on floating point.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/resource_list.h"
+#include "model/pod.h"
+
+namespace muster::placement {
+
+inline constexpr int64_t kMaxScore = 1000;
+
+// One node as a scorer sees it, before the pod is placed. nvidia.com/gpu counts
+// devices; a partly shared device counts as used.
+struct ScoreInput {
+  const ResourceList& allocatable;
+  const ResourceList& used;
+  const ResourceList& request;                 // the pod's, GPUs as devices
+  std::span<const int32_t> device_used_milli;  // per device, before the pod
+  std::span<const int32_t> chosen_devices;     // devices the pod would get
+  int32_t gpu_milli = 0;                       // shared fraction on chosen_devices[0]
+  const std::vector<model::Taint>& taints;
+  const std::vector<model::Toleration>& tolerations;
+};
+
+class Scorer {
+ public:
+  virtual ~Scorer() = default;
+  virtual std::string_view Name() const = 0;
+  virtual int64_t Score(const ScoreInput& in) const = 0;
+  // Whether fuller nodes tend to score higher: the planner then visits nodes from
+  // the fewest free GPUs up, so the first feasible nodes it finds are good ones.
+  virtual bool PrefersFullNodes() const = 0;
+};
+
+// Percentage-like helpers in fixed point.
+inline int64_t Clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+}  // namespace muster::placement
