@@ -1,0 +1,339 @@
+// RunCycle: Kueue's scheduling cycle over every queue of the tree, admitting more
+// than one workload per queue per cycle (rounds of heads until nothing moves).
+#include <algorithm>
+#include <map>
+
+#include "admission/admitter_impl.h"
+#include "admission/fair_sharing.h"
+
+namespace muster::admission {
+namespace {
+
+Assignment QuotaFreeAssignment(const model::Workload& wl) {
+  Assignment a;
+  for (const auto& ps : wl.pod_sets) a.pod_sets.push_back(PodSetAssignment{ps.name, ps.count, {}});
+  return a;
+}
+
+std::vector<FrId> FrsOf(const FrAmounts& usage) {
+  std::vector<FrId> out;
+  for (const auto& [fr, v] : usage) {
+    if (v > 0) out.push_back(fr);
+  }
+  return out;
+}
+
+std::string Plural(size_t n) { return std::to_string(n) + (n == 1 ? " workload" : " workloads"); }
+
+}  // namespace
+
+std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& oracle) {
+  std::vector<Decision> out;
+  DrainStopped(out);
+  volcano_.ComputeDeserved();
+  Cycle cycle;
+  for (;;) {
+    std::vector<Entry> entries = CollectHeads(cycle);
+    if (entries.empty()) break;
+    for (Entry& e : entries) {
+      WorkloadState& ws = *e.ws;
+      Outcome o = Process(e, cycle, oracle, out);
+      if (o == Outcome::kAdmitted) continue;
+      bool strict = e.route == Route::kKueue &&
+                    cqs_[e.queue].strategy == model::QueueingStrategy::kStrictFIFO;
+      if (o == Outcome::kPreempting || strict) {
+        cycle.blocked.insert({static_cast<int>(e.route), e.queue});
+        continue;
+      }
+      // BestEffortFIFO: park the head so the ones behind it get their turn.
+      QueueFor(ws)->Park(ws.qkey);
+      if (ws.parked_physical) physically_parked_.insert(ws.wl.key);
+    }
+  }
+  return out;
+}
+
+// HoldAndDrain evicts what its ClusterQueue or LocalQueue admitted.
+void AdmitterImpl::DrainStopped(std::vector<Decision>& out) {
+  std::vector<std::pair<std::string, std::string>> evict;  // key, message
+  for (int32_t c : cq_by_name_) {
+    for (const std::string& key : cq_admitted_[c]) {
+      const WorkloadState& ws = workloads_.at(key);
+      auto lq = local_queues_.find(ws.wl.meta.namespace_ + "/" + ws.local_queue);
+      if (cqs_[c].stop_policy == model::StopPolicy::kHoldAndDrain) {
+        evict.emplace_back(key, "ClusterQueue " + cqs_[c].name + " is stopped");
+      } else if (lq != local_queues_.end() && lq->second.stop == model::StopPolicy::kHoldAndDrain) {
+        evict.emplace_back(key, "LocalQueue " + lq->second.name + " is stopped");
+      }
+    }
+  }
+  for (auto& [key, message] : evict) {
+    if (!draining_.insert(key).second) continue;
+    Decision d;
+    d.kind = Decision::Kind::kEvict;
+    d.workload_key = key;
+    d.reason = "ClusterQueueStopped";
+    d.message = message;
+    out.push_back(std::move(d));
+  }
+}
+
+std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(const Cycle& cycle) {
+  std::vector<Entry> entries;
+  auto add = [&](Route route, int32_t queue, const PendingQueue& pq) {
+    if (cycle.blocked.count({static_cast<int>(route), queue})) return;
+    const QueueKey* head = pq.Head();
+    if (!head) return;
+    Entry e;
+    e.route = route;
+    e.queue = queue;
+    e.ws = &workloads_.at(head->key);
+    if (route == Route::kKueue) {
+      e.flavors = AssignFlavors(e.ws->wl, cqs_[queue], tree_, flavors_, {fair_sharing_});
+      e.tree_version = cycle.tree_version;
+      if (fair_sharing_) e.share = ShareAfter(queue, e.flavors.usage);
+    }
+    entries.push_back(std::move(e));
+  };
+  for (int32_t c : cq_by_name_) add(Route::kKueue, c, cq_pending_[c]);
+  for (int32_t q = 0; q < volcano_.size(); ++q) add(Route::kVolcano, q, vq_pending_[q]);
+  add(Route::kNoQueue, -1, no_queue_pending_);
+  // Kueue's entryOrdering: not borrowing first (fair sharing: lower share after
+  // admission first), then priority, then creation; input order and key break ties.
+  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    if (fair_sharing_ && a.share != b.share) return a.share < b.share;
+    bool ab = a.flavors.assignment.borrows, bb = b.flavors.assignment.borrows;
+    if (ab != bb) return !ab;
+    return a.ws->qkey < b.ws->qkey;
+  });
+  return entries;
+}
+
+AdmitterImpl::Outcome AdmitterImpl::Process(Entry& e, Cycle& cycle, PlacementOracle& oracle,
+                                            std::vector<Decision>& out) {
+  WorkloadState& ws = *e.ws;
+  ws.parked_physical = false;
+  switch (e.route) {
+    case Route::kKueue: return ProcessKueue(e, cycle, oracle, out);
+    case Route::kVolcano: return ProcessVolcano(e, cycle, oracle, out);
+    case Route::kNoQueue:
+    case Route::kHeld: break;
+  }
+  // No queue: no quota, but still a gang the nodes must hold at once.
+  Assignment asg = QuotaFreeAssignment(ws.wl);
+  PlacementOracle::Check check = oracle.CanPlace(ws.wl, asg, {});
+  if (check.fits) return Admit(ws, asg, {}, cycle, oracle, out);
+  ws.parked_physical = true;
+  SetPending(ws, check.reason.empty() ? "Unschedulable" : check.reason, check.message, &out);
+  return Outcome::kPending;
+}
+
+AdmitterImpl::Outcome AdmitterImpl::ProcessKueue(Entry& e, Cycle& cycle, PlacementOracle& oracle,
+                                                 std::vector<Decision>& out) {
+  WorkloadState& ws = *e.ws;
+  const ClusterQueueSpec& cq = cqs_[e.queue];
+  // Earlier admissions this round changed the tree: assign again against it.
+  if (e.tree_version != cycle.tree_version) {
+    e.flavors = AssignFlavors(ws.wl, cq, tree_, flavors_, {fair_sharing_});
+  }
+  FlavorAssignment& fa = e.flavors;
+  if (fa.mode == FitMode::kNoFit) {
+    SetPending(ws, fa.reason, fa.message, &out);
+    return Outcome::kPending;
+  }
+  IncomingWorkload in;
+  in.cq = e.queue;
+  in.priority = ws.wl.priority;
+  in.created = ws.qkey.created;
+  in.order = ws.qkey.order;
+  in.usage = &fa.usage;
+  in.preempt_frs = fa.preempt_frs;
+  std::vector<PreemptionCandidate> admitted = AdmittedInTree(e.queue, cycle);
+  auto as_victims = [](const std::vector<PreemptionCandidate>& cands, int32_t own_cq,
+                       const std::vector<Victim>& skip) {
+    std::vector<Victim> v;
+    for (const auto& c : cands) {
+      bool skipped = std::any_of(skip.begin(), skip.end(),
+                                 [&](const Victim& s) { return s.workload_key == c.key; });
+      if (!skipped) v.push_back({c.key, c.cq == own_cq ? kInClusterQueue : kInCohortReclamation});
+    }
+    return v;
+  };
+
+  if (fa.mode == FitMode::kFit) {
+    PlacementOracle::Check check = oracle.CanPlace(ws.wl, fa.assignment, {});
+    if (check.fits) return Admit(ws, fa.assignment, fa.usage, cycle, oracle, out);
+    // Quota fits, nodes do not: preempt what the policies allow, if that helps.
+    if (!ws.wl.preemption_never) {
+      auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted);
+      auto victims = PhysicalPreemption(ws, fa.assignment, {}, as_victims(cands, e.queue, {}),
+                                        cycle, oracle);
+      if (victims) return EmitPreemption(ws, fa.assignment, std::move(*victims), cycle, out);
+    }
+    ws.parked_physical = true;
+    SetPending(ws, check.reason.empty() ? "Unschedulable" : check.reason, check.message, &out);
+    return Outcome::kPending;
+  }
+
+  // Preempt mode: quota is short.
+  if (ws.wl.preemption_never) {
+    SetPending(ws, fa.reason, fa.message + " (its PriorityClass never preempts)", &out);
+    return Outcome::kPending;
+  }
+  std::vector<PreemptionTarget> targets =
+      fair_sharing_ ? FairSharingTargets(in, tree_, cqs_, admitted, fair_sharing_config_)
+                    : ClassicalTargets(in, tree_, cqs_, admitted);
+  if (targets.empty()) {
+    SetPending(ws, fa.reason, fa.message, &out);
+    return Outcome::kPending;
+  }
+  std::vector<Victim> required;
+  for (const auto& t : targets) {
+    if (cycle.victims.count(t.key)) {
+      SetPending(ws, "Pending", "Workload has overlapping preemption targets with another workload",
+                 &out);
+      return Outcome::kPreempting;  // retried next cycle, not parked
+    }
+    required.push_back({t.key, t.detail});
+  }
+  std::vector<std::string> keys;
+  for (const auto& v : required) keys.push_back(v.workload_key);
+  PlacementOracle::Check check = oracle.CanPlace(ws.wl, fa.assignment, keys);
+  if (check.fits) return EmitPreemption(ws, fa.assignment, std::move(required), cycle, out);
+  auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted);
+  auto victims = PhysicalPreemption(ws, fa.assignment, required, as_victims(cands, e.queue, required),
+                                    cycle, oracle);
+  if (victims) return EmitPreemption(ws, fa.assignment, std::move(*victims), cycle, out);
+  ws.parked_physical = true;
+  SetPending(ws, check.reason.empty() ? "Unschedulable" : check.reason, check.message, &out);
+  return Outcome::kPending;
+}
+
+AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, PlacementOracle& oracle,
+                                                   std::vector<Decision>& out) {
+  WorkloadState& ws = *e.ws;
+  int32_t q = e.queue;
+  std::string why = volcano_.NotAllocatable(q, ws.request);
+  if (!why.empty()) {
+    SetPending(ws, "QueueQuotaExceeded", why, &out);
+    return Outcome::kPending;
+  }
+  Assignment asg = QuotaFreeAssignment(ws.wl);
+  PlacementOracle::Check check = oracle.CanPlace(ws.wl, asg, {});
+  if (check.fits) return Admit(ws, asg, {}, cycle, oracle, out);
+  if (!ws.wl.preemption_never) {
+    struct Cand {
+      const WorkloadState* ws;
+      int32_t queue;
+    };
+    auto order = [](const Cand& a, const Cand& b) {
+      if (a.ws->wl.priority != b.ws->wl.priority) return a.ws->wl.priority < b.ws->wl.priority;
+      if (a.ws->admit_seq != b.ws->admit_seq) return a.ws->admit_seq > b.ws->admit_seq;
+      return a.ws->wl.key < b.ws->wl.key;
+    };
+    std::vector<Victim> optional;
+    // Volcano's preempt action: lower-priority jobs of the same queue.
+    std::vector<Cand> own;
+    for (const std::string& key : vq_admitted_[q]) {
+      const WorkloadState& c = workloads_.at(key);
+      if (c.wl.priority < ws.wl.priority && !cycle.admitted.count(key)) own.push_back({&c, q});
+    }
+    std::sort(own.begin(), own.end(), order);
+    for (const Cand& c : own) optional.push_back({c.ws->wl.key, kVolcanoPreempt});
+    // Reclaim: from other reclaimable queues while they stay above deserved.
+    std::vector<Cand> others;
+    for (int32_t oq = 0; oq < volcano_.size(); ++oq) {
+      if (oq == q || !volcano_.queue(oq).reclaimable) continue;
+      for (const std::string& key : vq_admitted_[oq]) {
+        if (!cycle.admitted.count(key)) others.push_back({&workloads_.at(key), oq});
+      }
+    }
+    std::sort(others.begin(), others.end(), order);
+    std::map<int32_t, ResourceList> allocated;
+    for (const Cand& c : others) {
+      auto it = allocated.try_emplace(c.queue, volcano_.queue(c.queue).allocated).first;
+      if (!volcano_.OverusedWith(c.queue, it->second)) continue;
+      it->second -= c.ws->request;
+      optional.push_back({c.ws->wl.key, kVolcanoReclaim});
+    }
+    auto victims = PhysicalPreemption(ws, asg, {}, optional, cycle, oracle);
+    if (victims) return EmitPreemption(ws, asg, std::move(*victims), cycle, out);
+  }
+  ws.parked_physical = true;
+  SetPending(ws, check.reason.empty() ? "Unschedulable" : check.reason, check.message, &out);
+  return Outcome::kPending;
+}
+
+std::optional<std::vector<Victim>> AdmitterImpl::PhysicalPreemption(
+    WorkloadState& ws, const Assignment& assignment, const std::vector<Victim>& required,
+    const std::vector<Victim>& optional, const Cycle& cycle, PlacementOracle& oracle) {
+  std::vector<std::string> keys;
+  std::map<std::string, std::string> detail;
+  for (const auto& v : required) {
+    keys.push_back(v.workload_key);
+    detail[v.workload_key] = v.detail;
+  }
+  for (const auto& v : optional) {
+    if (cycle.victims.count(v.workload_key) || detail.count(v.workload_key)) continue;
+    keys.push_back(v.workload_key);
+    detail[v.workload_key] = v.detail;
+  }
+  if (keys.empty()) return std::nullopt;
+  auto chosen = oracle.PhysicalVictims(ws.wl, assignment, keys);
+  if (!chosen) return std::nullopt;
+  std::vector<Victim> victims = required;
+  for (const std::string& key : *chosen) {
+    auto it = detail.find(key);
+    if (it == detail.end()) continue;  // the oracle may only pick from candidates
+    bool have = std::any_of(victims.begin(), victims.end(),
+                            [&](const Victim& v) { return v.workload_key == key; });
+    if (!have) victims.push_back({key, it->second});
+  }
+  if (victims.empty()) return std::nullopt;
+  return victims;
+}
+
+AdmitterImpl::Outcome AdmitterImpl::Admit(WorkloadState& ws, Assignment assignment, FrAmounts usage,
+                                          Cycle& cycle, PlacementOracle& oracle,
+                                          std::vector<Decision>& out) {
+  QueueFor(ws)->Erase(ws.qkey);
+  physically_parked_.erase(ws.wl.key);
+  ws.assignment = std::move(assignment);
+  ws.usage = std::move(usage);
+  Charge(ws);
+  oracle.Commit(ws.wl, ws.assignment);
+  cycle.admitted.insert(ws.wl.key);
+  ++cycle.tree_version;
+  ws.pending = Decision{};
+  Decision d;
+  d.kind = Decision::Kind::kAdmit;
+  d.workload_key = ws.wl.key;
+  d.assignment = ws.assignment;
+  out.push_back(std::move(d));
+  return Outcome::kAdmitted;
+}
+
+AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assignment& assignment,
+                                                   std::vector<Victim> victims, Cycle& cycle,
+                                                   std::vector<Decision>& out) {
+  std::string names;
+  for (const auto& v : victims) {
+    cycle.victims.insert(v.workload_key);
+    names += (names.empty() ? "" : ", ") + v.workload_key;
+  }
+  ws.pending.kind = Decision::Kind::kPending;
+  ws.pending.workload_key = ws.wl.key;
+  ws.pending.reason = "Preempting";
+  ws.pending.message = "Pending the preemption of " + Plural(victims.size()) + ": " + names;
+  Decision d;
+  d.kind = Decision::Kind::kPreempt;
+  d.workload_key = ws.wl.key;
+  d.assignment = assignment;
+  d.victims = std::move(victims);
+  d.reason = ws.pending.reason;
+  d.message = ws.pending.message;
+  out.push_back(std::move(d));
+  return Outcome::kPreempting;
+}
+
+}  // namespace muster::admission

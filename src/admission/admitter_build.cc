@@ -1,0 +1,145 @@
+// MakeAdmitter: compiles the manifests' queue objects into the quota tree, the
+// ClusterQueue specs, LocalQueues and Volcano queues.
+#include <algorithm>
+#include <numeric>
+
+#include "admission/admitter_impl.h"
+
+namespace muster::admission {
+namespace {
+
+Quota ToQuota(ResourceId id, const model::ResourceQuota& rq) {
+  Quota q;
+  q.nominal = ResourceList::Amount(id, rq.nominal_quota);
+  if (rq.borrowing_limit) q.borrowing_limit = ResourceList::Amount(id, *rq.borrowing_limit);
+  if (rq.lending_limit) q.lending_limit = ResourceList::Amount(id, *rq.lending_limit);
+  return q;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestSet& m) {
+  std::unique_ptr<AdmitterImpl> a(new AdmitterImpl());
+  for (const auto& rf : m.resource_flavors) {
+    if (a->flavors_.Find(rf.meta.name)) {
+      return InvalidArgument("ResourceFlavor " + rf.meta.name + " defined twice");
+    }
+    a->flavors_.flavors.push_back(rf);
+    a->flavors_.defined.push_back(true);
+  }
+
+  // Cohort nodes: explicit Cohort objects first, then names only referenced.
+  std::map<std::string, NodeId> cohorts;
+  auto cohort_node = [&](const std::string& name) {
+    auto it = cohorts.find(name);
+    if (it != cohorts.end()) return it->second;
+    NodeId n = a->tree_.AddNode(name, false);
+    cohorts.emplace(name, n);
+    return n;
+  };
+  for (const auto& c : m.cohorts) {
+    if (cohorts.count(c.meta.name)) return InvalidArgument("Cohort " + c.meta.name + " defined twice");
+    cohort_node(c.meta.name);
+  }
+  // Quotas are set on nodes through `resource_groups`; shared by CQs and Cohorts.
+  auto set_quotas = [&](NodeId node, const std::vector<model::ResourceGroup>& groups,
+                        ClusterQueueSpec* spec) {
+    for (const auto& g : groups) {
+      CompiledResourceGroup cg;
+      for (const auto& r : g.covered_resources) cg.covered.push_back(ResourceNames::Intern(r));
+      for (const auto& fq : g.flavors) {
+        int32_t f = a->flavors_.Intern(fq.name);
+        if (!a->flavors_.defined[f] && spec && spec->inactive_message.empty()) {
+          spec->inactive_message = "ClusterQueue " + spec->name + " is inactive: flavor " +
+                                   fq.name + " not found";
+        }
+        cg.flavors.push_back(f);
+        for (ResourceId r : cg.covered) a->tree_.InternFr(f, r);  // unlisted = 0 quota
+        for (const auto& rq : fq.resources) {
+          ResourceId id = ResourceNames::Intern(rq.name);
+          a->tree_.SetQuota(node, a->tree_.InternFr(f, id), ToQuota(id, rq));
+        }
+      }
+      if (spec) spec->groups.push_back(std::move(cg));
+    }
+  };
+  for (const auto& c : m.cohorts) {
+    NodeId n = cohorts.at(c.meta.name);
+    if (!c.parent.empty()) a->tree_.SetParent(n, cohort_node(c.parent));
+    set_quotas(n, c.resource_groups, nullptr);
+  }
+  for (const auto& cq : m.cluster_queues) {
+    for (const auto& other : a->cqs_) {
+      if (other.name == cq.meta.name) return InvalidArgument("ClusterQueue " + cq.meta.name + " defined twice");
+    }
+    ClusterQueueSpec spec;
+    spec.name = cq.meta.name;
+    spec.node = a->tree_.AddNode(cq.meta.name, true);
+    if (!cq.cohort.empty()) a->tree_.SetParent(spec.node, cohort_node(cq.cohort));
+    spec.strategy = cq.queueing_strategy;
+    spec.namespace_selector = cq.namespace_selector;
+    spec.preemption = cq.preemption;
+    spec.fungibility = cq.flavor_fungibility;
+    spec.fair_weight_milli = cq.fair_sharing.weight_milli;
+    spec.stop_policy = cq.stop_policy;
+    set_quotas(spec.node, cq.resource_groups, &spec);
+    a->cqs_.push_back(std::move(spec));
+  }
+  a->tree_.Finalize();
+
+  size_t n = a->cqs_.size();
+  a->cq_pending_.resize(n);
+  a->cq_admitted_.resize(n);
+  a->cq_by_name_.resize(n);
+  std::iota(a->cq_by_name_.begin(), a->cq_by_name_.end(), 0);
+  std::sort(a->cq_by_name_.begin(), a->cq_by_name_.end(),
+            [&](int32_t x, int32_t y) { return a->cqs_[x].name < a->cqs_[y].name; });
+  for (int32_t i : a->cq_by_name_) a->cqs_by_root_[a->tree_.Root(a->cqs_[i].node)].push_back(i);
+
+  for (const auto& lq : m.local_queues) {
+    LocalQueueState s;
+    s.name = lq.meta.name;
+    s.cluster_queue = lq.cluster_queue;
+    s.stop = lq.stop_policy;
+    for (size_t i = 0; i < n; ++i) {
+      if (a->cqs_[i].name == lq.cluster_queue) s.cq = static_cast<int32_t>(i);
+    }
+    std::string ns = lq.meta.namespace_.empty() ? "default" : lq.meta.namespace_;
+    a->local_queues_[ns + "/" + lq.meta.name] = s;
+  }
+
+  // Volcano always has a "default" queue (weight 1, reclaimable).
+  bool has_default = false;
+  for (const auto& q : m.volcano_queues) {
+    if (a->volcano_.Find(q.meta.name)) return InvalidArgument("Volcano Queue " + q.meta.name + " defined twice");
+    a->volcano_.AddQueue(q);
+    has_default |= q.meta.name == "default";
+  }
+  if (!has_default) {
+    model::VolcanoQueue def;
+    def.meta.name = "default";
+    a->volcano_.AddQueue(def);
+  }
+  a->volcano_.SetParents();
+  a->vq_pending_.resize(a->volcano_.size());
+  a->vq_admitted_.resize(a->volcano_.size());
+  ResourceList total;
+  for (const auto& node : m.nodes) {
+    if (!node.unschedulable) total += node.allocatable;
+  }
+  a->volcano_.SetTotal(total);
+
+  if (m.kueue_config) {
+    a->fair_sharing_ = m.kueue_config->fair_sharing.enable;
+    a->fair_sharing_config_ = m.kueue_config->fair_sharing;
+  }
+  return a;
+}
+
+Result<std::unique_ptr<Admitter>> MakeAdmitter(const model::ManifestSet& manifests) {
+  auto built = AdmitterImpl::Build(manifests);
+  if (!built.ok()) return built.status();
+  return std::unique_ptr<Admitter>(std::move(built).value());
+}
+
+}  // namespace muster::admission

@@ -1,0 +1,132 @@
+// AdmitterImpl: the queue tree (Kueue ClusterQueues/Cohorts and Volcano queues),
+// the pending queues and what admitted workloads hold. Split by concern:
+// admitter_build.cc (MakeAdmitter), admitter_queueing.cc (enqueue, requeue,
+// parking, reasons, invariants), admission_cycle.cc (RunCycle).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "admission/admission.h"
+#include "admission/cluster_queue.h"
+#include "admission/flavor_assigner.h"
+#include "admission/preemptor.h"
+#include "admission/quota_tree.h"
+#include "admission/volcano_proportion.h"
+
+namespace muster::admission {
+
+class AdmitterImpl : public Admitter {
+ public:
+  static Result<std::unique_ptr<AdmitterImpl>> Build(const model::ManifestSet& manifests);
+
+  void Enqueue(const model::Workload& workload, Time now) override;
+  void Remove(const std::string& workload_key) override;
+  void Requeue(const std::string& workload_key, Time now) override;
+  void NotifyCapacityChanged() override;
+  std::vector<Decision> RunCycle(Time now, PlacementOracle& oracle) override;
+  QueueInfo QueueOf(const std::string& workload_key) const override;
+  std::optional<Decision> PendingReason(const std::string& workload_key) const override;
+  std::vector<std::string> CheckInvariants() const override;
+  void SetClusterCapacity(const ResourceList& total) override { volcano_.SetTotal(total); }
+
+ private:
+  enum class Route { kKueue, kVolcano, kNoQueue, kHeld };
+
+  struct WorkloadState {
+    model::Workload wl;
+    Route route = Route::kHeld;
+    int32_t queue = -1;  // ClusterQueue or Volcano queue index
+    std::string local_queue;
+    QueueKey qkey;
+    bool admitted = false;
+    Assignment assignment;
+    FrAmounts usage;        // Kueue quota charged while admitted
+    ResourceList request;   // total request of every pod (Volcano accounting)
+    int64_t admit_seq = 0;
+    Decision pending;       // latest reason while not admitted
+    bool parked_physical = false;
+  };
+
+  struct LocalQueueState {
+    std::string name;
+    std::string cluster_queue;
+    int32_t cq = -1;
+    model::StopPolicy stop = model::StopPolicy::kNone;
+  };
+
+  // Per-cycle bookkeeping.
+  struct Cycle {
+    std::set<std::pair<int, int32_t>> blocked;  // (route, queue) done for this cycle
+    std::set<std::string> victims;              // chosen for preemption this cycle
+    std::set<std::string> admitted;             // admitted this cycle: never victims
+    int64_t tree_version = 0;
+  };
+
+  struct Entry {
+    Route route = Route::kNoQueue;
+    int32_t queue = -1;
+    WorkloadState* ws = nullptr;
+    FlavorAssignment flavors;  // Kueue only: nominated assignment
+    int64_t tree_version = 0;
+    int64_t share = 0;  // fair sharing: dominant resource share after admission
+  };
+
+  enum class Outcome { kAdmitted, kPending, kPreempting };
+
+  AdmitterImpl() = default;
+
+  // admitter_queueing.cc
+  PendingQueue* QueueFor(const WorkloadState& ws);
+  void Resolve(WorkloadState& ws);
+  void SetPending(WorkloadState& ws, std::string reason, std::string message,
+                  std::vector<Decision>* out);
+  void Charge(WorkloadState& ws);
+  void Release(WorkloadState& ws);
+  void UnparkAfterRelease(const WorkloadState& ws);
+  void UnparkQueue(Route route, int32_t queue);
+  std::vector<PreemptionCandidate> AdmittedInTree(int32_t cq, const Cycle& cycle) const;
+
+  // admission_cycle.cc
+  void DrainStopped(std::vector<Decision>& out);
+  std::vector<Entry> CollectHeads(const Cycle& cycle);
+  Outcome Process(Entry& e, Cycle& cycle, PlacementOracle& oracle, std::vector<Decision>& out);
+  Outcome ProcessKueue(Entry& e, Cycle& cycle, PlacementOracle& oracle, std::vector<Decision>& out);
+  Outcome ProcessVolcano(Entry& e, Cycle& cycle, PlacementOracle& oracle,
+                         std::vector<Decision>& out);
+  Outcome Admit(WorkloadState& ws, Assignment assignment, FrAmounts usage, Cycle& cycle,
+                PlacementOracle& oracle, std::vector<Decision>& out);
+  Outcome EmitPreemption(WorkloadState& ws, const Assignment& assignment,
+                         std::vector<Victim> victims, Cycle& cycle, std::vector<Decision>& out);
+  // Physical shortfall: victims among `ordered` (quota targets first) per oracle.
+  std::optional<std::vector<Victim>> PhysicalPreemption(
+      WorkloadState& ws, const Assignment& assignment, const std::vector<Victim>& required,
+      const std::vector<Victim>& optional, const Cycle& cycle, PlacementOracle& oracle);
+  int64_t ShareAfter(int32_t cq, const FrAmounts& usage) const;  // fair_sharing.cc
+
+  std::vector<ClusterQueueSpec> cqs_;
+  std::vector<int32_t> cq_by_name_;  // ClusterQueue indices sorted by name
+  std::vector<PendingQueue> cq_pending_;
+  std::vector<std::set<std::string>> cq_admitted_;
+  std::map<NodeId, std::vector<int32_t>> cqs_by_root_;
+  VolcanoProportion volcano_;
+  std::vector<PendingQueue> vq_pending_;
+  std::vector<std::set<std::string>> vq_admitted_;
+  PendingQueue no_queue_pending_;
+  std::set<std::string> no_queue_admitted_;
+  std::map<std::string, LocalQueueState> local_queues_;  // by "namespace/name"
+  QuotaTree tree_;
+  FlavorCatalog flavors_;
+  std::unordered_map<std::string, WorkloadState> workloads_;  // lookup only
+  std::set<std::string> physically_parked_;
+  std::set<std::string> draining_;  // evicted for HoldAndDrain, not yet requeued
+  int64_t admit_seq_ = 0;
+  bool fair_sharing_ = false;
+  model::FairSharingConfig fair_sharing_config_;
+};
+
+}  // namespace muster::admission

@@ -1,0 +1,315 @@
+// Enqueue / Remove / Requeue, parking (Kueue's inadmissible workloads), pending
+// reasons and invariants.
+#include <algorithm>
+
+#include "admission/admitter_impl.h"
+
+namespace muster::admission {
+
+namespace {
+
+ResourceList TotalRequest(const model::Workload& wl) {
+  ResourceList total;
+  for (const auto& ps : wl.pod_sets) total += ps.requests.Scaled(ps.count);
+  return total;
+}
+
+Decision PendingDecision(const std::string& key, std::string reason, std::string message) {
+  Decision d;
+  d.kind = Decision::Kind::kPending;
+  d.workload_key = key;
+  d.reason = std::move(reason);
+  d.message = std::move(message);
+  return d;
+}
+
+}  // namespace
+
+PendingQueue* AdmitterImpl::QueueFor(const WorkloadState& ws) {
+  switch (ws.route) {
+    case Route::kKueue: return &cq_pending_[ws.queue];
+    case Route::kVolcano: return &vq_pending_[ws.queue];
+    case Route::kNoQueue: return &no_queue_pending_;
+    case Route::kHeld: return nullptr;
+  }
+  return nullptr;
+}
+
+// Decides where the workload queues. Queue objects are static, so a workload that
+// cannot be admitted for configuration reasons (missing or stopped queue) is held
+// aside with its reason instead of occupying a queue.
+void AdmitterImpl::Resolve(WorkloadState& ws) {
+  const model::Workload& wl = ws.wl;
+  ws.route = Route::kHeld;
+  ws.queue = -1;
+  ws.local_queue = wl.local_queue;
+  auto hold = [&](std::string reason, std::string message) {
+    ws.pending = PendingDecision(wl.key, std::move(reason), std::move(message));
+  };
+  if (!wl.local_queue.empty()) {
+    std::string ns = wl.meta.namespace_.empty() ? "default" : wl.meta.namespace_;
+    auto it = local_queues_.find(ns + "/" + wl.local_queue);
+    if (it == local_queues_.end()) {
+      return hold("LocalQueueNotFound", "LocalQueue " + wl.local_queue + " doesn't exist");
+    }
+    const LocalQueueState& lq = it->second;
+    if (lq.cq < 0) {
+      return hold("ClusterQueueNotFound", "ClusterQueue " + lq.cluster_queue + " doesn't exist");
+    }
+    ws.queue = lq.cq;  // for QueueOf even while held
+    const ClusterQueueSpec& cq = cqs_[lq.cq];
+    if (!cq.inactive_message.empty()) return hold("ClusterQueueInactive", cq.inactive_message);
+    if (cq.stop_policy != model::StopPolicy::kNone) {
+      return hold("ClusterQueueStopped", "ClusterQueue " + cq.name + " is stopped");
+    }
+    if (lq.stop != model::StopPolicy::kNone) {
+      return hold("LocalQueueStopped", "LocalQueue " + lq.name + " is stopped");
+    }
+    if (!NamespaceMatches(cq.namespace_selector, ns)) {
+      return hold("NamespaceMismatch", "Workload namespace " + ns +
+                                           " doesn't match ClusterQueue " + cq.name + " selector");
+    }
+    ws.route = Route::kKueue;
+    ws.pending = PendingDecision(wl.key, "Pending", "waiting for admission in ClusterQueue " + cq.name);
+    return;
+  }
+  if (!wl.volcano_queue.empty()) {
+    auto q = volcano_.Find(wl.volcano_queue);
+    if (!q) return hold("QueueNotFound", "Volcano queue " + wl.volcano_queue + " doesn't exist");
+    ws.queue = *q;
+    if (!volcano_.queue(*q).open) return hold("QueueClosed", "Volcano queue " + wl.volcano_queue + " is closed");
+    ws.route = Route::kVolcano;
+    ws.pending = PendingDecision(wl.key, "Pending", "waiting for admission in Volcano queue " + wl.volcano_queue);
+    return;
+  }
+  ws.route = Route::kNoQueue;
+  ws.pending = PendingDecision(wl.key, "Pending", "waiting for nodes (no queue)");
+}
+
+void AdmitterImpl::Enqueue(const model::Workload& workload, Time now) {
+  auto it = workloads_.find(workload.key);
+  Time created = now;
+  if (it != workloads_.end()) {
+    // Re-enqueue of a known workload: replace its spec, keep its queue position.
+    created = it->second.qkey.created;
+    Remove(workload.key);
+  }
+  WorkloadState ws;
+  ws.wl = workload;
+  ws.qkey = QueueKey{workload.priority, created, workload.meta.order, workload.key};
+  ws.request = TotalRequest(workload);
+  Resolve(ws);
+  auto [pos, inserted] = workloads_.emplace(workload.key, std::move(ws));
+  WorkloadState& stored = pos->second;
+  if (PendingQueue* q = QueueFor(stored)) q->Push(stored.qkey);
+  if (stored.route == Route::kVolcano) volcano_.queue(stored.queue).request += stored.request;
+}
+
+void AdmitterImpl::Charge(WorkloadState& ws) {
+  ws.admitted = true;
+  ws.admit_seq = ++admit_seq_;
+  switch (ws.route) {
+    case Route::kKueue:
+      tree_.AddUsage(cqs_[ws.queue].node, ws.usage);
+      cq_admitted_[ws.queue].insert(ws.wl.key);
+      break;
+    case Route::kVolcano:
+      volcano_.queue(ws.queue).allocated += ws.request;
+      vq_admitted_[ws.queue].insert(ws.wl.key);
+      break;
+    case Route::kNoQueue: no_queue_admitted_.insert(ws.wl.key); break;
+    case Route::kHeld: break;
+  }
+}
+
+void AdmitterImpl::Release(WorkloadState& ws) {
+  if (!ws.admitted) return;
+  ws.admitted = false;
+  switch (ws.route) {
+    case Route::kKueue:
+      tree_.RemoveUsage(cqs_[ws.queue].node, ws.usage);
+      cq_admitted_[ws.queue].erase(ws.wl.key);
+      break;
+    case Route::kVolcano:
+      volcano_.queue(ws.queue).allocated -= ws.request;
+      vq_admitted_[ws.queue].erase(ws.wl.key);
+      break;
+    case Route::kNoQueue: no_queue_admitted_.erase(ws.wl.key); break;
+    case Route::kHeld: break;
+  }
+  ws.usage.clear();
+  ws.assignment = Assignment{};
+}
+
+void AdmitterImpl::UnparkQueue(Route route, int32_t queue) {
+  PendingQueue* q = route == Route::kKueue     ? &cq_pending_[queue]
+                    : route == Route::kVolcano ? &vq_pending_[queue]
+                                               : &no_queue_pending_;
+  q->UnparkAll();
+}
+
+// Freed quota helps the released workload's cohort tree (Kueue requeues the
+// cohort's inadmissible workloads); freed nodes help anyone waiting for nodes.
+void AdmitterImpl::UnparkAfterRelease(const WorkloadState& ws) {
+  if (ws.route == Route::kKueue) {
+    for (int32_t cq : cqs_by_root_[tree_.Root(cqs_[ws.queue].node)]) UnparkQueue(Route::kKueue, cq);
+  } else if (ws.route == Route::kVolcano) {
+    for (int32_t q = 0; q < volcano_.size(); ++q) UnparkQueue(Route::kVolcano, q);
+  }
+  for (const std::string& key : physically_parked_) {
+    auto it = workloads_.find(key);
+    if (it == workloads_.end()) continue;
+    if (PendingQueue* q = QueueFor(it->second)) q->Unpark(it->second.qkey);
+    it->second.parked_physical = false;
+  }
+  physically_parked_.clear();
+}
+
+void AdmitterImpl::Remove(const std::string& key) {
+  auto it = workloads_.find(key);
+  if (it == workloads_.end()) return;
+  WorkloadState& ws = it->second;
+  bool held_quota = ws.admitted;
+  Release(ws);
+  if (PendingQueue* q = QueueFor(ws)) q->Erase(ws.qkey);
+  if (ws.route == Route::kVolcano) volcano_.queue(ws.queue).request -= ws.request;
+  physically_parked_.erase(key);
+  draining_.erase(key);
+  // A smaller Volcano demand raises the other queues' deserved shares.
+  if (held_quota || ws.route == Route::kVolcano) UnparkAfterRelease(ws);
+  workloads_.erase(it);
+}
+
+void AdmitterImpl::Requeue(const std::string& key, Time /*now*/) {
+  auto it = workloads_.find(key);
+  if (it == workloads_.end()) return;
+  WorkloadState& ws = it->second;
+  bool held_quota = ws.admitted;
+  Release(ws);
+  draining_.erase(key);
+  // Stop policies may have changed where it can go; it keeps its creation time.
+  if (PendingQueue* q = QueueFor(ws)) q->Erase(ws.qkey);
+  if (ws.route == Route::kVolcano) volcano_.queue(ws.queue).request -= ws.request;
+  Resolve(ws);
+  if (ws.route != Route::kHeld) {
+    ws.pending.reason = "Evicted";
+    ws.pending.message = "requeued after eviction; " + ws.pending.message;
+  }
+  if (PendingQueue* q = QueueFor(ws)) q->Push(ws.qkey);
+  if (ws.route == Route::kVolcano) volcano_.queue(ws.queue).request += ws.request;
+  if (held_quota) UnparkAfterRelease(ws);
+}
+
+void AdmitterImpl::NotifyCapacityChanged() {
+  for (auto& q : cq_pending_) q.UnparkAll();
+  for (auto& q : vq_pending_) q.UnparkAll();
+  no_queue_pending_.UnparkAll();
+  for (const std::string& key : physically_parked_) {
+    auto it = workloads_.find(key);
+    if (it != workloads_.end()) it->second.parked_physical = false;
+  }
+  physically_parked_.clear();
+}
+
+void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string message,
+                              std::vector<Decision>* out) {
+  bool changed = ws.pending.reason != reason || ws.pending.message != message;
+  ws.pending = PendingDecision(ws.wl.key, std::move(reason), std::move(message));
+  if (out && changed) out->push_back(ws.pending);
+}
+
+std::vector<PreemptionCandidate> AdmitterImpl::AdmittedInTree(int32_t cq, const Cycle& cycle) const {
+  std::vector<PreemptionCandidate> out;
+  auto root = cqs_by_root_.find(tree_.Root(cqs_[cq].node));
+  for (int32_t c : root->second) {
+    for (const std::string& key : cq_admitted_[c]) {
+      // Victims chosen this cycle stay: a workload needing them is skipped (overlap).
+      if (cycle.admitted.count(key) || draining_.count(key)) continue;
+      const WorkloadState& ws = workloads_.at(key);
+      PreemptionCandidate pc;
+      pc.key = key;
+      pc.cq = c;
+      pc.priority = ws.wl.priority;
+      pc.created = ws.qkey.created;
+      pc.order = ws.qkey.order;
+      pc.admit_seq = ws.admit_seq;
+      pc.usage = &ws.usage;
+      out.push_back(pc);
+    }
+  }
+  return out;
+}
+
+QueueInfo AdmitterImpl::QueueOf(const std::string& key) const {
+  QueueInfo info;
+  auto it = workloads_.find(key);
+  if (it == workloads_.end()) return info;
+  const WorkloadState& ws = it->second;
+  info.local_queue = ws.local_queue;
+  if (!ws.wl.local_queue.empty()) {
+    if (ws.queue >= 0) info.cluster_queue = cqs_[ws.queue].name;
+  } else if (!ws.wl.volcano_queue.empty()) {
+    info.cluster_queue = ws.wl.volcano_queue;
+    info.volcano = true;
+  }
+  return info;
+}
+
+std::optional<Decision> AdmitterImpl::PendingReason(const std::string& key) const {
+  auto it = workloads_.find(key);
+  if (it == workloads_.end() || it->second.admitted) return std::nullopt;
+  const WorkloadState& ws = it->second;
+  Decision d = ws.pending;
+  // Behind a blocked StrictFIFO head, the head's reason is this workload's reason.
+  if (ws.route == Route::kKueue && d.reason == "Pending" &&
+      cqs_[ws.queue].strategy == model::QueueingStrategy::kStrictFIFO) {
+    const QueueKey* head = cq_pending_[ws.queue].First();
+    if (head && head->key != key) {
+      const WorkloadState& hs = workloads_.at(head->key);
+      if (hs.pending.reason != "Pending") {
+        d.reason = "StrictFIFOBlocked";
+        d.message = "waiting behind " + head->key + " in StrictFIFO ClusterQueue " +
+                    cqs_[ws.queue].name + ": " + hs.pending.message;
+      }
+    }
+  }
+  return d;
+}
+
+std::vector<std::string> AdmitterImpl::CheckInvariants() const {
+  std::vector<std::string> out = tree_.CheckInvariants();
+  // What the tree holds at each ClusterQueue equals what its admitted workloads charge.
+  for (size_t c = 0; c < cqs_.size(); ++c) {
+    std::vector<int64_t> sum(tree_.FrCount(), 0);
+    for (const std::string& key : cq_admitted_[c]) {
+      for (const auto& [fr, v] : workloads_.at(key).usage) sum[fr] += v;
+    }
+    for (FrId fr = 0; fr < tree_.FrCount(); ++fr) {
+      if (sum[fr] != tree_.Usage(cqs_[c].node, fr)) {
+        out.push_back("ClusterQueue " + cqs_[c].name + ": usage of " +
+                      ResourceNames::Name(tree_.FrOf(fr).second) +
+                      " does not match its admitted workloads");
+      }
+    }
+  }
+  for (int32_t q = 0; q < volcano_.size(); ++q) {
+    const auto& vq = volcano_.queue(q);
+    for (const auto& [id, cap] : vq.capability) {
+      if (vq.allocated.Get(id) > cap) {
+        out.push_back("Volcano queue " + vq.name + ": allocated " + ResourceNames::Name(id) +
+                      " exceeds capability");
+      }
+    }
+  }
+  std::vector<std::string> missing;
+  for (const auto& [key, ws] : workloads_) {
+    if (!ws.admitted && (ws.pending.reason.empty() || ws.pending.message.empty())) {
+      missing.push_back("workload " + key + " is pending without a reason");
+    }
+  }
+  std::sort(missing.begin(), missing.end());
+  out.insert(out.end(), missing.begin(), missing.end());
+  return out;
+}
+
+}  // namespace muster::admission

@@ -1,0 +1,49 @@
+#include "admission/cluster_queue.h"
+
+#include <algorithm>
+
+namespace muster::admission {
+
+std::optional<int32_t> FlavorCatalog::Find(const std::string& name) const {
+  for (size_t i = 0; i < flavors.size(); ++i) {
+    if (flavors[i].meta.name == name) return static_cast<int32_t>(i);
+  }
+  return std::nullopt;
+}
+
+int32_t FlavorCatalog::Intern(const std::string& name) {
+  if (auto i = Find(name)) return *i;
+  model::ResourceFlavor rf;
+  rf.meta.name = name;
+  flavors.push_back(rf);
+  defined.push_back(false);
+  return static_cast<int32_t>(flavors.size() - 1);
+}
+
+const QueueKey* PendingQueue::First() const {
+  const QueueKey* a = active_.empty() ? nullptr : &*active_.begin();
+  const QueueKey* p = parked_.empty() ? nullptr : &*parked_.begin();
+  if (a == nullptr) return p;
+  if (p == nullptr) return a;
+  return *p < *a ? p : a;
+}
+
+bool NamespaceMatches(const std::optional<model::LabelSelector>& selector,
+                      const std::string& ns) {
+  if (!selector) return false;
+  const std::string kKey = "kubernetes.io/metadata.name";
+  for (const auto& [k, v] : selector->match_labels) {
+    if (k != kKey || v != ns) return false;
+  }
+  for (const auto& req : selector->match_expressions) {
+    bool has = req.key == kKey;
+    bool in = has && std::find(req.values.begin(), req.values.end(), ns) != req.values.end();
+    if (req.op == "In" && !in) return false;
+    if (req.op == "NotIn" && in) return false;
+    if (req.op == "Exists" && !has) return false;
+    if (req.op == "DoesNotExist" && has) return false;
+  }
+  return true;
+}
+
+}  // namespace muster::admission

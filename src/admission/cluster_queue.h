@@ -1,0 +1,92 @@
+// A ClusterQueue as admission uses it: its quota node, resource groups compiled to
+// flavor indices, policies, and its pending workloads in Kueue's queue order.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "admission/quota_tree.h"
+#include "core/clock.h"
+#include "model/kueue.h"
+
+namespace muster::admission {
+
+// ResourceFlavors by dense index (the index the quota tree's FrIds use).
+struct FlavorCatalog {
+  std::vector<model::ResourceFlavor> flavors;
+  std::optional<int32_t> Find(const std::string& name) const;
+  int32_t Intern(const std::string& name);  // adds an undefined flavor by name
+  std::vector<bool> defined;                // false: referenced, never defined
+};
+
+struct CompiledResourceGroup {
+  std::vector<ResourceId> covered;
+  std::vector<int32_t> flavors;  // order = preference
+};
+
+struct ClusterQueueSpec {
+  std::string name;
+  NodeId node = -1;
+  std::vector<CompiledResourceGroup> groups;
+  model::QueueingStrategy strategy = model::QueueingStrategy::kBestEffortFIFO;
+  std::optional<model::LabelSelector> namespace_selector;
+  model::ClusterQueuePreemption preemption;
+  model::FlavorFungibility fungibility;
+  int64_t fair_weight_milli = 1000;
+  model::StopPolicy stop_policy = model::StopPolicy::kNone;
+  std::string inactive_message;  // non-empty: misconfigured (e.g. a missing flavor)
+};
+
+// Queue order: priority (desc), then creation time, then input order, then key.
+struct QueueKey {
+  int32_t priority = 0;
+  Time created = 0;
+  int64_t order = 0;
+  std::string key;
+  friend bool operator<(const QueueKey& a, const QueueKey& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.created != b.created) return a.created < b.created;
+    if (a.order != b.order) return a.order < b.order;
+    return a.key < b.key;
+  }
+};
+
+// Pending workloads of one queue: `active` are tried by the next cycle; `parked`
+// (Kueue's inadmissible list) wait until capacity changes.
+class PendingQueue {
+ public:
+  void Push(const QueueKey& k) { active_.insert(k); }
+  void Erase(const QueueKey& k) {
+    active_.erase(k);
+    parked_.erase(k);
+  }
+  void Park(const QueueKey& k) {
+    if (active_.erase(k) > 0) parked_.insert(k);
+  }
+  void UnparkAll() {
+    active_.insert(parked_.begin(), parked_.end());
+    parked_.clear();
+  }
+  void Unpark(const QueueKey& k) {
+    if (parked_.erase(k) > 0) active_.insert(k);
+  }
+  const QueueKey* Head() const { return active_.empty() ? nullptr : &*active_.begin(); }
+  // The first pending workload, parked or not (the StrictFIFO head).
+  const QueueKey* First() const;
+  bool Empty() const { return active_.empty() && parked_.empty(); }
+  size_t Size() const { return active_.size() + parked_.size(); }
+  bool HasParked() const { return !parked_.empty(); }
+
+ private:
+  std::set<QueueKey> active_;
+  std::set<QueueKey> parked_;
+};
+
+// True when `selector` matches `ns`. We have no Namespace objects, so a namespace
+// has exactly one label, kubernetes.io/metadata.name=<name>. nullopt matches none.
+bool NamespaceMatches(const std::optional<model::LabelSelector>& selector, const std::string& ns);
+
+}  // namespace muster::admission

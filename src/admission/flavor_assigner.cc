@@ -1,0 +1,253 @@
+#include "admission/flavor_assigner.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "core/resource_list.h"
+
+namespace muster::admission {
+namespace {
+
+bool Tolerates(const model::Toleration& t, const model::Taint& taint) {
+  if (t.effect && *t.effect != taint.effect) return false;
+  if (t.key.empty()) return t.op == model::TolerationOperator::kExists;
+  if (t.key != taint.key) return false;
+  return t.op == model::TolerationOperator::kExists || t.value == taint.value;
+}
+
+const char* EffectName(model::TaintEffect e) {
+  switch (e) {
+    case model::TaintEffect::kNoSchedule: return "NoSchedule";
+    case model::TaintEffect::kPreferNoSchedule: return "PreferNoSchedule";
+    case model::TaintEffect::kNoExecute: return "NoExecute";
+  }
+  return "";
+}
+
+// A requirement on a key the flavor does not label says nothing about the flavor
+// (nodes of the flavor may carry it), so only flavor keys are checked, as Kueue does.
+bool RequirementAllows(const model::NodeSelectorRequirement& r, const model::StringMap& labels) {
+  auto it = labels.find(r.key);
+  if (it == labels.end()) return true;
+  const auto& vals = r.values;
+  bool in = std::find(vals.begin(), vals.end(), it->second) != vals.end();
+  switch (r.op) {
+    case model::SelectorOperator::kIn: return in;
+    case model::SelectorOperator::kNotIn: return !in;
+    case model::SelectorOperator::kExists: return true;
+    case model::SelectorOperator::kDoesNotExist: return false;
+    case model::SelectorOperator::kGt:
+    case model::SelectorOperator::kLt: {
+      if (vals.size() != 1) return false;
+      try {
+        long long have = std::stoll(it->second), want = std::stoll(vals[0]);
+        return r.op == model::SelectorOperator::kGt ? have > want : have < want;
+      } catch (...) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+struct FlavorOutcome {
+  int32_t flavor = -1;
+  FitMode mode = FitMode::kNoFit;
+  bool borrow = false;
+  std::vector<std::pair<FrId, int64_t>> charges;  // fr -> this pod set's amount
+};
+
+// How good a flavor outcome is; higher wins, ties keep the earlier flavor.
+int Score(const FlavorOutcome& o, model::FlavorPreference pref) {
+  if (o.mode == FitMode::kNoFit) return 0;
+  if (o.mode == FitMode::kFit && !o.borrow) return 10;
+  bool preemption_first = pref == model::FlavorPreference::kPreemptionOverBorrowing;
+  if (o.mode == FitMode::kFit) return preemption_first ? 7 : 8;            // borrow
+  if (!o.borrow) return preemption_first ? 8 : 7;                          // preempt
+  return 5;                                                                // both
+}
+
+// Kueue's shouldTryNextFlavor.
+bool ShouldTryNext(const FlavorOutcome& o, const model::FlavorFungibility& f) {
+  using model::FungibilityPolicy;
+  if (o.mode == FitMode::kPreempt && f.when_can_preempt == FungibilityPolicy::kMayStopSearch) {
+    if (!o.borrow || f.when_can_borrow == FungibilityPolicy::kMayStopSearch) return false;
+  }
+  if (o.mode == FitMode::kFit && o.borrow &&
+      f.when_can_borrow == FungibilityPolicy::kMayStopSearch) {
+    return false;
+  }
+  if (o.mode == FitMode::kFit && !o.borrow) return false;
+  return true;
+}
+
+std::string Fmt(ResourceId r, int64_t v) { return ResourceList::FormatAmount(r, v); }
+
+}  // namespace
+
+std::string FlavorMismatch(const model::PodSet& ps, const model::ResourceFlavor& flavor) {
+  for (const auto& taint : flavor.node_taints) {
+    if (taint.effect == model::TaintEffect::kPreferNoSchedule) continue;
+    auto tolerated = [&](const std::vector<model::Toleration>& ts) {
+      return std::any_of(ts.begin(), ts.end(), [&](const auto& t) { return Tolerates(t, taint); });
+    };
+    if (!tolerated(ps.tolerations) && !tolerated(flavor.tolerations)) {
+      return "untolerated taint {" + taint.key + (taint.value.empty() ? "" : "=" + taint.value) +
+             ":" + EffectName(taint.effect) + "} in flavor " + flavor.meta.name;
+    }
+  }
+  for (const auto& [k, v] : ps.node_selector) {
+    auto it = flavor.node_labels.find(k);
+    if (it != flavor.node_labels.end() && it->second != v) {
+      return "flavor " + flavor.meta.name + " doesn't match node affinity";
+    }
+  }
+  const auto& terms = ps.node_affinity.required;
+  if (!terms.empty()) {
+    bool any = std::any_of(terms.begin(), terms.end(), [&](const model::NodeSelectorTerm& t) {
+      return std::all_of(t.match_expressions.begin(), t.match_expressions.end(),
+                         [&](const auto& r) { return RequirementAllows(r, flavor.node_labels); });
+    });
+    if (!any) return "flavor " + flavor.meta.name + " doesn't match node affinity";
+  }
+  return "";
+}
+
+FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec& cq,
+                               const QuotaTree& tree, const FlavorCatalog& flavors,
+                               const AssignOptions& options) {
+  FlavorAssignment out;
+  std::map<FrId, int64_t> charged;  // earlier pod sets' charges, by FrId
+  std::set<FrId> preempt;
+  bool can_preempt_while_borrowing =
+      cq.preemption.borrow_within_cohort.policy != model::PreemptionPolicy::kNever ||
+      options.fair_sharing;
+  // Keeps the message of the first failure of the worst mode.
+  auto fail = [&](FitMode mode, std::string reason, std::string message) {
+    if (mode < out.mode || out.message.empty()) {
+      out.reason = std::move(reason);
+      out.message = std::move(message);
+    }
+    out.mode = std::min(out.mode, mode);
+  };
+
+  for (const model::PodSet& ps : wl.pod_sets) {
+    PodSetAssignment psa;
+    psa.pod_set = ps.name;
+    psa.count = ps.count;
+    ResourceList requests = ps.requests.Scaled(ps.count);
+    std::vector<ResourceId> ids = requests.SortedIds();  // zero requests need no flavor
+    std::string prefix = "couldn't assign flavors to pod set " + ps.name + ": ";
+    bool pod_set_ok = true;
+    for (ResourceId r : ids) {
+      bool covered = std::any_of(cq.groups.begin(), cq.groups.end(), [&](const auto& g) {
+        return std::find(g.covered.begin(), g.covered.end(), r) != g.covered.end();
+      });
+      if (!covered) {
+        fail(FitMode::kNoFit, "NoFit",
+             prefix + "resource " + ResourceNames::Name(r) + " unavailable in ClusterQueue " +
+                 cq.name);
+        pod_set_ok = false;
+      }
+    }
+    if (!pod_set_ok) {
+      out.assignment.pod_sets.push_back(psa);
+      continue;
+    }
+    for (const CompiledResourceGroup& g : cq.groups) {
+      std::vector<ResourceId> wanted;
+      for (ResourceId r : ids) {
+        if (std::find(g.covered.begin(), g.covered.end(), r) != g.covered.end()) wanted.push_back(r);
+      }
+      if (wanted.empty()) continue;
+      std::vector<std::string> reasons;
+      std::string worst_reason = "NoFit";
+      std::optional<FlavorOutcome> best;
+      for (int32_t f : g.flavors) {
+        std::string mismatch = FlavorMismatch(ps, flavors.flavors[f]);
+        if (!mismatch.empty()) {
+          reasons.push_back(mismatch);
+          continue;
+        }
+        FlavorOutcome o;
+        o.flavor = f;
+        o.mode = FitMode::kFit;
+        for (ResourceId r : wanted) {
+          int64_t req = requests.Get(r);
+          std::optional<FrId> fr = tree.FindFr(f, r);
+          std::string where = " in flavor " + flavors.flavors[f].meta.name;
+          if (!fr) {
+            o.mode = FitMode::kNoFit;
+            reasons.push_back("insufficient quota for " + ResourceNames::Name(r) + where +
+                              ", request " + Fmt(r, req) + " > available 0 in ClusterQueue " +
+                              cq.name);
+            worst_reason = "QuotaExceeded";
+            continue;
+          }
+          auto prev = charged.find(*fr);
+          int64_t val = req + (prev == charged.end() ? 0 : prev->second);
+          o.charges.emplace_back(*fr, req);
+          bool borrow = tree.HasParent(cq.node) && tree.BorrowingWith(cq.node, *fr, val);
+          int64_t potential = tree.PotentialAvailable(cq.node, *fr);
+          int64_t available = tree.Available(cq.node, *fr);
+          if (val > potential) {
+            o.mode = FitMode::kNoFit;
+            reasons.push_back("insufficient quota for " + ResourceNames::Name(r) + where +
+                              ", request " + Fmt(r, val) + " > available " + Fmt(r, potential) +
+                              " in ClusterQueue " + cq.name);
+            worst_reason = "QuotaExceeded";
+          } else if (val > available) {
+            reasons.push_back("insufficient unused quota for " + ResourceNames::Name(r) + where +
+                              ", request " + Fmt(r, val) + " > available " +
+                              Fmt(r, std::max<int64_t>(0, available)) + " in ClusterQueue " +
+                              cq.name);
+            worst_reason = "QuotaExceeded";
+            bool preemptible = val <= tree.QuotaOf(cq.node, *fr).nominal || can_preempt_while_borrowing;
+            o.mode = std::min(o.mode, preemptible ? FitMode::kPreempt : FitMode::kNoFit);
+            o.borrow |= borrow;
+          } else {
+            o.borrow |= borrow;
+          }
+        }
+        if (o.mode == FitMode::kNoFit) continue;
+        if (!best || Score(o, cq.fungibility.preference) > Score(*best, cq.fungibility.preference)) {
+          best = o;
+        }
+        if (!ShouldTryNext(o, cq.fungibility)) break;
+      }
+      if (!best) {
+        std::string msg = prefix;
+        for (size_t i = 0; i < reasons.size(); ++i) msg += (i ? "; " : "") + reasons[i];
+        if (reasons.empty()) msg += "no flavors in resource group";
+        fail(FitMode::kNoFit, worst_reason, msg);
+        continue;
+      }
+      const std::string& fname = flavors.flavors[best->flavor].meta.name;
+      for (ResourceId r : wanted) psa.flavors[ResourceNames::Name(r)] = fname;
+      for (const auto& [fr, v] : best->charges) charged[fr] += v;
+      out.assignment.borrows |= best->borrow;
+      if (best->mode == FitMode::kPreempt) {
+        // Remember which frs are short so preemption only looks at workloads using them.
+        for (ResourceId r : wanted) {
+          FrId fr = *tree.FindFr(best->flavor, r);
+          if (charged[fr] > tree.Available(cq.node, fr)) preempt.insert(fr);
+        }
+        std::string msg = prefix;
+        for (size_t i = 0; i < reasons.size(); ++i) msg += (i ? "; " : "") + reasons[i];
+        fail(FitMode::kPreempt, "QuotaExceeded", msg);
+      }
+    }
+    out.assignment.pod_sets.push_back(psa);
+  }
+  out.usage.assign(charged.begin(), charged.end());
+  out.preempt_frs.assign(preempt.begin(), preempt.end());
+  if (out.mode == FitMode::kFit) {
+    out.reason.clear();
+    out.message.clear();
+  }
+  return out;
+}
+
+}  // namespace muster::admission

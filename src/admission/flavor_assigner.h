@@ -1,0 +1,40 @@
+// FlavorAssigner: picks a ResourceFlavor per resource group for every pod set, as
+// kueue pkg/scheduler/flavorassigner does: flavors in order of preference, skipping
+// those whose taints or node labels the pod set rules out, classifying each as
+// Fit / Preempt / NoFit against the quota tree, and stopping per flavorFungibility.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "admission/admission.h"
+#include "admission/cluster_queue.h"
+#include "admission/quota_tree.h"
+#include "model/workload.h"
+
+namespace muster::admission {
+
+enum class FitMode { kNoFit = 0, kPreempt = 1, kFit = 2 };
+
+struct FlavorAssignment {
+  FitMode mode = FitMode::kFit;   // worst mode over every pod set
+  Assignment assignment;          // flavors per pod set (valid unless kNoFit)
+  FrAmounts usage;                // total quota the workload charges, by FrId
+  std::vector<FrId> preempt_frs;  // the (flavor, resource) pairs that need preemption
+  std::string reason;             // when not kFit: QuotaExceeded | NoFit
+  std::string message;            // when not kFit: Kueue-style one line
+};
+
+struct AssignOptions {
+  bool fair_sharing = false;  // lets preemption be planned while borrowing
+};
+
+FlavorAssignment AssignFlavors(const model::Workload& workload, const ClusterQueueSpec& cq,
+                               const QuotaTree& tree, const FlavorCatalog& flavors,
+                               const AssignOptions& options = {});
+
+// Why `flavor` cannot host `pod_set` (untolerated taint, contradicting node labels);
+// "" when it can.
+std::string FlavorMismatch(const model::PodSet& pod_set, const model::ResourceFlavor& flavor);
+
+}  // namespace muster::admission

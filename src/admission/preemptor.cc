@@ -1,0 +1,181 @@
+#include "admission/preemptor.h"
+
+#include <algorithm>
+
+#include "admission/admission.h"
+
+namespace muster::admission {
+namespace {
+
+bool UsesAny(const FrAmounts& usage, const std::vector<FrId>& frs) {
+  for (const auto& [fr, v] : usage) {
+    if (v > 0 && std::binary_search(frs.begin(), frs.end(), fr)) return true;
+  }
+  return false;
+}
+
+bool CqIsBorrowing(const QuotaTree& tree, NodeId node, const std::vector<FrId>& frs) {
+  if (!tree.HasParent(node)) return false;
+  return std::any_of(frs.begin(), frs.end(),
+                     [&](FrId fr) { return tree.BorrowingWith(node, fr, 0); });
+}
+
+bool UnderNominalInPreemptFrs(const IncomingWorkload& in, const QuotaTree& tree, NodeId node) {
+  return std::all_of(in.preempt_frs.begin(), in.preempt_frs.end(), [&](FrId fr) {
+    return tree.Usage(node, fr) < tree.QuotaOf(node, fr).nominal;
+  });
+}
+
+void AddAll(QuotaTree& tree, const std::vector<ClusterQueueSpec>& cqs,
+            const std::vector<const PreemptionCandidate*>& ws) {
+  for (const auto* w : ws) tree.AddUsage(cqs[w->cq].node, *w->usage);
+}
+
+std::vector<PreemptionTarget> MinimalPreemptions(const IncomingWorkload& in, QuotaTree& tree,
+                                                 const std::vector<ClusterQueueSpec>& cqs,
+                                                 const std::vector<PreemptionCandidate>& cands,
+                                                 bool allow_borrowing,
+                                                 std::optional<int32_t> borrow_below) {
+  std::vector<const PreemptionCandidate*> removed;
+  std::vector<std::string> details;
+  bool fits = false;
+  for (const PreemptionCandidate& c : cands) {
+    bool same_cq = c.cq == in.cq;
+    std::string detail = kInClusterQueue;
+    if (!same_cq) {
+      // Reclaim only while the other queue still borrows (re-checked as we remove).
+      if (!CqIsBorrowing(tree, cqs[c.cq].node, in.preempt_frs)) continue;
+      detail = kInCohortReclamation;
+      if (borrow_below) {
+        if (c.priority >= *borrow_below) {
+          allow_borrowing = false;
+        } else {
+          detail = kInCohortReclaimWhileBorrowing;
+        }
+      }
+    }
+    tree.RemoveUsage(cqs[c.cq].node, *c.usage);
+    removed.push_back(&c);
+    details.push_back(detail);
+    if (WorkloadFits(in, tree, cqs, allow_borrowing)) {
+      fits = true;
+      break;
+    }
+  }
+  if (!fits) {
+    AddAll(tree, cqs, removed);
+    return {};
+  }
+  // Add back, newest removal first (the last one is needed), what is not needed.
+  std::vector<bool> keep_out(removed.size(), true);
+  for (int i = static_cast<int>(removed.size()) - 2; i >= 0; --i) {
+    tree.AddUsage(cqs[removed[i]->cq].node, *removed[i]->usage);
+    if (WorkloadFits(in, tree, cqs, allow_borrowing)) {
+      keep_out[i] = false;
+    } else {
+      tree.RemoveUsage(cqs[removed[i]->cq].node, *removed[i]->usage);
+    }
+  }
+  std::vector<PreemptionTarget> targets;
+  std::vector<const PreemptionCandidate*> still_out;
+  for (size_t i = 0; i < removed.size(); ++i) {
+    if (!keep_out[i]) continue;
+    targets.push_back({removed[i]->key, details[i]});
+    still_out.push_back(removed[i]);
+  }
+  AddAll(tree, cqs, still_out);
+  return targets;
+}
+
+}  // namespace
+
+bool WorkloadFits(const IncomingWorkload& in, const QuotaTree& tree,
+                  const std::vector<ClusterQueueSpec>& cqs, bool allow_borrowing) {
+  NodeId node = cqs[in.cq].node;
+  for (const auto& [fr, v] : *in.usage) {
+    if (!allow_borrowing && tree.HasParent(node) && tree.BorrowingWith(node, fr, v)) return false;
+    if (v > tree.Available(node, fr)) return false;
+  }
+  return true;
+}
+
+std::vector<PreemptionCandidate> FindCandidates(const IncomingWorkload& in,
+                                                const std::vector<FrId>& frs_unsorted,
+                                                const QuotaTree& tree,
+                                                const std::vector<ClusterQueueSpec>& cqs,
+                                                const std::vector<PreemptionCandidate>& admitted) {
+  using model::PreemptionPolicy;
+  std::vector<FrId> frs = frs_unsorted;
+  std::sort(frs.begin(), frs.end());
+  const ClusterQueueSpec& cq = cqs[in.cq];
+  std::vector<PreemptionCandidate> out;
+  PreemptionPolicy within = cq.preemption.within_cluster_queue;
+  PreemptionPolicy reclaim = cq.preemption.reclaim_within_cohort;
+  for (const PreemptionCandidate& c : admitted) {
+    if (!UsesAny(*c.usage, frs)) continue;
+    if (c.cq == in.cq) {
+      if (within == PreemptionPolicy::kNever) continue;
+      if (c.priority > in.priority) continue;
+      if (c.priority == in.priority) {
+        // Equal priority only under LowerOrNewerEqualPriority, and only newer ones.
+        bool newer = std::tie(in.created, in.order) < std::tie(c.created, c.order);
+        if (within != PreemptionPolicy::kLowerOrNewerEqualPriority || !newer) continue;
+      }
+      out.push_back(c);
+      continue;
+    }
+    if (!tree.HasParent(cq.node) || reclaim == PreemptionPolicy::kNever) continue;
+    if (tree.Root(cqs[c.cq].node) != tree.Root(cq.node)) continue;
+    if (!CqIsBorrowing(tree, cqs[c.cq].node, frs)) continue;
+    if (reclaim != PreemptionPolicy::kAny && c.priority >= in.priority) continue;
+    out.push_back(c);
+  }
+  std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+    bool a_in = a.cq == in.cq, b_in = b.cq == in.cq;
+    if (a_in != b_in) return !a_in;
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (a.admit_seq != b.admit_seq) return a.admit_seq > b.admit_seq;
+    return a.key < b.key;
+  });
+  return out;
+}
+
+std::vector<PreemptionTarget> ClassicalTargets(const IncomingWorkload& in, QuotaTree& tree,
+                                               const std::vector<ClusterQueueSpec>& cqs,
+                                               const std::vector<PreemptionCandidate>& admitted) {
+  std::vector<PreemptionCandidate> cands = FindCandidates(in, in.preempt_frs, tree, cqs, admitted);
+  if (cands.empty()) return {};
+  const ClusterQueueSpec& cq = cqs[in.cq];
+  std::vector<PreemptionCandidate> same_queue;
+  for (const auto& c : cands) {
+    if (c.cq == in.cq) same_queue.push_back(c);
+  }
+  // Only own workloads: borrowing while preempting them cannot cause flapping.
+  if (same_queue.size() == cands.size()) {
+    return MinimalPreemptions(in, tree, cqs, cands, true, std::nullopt);
+  }
+  const auto& bwc = cq.preemption.borrow_within_cohort;
+  if (bwc.policy != model::PreemptionPolicy::kNever) {
+    // Borrowing stays allowed only while every reclaimed workload is below this
+    // priority: the preemptor's, or maxPriorityThreshold+1 when that is lower.
+    int32_t limit = in.priority;
+    const auto& threshold = bwc.max_priority_threshold;
+    if (threshold && *threshold < limit) limit = *threshold + 1;
+    if (!UnderNominalInPreemptFrs(in, tree, cq.node)) {
+      std::vector<PreemptionCandidate> filtered;
+      for (const auto& c : cands) {
+        if (c.cq == in.cq || c.priority < limit) filtered.push_back(c);
+      }
+      cands.swap(filtered);
+    }
+    return MinimalPreemptions(in, tree, cqs, cands, true, limit);
+  }
+  // Reclaim from the cohort without borrowing only while under nominal quota.
+  if (UnderNominalInPreemptFrs(in, tree, cq.node)) {
+    auto targets = MinimalPreemptions(in, tree, cqs, cands, false, std::nullopt);
+    if (!targets.empty()) return targets;
+  }
+  return MinimalPreemptions(in, tree, cqs, same_queue, true, std::nullopt);
+}
+
+}  // namespace muster::admission

@@ -1,0 +1,62 @@
+// Classical preemption (kueue pkg/scheduler/preemption): which admitted workloads
+// to evict so that an incoming workload fits its ClusterQueue's quota, under the
+// queue's withinClusterQueue / reclaimWithinCohort / borrowWithinCohort policies,
+// choosing a minimal set (remove in order until it fits, then add back in reverse).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "admission/cluster_queue.h"
+#include "admission/quota_tree.h"
+#include "core/clock.h"
+
+namespace muster::admission {
+
+struct PreemptionCandidate {
+  std::string key;
+  int32_t cq = -1;  // index into the ClusterQueue specs
+  int32_t priority = 0;
+  Time created = 0;
+  int64_t order = 0;
+  int64_t admit_seq = 0;  // larger = admitted more recently
+  const FrAmounts* usage = nullptr;
+};
+
+struct PreemptionTarget {
+  std::string key;
+  std::string detail;  // kInClusterQueue, kInCohortReclamation, ...
+};
+
+struct IncomingWorkload {
+  int32_t cq = -1;
+  int32_t priority = 0;
+  Time created = 0;
+  int64_t order = 0;
+  const FrAmounts* usage = nullptr;          // what it would charge
+  std::vector<FrId> preempt_frs;             // the frs short of quota
+};
+
+// Candidates the policies allow, in Kueue's CandidatesOrdering (other queues first,
+// lower priority first, most recently admitted first, then key). `admitted` are the
+// admitted workloads of every ClusterQueue in the incoming one's cohort tree.
+// `frs` restricts candidates to workloads using one of them (empty: none qualify).
+std::vector<PreemptionCandidate> FindCandidates(const IncomingWorkload& in,
+                                                const std::vector<FrId>& frs,
+                                                const QuotaTree& tree,
+                                                const std::vector<ClusterQueueSpec>& cqs,
+                                                const std::vector<PreemptionCandidate>& admitted);
+
+// Kueue's GetTargets for classical preemption: the minimal target set, or empty.
+// `tree` is changed while simulating and restored before returning.
+std::vector<PreemptionTarget> ClassicalTargets(const IncomingWorkload& in, QuotaTree& tree,
+                                               const std::vector<ClusterQueueSpec>& cqs,
+                                               const std::vector<PreemptionCandidate>& admitted);
+
+// Whether `in` fits its ClusterQueue now (Kueue's workloadFits).
+bool WorkloadFits(const IncomingWorkload& in, const QuotaTree& tree,
+                  const std::vector<ClusterQueueSpec>& cqs, bool allow_borrowing);
+
+}  // namespace muster::admission

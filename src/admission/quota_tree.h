@@ -1,0 +1,95 @@
+// QuotaTree: Kueue's hierarchical quota accounting (ClusterQueues are leaves,
+// Cohorts inner nodes) over dense (flavor, resource) indices. The recursion
+// follows kueue pkg/cache/resource_node.go: a node keeps the part of its quota it
+// does not lend (guaranteed = subtree - lendingLimit) for itself, lends the rest
+// to its parent, and may borrow from the parent up to borrowingLimit.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/resource_name.h"
+
+namespace muster::admission {
+
+using NodeId = int32_t;
+using FrId = int32_t;  // dense index of one (flavor, resource) pair
+
+// Amount per FrId, sorted by FrId (a workload's charged usage).
+using FrAmounts = std::vector<std::pair<FrId, int64_t>>;
+
+struct Quota {
+  int64_t nominal = 0;
+  std::optional<int64_t> borrowing_limit;  // nullopt = unlimited
+  std::optional<int64_t> lending_limit;    // nullopt = lends everything
+};
+
+class QuotaTree {
+ public:
+  // Building: nodes, parents and quotas, then Finalize() once.
+  NodeId AddNode(std::string name, bool cluster_queue);
+  void SetParent(NodeId child, NodeId parent);
+  FrId InternFr(int32_t flavor, ResourceId resource);
+  std::optional<FrId> FindFr(int32_t flavor, ResourceId resource) const;
+  void SetQuota(NodeId node, FrId fr, const Quota& quota);
+  void Finalize();
+
+  int32_t NodeCount() const { return static_cast<int32_t>(nodes_.size()); }
+  int32_t FrCount() const { return static_cast<int32_t>(frs_.size()); }
+  std::pair<int32_t, ResourceId> FrOf(FrId fr) const { return frs_[fr]; }
+  const std::string& Name(NodeId n) const { return nodes_[n].name; }
+  bool IsClusterQueue(NodeId n) const { return nodes_[n].cluster_queue; }
+  bool HasParent(NodeId n) const { return nodes_[n].parent >= 0; }
+  NodeId Parent(NodeId n) const { return nodes_[n].parent; }
+  NodeId Root(NodeId n) const;
+  const std::vector<NodeId>& Children(NodeId n) const { return nodes_[n].children; }
+
+  const Quota& QuotaOf(NodeId n, FrId fr) const { return nodes_[n].quota[fr]; }
+  int64_t SubtreeQuota(NodeId n, FrId fr) const { return nodes_[n].subtree[fr]; }
+  int64_t Usage(NodeId n, FrId fr) const { return nodes_[n].usage[fr]; }
+  // The part of the subtree quota the node keeps to itself (not lent).
+  int64_t GuaranteedQuota(NodeId n, FrId fr) const;
+
+  // What the node can still use now (its own unlent part plus what the parent
+  // can give it within borrowingLimit).
+  int64_t Available(NodeId n, FrId fr) const;
+  // What the node could use if nothing in the tree were used.
+  int64_t PotentialAvailable(NodeId n, FrId fr) const;
+  // Using `extra` more would exceed the node's own (subtree) quota.
+  bool BorrowingWith(NodeId n, FrId fr, int64_t extra) const {
+    return Usage(n, fr) + extra > SubtreeQuota(n, fr);
+  }
+
+  void AddUsage(NodeId n, FrId fr, int64_t amount);
+  void RemoveUsage(NodeId n, FrId fr, int64_t amount);
+  void AddUsage(NodeId n, const FrAmounts& amounts);
+  void RemoveUsage(NodeId n, const FrAmounts& amounts);
+
+  // Over-use at any node: usage above nominal+borrowingLimit at a ClusterQueue,
+  // above subtree quota at a root, negative usage anywhere.
+  std::vector<std::string> CheckInvariants() const;
+
+ private:
+  struct Node {
+    std::string name;
+    bool cluster_queue = false;
+    NodeId parent = -1;
+    std::vector<NodeId> children;
+    std::vector<Quota> quota;     // own quota per FrId
+    std::vector<int64_t> subtree;  // SubtreeQuota per FrId
+    std::vector<int64_t> usage;
+  };
+  void ComputeSubtree(NodeId n, std::vector<bool>& done);
+
+  std::vector<Node> nodes_;
+  std::vector<std::pair<int32_t, ResourceId>> frs_;
+  std::map<std::pair<int32_t, ResourceId>, FrId> fr_ids_;
+  // Quotas set before Finalize sized the vectors.
+  std::vector<std::vector<std::pair<FrId, Quota>>> pending_quota_;
+};
+
+}  // namespace muster::admission

@@ -1,0 +1,160 @@
+// Flavor assignment, table-driven like kueue's flavorassigner tests.
+#include "admission/flavor_assigner.h"
+
+#include <gtest/gtest.h>
+
+#include "admission_fixtures.h"
+
+namespace muster::admission::testing {
+namespace {
+
+struct Case {
+  std::string name;
+  model::ClusterQueue cq;
+  std::vector<model::ResourceFlavor> flavors;
+  std::vector<std::pair<std::string, std::string>> used;  // flavor, gpus already in use
+  model::Workload wl;
+  FitMode mode;
+  std::map<std::string, std::string> want;  // resource -> flavor (pod set 0)
+  bool borrows = false;
+  std::string message_has;
+};
+
+model::ClusterQueue TwoFlavors(model::FlavorFungibility f = {}) {
+  auto cq = CQ("cq", "", {Group({"cpu", "nvidia.com/gpu"},
+                                {Flavor("a100", {{"cpu", "64"}, {"nvidia.com/gpu", "8"}}),
+                                 Flavor("t4", {{"cpu", "64"}, {"nvidia.com/gpu", "8"}})})});
+  cq.flavor_fungibility = f;
+  return cq;
+}
+
+model::ResourceFlavor Tainted(const std::string& name) {
+  auto rf = RF(name);
+  rf.node_taints.push_back({"spot", "true", model::TaintEffect::kNoSchedule});
+  return rf;
+}
+
+model::Workload Gpu(const std::string& n, const std::string& node_label = "") {
+  W w("ns/" + n, "lq");
+  w.PodSet("main", 1, {{"cpu", "1"}, {"nvidia.com/gpu", n}});
+  if (!node_label.empty()) w.wl.pod_sets[0].node_selector["gpu"] = node_label;
+  return w;
+}
+
+class FlavorAssignerTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(FlavorAssignerTest, Assigns) {
+  const Case& c = GetParam();
+  // Build through the admitter's compiler by hand: one tree, one spec.
+  QuotaTree tree;
+  FlavorCatalog cat;
+  for (const auto& f : c.flavors) {
+    cat.flavors.push_back(f);
+    cat.defined.push_back(true);
+  }
+  ClusterQueueSpec spec;
+  spec.name = c.cq.meta.name;
+  spec.node = tree.AddNode(spec.name, true);
+  spec.fungibility = c.cq.flavor_fungibility;
+  spec.preemption = c.cq.preemption;
+  for (const auto& g : c.cq.resource_groups) {
+    CompiledResourceGroup cg;
+    for (const auto& r : g.covered_resources) cg.covered.push_back(ResourceNames::Intern(r));
+    for (const auto& fq : g.flavors) {
+      int32_t f = cat.Intern(fq.name);
+      cg.flavors.push_back(f);
+      for (const auto& rq : fq.resources) {
+        ResourceId id = ResourceNames::Intern(rq.name);
+        tree.SetQuota(spec.node, tree.InternFr(f, id), {ResourceList::Amount(id, rq.nominal_quota), std::nullopt, std::nullopt});
+      }
+    }
+    spec.groups.push_back(cg);
+  }
+  tree.Finalize();
+  for (const auto& [flavor, gpus] : c.used) {
+    tree.AddUsage(spec.node, *tree.FindFr(*cat.Find(flavor), kNvidiaGpu), std::stoll(gpus));
+  }
+  FlavorAssignment fa = AssignFlavors(c.wl, spec, tree, cat);
+  EXPECT_EQ(fa.mode, c.mode) << fa.message;
+  if (c.mode != FitMode::kNoFit) {
+    for (const auto& [r, f] : c.want) EXPECT_EQ(fa.assignment.pod_sets[0].flavors.at(r), f) << r;
+    EXPECT_EQ(fa.assignment.borrows, c.borrows);
+  }
+  if (!c.message_has.empty()) {
+    EXPECT_NE(fa.message.find(c.message_has), std::string::npos) << fa.message;
+  }
+}
+
+model::FlavorFungibility PreemptStops() {
+  model::FlavorFungibility f;
+  f.when_can_preempt = model::FungibilityPolicy::kMayStopSearch;
+  return f;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, FlavorAssignerTest,
+    ::testing::Values(
+        Case{"first_flavor_fits", TwoFlavors(), {RF("a100"), RF("t4")}, {}, Gpu("4"), FitMode::kFit,
+             {{"nvidia.com/gpu", "a100"}, {"cpu", "a100"}}, false, ""},
+        Case{"falls_back_when_first_is_used", TwoFlavors(), {RF("a100"), RF("t4")}, {{"a100", "8"}}, Gpu("4"),
+             FitMode::kFit, {{"nvidia.com/gpu", "t4"}}, false, ""},
+        Case{"preempt_stops_search", TwoFlavors(PreemptStops()), {RF("a100"), RF("t4")}, {{"a100", "8"}},
+             Gpu("4"), FitMode::kPreempt, {{"nvidia.com/gpu", "a100"}}, false, "insufficient unused quota"},
+        Case{"too_big_for_any", TwoFlavors(), {RF("a100"), RF("t4")}, {}, Gpu("9"), FitMode::kNoFit, {}, false,
+             "insufficient quota for nvidia.com/gpu in flavor a100, request 9 > available 8 in ClusterQueue cq"},
+        Case{"taint_skips_flavor", TwoFlavors(), {Tainted("a100"), RF("t4")}, {}, Gpu("4"), FitMode::kFit,
+             {{"nvidia.com/gpu", "t4"}}, false, ""},
+        Case{"selector_skips_flavor", TwoFlavors(), {RF("a100", {{"gpu", "a100"}}), RF("t4", {{"gpu", "t4"}})}, {},
+             Gpu("4", "t4"), FitMode::kFit, {{"nvidia.com/gpu", "t4"}}, false, ""},
+        Case{"selector_matches_none", TwoFlavors(), {RF("a100", {{"gpu", "a100"}}), RF("t4", {{"gpu", "t4"}})}, {},
+             Gpu("4", "h100"), FitMode::kNoFit, {}, false, "flavor a100 doesn't match node affinity"},
+        Case{"uncovered_resource", TwoFlavors(), {RF("a100"), RF("t4")}, {},
+             W("ns/x", "lq").PodSet("main", 1, {{"cpu", "1"}, {"example.com/fpga", "1"}}), FitMode::kNoFit, {}, false,
+             "resource example.com/fpga unavailable in ClusterQueue cq"},
+        Case{"zero_request_needs_no_flavor", TwoFlavors(), {RF("a100"), RF("t4")}, {},
+             W("ns/x", "lq").PodSet("main", 1, {{"cpu", "1"}, {"example.com/fpga", "0"}}), FitMode::kFit,
+             {{"cpu", "a100"}}, false, ""}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(FlavorMismatchTest, TolerationAndAffinity) {
+  model::PodSet ps;
+  auto rf = Tainted("spot");
+  EXPECT_EQ(FlavorMismatch(ps, rf), "untolerated taint {spot=true:NoSchedule} in flavor spot");
+  ps.tolerations.push_back({"spot", model::TolerationOperator::kExists, "", std::nullopt, std::nullopt});
+  EXPECT_EQ(FlavorMismatch(ps, rf), "");
+  auto labeled = RF("a", {{"zone", "z1"}});
+  model::NodeSelectorTerm t;
+  t.match_expressions.push_back({"zone", model::SelectorOperator::kIn, {"z2"}});
+  t.match_expressions.push_back({"other", model::SelectorOperator::kIn, {"x"}});  // not a flavor key
+  ps.node_affinity.required.push_back(t);
+  EXPECT_NE(FlavorMismatch(ps, labeled), "");
+  ps.node_affinity.required[0].match_expressions[0].values = {"z1", "z2"};
+  EXPECT_EQ(FlavorMismatch(ps, labeled), "");
+}
+
+TEST(FlavorAssignerMultiPodSetTest, PodSetsAccumulateOnTheSameFlavor) {
+  // Two pod sets of 6 GPUs: the second sees the first's 6 on a100 and moves to t4.
+  QuotaTree tree;
+  FlavorCatalog cat;
+  cat.flavors = {RF("a100"), RF("t4")};
+  cat.defined = {true, true};
+  ClusterQueueSpec spec;
+  spec.name = "cq";
+  spec.node = tree.AddNode("cq", true);
+  CompiledResourceGroup g;
+  g.covered = {kNvidiaGpu};
+  g.flavors = {0, 1};
+  spec.groups = {g};
+  tree.SetQuota(spec.node, tree.InternFr(0, kNvidiaGpu), {8, std::nullopt, std::nullopt});
+  tree.SetQuota(spec.node, tree.InternFr(1, kNvidiaGpu), {8, std::nullopt, std::nullopt});
+  tree.Finalize();
+  model::Workload wl = W("ns/x", "lq").PodSet("launcher", 1, {{"nvidia.com/gpu", "6"}}).PodSet("worker", 1, {{"nvidia.com/gpu", "6"}});
+  FlavorAssignment fa = AssignFlavors(wl, spec, tree, cat);
+  ASSERT_EQ(fa.mode, FitMode::kFit);
+  EXPECT_EQ(fa.assignment.pod_sets[0].flavors.at("nvidia.com/gpu"), "a100");
+  EXPECT_EQ(fa.assignment.pod_sets[1].flavors.at("nvidia.com/gpu"), "t4");
+  EXPECT_EQ(fa.usage.size(), 2u);
+}
+
+}  // namespace
+}  // namespace muster::admission::testing

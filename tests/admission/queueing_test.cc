@@ -1,0 +1,144 @@
+// Queueing: LocalQueue -> ClusterQueue routing, stop policies, namespace selectors,
+// ordering, parking, quota-free workloads, several admissions per queue per cycle.
+#include <gtest/gtest.h>
+
+#include "admission_fixtures.h"
+
+namespace muster::admission::testing {
+namespace {
+
+model::ManifestSet OneQueue(const std::string& cpu = "4") {
+  model::ManifestSet m;
+  m.resource_flavors = {RF("default")};
+  m.cluster_queues = {CQ("cq", "", {Group({"cpu"}, {Flavor("default", {{"cpu", cpu.c_str()}})})})};
+  m.local_queues = {LQ("ns", "lq", "cq")};
+  return m;
+}
+
+W Cpu(const std::string& key, const std::string& cpu, int32_t prio = 0,
+                    const std::string& lq = "lq") {
+  W w(key, lq);
+  w.PodSet("main", 1, {{"cpu", cpu}}).Priority(prio);
+  return w;
+}
+
+TEST(QueueingTest, MissingLocalQueue) {
+  Harness h(OneQueue());
+  h.Submit(Cpu("ns/a", "1", 0, "nope"));
+  h.Run();
+  EXPECT_EQ(h.Reason("ns/a"), "LocalQueueNotFound: LocalQueue nope doesn't exist");
+  EXPECT_TRUE(h.admitter->CheckInvariants().empty());
+}
+
+TEST(QueueingTest, StoppedClusterQueueHolds) {
+  auto m = OneQueue();
+  m.cluster_queues[0].stop_policy = model::StopPolicy::kHold;
+  Harness h(m);
+  h.Submit(Cpu("ns/a", "1"));
+  h.Run();
+  EXPECT_EQ(h.Reason("ns/a"), "ClusterQueueStopped: ClusterQueue cq is stopped");
+}
+
+TEST(QueueingTest, StoppedLocalQueueHolds) {
+  auto m = OneQueue();
+  m.local_queues[0].stop_policy = model::StopPolicy::kHoldAndDrain;
+  Harness h(m);
+  h.Submit(Cpu("ns/a", "1"));
+  h.Run();
+  EXPECT_EQ(h.Reason("ns/a"), "LocalQueueStopped: LocalQueue lq is stopped");
+}
+
+TEST(QueueingTest, NamespaceSelector) {
+  auto m = OneQueue();
+  m.cluster_queues[0].namespace_selector = std::nullopt;  // matches no namespace
+  Harness h(m);
+  h.Submit(Cpu("ns/a", "1"));
+  h.Run();
+  EXPECT_EQ(h.admitter->PendingReason("ns/a")->reason, "NamespaceMismatch");
+
+  auto m2 = OneQueue();
+  m2.cluster_queues[0].namespace_selector = model::LabelSelector{{{"kubernetes.io/metadata.name", "ns"}}, {}};
+  Harness h2(m2);
+  h2.Submit(Cpu("ns/a", "1"));
+  h2.Run();
+  EXPECT_TRUE(h2.Running("ns/a"));
+}
+
+TEST(QueueingTest, PriorityThenCreationOrder) {
+  Harness h(OneQueue("2"));
+  h.Submit(Cpu("ns/low-old", "2", 0).Order(1), 0);
+  h.Submit(Cpu("ns/high-new", "2", 10).Order(2), 5);
+  h.Submit(Cpu("ns/low-new", "2", 0).Order(3), 5);
+  h.Run(5);
+  EXPECT_TRUE(h.Running("ns/high-new"));
+  h.Finish("ns/high-new");
+  h.Run(6);
+  EXPECT_TRUE(h.Running("ns/low-old"));
+  EXPECT_FALSE(h.Running("ns/low-new"));
+}
+
+TEST(QueueingTest, SeveralAdmissionsPerQueuePerCycle) {
+  Harness h(OneQueue("4"));
+  for (int i = 0; i < 6; ++i) h.Submit(Cpu("ns/w" + std::to_string(i), "1").Order(i));
+  auto ds = h.admitter->RunCycle(0, h.oracle);
+  int admits = 0;
+  for (const auto& d : ds) admits += d.kind == Decision::Kind::kAdmit;
+  EXPECT_EQ(admits, 4);  // one cycle, quota charged after each
+  EXPECT_TRUE(h.admitter->CheckInvariants().empty());
+}
+
+TEST(QueueingTest, ParkedUntilCapacityFreed) {
+  Harness h(OneQueue("4"));
+  h.Submit(Cpu("ns/a", "3").Order(1));
+  h.Run();
+  h.Submit(Cpu("ns/b", "2").Order(2));
+  h.Run();
+  EXPECT_FALSE(h.Running("ns/b"));
+  int calls = h.oracle.can_place_calls;
+  h.Run();  // parked: not even looked at
+  EXPECT_EQ(h.oracle.can_place_calls, calls);
+  h.Finish("ns/a");
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/b"));
+}
+
+TEST(QueueingTest, QuotaFitsButNodesDoNot) {
+  FakeOracle oracle(ResourceList::FromQuantities({{"cpu", Q("2")}}));
+  Harness h(OneQueue("4"), oracle);
+  h.Submit(Cpu("ns/a", "3"));
+  h.Run();
+  EXPECT_EQ(h.Reason("ns/a"), "InsufficientResources: insufficient nodes for ns/a");
+  h.admitter->NotifyCapacityChanged();
+  EXPECT_EQ(h.admitter->RunCycle(0, h.oracle).size(), 0u);  // same reason: nothing new to say
+}
+
+TEST(QueueingTest, NoQueueWorkloadsNeedOnlyNodes) {
+  FakeOracle oracle(ResourceList::FromQuantities({{"cpu", Q("4")}}));
+  Harness h(OneQueue("1"), oracle);
+  h.Submit(W("ns/free", "").PodSet("main", 2, {{"cpu", "2"}}));
+  h.Submit(W("ns/free2", "").PodSet("main", 1, {{"cpu", "2"}}).Order(1));
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/free"));
+  EXPECT_FALSE(h.Running("ns/free2"));
+  EXPECT_EQ(h.admitter->QueueOf("ns/free").cluster_queue, "");
+  h.Finish("ns/free");
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/free2"));
+}
+
+TEST(QueueingTest, RequeueKeepsOriginalPosition) {
+  Harness h(OneQueue("2"));
+  h.Submit(Cpu("ns/first", "2").Order(1), 0);
+  h.Run(0);
+  h.Submit(Cpu("ns/second", "2").Order(2), 10);
+  h.Run(10);
+  h.oracle.Release("ns/first");
+  h.admitter->Requeue("ns/first", 20);
+  h.running.erase("ns/first");
+  h.Run(20);
+  EXPECT_TRUE(h.Running("ns/first"));  // created at 0: ahead of second
+  EXPECT_FALSE(h.Running("ns/second"));
+}
+
+}  // namespace
+}  // namespace muster::admission::testing
