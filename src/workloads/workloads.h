@@ -30,9 +30,9 @@ struct RankContext {
 };
 
 struct PodIdentity {
-  std::string hostname;             // stable "<job>-<podset>-<index>"
+  std::string hostname;                    // stable "<job>-<podset>-<index>"
   std::map<std::string, std::string> env;  // RANK, WORLD_SIZE, MASTER_ADDR, PET_*, TF_CONFIG...
-  std::string mpi_hostfile;         // MPIJob launcher: "host slots=N" lines
+  std::string mpi_hostfile;                // MPIJob launcher: "host slots=N" lines
 };
 
 // The identity of pod `index` of pod set `pod_set` (index into Workload::pod_sets).

@@ -1,0 +1,45 @@
+// JobSet (jobset.x-k8s.io/v1alpha2) -> Workload: one pod set per replicated job, named
+// by it, holding the pods of all its child Jobs (replicas x pods per Job), as Kueue's
+// jobset integration counts them.
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "workloads/build_internal.h"
+
+namespace muster::workloads::internal {
+
+Result<model::Workload> BuildJobSet(const model::JobSet& job, PriorityRefs* refs) {
+  if (job.replicated_jobs.empty()) {
+    return FieldError(job.meta, "spec.replicatedJobs", "at least one replicated job is required");
+  }
+  model::Workload w;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < job.replicated_jobs.size(); ++i) {
+    const model::ReplicatedJob& rj = job.replicated_jobs[i];
+    std::string field = "spec.replicatedJobs[" + std::to_string(i) + "]";
+    if (rj.name.empty()) return FieldError(job.meta, field + ".name", "must not be empty");
+    if (!seen.insert(rj.name).second) {
+      return FieldError(job.meta, field + ".name", "\"" + rj.name + "\" is used twice");
+    }
+    if (rj.replicas < 0) return FieldError(job.meta, field + ".replicas", "must be 0 or more");
+
+    int32_t per_job = rj.tmpl.parallelism;
+    if (rj.tmpl.completions) per_job = std::min(per_job, *rj.tmpl.completions);
+    std::string tmpl_field = field + ".template.spec.template";
+    auto ps = MakePodSet(job.meta, tmpl_field, rj.name, rj.replicas * per_job, rj.tmpl.tmpl);
+    if (!ps.ok()) return ps.status();
+    ps->pods_per_job = per_job;
+    ps->indexed = rj.tmpl.completion_mode == model::CompletionMode::kIndexed;
+    NoteTemplateClass(rj.tmpl.tmpl, tmpl_field, refs);
+    if (w.scheduler_name.empty()) w.scheduler_name = rj.tmpl.tmpl.spec.scheduler_name;
+    w.pod_sets.push_back(std::move(*ps));
+  }
+  // JobSet has no partial start: every pod of every child Job.
+  w.min_available = SumMinCounts(w.pod_sets);
+  w.lifecycle.max_restarts = job.failure_policy.max_restarts;
+  w.lifecycle.restart_on_failure = job.failure_policy.max_restarts > 0;
+  return w;
+}
+
+}  // namespace muster::workloads::internal
