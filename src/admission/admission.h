@@ -129,6 +129,12 @@ class Admitter {
   // (sum of allocatable of schedulable, ready nodes). MakeAdmitter starts from the
   // manifests' nodes; call this when nodes fail, recover or are added.
   virtual void SetClusterCapacity(const ResourceList& /*total*/) {}
+
+  // Added: a ClusterQueue's spec.stopPolicy changed at runtime. HoldAndDrain evicts
+  // (kEvict, reason ClusterQueueStopped) what the queue admitted on the next cycle
+  // and holds its pending workloads; Hold only holds them; None resumes admission.
+  virtual void UpdateStopPolicy(const std::string& /*cluster_queue*/,
+                                model::StopPolicy /*policy*/) {}
 };
 
 // Builds the queue tree from the manifests' ClusterQueues, LocalQueues, Cohorts,

@@ -4,7 +4,6 @@
 #include <map>
 
 #include "admission/admitter_impl.h"
-#include "admission/fair_sharing.h"
 
 namespace muster::admission {
 namespace {
@@ -13,14 +12,6 @@ Assignment QuotaFreeAssignment(const model::Workload& wl) {
   Assignment a;
   for (const auto& ps : wl.pod_sets) a.pod_sets.push_back(PodSetAssignment{ps.name, ps.count, {}});
   return a;
-}
-
-std::vector<FrId> FrsOf(const FrAmounts& usage) {
-  std::vector<FrId> out;
-  for (const auto& [fr, v] : usage) {
-    if (v > 0) out.push_back(fr);
-  }
-  return out;
 }
 
 std::string Plural(size_t n) { return std::to_string(n) + (n == 1 ? " workload" : " workloads"); }
@@ -88,25 +79,35 @@ std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(const Cycle& cycle) 
     e.route = route;
     e.queue = queue;
     e.ws = &workloads_.at(head->key);
-    if (route == Route::kKueue) {
-      e.flavors = AssignFlavors(e.ws->wl, cqs_[queue], tree_, flavors_, {fair_sharing_});
-      e.tree_version = cycle.tree_version;
-      if (fair_sharing_) e.share = ShareAfter(queue, e.flavors.usage);
-    }
-    entries.push_back(std::move(e));
+    if (route == Route::kKueue) e.borrows = FlavorsFor(*e.ws).assignment.borrows;
+    entries.push_back(e);
   };
   for (int32_t c : cq_by_name_) add(Route::kKueue, c, cq_pending_[c]);
   for (int32_t q = 0; q < volcano_.size(); ++q) add(Route::kVolcano, q, vq_pending_[q]);
   add(Route::kNoQueue, -1, no_queue_pending_);
-  // Kueue's entryOrdering: not borrowing first (fair sharing: lower share after
-  // admission first), then priority, then creation; input order and key break ties.
+  if (fair_sharing_) {
+    FairSharingOrder(entries);
+    return entries;
+  }
+  // Kueue's entryOrdering: not borrowing first, then priority, then creation; input
+  // order and key break ties.
   std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
-    if (fair_sharing_ && a.share != b.share) return a.share < b.share;
-    bool ab = a.flavors.assignment.borrows, bb = b.flavors.assignment.borrows;
-    if (ab != bb) return !ab;
+    if (a.borrows != b.borrows) return !a.borrows;
     return a.ws->qkey < b.ws->qkey;
   });
   return entries;
+}
+
+// The assignment depends on the workload and on the usage of its cohort tree only:
+// recomputed when that tree's generation moved (an admission, a release, a config
+// change there), not when another tree changed.
+const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
+  int64_t gen = root_gen_[RootOf(ws.queue)];
+  if (ws.flavors_gen != gen) {
+    ws.flavors = AssignFlavors(ws.wl, cqs_[ws.queue], tree_, flavors_, {fair_sharing_});
+    ws.flavors_gen = gen;
+  }
+  return ws.flavors;
 }
 
 AdmitterImpl::Outcome AdmitterImpl::Process(Entry& e, Cycle& cycle, PlacementOracle& oracle,
@@ -131,81 +132,25 @@ AdmitterImpl::Outcome AdmitterImpl::Process(Entry& e, Cycle& cycle, PlacementOra
 AdmitterImpl::Outcome AdmitterImpl::ProcessKueue(Entry& e, Cycle& cycle, PlacementOracle& oracle,
                                                  std::vector<Decision>& out) {
   WorkloadState& ws = *e.ws;
-  const ClusterQueueSpec& cq = cqs_[e.queue];
-  // Earlier admissions this round changed the tree: assign again against it.
-  if (e.tree_version != cycle.tree_version) {
-    e.flavors = AssignFlavors(ws.wl, cq, tree_, flavors_, {fair_sharing_});
+  Plan plan = PlanKueue(ws, FlavorsFor(ws), cycle, oracle);
+  // Kueue tries smaller counts only when the full counts can neither be admitted
+  // nor preempt their way in.
+  if (plan.kind == Plan::Kind::kPending) {
+    if (auto partial = PlanPartial(ws, cycle, oracle)) plan = std::move(*partial);
   }
-  FlavorAssignment& fa = e.flavors;
-  if (fa.mode == FitMode::kNoFit) {
-    SetPending(ws, fa.reason, fa.message, &out);
-    return Outcome::kPending;
-  }
-  IncomingWorkload in;
-  in.cq = e.queue;
-  in.priority = ws.wl.priority;
-  in.created = ws.qkey.created;
-  in.order = ws.qkey.order;
-  in.usage = &fa.usage;
-  in.preempt_frs = fa.preempt_frs;
-  std::vector<PreemptionCandidate> admitted = AdmittedInTree(e.queue, cycle);
-  auto as_victims = [](const std::vector<PreemptionCandidate>& cands, int32_t own_cq,
-                       const std::vector<Victim>& skip) {
-    std::vector<Victim> v;
-    for (const auto& c : cands) {
-      bool skipped = std::any_of(skip.begin(), skip.end(),
-                                 [&](const Victim& s) { return s.workload_key == c.key; });
-      if (!skipped) v.push_back({c.key, c.cq == own_cq ? kInClusterQueue : kInCohortReclamation});
-    }
-    return v;
-  };
-
-  if (fa.mode == FitMode::kFit) {
-    PlacementOracle::Check check = oracle.CanPlace(ws.wl, fa.assignment, {});
-    if (check.fits) return Admit(ws, fa.assignment, fa.usage, cycle, oracle, out);
-    // Quota fits, nodes do not: preempt what the policies allow, if that helps.
-    if (!ws.wl.preemption_never) {
-      auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted);
-      auto victims = PhysicalPreemption(ws, fa.assignment, {}, as_victims(cands, e.queue, {}),
-                                        cycle, oracle);
-      if (victims) return EmitPreemption(ws, fa.assignment, std::move(*victims), cycle, out);
-    }
-    ws.parked_physical = true;
-    SetPending(ws, check.reason.empty() ? "Unschedulable" : check.reason, check.message, &out);
-    return Outcome::kPending;
-  }
-
-  // Preempt mode: quota is short.
-  if (ws.wl.preemption_never) {
-    SetPending(ws, fa.reason, fa.message + " (its PriorityClass never preempts)", &out);
-    return Outcome::kPending;
-  }
-  std::vector<PreemptionTarget> targets =
-      fair_sharing_ ? FairSharingTargets(in, tree_, cqs_, admitted, fair_sharing_config_)
-                    : ClassicalTargets(in, tree_, cqs_, admitted);
-  if (targets.empty()) {
-    SetPending(ws, fa.reason, fa.message, &out);
-    return Outcome::kPending;
-  }
-  std::vector<Victim> required;
-  for (const auto& t : targets) {
-    if (cycle.victims.count(t.key)) {
-      SetPending(ws, "Pending", "Workload has overlapping preemption targets with another workload",
-                 &out);
+  switch (plan.kind) {
+    case Plan::Kind::kAdmit:
+      return Admit(ws, std::move(plan.flavors.assignment), std::move(plan.flavors.usage), cycle,
+                   oracle, out);
+    case Plan::Kind::kPreempt:
+      return EmitPreemption(ws, plan.flavors.assignment, std::move(plan.victims), cycle, out);
+    case Plan::Kind::kBlocked:
+      SetPending(ws, std::move(plan.reason), std::move(plan.message), &out);
       return Outcome::kPreempting;  // retried next cycle, not parked
-    }
-    required.push_back({t.key, t.detail});
+    case Plan::Kind::kPending: break;
   }
-  std::vector<std::string> keys;
-  for (const auto& v : required) keys.push_back(v.workload_key);
-  PlacementOracle::Check check = oracle.CanPlace(ws.wl, fa.assignment, keys);
-  if (check.fits) return EmitPreemption(ws, fa.assignment, std::move(required), cycle, out);
-  auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted);
-  auto victims = PhysicalPreemption(ws, fa.assignment, required, as_victims(cands, e.queue, required),
-                                    cycle, oracle);
-  if (victims) return EmitPreemption(ws, fa.assignment, std::move(*victims), cycle, out);
-  ws.parked_physical = true;
-  SetPending(ws, check.reason.empty() ? "Unschedulable" : check.reason, check.message, &out);
+  ws.parked_physical = plan.physical;
+  SetPending(ws, std::move(plan.reason), std::move(plan.message), &out);
   return Outcome::kPending;
 }
 
@@ -300,10 +245,9 @@ AdmitterImpl::Outcome AdmitterImpl::Admit(WorkloadState& ws, Assignment assignme
   physically_parked_.erase(ws.wl.key);
   ws.assignment = std::move(assignment);
   ws.usage = std::move(usage);
-  Charge(ws);
+  Charge(ws);  // bumps the tree's generation: its cached results are stale now
   oracle.Commit(ws.wl, ws.assignment);
   cycle.admitted.insert(ws.wl.key);
-  ++cycle.tree_version;
   ws.pending = Decision{};
   Decision d;
   d.kind = Decision::Kind::kAdmit;

@@ -63,10 +63,12 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
       if (spec) spec->groups.push_back(std::move(cg));
     }
   };
+  std::map<NodeId, int64_t> weights;  // fairSharing.weight of explicit Cohorts
   for (const auto& c : m.cohorts) {
     NodeId n = cohorts.at(c.meta.name);
     if (!c.parent.empty()) a->tree_.SetParent(n, cohort_node(c.parent));
     set_quotas(n, c.resource_groups, nullptr);
+    weights[n] = c.fair_sharing.weight_milli;
   }
   for (const auto& cq : m.cluster_queues) {
     for (const auto& other : a->cqs_) {
@@ -81,11 +83,16 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
     spec.preemption = cq.preemption;
     spec.fungibility = cq.flavor_fungibility;
     spec.fair_weight_milli = cq.fair_sharing.weight_milli;
+    weights[spec.node] = cq.fair_sharing.weight_milli;
     spec.stop_policy = cq.stop_policy;
     set_quotas(spec.node, cq.resource_groups, &spec);
     a->cqs_.push_back(std::move(spec));
   }
   a->tree_.Finalize();
+  // Cohorts only named by a ClusterQueue have the default weight 1.
+  a->node_weight_.assign(a->tree_.NodeCount(), 1000);
+  for (const auto& [node, w] : weights) a->node_weight_[node] = w;
+  a->root_gen_.assign(a->tree_.NodeCount(), 0);
 
   size_t n = a->cqs_.size();
   a->cq_pending_.resize(n);
@@ -94,7 +101,11 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
   std::iota(a->cq_by_name_.begin(), a->cq_by_name_.end(), 0);
   std::sort(a->cq_by_name_.begin(), a->cq_by_name_.end(),
             [&](int32_t x, int32_t y) { return a->cqs_[x].name < a->cqs_[y].name; });
-  for (int32_t i : a->cq_by_name_) a->cqs_by_root_[a->tree_.Root(a->cqs_[i].node)].push_back(i);
+  a->cq_root_.resize(n);
+  for (int32_t i : a->cq_by_name_) {
+    a->cq_root_[i] = a->tree_.Root(a->cqs_[i].node);
+    a->cqs_by_root_[a->cq_root_[i]].push_back(i);
+  }
 
   for (const auto& lq : m.local_queues) {
     LocalQueueState s;

@@ -1,11 +1,19 @@
 // AdmitterImpl: the queue tree (Kueue ClusterQueues/Cohorts and Volcano queues),
 // the pending queues and what admitted workloads hold. Split by concern:
 // admitter_build.cc (MakeAdmitter), admitter_queueing.cc (enqueue, requeue,
-// parking, reasons, invariants), admission_cycle.cc (RunCycle).
+// parking, reasons, invariants, stop policies), admission_cycle.cc (RunCycle),
+// kueue_plan.cc (one Kueue head: fit, preempt, partial admission), fair_sharing.cc
+// (shares and the fair-sharing order of heads).
+//
+// Throughput: a ClusterQueue's flavor assignment and preemption candidates depend
+// only on the usage of its cohort tree, so each root carries a generation bumped on
+// every usage or configuration change there; results are cached per generation and
+// an admission invalidates only its own tree.
 #pragma once
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -32,7 +40,13 @@ class AdmitterImpl : public Admitter {
   QueueInfo QueueOf(const std::string& workload_key) const override;
   std::optional<Decision> PendingReason(const std::string& workload_key) const override;
   std::vector<std::string> CheckInvariants() const override;
-  void SetClusterCapacity(const ResourceList& total) override { volcano_.SetTotal(total); }
+  void SetClusterCapacity(const ResourceList& total) override;
+  void UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) override;
+  // Forgets every cached flavor assignment and candidate list without unparking
+  // anything: results must not change (tests check the caches against this).
+  void DropCaches() {
+    for (auto& g : root_gen_) g = ++generation_;
+  }
 
  private:
   enum class Route { kKueue, kVolcano, kNoQueue, kHeld };
@@ -50,6 +64,10 @@ class AdmitterImpl : public Admitter {
     int64_t admit_seq = 0;
     Decision pending;       // latest reason while not admitted
     bool parked_physical = false;
+    // Flavor assignment of the full counts against the tree at root generation
+    // `flavors_gen` (-1: none cached).
+    FlavorAssignment flavors;
+    int64_t flavors_gen = -1;
   };
 
   struct LocalQueueState {
@@ -64,19 +82,30 @@ class AdmitterImpl : public Admitter {
     std::set<std::pair<int, int32_t>> blocked;  // (route, queue) done for this cycle
     std::set<std::string> victims;              // chosen for preemption this cycle
     std::set<std::string> admitted;             // admitted this cycle: never victims
-    int64_t tree_version = 0;
+    // Admitted workloads of a cohort tree as preemption candidates, per root, valid
+    // while the root's generation is unchanged.
+    std::map<NodeId, std::pair<int64_t, std::vector<PreemptionCandidate>>> candidates;
   };
 
   struct Entry {
     Route route = Route::kNoQueue;
     int32_t queue = -1;
     WorkloadState* ws = nullptr;
-    FlavorAssignment flavors;  // Kueue only: nominated assignment
-    int64_t tree_version = 0;
-    int64_t share = 0;  // fair sharing: dominant resource share after admission
+    bool borrows = false;  // Kueue only: the nominated assignment borrows
   };
 
   enum class Outcome { kAdmitted, kPending, kPreempting };
+
+  // What one Kueue head would do now (kueue_plan.cc); no side effects but oracle queries.
+  struct Plan {
+    enum class Kind { kAdmit, kPreempt, kPending, kBlocked };
+    Kind kind = Kind::kPending;
+    FlavorAssignment flavors;  // assignment and usage to admit or preempt for
+    std::vector<Victim> victims;
+    std::string reason;
+    std::string message;
+    bool physical = false;  // pending because nodes, not quota, are short
+  };
 
   AdmitterImpl() = default;
 
@@ -89,13 +118,22 @@ class AdmitterImpl : public Admitter {
   void Release(WorkloadState& ws);
   void UnparkAfterRelease(const WorkloadState& ws);
   void UnparkQueue(Route route, int32_t queue);
-  std::vector<PreemptionCandidate> AdmittedInTree(int32_t cq, const Cycle& cycle) const;
+  const std::vector<PreemptionCandidate>& AdmittedInTree(int32_t cq, Cycle& cycle);
+  NodeId RootOf(int32_t cq) const { return cq_root_[cq]; }
+  void BumpGeneration(int32_t cq) { root_gen_[cq_root_[cq]] = ++generation_; }
+  int64_t VolcanoShare(const ResourceList& request) const;  // ppm, Volcano drf
+  void RekeyVolcano();  // Volcano queue keys after the cluster total changed
 
   // admission_cycle.cc
   void DrainStopped(std::vector<Decision>& out);
   std::vector<Entry> CollectHeads(const Cycle& cycle);
+  const FlavorAssignment& FlavorsFor(WorkloadState& ws);
   Outcome Process(Entry& e, Cycle& cycle, PlacementOracle& oracle, std::vector<Decision>& out);
   Outcome ProcessKueue(Entry& e, Cycle& cycle, PlacementOracle& oracle, std::vector<Decision>& out);
+  // kueue_plan.cc
+  Plan PlanKueue(WorkloadState& ws, const FlavorAssignment& fa, Cycle& cycle,
+                 PlacementOracle& oracle);
+  std::optional<Plan> PlanPartial(WorkloadState& ws, Cycle& cycle, PlacementOracle& oracle);
   Outcome ProcessVolcano(Entry& e, Cycle& cycle, PlacementOracle& oracle,
                          std::vector<Decision>& out);
   Outcome Admit(WorkloadState& ws, Assignment assignment, FrAmounts usage, Cycle& cycle,
@@ -106,13 +144,18 @@ class AdmitterImpl : public Admitter {
   std::optional<std::vector<Victim>> PhysicalPreemption(
       WorkloadState& ws, const Assignment& assignment, const std::vector<Victim>& required,
       const std::vector<Victim>& optional, const Cycle& cycle, PlacementOracle& oracle);
-  int64_t ShareAfter(int32_t cq, const FrAmounts& usage) const;  // fair_sharing.cc
+  // fair_sharing.cc: Kueue's fair-sharing order of heads (a tournament up the tree).
+  void FairSharingOrder(std::vector<Entry>& entries);
 
   std::vector<ClusterQueueSpec> cqs_;
   std::vector<int32_t> cq_by_name_;  // ClusterQueue indices sorted by name
   std::vector<PendingQueue> cq_pending_;
   std::vector<std::set<std::string>> cq_admitted_;
   std::map<NodeId, std::vector<int32_t>> cqs_by_root_;
+  std::vector<NodeId> cq_root_;       // root of each ClusterQueue's cohort tree
+  std::vector<int64_t> root_gen_;     // by NodeId: last usage/config change there
+  int64_t generation_ = 0;
+  std::vector<int64_t> node_weight_;  // fairSharing.weight (milli) by NodeId
   VolcanoProportion volcano_;
   std::vector<PendingQueue> vq_pending_;
   std::vector<std::set<std::string>> vq_admitted_;

@@ -43,6 +43,8 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
   ws.route = Route::kHeld;
   ws.queue = -1;
   ws.local_queue = wl.local_queue;
+  ws.flavors_gen = -1;  // the queue (and so the tree) may differ now
+  ws.qkey.share = 0;
   auto hold = [&](std::string reason, std::string message) {
     ws.pending = PendingDecision(wl.key, std::move(reason), std::move(message));
   };
@@ -79,6 +81,7 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
     ws.queue = *q;
     if (!volcano_.queue(*q).open) return hold("QueueClosed", "Volcano queue " + wl.volcano_queue + " is closed");
     ws.route = Route::kVolcano;
+    ws.qkey.share = VolcanoShare(ws.request);
     ws.pending = PendingDecision(wl.key, "Pending", "waiting for admission in Volcano queue " + wl.volcano_queue);
     return;
   }
@@ -96,7 +99,7 @@ void AdmitterImpl::Enqueue(const model::Workload& workload, Time now) {
   }
   WorkloadState ws;
   ws.wl = workload;
-  ws.qkey = QueueKey{workload.priority, created, workload.meta.order, workload.key};
+  ws.qkey = QueueKey{workload.priority, 0, created, workload.meta.order, workload.key};
   ws.request = TotalRequest(workload);
   Resolve(ws);
   auto [pos, inserted] = workloads_.emplace(workload.key, std::move(ws));
@@ -112,6 +115,7 @@ void AdmitterImpl::Charge(WorkloadState& ws) {
     case Route::kKueue:
       tree_.AddUsage(cqs_[ws.queue].node, ws.usage);
       cq_admitted_[ws.queue].insert(ws.wl.key);
+      BumpGeneration(ws.queue);
       break;
     case Route::kVolcano:
       volcano_.queue(ws.queue).allocated += ws.request;
@@ -129,6 +133,7 @@ void AdmitterImpl::Release(WorkloadState& ws) {
     case Route::kKueue:
       tree_.RemoveUsage(cqs_[ws.queue].node, ws.usage);
       cq_admitted_[ws.queue].erase(ws.wl.key);
+      BumpGeneration(ws.queue);
       break;
     case Route::kVolcano:
       volcano_.queue(ws.queue).allocated -= ws.request;
@@ -201,6 +206,9 @@ void AdmitterImpl::Requeue(const std::string& key, Time /*now*/) {
 }
 
 void AdmitterImpl::NotifyCapacityChanged() {
+  // Capacity or configuration moved outside the quota tree: every cached result
+  // may be stale.
+  for (auto& g : root_gen_) g = ++generation_;
   for (auto& q : cq_pending_) q.UnparkAll();
   for (auto& q : vq_pending_) q.UnparkAll();
   no_queue_pending_.UnparkAll();
@@ -218,16 +226,24 @@ void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string
   if (out && changed) out->push_back(ws.pending);
 }
 
-std::vector<PreemptionCandidate> AdmitterImpl::AdmittedInTree(int32_t cq, const Cycle& cycle) const {
-  std::vector<PreemptionCandidate> out;
-  auto root = cqs_by_root_.find(tree_.Root(cqs_[cq].node));
+// Cached per root for the cycle: only an admission in that tree (which bumps its
+// generation) changes the admitted set or cycle.admitted there; victims chosen this
+// cycle stay in the list (a workload needing them is skipped as overlapping).
+const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInTree(int32_t cq, Cycle& cycle) {
+  NodeId root_node = RootOf(cq);
+  auto [slot, inserted] = cycle.candidates.try_emplace(root_node);
+  if (!inserted && slot->second.first == root_gen_[root_node]) return slot->second.second;
+  slot->second.first = root_gen_[root_node];
+  std::vector<PreemptionCandidate>& out = slot->second.second;
+  out.clear();
+  auto root = cqs_by_root_.find(root_node);
   for (int32_t c : root->second) {
     for (const std::string& key : cq_admitted_[c]) {
       // Victims chosen this cycle stay: a workload needing them is skipped (overlap).
       if (cycle.admitted.count(key) || draining_.count(key)) continue;
       const WorkloadState& ws = workloads_.at(key);
       PreemptionCandidate pc;
-      pc.key = key;
+      pc.key = ws.wl.key;  // lives as long as the workload state
       pc.cq = c;
       pc.priority = ws.wl.priority;
       pc.created = ws.qkey.created;
@@ -238,6 +254,66 @@ std::vector<PreemptionCandidate> AdmitterImpl::AdmittedInTree(int32_t cq, const 
     }
   }
   return out;
+}
+
+// Volcano drf: the job's dominant share, max over resources of its request over the
+// cluster total. muster admits whole gangs, so this is the share drf's allocated
+// accounting reaches once the job's tasks are bound; jobs that would hold less of
+// the cluster go first among equal priorities.
+int64_t AdmitterImpl::VolcanoShare(const ResourceList& request) const {
+  int64_t share = 0;
+  const ResourceList& total = volcano_.total();
+  for (ResourceId id : request.SortedIds()) {
+    int64_t have = total.Get(id), want = request.Get(id);
+    if (want <= 0) continue;
+    int64_t s = have <= 0 ? 1000000 : std::min<int64_t>(1000000, want * 1000000 / have);
+    share = std::max(share, s);
+  }
+  return share;
+}
+
+void AdmitterImpl::RekeyVolcano() {
+  for (int32_t q = 0; q < volcano_.size(); ++q) {
+    for (const QueueKey& old : vq_pending_[q].All()) {
+      WorkloadState& ws = workloads_.at(old.key);
+      ws.qkey.share = VolcanoShare(ws.request);
+      vq_pending_[q].Replace(old, ws.qkey);
+    }
+  }
+}
+
+void AdmitterImpl::SetClusterCapacity(const ResourceList& total) {
+  volcano_.SetTotal(total);
+  RekeyVolcano();
+}
+
+// Kueue reacts to a stopPolicy edit at once: Hold and HoldAndDrain stop admitting
+// (HoldAndDrain also evicts what the queue admitted, in the next cycle's
+// DrainStopped); None puts the held workloads back in line with their original
+// creation time.
+void AdmitterImpl::UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) {
+  auto it = std::lower_bound(cq_by_name_.begin(), cq_by_name_.end(), cluster_queue,
+                             [&](int32_t c, const std::string& name) { return cqs_[c].name < name; });
+  if (it == cq_by_name_.end() || cqs_[*it].name != cluster_queue) return;
+  int32_t c = *it;
+  if (cqs_[c].stop_policy == policy) return;
+  cqs_[c].stop_policy = policy;
+  BumpGeneration(c);
+  if (policy != model::StopPolicy::kNone) {
+    for (const QueueKey& k : cq_pending_[c].All()) {
+      WorkloadState& ws = workloads_.at(k.key);
+      cq_pending_[c].Erase(k);
+      physically_parked_.erase(k.key);
+      Resolve(ws);  // held with ClusterQueueStopped
+    }
+    return;
+  }
+  // Order of insertion does not matter: the pending queue is a sorted set.
+  for (auto& [key, ws] : workloads_) {
+    if (ws.admitted || ws.route != Route::kHeld || ws.queue != c) continue;
+    Resolve(ws);
+    if (PendingQueue* q = QueueFor(ws)) q->Push(ws.qkey);
+  }
 }
 
 QueueInfo AdmitterImpl::QueueOf(const std::string& key) const {

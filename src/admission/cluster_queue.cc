@@ -28,6 +28,17 @@ const QueueKey* PendingQueue::First() const {
   return *p < *a ? p : a;
 }
 
+std::vector<QueueKey> PendingQueue::All() const {
+  std::vector<QueueKey> out(active_.begin(), active_.end());
+  out.insert(out.end(), parked_.begin(), parked_.end());
+  return out;
+}
+
+void PendingQueue::Replace(const QueueKey& from, const QueueKey& to) {
+  if (active_.erase(from) > 0) active_.insert(to);
+  if (parked_.erase(from) > 0) parked_.insert(to);
+}
+
 bool NamespaceMatches(const std::optional<model::LabelSelector>& selector,
                       const std::string& ns) {
   if (!selector) return false;

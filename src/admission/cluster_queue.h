@@ -40,14 +40,18 @@ struct ClusterQueueSpec {
   std::string inactive_message;  // non-empty: misconfigured (e.g. a missing flavor)
 };
 
-// Queue order: priority (desc), then creation time, then input order, then key.
+// Queue order: priority (desc), then (Volcano queues only) the job's dominant
+// share, lower first, as Volcano's drf job order ranks right after the priority
+// plugin's tier; then creation time, then input order, then key.
 struct QueueKey {
   int32_t priority = 0;
+  int64_t share = 0;  // Volcano drf share in parts per million; 0 for Kueue
   Time created = 0;
   int64_t order = 0;
   std::string key;
   friend bool operator<(const QueueKey& a, const QueueKey& b) {
     if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.share != b.share) return a.share < b.share;
     if (a.created != b.created) return a.created < b.created;
     if (a.order != b.order) return a.order < b.order;
     return a.key < b.key;
@@ -79,6 +83,10 @@ class PendingQueue {
   bool Empty() const { return active_.empty() && parked_.empty(); }
   size_t Size() const { return active_.size() + parked_.size(); }
   bool HasParked() const { return !parked_.empty(); }
+  // Every pending key, active then parked (each in queue order).
+  std::vector<QueueKey> All() const;
+  // Re-keys `from` as `to`, keeping it active or parked.
+  void Replace(const QueueKey& from, const QueueKey& to);
 
  private:
   std::set<QueueKey> active_;

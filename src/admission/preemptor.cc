@@ -80,7 +80,7 @@ std::vector<PreemptionTarget> MinimalPreemptions(const IncomingWorkload& in, Quo
   std::vector<const PreemptionCandidate*> still_out;
   for (size_t i = 0; i < removed.size(); ++i) {
     if (!keep_out[i]) continue;
-    targets.push_back({removed[i]->key, details[i]});
+    targets.push_back({std::string(removed[i]->key), details[i]});
     still_out.push_back(removed[i]);
   }
   AddAll(tree, cqs, still_out);

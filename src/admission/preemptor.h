@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "admission/cluster_queue.h"
@@ -16,7 +17,9 @@
 namespace muster::admission {
 
 struct PreemptionCandidate {
-  std::string key;
+  // A view of the admitted workload's key: candidate lists are rebuilt often, and
+  // the key outlives them (it belongs to the workload's state).
+  std::string_view key;
   int32_t cq = -1;  // index into the ClusterQueue specs
   int32_t priority = 0;
   Time created = 0;

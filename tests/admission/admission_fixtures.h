@@ -2,6 +2,7 @@
 // (the YAML decoder is not needed: tests say exactly what the tree holds).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -125,6 +126,12 @@ struct W {
     wl.volcano_queue = q;
     return *this;
   }
+  // kueue.x-k8s.io/job-min-parallelism: the (single) pod set may shrink to `min`.
+  W& MinParallelism(int32_t min) {
+    wl.meta.annotations["kueue.x-k8s.io/job-min-parallelism"] = std::to_string(min);
+    wl.pod_sets.back().min_count = min;
+    return *this;
+  }
   W& NeverPreempts() {
     wl.preemption_never = true;
     return *this;
@@ -138,19 +145,19 @@ class FakeOracle : public PlacementOracle {
   FakeOracle() = default;
   explicit FakeOracle(ResourceList capacity) : capacity_(std::move(capacity)) {}
 
-  Check CanPlace(const model::Workload& wl, const Assignment&,
+  Check CanPlace(const model::Workload& wl, const Assignment& a,
                  const std::vector<std::string>& assume_evicted) override {
     ++can_place_calls;
-    if (Fits(wl, assume_evicted)) return {true, "", ""};
+    if (Fits(wl, a, assume_evicted)) return {true, "", ""};
     return {false, "InsufficientResources", "insufficient nodes for " + wl.key};
   }
   std::optional<std::vector<std::string>> PhysicalVictims(
-      const model::Workload& wl, const Assignment&, const std::vector<std::string>& cands) override {
+      const model::Workload& wl, const Assignment& a, const std::vector<std::string>& cands) override {
     std::vector<std::string> out;
     bool fits = false;
     for (const auto& c : cands) {
       out.push_back(c);
-      if (Fits(wl, out)) {
+      if (Fits(wl, a, out)) {
         fits = true;
         break;
       }
@@ -159,12 +166,12 @@ class FakeOracle : public PlacementOracle {
     for (int i = static_cast<int>(out.size()) - 2; i >= 0; --i) {
       std::vector<std::string> without = out;
       without.erase(without.begin() + i);
-      if (Fits(wl, without)) out = without;
+      if (Fits(wl, a, without)) out = without;
     }
     return out;
   }
-  void Commit(const model::Workload& wl, const Assignment&) override {
-    used_[wl.key] = Total(wl);
+  void Commit(const model::Workload& wl, const Assignment& a) override {
+    used_[wl.key] = Total(wl, a);
     committed.push_back(wl.key);
   }
   void Release(const std::string& key) { used_.erase(key); }
@@ -173,14 +180,20 @@ class FakeOracle : public PlacementOracle {
   std::vector<std::string> committed;
 
  private:
-  static ResourceList Total(const model::Workload& wl) {
+  // Pods the assignment admits (partial admission may lower a pod set's count).
+  static ResourceList Total(const model::Workload& wl, const Assignment& a) {
     ResourceList t;
-    for (const auto& ps : wl.pod_sets) t += ps.requests.Scaled(ps.count);
+    for (size_t i = 0; i < wl.pod_sets.size(); ++i) {
+      int32_t n = i < a.pod_sets.size() && a.pod_sets[i].count > 0 ? a.pod_sets[i].count
+                                                                   : wl.pod_sets[i].count;
+      t += wl.pod_sets[i].requests.Scaled(n);
+    }
     return t;
   }
-  bool Fits(const model::Workload& wl, const std::vector<std::string>& evicted) const {
+  bool Fits(const model::Workload& wl, const Assignment& a,
+            const std::vector<std::string>& evicted) const {
     if (!capacity_) return true;
-    ResourceList used = Total(wl);
+    ResourceList used = Total(wl, a);
     for (const auto& [k, r] : used_) {
       if (std::find(evicted.begin(), evicted.end(), k) == evicted.end()) used += r;
     }
@@ -199,6 +212,7 @@ struct Harness {
   // key -> eviction details "detail by preemptor"
   std::map<std::string, std::vector<std::string>> evictions;
   std::set<std::string> running;
+  std::function<void()> before_cycle;  // runs before every RunCycle when set
 
   explicit Harness(const model::ManifestSet& m, FakeOracle o = FakeOracle()) : oracle(std::move(o)) {
     auto a = MakeAdmitter(m);
@@ -215,6 +229,7 @@ struct Harness {
   std::vector<Decision> Run(Time t = 0) {
     std::vector<Decision> all;
     for (int i = 0; i < 100; ++i) {
+      if (before_cycle) before_cycle();
       std::vector<Decision> ds = admitter->RunCycle(t, oracle);
       bool moved = false;
       for (const Decision& d : ds) {

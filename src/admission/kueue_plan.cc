@@ -1,0 +1,168 @@
+// One Kueue head: does its assignment fit quota and nodes, which workloads would it
+// preempt, and, for a Job with kueue.x-k8s.io/job-min-parallelism, which smaller
+// counts would fit (Kueue's partial admission, pkg/scheduler/flavorassigner
+// podset_reducer.go). Planning has no side effects beyond oracle queries, so the
+// partial-admission search can probe as many counts as it needs.
+#include <algorithm>
+
+#include "admission/admitter_impl.h"
+#include "admission/fair_sharing.h"
+#include "workloads/keys.h"
+
+namespace muster::admission {
+namespace {
+
+std::vector<FrId> FrsOf(const FrAmounts& usage) {
+  std::vector<FrId> out;
+  for (const auto& [fr, v] : usage) {
+    if (v > 0) out.push_back(fr);
+  }
+  return out;
+}
+
+// Kueue sets PodSet.minCount only for batch Jobs carrying the annotation; other
+// kinds' min_count is a gang minimum (Volcano minAvailable, Kubeflow
+// schedulingPolicy), which never shrinks what Kueue admits.
+bool CanBePartiallyAdmitted(const model::Workload& wl) {
+  if (!wl.meta.annotations.count(std::string(workloads::kJobMinParallelismAnnotation))) {
+    return false;
+  }
+  return std::any_of(wl.pod_sets.begin(), wl.pod_sets.end(), [](const model::PodSet& ps) {
+    return std::max(ps.min_count, 1) < ps.count;
+  });
+}
+
+}  // namespace
+
+AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssignment& fa,
+                                           Cycle& cycle, PlacementOracle& oracle) {
+  Plan plan;
+  plan.flavors = fa;
+  auto pending = [&](std::string reason, std::string message, bool physical) {
+    plan.kind = Plan::Kind::kPending;
+    plan.reason = std::move(reason);
+    plan.message = std::move(message);
+    plan.physical = physical;
+    return std::move(plan);
+  };
+  auto unschedulable = [&](const PlacementOracle::Check& check) {
+    return pending(check.reason.empty() ? "Unschedulable" : check.reason, check.message, true);
+  };
+  auto preempt = [&](std::vector<Victim> victims) {
+    plan.kind = Plan::Kind::kPreempt;
+    plan.victims = std::move(victims);
+    return std::move(plan);
+  };
+  if (fa.mode == FitMode::kNoFit) return pending(fa.reason, fa.message, false);
+
+  int32_t cq = ws.queue;
+  IncomingWorkload in;
+  in.cq = cq;
+  in.priority = ws.wl.priority;
+  in.created = ws.qkey.created;
+  in.order = ws.qkey.order;
+  in.usage = &fa.usage;
+  in.preempt_frs = fa.preempt_frs;
+  const std::vector<PreemptionCandidate>& admitted = AdmittedInTree(cq, cycle);
+  auto as_victims = [](const std::vector<PreemptionCandidate>& cands, int32_t own_cq,
+                       const std::vector<Victim>& skip) {
+    std::vector<Victim> v;
+    for (const auto& c : cands) {
+      bool skipped = std::any_of(skip.begin(), skip.end(),
+                                 [&](const Victim& s) { return s.workload_key == c.key; });
+      if (!skipped) {
+        v.push_back({std::string(c.key), c.cq == own_cq ? kInClusterQueue : kInCohortReclamation});
+      }
+    }
+    return v;
+  };
+
+  if (fa.mode == FitMode::kFit) {
+    PlacementOracle::Check check = oracle.CanPlace(ws.wl, fa.assignment, {});
+    if (check.fits) {
+      plan.kind = Plan::Kind::kAdmit;
+      return plan;
+    }
+    // Quota fits, nodes do not: preempt what the policies allow, if that helps.
+    if (!ws.wl.preemption_never) {
+      auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted);
+      auto victims = PhysicalPreemption(ws, fa.assignment, {}, as_victims(cands, cq, {}), cycle,
+                                        oracle);
+      if (victims) return preempt(std::move(*victims));
+    }
+    return unschedulable(check);
+  }
+
+  // Preempt mode: quota is short.
+  if (ws.wl.preemption_never) {
+    return pending(fa.reason, fa.message + " (its PriorityClass never preempts)", false);
+  }
+  std::vector<PreemptionTarget> targets =
+      fair_sharing_
+          ? FairSharingTargets(in, tree_, cqs_, admitted, fair_sharing_config_, node_weight_)
+          : ClassicalTargets(in, tree_, cqs_, admitted);
+  if (targets.empty()) return pending(fa.reason, fa.message, false);
+  std::vector<Victim> required;
+  for (const auto& t : targets) {
+    if (cycle.victims.count(t.key)) {
+      plan.kind = Plan::Kind::kBlocked;
+      plan.reason = "Pending";
+      plan.message = "Workload has overlapping preemption targets with another workload";
+      return plan;
+    }
+    required.push_back({t.key, t.detail});
+  }
+  std::vector<std::string> keys;
+  for (const auto& v : required) keys.push_back(v.workload_key);
+  PlacementOracle::Check check = oracle.CanPlace(ws.wl, fa.assignment, keys);
+  if (check.fits) return preempt(std::move(required));
+  auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted);
+  auto victims = PhysicalPreemption(ws, fa.assignment, required,
+                                    as_victims(cands, cq, required), cycle, oracle);
+  if (victims) return preempt(std::move(*victims));
+  return unschedulable(check);
+}
+
+// Kueue's PodSetReducer: binary search over how much of the slack (count -
+// minCount, summed over pod sets) to give up, spreading each step over the pod
+// sets in proportion to their slack (rounded up, so the last step reaches every
+// minCount). The smallest reduction that can be admitted or can preempt its way in
+// wins. Counts are carried in PodSetAssignment::count; the usage charged is that of
+// the reduced counts only.
+std::optional<AdmitterImpl::Plan> AdmitterImpl::PlanPartial(WorkloadState& ws, Cycle& cycle,
+                                                            PlacementOracle& oracle) {
+  const model::Workload& wl = ws.wl;
+  if (!CanBePartiallyAdmitted(wl)) return std::nullopt;
+  std::vector<int32_t> full, slack;
+  int64_t total = 0;
+  for (const model::PodSet& ps : wl.pod_sets) {
+    full.push_back(ps.count);
+    slack.push_back(std::max(0, ps.count - std::clamp(ps.min_count, 1, ps.count)));
+    total += slack.back();
+  }
+  model::Workload reduced = wl;
+  auto probe = [&](int64_t step) {
+    for (size_t i = 0; i < full.size(); ++i) {
+      int64_t cut = (slack[i] * step + total - 1) / total;
+      reduced.pod_sets[i].count = full[i] - static_cast<int32_t>(cut);
+    }
+    FlavorAssignment fa = AssignFlavors(reduced, cqs_[ws.queue], tree_, flavors_, {fair_sharing_});
+    return PlanKueue(ws, fa, cycle, oracle);
+  };
+  // Smallest step in [1, total] whose plan is not pending; monotone as in Kueue.
+  int64_t lo = 1, hi = total + 1;
+  std::optional<Plan> best;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    Plan p = probe(mid);
+    if (p.kind == Plan::Kind::kAdmit || p.kind == Plan::Kind::kPreempt) {
+      best = std::move(p);
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return best;
+}
+
+}  // namespace muster::admission

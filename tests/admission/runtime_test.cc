@@ -1,0 +1,158 @@
+// Runtime changes and ordering details: stop policies changed while running,
+// Volcano drf job order, and cached per-cohort results giving the same decisions
+// as recomputing everything every cycle.
+#include <gtest/gtest.h>
+
+#include "admission/admitter_impl.h"
+#include "admission_fixtures.h"
+
+namespace muster::admission::testing {
+namespace {
+
+model::ManifestSet CpuQueue(const char* cpu) {
+  model::ManifestSet m;
+  m.resource_flavors = {RF("default")};
+  m.cluster_queues = {CQ("cq", "", {Group({"cpu"}, {Flavor("default", {{"cpu", cpu}})})})};
+  m.local_queues = {LQ("ns", "lq", "cq")};
+  return m;
+}
+
+W Cpu(const std::string& key, const std::string& cpu, int64_t order) {
+  W w(key, "lq");
+  w.PodSet("main", 1, {{"cpu", cpu}}).Order(order);
+  return w;
+}
+
+struct StopCase {
+  std::string name;
+  model::StopPolicy policy;
+  std::vector<std::string> evicted;  // "key reason"
+  bool a_running_while_stopped;
+  std::string c_reason;  // the pending one while stopped
+};
+
+TEST(StopPolicyTest, UpdateAtRuntime) {
+  std::vector<StopCase> cases = {
+      {"HoldAndDrain evicts and holds", model::StopPolicy::kHoldAndDrain,
+       {"ns/a ClusterQueueStopped", "ns/b ClusterQueueStopped"}, false,
+       "ClusterQueueStopped: ClusterQueue cq is stopped"},
+      {"Hold keeps admitted ones", model::StopPolicy::kHold, {}, true,
+       "ClusterQueueStopped: ClusterQueue cq is stopped"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Harness h(CpuQueue("4"));
+    h.Submit(Cpu("ns/a", "2", 1));
+    h.Submit(Cpu("ns/b", "2", 2));
+    h.Submit(Cpu("ns/c", "2", 3));
+    h.Run();
+    ASSERT_TRUE(h.Running("ns/a") && h.Running("ns/b"));
+    h.admitter->UpdateStopPolicy("cq", c.policy);
+    h.Run();
+    std::vector<std::string> evicted;
+    for (const auto& [key, evs] : h.evictions) {
+      for (const auto& e : evs) evicted.push_back(key + " " + e);
+    }
+    EXPECT_EQ(evicted, c.evicted);
+    EXPECT_EQ(h.Running("ns/a"), c.a_running_while_stopped);
+    EXPECT_FALSE(h.Running("ns/c"));
+    EXPECT_EQ(h.Reason("ns/c"), c.c_reason);
+    // None resumes: the queue admits again in creation order.
+    h.admitter->UpdateStopPolicy("cq", model::StopPolicy::kNone);
+    h.Run();
+    EXPECT_TRUE(h.Running("ns/a"));
+    EXPECT_TRUE(h.Running("ns/b"));
+    EXPECT_EQ(h.Running("ns/c"), false);
+    h.Finish("ns/a");
+    h.Run();
+    EXPECT_TRUE(h.Running("ns/c"));
+  }
+}
+
+TEST(StopPolicyTest, UnknownQueueIsIgnored) {
+  Harness h(CpuQueue("4"));
+  h.Submit(Cpu("ns/a", "2", 1));
+  h.admitter->UpdateStopPolicy("nope", model::StopPolicy::kHoldAndDrain);
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/a"));
+}
+
+struct DrfCase {
+  std::string name;
+  int32_t big_priority;
+  std::string first;  // the one admitted while the other waits
+};
+
+// Volcano's default tiers order jobs by the priority plugin first, then drf
+// (lower dominant share first), then creation.
+TEST(VolcanoDrfOrderTest, LowerShareFirstAmongEqualPriority) {
+  std::vector<DrfCase> cases = {
+      {"equal priority: smaller share first, though created later", 0, "v/small"},
+      {"higher priority beats a smaller share", 5, "v/big"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    model::ManifestSet m;
+    m.volcano_queues = {VQ("q", 1)};
+    m.nodes = {GpuNode("n", "8")};
+    // Room for one of them at a time.
+    Harness h(m, FakeOracle(ResourceList::FromQuantities({{"nvidia.com/gpu", Q("6")}})));
+    h.Submit(W("v/big", "").PodSet("w", 1, {{"nvidia.com/gpu", "6"}}).Volcano("q").Priority(c.big_priority).Order(1), 0);
+    h.Submit(W("v/small", "").PodSet("w", 1, {{"nvidia.com/gpu", "1"}}).Volcano("q").Order(2), 5);
+    h.Run(5);
+    EXPECT_TRUE(h.Running(c.first));
+    EXPECT_EQ(h.running.size(), 1u);
+  }
+}
+
+// Per-cohort caching must not change a single decision: replay the same workload
+// stream on two admitters, one of which drops every cache before every cycle.
+TEST(CachingTest, SameDecisionsAsRecomputingEverything) {
+  model::ManifestSet m;
+  m.resource_flavors = {RF("gpu")};
+  for (int co = 0; co < 3; ++co) {
+    for (int q = 0; q < 3; ++q) {
+      std::string name = "cq" + std::to_string(co) + std::to_string(q);
+      auto cq = CQ(name, "co" + std::to_string(co),
+                   {Group({"nvidia.com/gpu"}, {Flavor("gpu", {R("nvidia.com/gpu", "4")})})});
+      cq.preemption.reclaim_within_cohort = model::PreemptionPolicy::kAny;
+      cq.preemption.within_cluster_queue = model::PreemptionPolicy::kLowerPriority;
+      m.cluster_queues.push_back(cq);
+      m.local_queues.push_back(LQ("ns", name, name));
+    }
+  }
+  auto play = [&](bool invalidate) {
+    Harness h(m);
+    if (invalidate) {
+      h.before_cycle = [&h] { static_cast<AdmitterImpl&>(*h.admitter).DropCaches(); };
+    }
+    std::vector<std::string> log;
+    uint32_t seed = 7;
+    auto next = [&] { return seed = seed * 1103515245u + 12345u, (seed >> 8) % 1000; };
+    for (int step = 0; step < 40; ++step) {
+      for (int k = 0; k < 4; ++k) {
+        int n = step * 4 + k;
+        std::string cq = "cq" + std::to_string(next() % 3) + std::to_string(next() % 3);
+        W w("ns/w" + std::to_string(n), cq);
+        w.PodSet("main", 1, {{"nvidia.com/gpu", std::to_string(1 + next() % 4)}})
+            .Priority(static_cast<int32_t>(next() % 3))
+            .Order(n);
+        h.Submit(w, step);
+      }
+      if (step % 3 == 2 && !h.running.empty()) h.Finish(*std::next(h.running.begin(), next() % h.running.size()));
+      std::vector<Decision> ds = h.Run(step);
+      for (const Decision& d : ds) {
+        std::string line = std::to_string(static_cast<int>(d.kind)) + " " + d.workload_key;
+        for (const auto& v : d.victims) line += " " + v.workload_key;
+        log.push_back(line);
+      }
+    }
+    return log;
+  };
+  std::vector<std::string> cached = play(false), fresh = play(true);
+  EXPECT_GT(cached.size(), 100u);
+  EXPECT_EQ(cached, fresh);
+}
+
+}  // namespace
+}  // namespace muster::admission::testing
