@@ -141,8 +141,9 @@ IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
   for (const auto& key : level_keys) {
     auto it = labels_.find(key);
     if (it == labels_.end()) continue;
+    std::vector<int32_t>& level = level_domains_[key];
     for (const auto& [value, ranks] : it->second) {
-      domains_.Add(Domain{DomainIndex::LabelKey(key, value), ranks, 0});
+      level.push_back(domains_.Add(Domain{DomainIndex::LabelKey(key, value), ranks, 0}));
     }
   }
   for (auto& hn : hyper_nodes) {
@@ -150,12 +151,36 @@ IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
         domains_.Add(Domain{DomainIndex::HyperNodeKey(hn.name), std::move(hn.ranks), hn.tier}));
   }
   domain_free_gpus_.assign(domains_.Size(), 0);
+  domain_nodes_ge_.assign(static_cast<size_t>(domains_.Size()) * buckets_.size(), 0);
+  domain_free_cpu_.assign(domains_.Size(), 0);
+  domain_free_mem_.assign(domains_.Size(), 0);
   for (int32_t d = 0; d < domains_.Size(); ++d) {
-    for (int32_t r : domains_.Get(d).ranks) {
-      NodeInfo& info = infos_[by_rank_[r]];
-      info.domains.push_back(d);
-      domain_free_gpus_[d] += static_cast<int64_t>(info.gpus.size());
-    }
+    for (int32_t r : domains_.Get(d).ranks) infos_[by_rank_[r]].domains.push_back(d);
+  }
+  for (NodeIndex i = 0; i < n; ++i) AddToDomains(i, FreeOf(i), +1);
+}
+
+const std::vector<int32_t>& IndexedClusterState::LevelDomains(const std::string& label_key) const {
+  static const std::vector<int32_t> kNone;
+  auto it = level_domains_.find(label_key);
+  return it == level_domains_.end() ? kNone : it->second;
+}
+
+IndexedClusterState::NodeFree IndexedClusterState::FreeOf(NodeIndex i) const {
+  const NodeInfo& info = infos_[i];
+  const NodeUsage& u = usage_[i];
+  return NodeFree{u.FreeWholeGpus(), info.allocatable.Get(kCpu) - u.used.Get(kCpu),
+                  info.allocatable.Get(kMemory) - u.used.Get(kMemory)};
+}
+
+void IndexedClusterState::AddToDomains(NodeIndex i, const NodeFree& f, int32_t sign) {
+  const size_t stride = buckets_.size();
+  for (int32_t d : infos_[i].domains) {
+    domain_free_gpus_[d] += sign * f.gpus;
+    domain_free_cpu_[d] += sign * f.cpu;
+    domain_free_mem_[d] += sign * f.memory;
+    int32_t* ge = &domain_nodes_ge_[static_cast<size_t>(d) * stride];
+    for (int32_t k = 0; k <= f.gpus; ++k) ge[k] += sign;
   }
 }
 
@@ -187,29 +212,31 @@ const std::vector<BoundPod>* IndexedClusterState::Bound(const std::string& key) 
   return it == bound_.end() ? nullptr : &it->second;
 }
 
-void IndexedClusterState::OnFreeGpusChanged(NodeIndex i, int32_t before) {
-  int32_t after = usage_[i].FreeWholeGpus();
-  if (after == before) return;
-  int32_t rank = infos_[i].name_rank;
-  buckets_[before].erase(rank);
-  buckets_[after].insert(rank);
-  for (int32_t d : infos_[i].domains) domain_free_gpus_[d] += after - before;
+void IndexedClusterState::OnNodeChanged(NodeIndex i, const NodeFree& before) {
+  NodeFree after = FreeOf(i);
+  if (after.gpus != before.gpus) {
+    int32_t rank = infos_[i].name_rank;
+    buckets_[before.gpus].erase(rank);
+    buckets_[after.gpus].insert(rank);
+  }
+  AddToDomains(i, before, -1);
+  AddToDomains(i, after, +1);
 }
 
 void IndexedClusterState::Bind(const std::string& key, BoundPod pod) {
   NodeIndex i = pod.node;
-  int32_t before = usage_[i].FreeWholeGpus();
+  NodeFree before = FreeOf(i);
   pod.charges = Charge(infos_[i], usage_[i], pod.shape, pod.alloc);
-  OnFreeGpusChanged(i, before);
+  OnNodeChanged(i, before);
   ++pods_on_node_[i][key];
   bound_[key].push_back(std::move(pod));
 }
 
 void IndexedClusterState::Unbind(const BoundPod& pod, const std::string& key) {
   NodeIndex i = pod.node;
-  int32_t before = usage_[i].FreeWholeGpus();
+  NodeFree before = FreeOf(i);
   Refund(usage_[i], pod.shape, pod.alloc, pod.charges);
-  OnFreeGpusChanged(i, before);
+  OnNodeChanged(i, before);
   auto it = pods_on_node_[i].find(key);
   if (it != pods_on_node_[i].end() && --it->second <= 0) pods_on_node_[i].erase(it);
 }
@@ -232,7 +259,7 @@ Status IndexedClusterState::Commit(const GangPlan& plan, const model::Workload& 
       return FailedPrecondition("node " + info.node.meta.name + " is not ready");
     }
     auto [it, inserted] = scratch.emplace(p.node, usage_[p.node]);
-    PodAlloc alloc{p.gpus, p.numa_zone};
+    PodAlloc alloc{p.gpus, p.numa_zone, p.container_zones};
     if (!AllocStillFits(info, it->second, shapes[p.pod_set], alloc)) {
       return FailedPrecondition("pod " + workload.pod_sets[p.pod_set].name + "-" +
                                 std::to_string(p.index) + " of " + workload.key +
@@ -242,7 +269,8 @@ Status IndexedClusterState::Commit(const GangPlan& plan, const model::Workload& 
   }
   std::string key = plan.workload_key.empty() ? workload.key : plan.workload_key;
   for (const auto& p : plan.pods) {
-    Bind(key, BoundPod{p.pod_set, p.index, p.node, shapes[p.pod_set], {p.gpus, p.numa_zone}, {}});
+    Bind(key, BoundPod{p.pod_set, p.index, p.node, shapes[p.pod_set],
+                       {p.gpus, p.numa_zone, p.container_zones}, {}});
   }
   return Status::Ok();
 }
@@ -302,12 +330,31 @@ std::vector<std::string> IndexedClusterState::CheckInvariants() const {
       errs.push_back(name + ": free-GPU bucket is stale");
     }
   }
+  const size_t stride = buckets_.size();
   for (int32_t d = 0; d < domains_.Size(); ++d) {
-    int64_t sum = 0;
-    for (int32_t r : domains_.Get(d).ranks) sum += usage_[by_rank_[r]].FreeWholeGpus();
-    if (sum != domain_free_gpus_[d]) {
+    NodeFree sum;
+    std::vector<int32_t> ge(stride, 0);
+    for (int32_t r : domains_.Get(d).ranks) {
+      NodeFree f = FreeOf(by_rank_[r]);
+      sum.gpus += f.gpus;
+      sum.cpu += f.cpu;
+      sum.memory += f.memory;
+      for (int32_t k = 0; k <= f.gpus; ++k) ++ge[k];
+    }
+    if (sum.gpus != domain_free_gpus_[d]) {
       errs.push_back(domains_.Get(d).key + ": aggregate free GPUs " +
-                     std::to_string(domain_free_gpus_[d]) + ", nodes say " + std::to_string(sum));
+                     std::to_string(domain_free_gpus_[d]) + ", nodes say " +
+                     std::to_string(sum.gpus));
+    }
+    if (sum.cpu != domain_free_cpu_[d] || sum.memory != domain_free_mem_[d]) {
+      errs.push_back(domains_.Get(d).key + ": aggregate free cpu/memory is stale");
+    }
+    for (size_t k = 0; k < stride; ++k) {
+      if (ge[k] != domain_nodes_ge_[d * stride + k]) {
+        errs.push_back(domains_.Get(d).key + ": nodes with >= " + std::to_string(k) +
+                       " free GPUs is stale");
+        break;
+      }
     }
   }
   return errs;

@@ -57,6 +57,15 @@ class IndexedClusterState final : public ClusterState {
                                              const std::string& value) const;
   const DomainIndex& Domains() const { return domains_; }
   int64_t DomainFreeGpus(int32_t domain) const { return domain_free_gpus_[domain]; }
+  // Nodes of a domain with at least `k` free whole GPUs (0 <= k <= MaxGpusPerNode()).
+  int32_t DomainNodesWithFreeGpus(int32_t domain, int32_t k) const {
+    return domain_nodes_ge_[static_cast<size_t>(domain) * buckets_.size() + k];
+  }
+  // Free cpu (milli) and memory (bytes) summed over a domain's nodes.
+  int64_t DomainFreeCpu(int32_t domain) const { return domain_free_cpu_[domain]; }
+  int64_t DomainFreeMemory(int32_t domain) const { return domain_free_mem_[domain]; }
+  // Label domains of one label key (a Topology level), in label-value order.
+  const std::vector<int32_t>& LevelDomains(const std::string& label_key) const;
   // Kueue Topologies, sorted by name.
   const std::vector<model::Topology>& Topologies() const { return topologies_; }
   // Node's label values for Topology `t`'s levels ("" where a label is missing).
@@ -71,7 +80,16 @@ class IndexedClusterState final : public ClusterState {
  private:
   void Bind(const std::string& key, BoundPod pod);
   void Unbind(const BoundPod& pod, const std::string& key);
-  void OnFreeGpusChanged(NodeIndex i, int32_t before);
+  // What a node adds to its domains' aggregates.
+  struct NodeFree {
+    int32_t gpus = 0;
+    int64_t cpu = 0;
+    int64_t memory = 0;
+  };
+  NodeFree FreeOf(NodeIndex i) const;
+  // Moves node `i` between free-GPU buckets and updates its domains' aggregates.
+  void OnNodeChanged(NodeIndex i, const NodeFree& before);
+  void AddToDomains(NodeIndex i, const NodeFree& f, int32_t sign);
 
   std::vector<NodeInfo> infos_;
   std::vector<NodeUsage> usage_;
@@ -82,6 +100,10 @@ class IndexedClusterState final : public ClusterState {
   std::map<std::string, std::map<std::string, std::vector<int32_t>>> labels_;
   DomainIndex domains_;
   std::vector<int64_t> domain_free_gpus_;
+  std::vector<int32_t> domain_nodes_ge_;  // [domain * buckets_.size() + k]
+  std::vector<int64_t> domain_free_cpu_;
+  std::vector<int64_t> domain_free_mem_;
+  std::map<std::string, std::vector<int32_t>> level_domains_;  // label key -> domain ids
   std::vector<model::Topology> topologies_;
   std::vector<int32_t> hyper_node_domains_;
   std::vector<std::vector<std::vector<std::string>>> paths_;  // [topology][node]

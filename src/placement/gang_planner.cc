@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 
+#include "placement/domain_search.h"
 #include "placement/node_fit.h"
 #include "placement/scorer_factory.h"
 #include "placement/topology_domains.h"
@@ -67,15 +68,28 @@ void AssignRanks(const PathSource& paths, PodList& pods) {
   const IndexedClusterState& state = paths.state;
   std::vector<size_t> order(pods.size());
   for (size_t k = 0; k < pods.size(); ++k) order[k] = k;
-  std::vector<std::vector<std::string>> path(pods.size());
+  // Cached paths are compared in place; only uncached ones are computed.
+  std::vector<std::vector<std::string>> computed;
+  std::vector<const std::vector<std::string>*> path(pods.size(), nullptr);
+  if (paths.topology < 0 && !paths.levels.empty()) computed.resize(pods.size());
   for (size_t k = 0; k < pods.size(); ++k) {
-    if (paths.topology >= 0 || !paths.levels.empty()) path[k] = paths.Get(pods[k].node);
+    if (paths.topology >= 0) {
+      path[k] = paths.Cached(pods[k].node);
+    } else if (!paths.levels.empty()) {
+      computed[k] = paths.Get(pods[k].node);
+      path[k] = &computed[k];
+    }
+  }
+  static const std::vector<std::string> kNoPath;
+  for (auto& p : path) {
+    if (p == nullptr) p = &kNoPath;
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (path[a] != path[b]) return path[a] < path[b];
+    if (*path[a] != *path[b]) return *path[a] < *path[b];
     return state.Info(pods[a].node).name_rank < state.Info(pods[b].node).name_rank;
   });
   PodList sorted;
+  sorted.reserve(order.size());
   for (size_t k = 0; k < order.size(); ++k) {
     sorted.push_back(std::move(pods[order[k]]));
     sorted.back().index = static_cast<int32_t>(k);
@@ -85,7 +99,8 @@ void AssignRanks(const PathSource& paths, PodList& pods) {
 
 PodPlacement Place(Overlay& ov, const PodSetContext& ctx, NodeIndex node, PodAlloc alloc) {
   Charge(ov.Base().Info(node), ov.Mutable(node), ctx.shape, alloc);
-  return PodPlacement{ctx.pod_set, 0, node, std::move(alloc.gpus), alloc.numa_zone};
+  return PodPlacement{ctx.pod_set, 0, node, std::move(alloc.gpus), alloc.numa_zone,
+                      std::move(alloc.container_zones)};
 }
 
 std::variant<PodList, PlacementFailure> PlanGreedy(Overlay& ov, const NodeSearch& search,
@@ -109,13 +124,9 @@ std::variant<PodList, PlacementFailure> PlanTas(Overlay& ov, const NodeSearch& s
   const std::vector<std::string>& levels = paths.levels;
   const IndexedClusterState& base = ov.Base();
   const std::string& level = levels[level_idx];
-  const int64_t gang_gpus = int64_t{ctx.shape.gpus} * count;
-  std::vector<TasLeaf> leaves;
-  std::vector<NodeIndex> leaf_nodes;
-  // Visit the requested level's domains; under `required`, a domain whose free GPUs
-  // cannot hold the whole pod set is skipped without looking at its nodes.
   // Nodes that can take no pod are left out: they add nothing to any domain's count.
   std::vector<std::tuple<std::vector<std::string>, int32_t, int32_t>> order;  // path, rank, cap
+  int64_t gathered = 0;
   auto add = [&](int32_t r) {
     if (allowed != nullptr && !std::binary_search(allowed->begin(), allowed->end(), r)) return;
     NodeIndex i = base.NodeAtRank(r);
@@ -125,57 +136,105 @@ std::variant<PodList, PlacementFailure> PlanTas(Overlay& ov, const NodeSearch& s
     if (std::find(path.begin(), path.end(), "") != path.end()) return;  // TAS needs every level
     int32_t cap = PodsFit(base.Info(i), ov.Usage(i), ctx.shape, count);
     if (cap > 0) order.emplace_back(std::move(path), r, cap);
+    gathered += cap;
+  };
+  auto fail = [&](const std::string& why) {
+    return PlacementFailure{"TopologyUnsatisfiable",
+                            "pod set " + ctx.name + " needs " + std::to_string(count) +
+                                " pods in one " + level + (required ? "" : " (preferred)") +
+                                ": " + why};
+  };
+  // Runs Kueue's assignment over the gathered nodes and charges the pods.
+  auto assign = [&]() -> std::variant<PodList, PlacementFailure> {
+    std::sort(order.begin(), order.end());
+    std::vector<TasLeaf> leaves;
+    std::vector<NodeIndex> leaf_nodes;
+    leaves.reserve(order.size());
+    leaf_nodes.reserve(order.size());
+    for (auto& [path, r, cap] : order) {
+      leaves.push_back(TasLeaf{std::move(path), cap});
+      leaf_nodes.push_back(base.NodeAtRank(r));
+    }
+    auto result = FindTasAssignment(leaves, static_cast<int32_t>(levels.size()),
+                                    TasRequest{level_idx, required, count});
+    if (auto* why = std::get_if<std::string>(&result)) return fail(*why);
+    const auto& counts = std::get<std::vector<int32_t>>(result);
+    PodList pods;
+    pods.reserve(count);
+    for (size_t l = 0; l < counts.size(); ++l) {
+      for (int32_t k = 0; k < counts[l]; ++k) {
+        NodeIndex i = leaf_nodes[l];
+        auto alloc = TryAllocate(base.Info(i), ov.Usage(i), ctx.shape);
+        if (!alloc) {
+          return PlacementFailure{"TopologyUnsatisfiable",
+                                  "pod set " + ctx.name + ": node " + base.Info(i).node.meta.name +
+                                      " lost room while assigning its topology domain"};
+        }
+        pods.push_back(Place(ov, ctx, i, std::move(*alloc)));
+      }
+    }
+    return pods;
   };
   const DomainIndex& domains = base.Domains();
+  if (paths.topology >= 0 && required) {
+    // Domain at a time: the aggregates bound what each domain of the level can
+    // hold; domains are tried best fit first (smallest bound that holds the pod
+    // set, ties in path order as FindTasAssignment breaks them) and only the
+    // tried domain's nodes are scanned. The bound is exact unless filters, NUMA
+    // or per-node leftovers bind, in which case the scan finds the domain short
+    // and the next one is tried.
+    const std::vector<int32_t>& level_domains = base.LevelDomains(level);
+    std::vector<DomainBound> candidates = DomainsThatMayHold(ov, level_domains, ctx.shape, count);
+    auto prefix_less = [&](const DomainBound& a, const DomainBound& b) {
+      if (a.pods != b.pods) return a.pods < b.pods;
+      const auto& pa = base.TopologyPath(base.NodeAtRank(domains.Get(a.domain).ranks[0]),
+                                         paths.topology);
+      const auto& pb = base.TopologyPath(base.NodeAtRank(domains.Get(b.domain).ranks[0]),
+                                         paths.topology);
+      return std::lexicographical_compare(pa.begin(), pa.begin() + level_idx + 1, pb.begin(),
+                                          pb.begin() + level_idx + 1);
+    };
+    std::stable_sort(candidates.begin(), candidates.end(), prefix_less);
+    int64_t largest = LargestDomainBoundBelow(ov, level_domains, ctx.shape, count);
+    for (const DomainBound& c : candidates) {
+      order.clear();
+      gathered = 0;
+      for (int32_t r : domains.Get(c.domain).ranks) add(r);
+      largest = std::max(largest, gathered);
+      if (gathered < count) continue;
+      auto r = assign();
+      if (std::holds_alternative<PodList>(r)) return r;
+    }
+    return fail("largest domain fits " + std::to_string(std::min<int64_t>(largest, count - 1)) +
+                " of " + std::to_string(count) + " pods");
+  }
   if (paths.topology >= 0) {
     const std::string prefix = "label:" + level + "=";
     for (int32_t d = 0; d < domains.Size(); ++d) {
       const Domain& dom = domains.Get(d);
       if (dom.key.compare(0, prefix.size(), prefix) != 0) continue;
-      if (required && gang_gpus > 0 && ov.DomainFreeGpus(d) < gang_gpus) continue;
       for (int32_t r : dom.ranks) add(r);
     }
   } else {
     // The level is not an indexed Topology level: scan the node labels.
     for (int32_t r = 0; r < base.NodeCount(); ++r) add(r);
   }
-  std::sort(order.begin(), order.end());
-  for (auto& [path, r, cap] : order) {
-    leaves.push_back(TasLeaf{std::move(path), cap});
-    leaf_nodes.push_back(base.NodeAtRank(r));
-  }
-  auto result = FindTasAssignment(leaves, static_cast<int32_t>(levels.size()),
-                                  TasRequest{level_idx, required, count});
-  if (auto* why = std::get_if<std::string>(&result)) {
-    return PlacementFailure{"TopologyUnsatisfiable",
-                            "pod set " + ctx.name + " needs " + std::to_string(count) +
-                                " pods in one " + level + (required ? "" : " (preferred)") +
-                                ": " + *why};
-  }
-  const auto& counts = std::get<std::vector<int32_t>>(result);
-  PodList pods;
-  for (size_t l = 0; l < counts.size(); ++l) {
-    for (int32_t k = 0; k < counts[l]; ++k) {
-      NodeIndex i = leaf_nodes[l];
-      auto alloc = TryAllocate(base.Info(i), ov.Usage(i), ctx.shape);
-      if (!alloc) {
-        return PlacementFailure{"TopologyUnsatisfiable",
-                                "pod set " + ctx.name + ": node " + base.Info(i).node.meta.name +
-                                    " lost room while assigning its topology domain"};
-      }
-      pods.push_back(Place(ov, ctx, i, std::move(*alloc)));
-    }
-  }
-  return pods;
+  return assign();
 }
 
 }  // namespace
 
-GangPlannerImpl::GangPlannerImpl(const model::SchedulerConfiguration& config)
-    : scorer_(MakeScorer(config)) {}
+GangPlannerImpl::GangPlannerImpl(const model::SchedulerConfiguration& config,
+                                 const PlannerOptions& options)
+    : scorer_(MakeScorer(config, options)), max_scored_nodes_(options.max_scored_nodes) {}
 
 std::unique_ptr<GangPlanner> MakeGangPlanner(const model::SchedulerConfiguration& config) {
   return std::make_unique<GangPlannerImpl>(config);
+}
+
+std::unique_ptr<GangPlanner> MakeGangPlanner(const model::SchedulerConfiguration& config,
+                                             const PlannerOptions& options) {
+  return std::make_unique<GangPlannerImpl>(config, options);
 }
 
 std::variant<GangPlan, PlacementFailure> GangPlannerImpl::Plan(
@@ -254,7 +313,7 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
     Overlay& ov, const PlacementRequest& request, const std::vector<int32_t>* scope) const {
   const IndexedClusterState& base = ov.Base();
   const model::Workload& wl = *request.workload;
-  NodeSearch search(ov, *scorer_);
+  NodeSearch search(ov, *scorer_, max_scored_nodes_);
   GangPlan plan;
   plan.workload_key = wl.key;
   std::vector<std::string> default_levels;

@@ -16,9 +16,11 @@ namespace muster::placement {
 
 class GangPlannerImpl final : public GangPlanner {
  public:
-  explicit GangPlannerImpl(const model::SchedulerConfiguration& config);
+  explicit GangPlannerImpl(const model::SchedulerConfiguration& config,
+                           const PlannerOptions& options = {});
   // For tests and benchmarks that pick a scorer directly.
-  explicit GangPlannerImpl(std::unique_ptr<Scorer> scorer) : scorer_(std::move(scorer)) {}
+  explicit GangPlannerImpl(std::unique_ptr<Scorer> scorer, const PlannerOptions& options = {})
+      : scorer_(std::move(scorer)), max_scored_nodes_(options.max_scored_nodes) {}
 
   std::variant<GangPlan, PlacementFailure> Plan(const ClusterState& state,
                                                 const PlacementRequest& request) const override;
@@ -39,6 +41,7 @@ class GangPlannerImpl final : public GangPlanner {
                                                           const PlacementRequest& request) const;
 
   std::unique_ptr<Scorer> scorer_;
+  int32_t max_scored_nodes_ = kMaxFeasibleNodes;
 };
 
 }  // namespace muster::placement

@@ -20,7 +20,28 @@ bool Aligned(const NodeInfo& info) {
   return info.policy != model::TopologyManagerPolicy::kNone && !info.zones.empty();
 }
 
-// Zone charges of one pod: everything to its zone when aligned, else greedy.
+// Adds `take` of zone `z` to the charges, merging with an earlier entry.
+void AddCharge(ZoneCharges& out, int32_t z, const ResourceList& take) {
+  for (auto& [zone, rl] : out) {
+    if (zone == z) {
+      rl += take;
+      return;
+    }
+  }
+  out.emplace_back(z, take);
+}
+
+int64_t Charged(const ZoneCharges& out, int32_t z, ResourceId r) {
+  for (const auto& [zone, rl] : out) {
+    if (zone == z) return rl.Get(r);
+  }
+  return 0;
+}
+
+// Zone charges of one pod: everything to its zone when aligned; under container
+// scope each aligned container's requests to that container's zone; whatever is
+// left (unaligned containers, pod overhead) fills zones greedily, starting with
+// those holding the pod's GPUs.
 ZoneCharges ComputeZoneCharges(const NodeInfo& info, const NodeUsage& usage,
                                const PodShape& shape, const PodAlloc& alloc) {
   ZoneCharges out;
@@ -32,6 +53,20 @@ ZoneCharges ComputeZoneCharges(const NodeInfo& info, const NodeUsage& usage,
     out.emplace_back(alloc.numa_zone, need);
     return out;
   }
+  if (alloc.container_zones.size() == shape.containers.size()) {
+    for (size_t c = 0; c < shape.containers.size(); ++c) {
+      int32_t z = alloc.container_zones[c];
+      if (z < 0 || z >= static_cast<int32_t>(info.zones.size())) continue;
+      ResourceList take;
+      for (ResourceId r : info.zone_resources) {
+        int64_t t = std::min(need.Get(r), shape.containers[c].requests.Get(r));
+        take.Set(r, t);
+        need.Add(r, -t);
+      }
+      if (!take.IsZero()) AddCharge(out, z, take);
+    }
+  }
+  if (need.IsZero()) return out;
   std::vector<int32_t> order;
   for (int32_t d : alloc.gpus) {
     int32_t z = info.gpus[d].numa_zone;
@@ -43,11 +78,12 @@ ZoneCharges ComputeZoneCharges(const NodeInfo& info, const NodeUsage& usage,
   for (int32_t z : order) {
     ResourceList take;
     for (ResourceId r : info.zone_resources) {
-      int64_t t = std::min(need.Get(r), std::max<int64_t>(0, ZoneFree(info, usage, z, r)));
+      int64_t free = ZoneFree(info, usage, z, r) - Charged(out, z, r);
+      int64_t t = std::min(need.Get(r), std::max<int64_t>(0, free));
       take.Set(r, t);
       need.Add(r, -t);
     }
-    if (!take.IsZero()) out.emplace_back(z, take);
+    if (!take.IsZero()) AddCharge(out, z, take);
   }
   return out;
 }
@@ -96,10 +132,26 @@ bool AllocStillFits(const NodeInfo& info, const NodeUsage& usage, const PodShape
     int32_t need = shape.gpu_milli > 0 ? shape.gpu_milli : kMilliPerGpu;
     if (usage.gpu_milli_used[d] + need > kMilliPerGpu) return false;
   }
+  const auto zones = static_cast<int32_t>(info.zones.size());
   if (alloc.numa_zone >= 0) {
-    if (alloc.numa_zone >= static_cast<int32_t>(info.zones.size())) return false;
+    if (alloc.numa_zone >= zones) return false;
     for (ResourceId r : info.zone_resources) {
       if (ZoneFree(info, usage, alloc.numa_zone, r) < shape.requests.Get(r)) return false;
+    }
+  } else if (!alloc.container_zones.empty()) {
+    if (alloc.container_zones.size() != shape.containers.size()) return false;
+    // Each zone must still hold the containers aligned to it.
+    for (int32_t z = 0; z < zones; ++z) {
+      for (ResourceId r : info.zone_resources) {
+        int64_t sum = 0;
+        for (size_t c = 0; c < shape.containers.size(); ++c) {
+          if (alloc.container_zones[c] == z) sum += shape.containers[c].requests.Get(r);
+        }
+        if (sum > 0 && ZoneFree(info, usage, z, r) < sum) return false;
+      }
+    }
+    for (int32_t z : alloc.container_zones) {
+      if (z >= zones) return false;
     }
   }
   return true;

@@ -82,6 +82,9 @@ PodShape MakePodShape(const model::PodSet& pod_set);
 struct PodAlloc {
   std::vector<int32_t> gpus;  // device indices, ascending
   int32_t numa_zone = -1;     // the single zone when aligned, else -1
+  // Container scope: the zone each container was aligned to (-1 = not aligned),
+  // so cpu/memory are charged where each container runs. Empty otherwise.
+  std::vector<int32_t> container_zones;
 };
 
 // The node's resources as scorers see them: nvidia.com/gpu counts devices, and a

@@ -55,7 +55,8 @@ int64_t NodeSearch::Score(const PodSetContext& ctx, NodeIndex i, const PodAlloc&
                 alloc.gpus,
                 ctx.shape.gpu_milli,
                 info.node.taints,
-                ctx.constraints.tolerations};
+                ctx.constraints.tolerations,
+                &info.node.meta.labels};
   return scorer_.Score(in);
 }
 
@@ -67,10 +68,26 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
   int32_t best_rank = 0;
   auto consider = [&](NodeIndex i) {
     if (Filter(ctx, i) != FilterVerdict::kFits) return false;
-    auto alloc = TryAllocate(base.Info(i), ov_.Usage(i), ctx.shape);
+    const NodeInfo& info = base.Info(i);
+    auto alloc = TryAllocate(info, ov_.Usage(i), ctx.shape);
     if (!alloc) return false;
     int64_t score = Score(ctx, i, *alloc);
-    int32_t rank = base.Info(i).name_rank;
+    if (ctx.shape.gpu_milli > 0 && scorer_.ScoresEachSharedDevice() && alloc->numa_zone < 0 &&
+        (info.policy == model::TopologyManagerPolicy::kNone || info.zones.empty())) {
+      // The scorer picks the shared device: every device with room, first best wins.
+      const std::vector<int32_t>& used = ov_.Usage(i).gpu_milli_used;
+      PodAlloc trial;
+      for (int32_t d = 0; d < static_cast<int32_t>(used.size()); ++d) {
+        if (used[d] + ctx.shape.gpu_milli > kMilliPerGpu) continue;
+        trial.gpus.assign(1, d);
+        int64_t s = Score(ctx, i, trial);
+        if (s > score || (s == score && d < alloc->gpus.front())) {
+          score = s;
+          alloc->gpus.assign(1, d);
+        }
+      }
+    }
+    int32_t rank = info.name_rank;
     if (!best || score > best_score || (score == best_score && rank < best_rank)) {
       best = Pick{i, std::move(*alloc)};
       best_score = score;
@@ -88,11 +105,12 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
     consider(i);
   }
   int32_t found = 0;
+  const int32_t limit = max_scored_ > 0 ? max_scored_ : base.NodeCount();
   if (allowed != nullptr) {
     for (int32_t r : *allowed) {
       NodeIndex i = base.NodeAtRank(r);
       if (ov_.Touched(i)) continue;
-      if (consider(i) && ++found >= kMaxFeasibleNodes) break;
+      if (consider(i) && ++found >= limit) break;
     }
     return best;
   }
@@ -100,12 +118,12 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
   // for packing scorers, emptiest first for spreading ones.
   const int32_t lo = ctx.shape.gpu_milli > 0 ? 0 : ctx.shape.gpus;
   const int32_t hi = base.MaxGpusPerNode();
-  for (int32_t step = 0; lo + step <= hi && found < kMaxFeasibleNodes; ++step) {
+  for (int32_t step = 0; lo + step <= hi && found < limit; ++step) {
     int32_t b = scorer_.PrefersFullNodes() ? lo + step : hi - step;
     for (int32_t r : base.GpuBucket(b)) {
       NodeIndex i = base.NodeAtRank(r);
       if (ov_.Touched(i)) continue;
-      if (consider(i) && ++found >= kMaxFeasibleNodes) break;
+      if (consider(i) && ++found >= limit) break;
     }
   }
   return best;

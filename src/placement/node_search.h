@@ -32,7 +32,10 @@ PodSetContext MakePodSetContext(const model::PodSet& ps, int32_t index,
 
 class NodeSearch {
  public:
-  NodeSearch(const Overlay& overlay, const Scorer& scorer) : ov_(overlay), scorer_(scorer) {}
+  // `max_scored` feasible nodes are scored per pod on a whole-cluster search
+  // (0 = every feasible node).
+  NodeSearch(const Overlay& overlay, const Scorer& scorer, int32_t max_scored = kMaxFeasibleNodes)
+      : ov_(overlay), scorer_(scorer), max_scored_(max_scored) {}
 
   FilterVerdict Filter(PodSetContext& ctx, NodeIndex i) const;
 
@@ -52,6 +55,7 @@ class NodeSearch {
  private:
   const Overlay& ov_;
   const Scorer& scorer_;
+  int32_t max_scored_;
 };
 
 }  // namespace muster::placement

@@ -170,6 +170,25 @@ std::optional<PodAlloc> AlignPod(const NodeInfo& info, const NodeUsage& usage,
       for (ResourceId r : info.zone_resources) {
         scratch.zone_used[a->numa_zone].Add(r, need.requests.Get(r));
       }
+    } else {
+      // Unaligned (best-effort): its cpu/memory come from its GPUs' zones first,
+      // as Charge will take them, so later containers see what is left.
+      std::vector<int32_t> order;
+      for (int32_t d : a->gpus) {
+        int32_t z = info.gpus[d].numa_zone;
+        if (z >= 0 && std::find(order.begin(), order.end(), z) == order.end()) order.push_back(z);
+      }
+      for (int32_t z = 0; z < static_cast<int32_t>(info.zones.size()); ++z) {
+        if (std::find(order.begin(), order.end(), z) == order.end()) order.push_back(z);
+      }
+      for (ResourceId r : info.zone_resources) {
+        int64_t left = need.requests.Get(r);
+        for (int32_t z : order) {
+          int64_t t = std::min(left, std::max<int64_t>(0, ZoneFree(info, scratch, z, r)));
+          scratch.zone_used[z].Add(r, t);
+          left -= t;
+        }
+      }
     }
     if (first) {
       out.numa_zone = a->numa_zone;
@@ -177,9 +196,14 @@ std::optional<PodAlloc> AlignPod(const NodeInfo& info, const NodeUsage& usage,
     } else if (a->numa_zone != out.numa_zone) {
       same_zone = false;
     }
+    out.container_zones.push_back(a->numa_zone);
     out.gpus.insert(out.gpus.end(), a->gpus.begin(), a->gpus.end());
   }
-  if (!same_zone) out.numa_zone = -1;
+  if (!same_zone) {
+    out.numa_zone = -1;
+  } else {
+    out.container_zones.clear();  // one zone holds the whole pod
+  }
   // Shape GPUs beyond the containers' (none in practice) come from anywhere.
   int32_t extra = shape.gpus - static_cast<int32_t>(out.gpus.size());
   if (extra > 0) {

@@ -28,6 +28,9 @@ struct PodPlacement {
   NodeIndex node = -1;
   std::vector<int32_t> gpus;  // device indices on the node
   int32_t numa_zone = -1;     // chosen zone when NUMA-aligned, else -1
+  // Container-scope alignment across zones: each container's zone (-1 = not
+  // aligned), in template order; empty when the pod has one zone or none.
+  std::vector<int32_t> container_zones;
 };
 
 // A whole gang's placement, sorted by (pod_set, index).
@@ -111,5 +114,46 @@ class GangPlanner {
 };
 
 std::unique_ptr<GangPlanner> MakeGangPlanner(const model::SchedulerConfiguration& config);
+
+// ---- Planner options (additive; the one-argument MakeGangPlanner uses defaults) ----
+
+// One "typical pod" of the FGD scorer's target workload: a request shape and how
+// often it occurs (Weng et al., ATC'23; the simulator's TargetPod).
+struct FgdTaskType {
+  int64_t cpu_milli = 0;
+  int32_t gpu_milli = 0;  // per GPU: 1..999 = a share of one device, 1000 = whole devices, 0 = none
+  int32_t num_gpus = 0;   // devices (1 for a shared pod, 0 for a cpu-only pod)
+  std::vector<std::string> gpu_models;  // models it accepts (sorted); empty = any
+  double weight = 1;                    // popularity; normalized over the distribution
+};
+
+struct FgdTaskDistribution {
+  std::vector<FgdTaskType> tasks;  // empty = the scorer's built-in default mix
+  // Node label naming a node's GPU model; tasks with gpu_models only fit nodes whose
+  // label value is one of them. Empty = models are ignored.
+  std::string gpu_model_label;
+};
+
+// The typical-pod distribution of a workload, as the FGD simulator derives it:
+// pods counted per (cpu, gpu milli, GPU count, accepted models) shape, cpu-only
+// pods included, shapes taken most popular first (ties by shape) until they cover
+// `popularity_percent` of all pods, weights renormalized over those taken.
+// Accepted models come from a pod set's required node affinity on
+// `gpu_model_label` (operator In).
+FgdTaskDistribution TaskDistributionFromWorkloads(const std::vector<model::Workload>& workloads,
+                                                  const std::string& gpu_model_label,
+                                                  int32_t popularity_percent = 95);
+
+struct PlannerOptions {
+  // Feasible nodes scored per pod when the whole cluster is searched (nodes the
+  // plan already touched come on top). 0 = every feasible node, as kube-scheduler
+  // with percentageOfNodesToScore=100 and the FGD simulator do.
+  int32_t max_scored_nodes = 32;
+  // Target workload of the fgd scoring policy (ignored by the other policies).
+  FgdTaskDistribution fgd;
+};
+
+std::unique_ptr<GangPlanner> MakeGangPlanner(const model::SchedulerConfiguration& config,
+                                             const PlannerOptions& options);
 
 }  // namespace muster::placement

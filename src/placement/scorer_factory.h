@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "model/config.h"
+#include "placement/placement.h"
 #include "placement/scorers/scorer.h"
 
 namespace muster::placement {
@@ -16,6 +17,7 @@ class CombinedScorer final : public Scorer {
   explicit CombinedScorer(std::vector<std::unique_ptr<Scorer>> parts) : parts_(std::move(parts)) {}
   std::string_view Name() const override { return parts_.front()->Name(); }
   bool PrefersFullNodes() const override { return parts_.front()->PrefersFullNodes(); }
+  bool ScoresEachSharedDevice() const override { return parts_.front()->ScoresEachSharedDevice(); }
   int64_t Score(const ScoreInput& in) const override {
     int64_t s = 0;
     for (const auto& p : parts_) s += p->Score(in);
@@ -26,7 +28,9 @@ class CombinedScorer final : public Scorer {
   std::vector<std::unique_ptr<Scorer>> parts_;
 };
 
-std::unique_ptr<Scorer> MakePolicyScorer(const model::SchedulerConfiguration& config);
-std::unique_ptr<Scorer> MakeScorer(const model::SchedulerConfiguration& config);
+std::unique_ptr<Scorer> MakePolicyScorer(const model::SchedulerConfiguration& config,
+                                         const PlannerOptions& options = {});
+std::unique_ptr<Scorer> MakeScorer(const model::SchedulerConfiguration& config,
+                                   const PlannerOptions& options = {});
 
 }  // namespace muster::placement

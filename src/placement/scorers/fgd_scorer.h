@@ -1,82 +1,121 @@
 // Fragmentation Gradient Descent (Weng et al., "Beware of Fragmentation", USENIX
-// ATC'23): place a pod where it increases the node's expected GPU fragmentation
-// the least. A node's fragmentation for one task type is the free GPU capacity that
-// type cannot use (all of it when the type does not fit at all); the expectation
-// weights task types by popularity in the target workload. CPU is not modelled in
-// the task types: the planner's filters already checked it for the real pod.
+// ATC'23), as the paper's simulator (hkust-adsl/kubernetes-scheduler-simulator,
+// FGDScorePlugin) computes it. A node's fragmentation is measured against the
+// target workload's typical pods: for each typical pod, the node's free GPU milli
+// counts as fragmented in full when the pod cannot run there (too few GPUs with
+// enough free milli, too little cpu, a GPU model it does not accept, or a cpu-only
+// pod, which no free GPU helps), else only the devices with less free milli than
+// the pod asks per GPU count. The expectation weights typical pods by popularity;
+// the score is the sigmoid of the reduction in expected fragmentation the pod
+// brings, in the simulator's 0..100 steps (scaled to kMaxScore) so ties match.
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "placement/placement.h"
 #include "placement/scorers/scorer.h"
 
 namespace muster::placement {
 
-struct FgdTaskType {
-  int32_t gpus = 0;       // whole devices
-  int32_t gpu_milli = 0;  // or a shared fraction
-  int64_t weight = 1;     // popularity
-};
-
 class FgdScorer final : public Scorer {
  public:
-  // A default mix of shared and whole-GPU tasks, as in GPU-sharing clusters.
-  static std::vector<FgdTaskType> DefaultWorkload() {
-    return {{0, 250, 20}, {0, 500, 20}, {0, 750, 10}, {1, 0, 30}, {2, 0, 10}, {4, 0, 5}, {8, 0, 5}};
+  // Used when no distribution is given: a mix of shared and whole-GPU pods with
+  // little cpu, as in GPU-sharing clusters.
+  static FgdTaskDistribution DefaultWorkload() {
+    FgdTaskDistribution d;
+    d.tasks = {{0, 250, 1, {}, 20}, {0, 500, 1, {}, 20}, {0, 750, 1, {}, 10}, {0, 1000, 1, {}, 30},
+               {0, 1000, 2, {}, 10}, {0, 1000, 4, {}, 5},  {0, 1000, 8, {}, 5}};
+    return d;
   }
 
-  explicit FgdScorer(std::vector<FgdTaskType> workload = DefaultWorkload())
-      : workload_(std::move(workload)) {}
+  explicit FgdScorer(FgdTaskDistribution workload = DefaultWorkload()) {
+    SetTaskDistribution(std::move(workload));
+  }
+
+  // Replaces the target workload (empty tasks = the default mix).
+  void SetTaskDistribution(FgdTaskDistribution workload) {
+    if (workload.tasks.empty()) {
+      std::string label = std::move(workload.gpu_model_label);
+      workload = DefaultWorkload();
+      workload.gpu_model_label = std::move(label);
+    }
+    double sum = 0;
+    for (const auto& t : workload.tasks) sum += std::max(0.0, t.weight);
+    for (auto& t : workload.tasks) t.weight = sum > 0 ? std::max(0.0, t.weight) / sum : 0;
+    workload_ = std::move(workload);
+  }
+  const FgdTaskDistribution& TaskDistribution() const { return workload_; }
+
   std::string_view Name() const override { return "fgd"; }
   bool PrefersFullNodes() const override { return true; }
+  bool ScoresEachSharedDevice() const override { return true; }
 
   int64_t Score(const ScoreInput& in) const override {
-    const int64_t devices = static_cast<int64_t>(in.device_used_milli.size());
+    const size_t devices = in.device_used_milli.size();
     if (devices == 0) return kMaxScore / 2;
+    const std::string* model = NodeModel(in);
+    const int64_t cpu_left = in.allocatable.Get(kCpu) - in.used.Get(kCpu);
     std::vector<int32_t> after(in.device_used_milli.begin(), in.device_used_milli.end());
-    int32_t per = in.gpu_milli > 0 ? in.gpu_milli : 1000;
-    for (int32_t d : in.chosen_devices) after[d] = std::min(1000, after[d] + per);
-    int64_t delta = Fragmentation(after) - Fragmentation(in.device_used_milli);
-    int64_t half = kMaxScore / 2;
-    return Clamp(half - delta * half / (devices * 1000), 0, kMaxScore);
+    const int32_t per = in.gpu_milli > 0 ? in.gpu_milli : kFullGpu;
+    for (int32_t d : in.chosen_devices) after[d] = std::min(kFullGpu, after[d] + per);
+    double delta = Fragmentation(in.device_used_milli, cpu_left, model) -
+                   Fragmentation(after, cpu_left - in.request.Get(kCpu), model);
+    auto steps = static_cast<int64_t>(100.0 / (1.0 + std::exp(-delta / 1000.0)));
+    return Clamp(steps * (kMaxScore / 100), 0, kMaxScore);
   }
 
-  // Expected fragmentation in milli-GPUs (weighted mean over task types).
-  int64_t Fragmentation(std::span<const int32_t> used) const {
-    int64_t sum = 0;
-    int64_t weights = 0;
-    for (const auto& t : workload_) {
-      sum += t.weight * TaskFragmentation(used, t);
-      weights += t.weight;
+  // Expected fragmented GPU milli of a node (used milli per device, free cpu, GPU
+  // model or null when unknown).
+  double Fragmentation(std::span<const int32_t> used, int64_t cpu_left,
+                       const std::string* model) const {
+    int64_t free_total = 0;
+    for (int32_t u : used) free_total += kFullGpu - u;
+    if (free_total == 0) return 0;
+    double sum = 0;
+    for (const auto& t : workload_.tasks) {
+      sum += t.weight * static_cast<double>(TaskFragmentation(used, free_total, cpu_left, model, t));
     }
-    return weights == 0 ? 0 : sum / weights;
+    return sum;
   }
 
  private:
-  static int64_t TaskFragmentation(std::span<const int32_t> used, const FgdTaskType& t) {
-    int64_t free_total = 0;
-    int64_t whole_free = 0;
-    bool fits_shared = false;
-    for (int32_t u : used) {
-      int32_t free = 1000 - u;
-      free_total += free;
-      whole_free += (u == 0);
-      fits_shared |= t.gpu_milli > 0 && free >= t.gpu_milli;
-    }
-    bool fits = t.gpu_milli > 0 ? fits_shared : whole_free >= t.gpus;
-    if (!fits) return free_total;
-    int64_t frag = 0;
-    for (int32_t u : used) {
-      int32_t free = 1000 - u;
-      if (t.gpu_milli > 0 ? free < t.gpu_milli : (free > 0 && free < 1000)) frag += free;
-    }
-    return frag;
+  static constexpr int32_t kFullGpu = 1000;
+
+  const std::string* NodeModel(const ScoreInput& in) const {
+    if (workload_.gpu_model_label.empty() || in.node_labels == nullptr) return nullptr;
+    auto it = in.node_labels->find(workload_.gpu_model_label);
+    return it == in.node_labels->end() ? nullptr : &it->second;
   }
 
-  std::vector<FgdTaskType> workload_;
+  bool Accessible(const FgdTaskType& t, const std::string* model) const {
+    if (t.gpu_models.empty() || workload_.gpu_model_label.empty()) return true;
+    if (model == nullptr) return false;
+    return std::binary_search(t.gpu_models.begin(), t.gpu_models.end(), *model);
+  }
+
+  int64_t TaskFragmentation(std::span<const int32_t> used, int64_t free_total, int64_t cpu_left,
+                            const std::string* model, const FgdTaskType& t) const {
+    if (t.gpu_milli <= 0 || !Accessible(t, model)) return free_total;
+    int32_t fitting = 0;
+    int64_t too_small = 0;
+    for (int32_t u : used) {
+      int32_t free = kFullGpu - u;
+      if (free >= t.gpu_milli) {
+        ++fitting;
+      } else {
+        too_small += free;
+      }
+    }
+    bool fits = fitting >= std::max(1, t.num_gpus) && cpu_left >= t.cpu_milli;
+    return fits ? too_small : free_total;
+  }
+
+  FgdTaskDistribution workload_;
 };
 
 }  // namespace muster::placement

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/resource_list.h"
+#include "model/node.h"
 #include "model/pod.h"
 
 namespace muster::placement {
@@ -26,6 +27,7 @@ struct ScoreInput {
   int32_t gpu_milli = 0;                       // shared fraction on chosen_devices[0]
   const std::vector<model::Taint>& taints;
   const std::vector<model::Toleration>& tolerations;
+  const model::StringMap* node_labels = nullptr;  // the node's labels, when known
 };
 
 class Scorer {
@@ -36,6 +38,10 @@ class Scorer {
   // Whether fuller nodes tend to score higher: the planner then visits nodes from
   // the fewest free GPUs up, so the first feasible nodes it finds are good ones.
   virtual bool PrefersFullNodes() const = 0;
+  // Whether the planner should score every device that can take a shared (gpu
+  // milli) pod on a node and give the pod the best one, rather than the device
+  // the fit check picked (FGD chooses the device this way).
+  virtual bool ScoresEachSharedDevice() const { return false; }
 };
 
 // Percentage-like helpers in fixed point.
