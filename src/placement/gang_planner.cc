@@ -1,9 +1,12 @@
 #include "placement/gang_planner.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 
+#include "core/clock.h"
 #include "placement/domain_search.h"
 #include "placement/node_fit.h"
 #include "placement/scorer_factory.h"
@@ -14,6 +17,16 @@ namespace {
 
 using PodList = std::vector<PodPlacement>;
 using Mode = model::TopologyRequest::Mode;
+
+// FNV-1a: a hash that is the same on every platform (std::hash is not).
+uint64_t HashKey(const std::string& key) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : key) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
 
 std::vector<int32_t> Intersect(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
   std::vector<int32_t> out;
@@ -226,7 +239,10 @@ std::variant<PodList, PlacementFailure> PlanTas(Overlay& ov, const NodeSearch& s
 
 GangPlannerImpl::GangPlannerImpl(const model::SchedulerConfiguration& config,
                                  const PlannerOptions& options)
-    : scorer_(MakeScorer(config, options)), max_scored_nodes_(options.max_scored_nodes) {}
+    : scorer_(MakeScorer(config, options)),
+      max_scored_nodes_(options.max_scored_nodes),
+      random_tie_break_(options.random_tie_break),
+      tie_break_seed_(options.tie_break_seed) {}
 
 std::unique_ptr<GangPlanner> MakeGangPlanner(const model::SchedulerConfiguration& config) {
   return std::make_unique<GangPlannerImpl>(config);
@@ -313,7 +329,10 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
     Overlay& ov, const PlacementRequest& request, const std::vector<int32_t>* scope) const {
   const IndexedClusterState& base = ov.Base();
   const model::Workload& wl = *request.workload;
-  NodeSearch search(ov, *scorer_, max_scored_nodes_);
+  // One stream per plan, keyed by the workload, so re-planning the same request
+  // (trial overlays, victim search) breaks ties the same way.
+  Rng ties(tie_break_seed_ ^ HashKey(wl.key));
+  NodeSearch search(ov, *scorer_, max_scored_nodes_, random_tie_break_ ? &ties : nullptr);
   GangPlan plan;
   plan.workload_key = wl.key;
   std::vector<std::string> default_levels;

@@ -66,6 +66,7 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
   std::optional<Pick> best;
   int64_t best_score = 0;
   int32_t best_rank = 0;
+  uint64_t tied = 0;  // nodes seen with best_score (random tie-break)
   auto consider = [&](NodeIndex i) {
     if (Filter(ctx, i) != FilterVerdict::kFits) return false;
     const NodeInfo& info = base.Info(i);
@@ -88,7 +89,18 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
       }
     }
     int32_t rank = info.name_rank;
-    if (!best || score > best_score || (score == best_score && rank < best_rank)) {
+    bool take;
+    if (!best || score > best_score) {
+      take = true;
+      tied = 1;
+    } else if (score < best_score) {
+      take = false;
+    } else if (ties_ != nullptr) {
+      take = ties_->Uniform(++tied) == 0;  // the k-th tie replaces with odds 1/k
+    } else {
+      take = rank < best_rank;
+    }
+    if (take) {
       best = Pick{i, std::move(*alloc)};
       best_score = score;
       best_rank = rank;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "placement/node_filter.h"
 #include "placement/overlay.h"
 #include "placement/placement.h"
@@ -34,8 +35,11 @@ class NodeSearch {
  public:
   // `max_scored` feasible nodes are scored per pod on a whole-cluster search
   // (0 = every feasible node).
-  NodeSearch(const Overlay& overlay, const Scorer& scorer, int32_t max_scored = kMaxFeasibleNodes)
-      : ov_(overlay), scorer_(scorer), max_scored_(max_scored) {}
+  // `ties` non-null: equal-score nodes are chosen uniformly at random from it
+  // (reservoir sampling, as kube-scheduler's selectHost); null: first by name.
+  NodeSearch(const Overlay& overlay, const Scorer& scorer, int32_t max_scored = kMaxFeasibleNodes,
+             Rng* ties = nullptr)
+      : ov_(overlay), scorer_(scorer), max_scored_(max_scored), ties_(ties) {}
 
   FilterVerdict Filter(PodSetContext& ctx, NodeIndex i) const;
 
@@ -56,6 +60,7 @@ class NodeSearch {
   const Overlay& ov_;
   const Scorer& scorer_;
   int32_t max_scored_;
+  Rng* ties_;
 };
 
 }  // namespace muster::placement

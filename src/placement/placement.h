@@ -151,6 +151,13 @@ struct PlannerOptions {
   int32_t max_scored_nodes = 32;
   // Target workload of the fgd scoring policy (ignored by the other policies).
   FgdTaskDistribution fgd;
+  // Equal-score nodes: false = the first by name (what tests and the engine
+  // expect); true = uniformly at random among them, as kube-scheduler's
+  // selectHost does (the FGD simulator's protocol). The draw comes from an Rng
+  // seeded with tie_break_seed and the workload key, so a plan stays a pure
+  // function of the state, the request and the options.
+  bool random_tie_break = false;
+  uint64_t tie_break_seed = 0;
 };
 
 std::unique_ptr<GangPlanner> MakeGangPlanner(const model::SchedulerConfiguration& config,

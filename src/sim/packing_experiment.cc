@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <string>
 #include <utility>
 #include <variant>
 
@@ -21,6 +22,15 @@ int64_t ClusterGpuMilli(const placement::ClusterState& state) {
     total += state.GetNode(i).allocatable.Get(kNvidiaGpu) * 1000;
   }
   return total;
+}
+
+// GPU milli a pod asks per device (1000 for whole GPUs, the share for a fraction,
+// 0 without GPUs): what upstream's tune-up compares with the remaining gap.
+int64_t PerGpuMilli(const model::Workload& w) {
+  const int64_t total = WorkloadGpuMilli(w);
+  int64_t whole = 0;
+  for (const model::PodSet& ps : w.pod_sets) whole += ps.requests.Get(kNvidiaGpu);
+  return whole > 0 ? 1000 : total;
 }
 
 }  // namespace
@@ -68,12 +78,13 @@ std::vector<model::Workload> PackingArrivals(const std::vector<model::Workload>&
   }
   if (options.tune_ratio > 0 && !sorted.empty()) {
     // Tune up: append random copies (they arrive after every original pod).
-    // Upstream compares the copy's per-GPU milli with the gap; we compare its total
-    // demand, which only differs for multi-GPU copies and keeps demand <= target.
+    // As upstream (tuneUpPods), the copy's per-GPU milli is compared with the gap
+    // but its whole demand is added, so a multi-GPU copy may overshoot the target
+    // by up to 7 GPUs; the next copy asking more than the gap ends the loop.
     for (int64_t i = 0;; ++i) {
       const model::Workload& src = *sorted[rng.Uniform(sorted.size())];
       const int64_t milli = WorkloadGpuMilli(src);
-      if (static_cast<double>(demand + milli) > target) break;
+      if (static_cast<double>(demand + PerGpuMilli(src)) > target) break;
       model::Workload copy = src;
       copy.meta.name += "-tuned-" + std::to_string(i);
       copy.key = copy.meta.Key();
@@ -139,6 +150,25 @@ Result<PackingResult> RunPackingExperimentOn(placement::ClusterState& state,
   return r;
 }
 
+placement::PlannerOptions PackingPlannerOptions(const std::vector<model::Workload>& pods,
+                                                model::ScoringPolicy policy, uint64_t seed,
+                                                const PackingOptions& options) {
+  placement::PlannerOptions opts;
+  // The simulator runs kube-scheduler with percentageOfNodesToScore: 100.
+  opts.max_scored_nodes = 0;
+  // The scorers' 0..100 steps make ties common, so how they break matters (see
+  // PackingOptions::random_tie_break). Random draws use a stream apart from the
+  // shuffle's.
+  opts.random_tie_break = options.random_tie_break;
+  opts.tie_break_seed = seed * 0x9e3779b97f4a7c15ULL + 0x7469652d627265ULL;
+  if (policy == model::ScoringPolicy::kFgd) {
+    // Upstream's typical pods come from the original workload (SetTypicalPods
+    // runs before tuning), cpu-only pods included.
+    opts.fgd = placement::TaskDistributionFromWorkloads(pods, std::string(kGpuModelLabel));
+  }
+  return opts;
+}
+
 Result<PackingResult> RunPackingExperiment(const std::vector<model::Node>& cluster,
                                            const std::vector<model::Workload>& pods,
                                            model::ScoringPolicy policy, uint64_t seed,
@@ -147,7 +177,8 @@ Result<PackingResult> RunPackingExperiment(const std::vector<model::Node>& clust
   if (!state.ok()) return state.status();
   model::SchedulerConfiguration config;
   config.scoring = policy;
-  std::unique_ptr<placement::GangPlanner> planner = placement::MakeGangPlanner(config);
+  std::unique_ptr<placement::GangPlanner> planner =
+      placement::MakeGangPlanner(config, PackingPlannerOptions(pods, policy, seed, options));
   if (!planner) return Internal("packing experiment: MakeGangPlanner returned no planner");
   return RunPackingExperimentOn(**state, *planner, pods, seed, options);
 }

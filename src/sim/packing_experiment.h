@@ -27,6 +27,12 @@ struct PackingOptions {
   // Shuffle the (name-sorted) pods with the seed before inflating (upstream
   // "--shuffle-pod=true"); false keeps the given order.
   bool shuffle = true;
+  // Equal-score nodes go to the first by name (false) or uniformly at random
+  // (true, kube-scheduler's selectHost). Measured against the published results,
+  // the simulator behaves like a fixed node order: it renames nodes with a
+  // seeded random "NNNN-" prefix, which only matters when ties follow the order.
+  // Random ties cost FGD about 5 and GpuPacking about 3 points (docs/traces.md).
+  bool random_tie_break = false;
 };
 
 struct PackingResult {
@@ -47,10 +53,19 @@ struct PackingResult {
   double allocation_at_130_percent = 0;
 };
 
+// The planner options the simulator's protocol implies: every feasible node
+// scored, ties as options.random_tie_break says (random draws seeded from
+// `seed`), and for fgd the typical-pod
+// distribution of `pods` (the workload before inflation) on kGpuModelLabel.
+placement::PlannerOptions PackingPlannerOptions(const std::vector<model::Workload>& pods,
+                                                model::ScoringPolicy policy, uint64_t seed,
+                                                const PackingOptions& options = {});
+
 // Runs the experiment against the placement layer's public contract:
 // placement::BuildClusterState(nodes) and placement::MakeGangPlanner(config with
-// scoring = policy), one single-pod gang at a time. `pods` are the trace's
-// workloads (e.g. from OpenOpenbTrace); their order does not matter when shuffling.
+// scoring = policy, PackingPlannerOptions(pods, policy, seed)), one single-pod
+// gang at a time. `pods` are the trace's workloads (e.g. from OpenOpenbTrace);
+// their order does not matter when shuffling.
 Result<PackingResult> RunPackingExperiment(const std::vector<model::Node>& cluster,
                                            const std::vector<model::Workload>& pods,
                                            model::ScoringPolicy policy, uint64_t seed,
@@ -66,7 +81,7 @@ Result<PackingResult> RunPackingExperimentOn(placement::ClusterState& state,
 
 // The arrival sequence the experiment uses: name-sorted, shuffled with `seed`,
 // then inflated with copies named "<name>-tuned-<i>" drawn uniformly from the
-// name-sorted originals until one more copy would push the demand past
+// name-sorted originals until a copy's per-GPU milli exceeds the gap to
 // tune_ratio * total_gpu_milli (or pods removed at random while above it).
 std::vector<model::Workload> PackingArrivals(const std::vector<model::Workload>& pods,
                                              int64_t total_gpu_milli, uint64_t seed,
