@@ -1,0 +1,252 @@
+// DecodeText: YAML/JSON text -> documents -> kind dispatch. Per-kind decoders live
+// in decode_<family>.cc.
+#include "api/decode.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+#include "api/decode_common.h"
+#include "api/yaml_value.h"
+
+namespace muster::api {
+namespace {
+
+using internal::DocContext;
+using internal::YamlValue;
+
+using DecodeFn = void (*)(const YamlValue&, model::ObjectMeta, DecodeResult&);
+
+struct KindInfo {
+  const char* group;  // "" for the core group ("v1")
+  const char* kind;
+  std::vector<std::string_view> versions;
+  bool namespaced;
+  DecodeFn decode;
+  bool name_required = true;
+};
+
+// CONTRACT section 1: every understood (group, kind) with its versions and scope.
+const std::vector<KindInfo>& Kinds() {
+  using namespace internal;  // NOLINT: the decoder table reads better unqualified
+  static const std::vector<KindInfo> kinds = {
+      {"", "Node", {"v1"}, false, DecodeNode},
+      {"topology.node.k8s.io", "NodeResourceTopology", {"v1alpha2"}, false,
+       DecodeNodeResourceTopology},
+      {"scheduling.k8s.io", "PriorityClass", {"v1"}, false, DecodePriorityClass},
+      {"kueue.x-k8s.io", "ResourceFlavor", {"v1beta1", "v1beta2"}, false, DecodeResourceFlavor},
+      {"kueue.x-k8s.io", "ClusterQueue", {"v1beta1", "v1beta2"}, false, DecodeClusterQueue},
+      {"kueue.x-k8s.io", "LocalQueue", {"v1beta1", "v1beta2"}, true, DecodeLocalQueue},
+      {"kueue.x-k8s.io", "Cohort", {"v1beta1", "v1beta2", "v1alpha1"}, false, DecodeCohort},
+      {"kueue.x-k8s.io", "WorkloadPriorityClass", {"v1beta1", "v1beta2"}, false,
+       DecodeWorkloadPriorityClass},
+      {"kueue.x-k8s.io", "Topology", {"v1beta1", "v1beta2", "v1alpha1"}, false, DecodeTopology},
+      {"scheduling.volcano.sh", "Queue", {"v1beta1"}, false, DecodeVolcanoQueue},
+      {"scheduling.volcano.sh", "PodGroup", {"v1beta1"}, true, DecodePodGroup},
+      {"topology.volcano.sh", "HyperNode", {"v1alpha1"}, false, DecodeHyperNode},
+      {"batch.volcano.sh", "Job", {"v1alpha1"}, true, DecodeVolcanoJob},
+      {"kubeflow.org", "PyTorchJob", {"v1"}, true, DecodeKubeflowJob},
+      {"kubeflow.org", "TFJob", {"v1"}, true, DecodeKubeflowJob},
+      {"kubeflow.org", "MPIJob", {"v2beta1"}, true, DecodeKubeflowJob},
+      {"jobset.x-k8s.io", "JobSet", {"v1alpha2"}, true, DecodeJobSet},
+      {"batch", "Job", {"v1"}, true, DecodeBatchJob},
+      {"config.kueue.x-k8s.io", "Configuration", {"v1beta1", "v1beta2"}, false,
+       DecodeKueueConfiguration, false},
+      {"muster.dev", "SchedulerConfiguration", {"v1alpha1"}, false, DecodeSchedulerConfiguration,
+       false},
+  };
+  return kinds;
+}
+
+// Rejects documents nested deeper than any manifest needs before yaml-cpp sees
+// them: its recursive-descent parser would otherwise spend the stack on
+// "[[[[..." or "{{{{..." bombs. Block nesting is bounded by yaml-cpp's own guard.
+constexpr int kMaxFlowDepth = 256;
+
+bool FlowTooDeep(std::string_view text) {
+  int depth = 0;
+  for (char c : text) {
+    if (c == '[' || c == '{') {
+      if (++depth > kMaxFlowDepth) return true;
+    } else if (c == ']' || c == '}') {
+      depth = std::max(0, depth - 1);
+    }
+    // Brackets inside quoted or block scalars are counted too, which only errs
+    // towards rejecting absurd inputs.
+  }
+  return false;
+}
+
+void AddError(DecodeResult& out, const std::string& file, int line, std::string message) {
+  Diagnostic d;
+  d.file = file;
+  d.line = line;
+  d.message = std::move(message);
+  out.diagnostics.push_back(std::move(d));
+}
+
+struct DocumentText {
+  std::string_view text;
+  int first_line = 1;  // 1-based line of the document's first line in the file
+};
+
+// A line "---" (alone or followed by whitespace) at column 0 starts a document, as
+// the YAML spec defines it (it also ends block and multi-line scalars). Directive
+// lines ("%YAML 1.2") stay with the document that follows them.
+bool IsDocumentStart(std::string_view line) {
+  return line.substr(0, 3) == "---" &&
+         (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r' ||
+          line[3] == '\n');
+}
+
+std::vector<DocumentText> SplitDocuments(std::string_view text) {
+  std::vector<DocumentText> docs;
+  size_t start = 0, pos = 0;
+  int line = 1, start_line = 1;
+  // True while the first chunk holds only directives, comments and blank lines:
+  // those belong to the document that the first marker starts.
+  bool only_directives = true;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    size_t next = eol == std::string_view::npos ? text.size() : eol + 1;
+    std::string_view l = text.substr(pos, next - pos);
+    if (IsDocumentStart(l)) {
+      if (!only_directives) {
+        docs.push_back({text.substr(start, pos - start), start_line});
+        start = pos;
+        start_line = line;
+      }
+      // From its marker on, the chunk is a document, even an empty one.
+      only_directives = false;
+    } else {
+      size_t first = l.find_first_not_of(" \t\r\n");
+      if (first != std::string_view::npos && l[first] != '#' && l[first] != '%') {
+        only_directives = false;
+      }
+    }
+    pos = next;
+    ++line;
+  }
+  docs.push_back({text.substr(start), start_line});
+  return docs;
+}
+
+void DecodeDocument(const YAML::Node& doc, DocContext& ctx, DecodeResult& out) {
+  const std::string& file = ctx.file();
+  YamlValue root(doc, "", ctx.line_offset() + 1, &ctx);
+  if (!root.IsSet()) return;  // an empty document ("---" followed by comments)
+  if (!root.IsMap()) {
+    root.Error("a document must be a map with apiVersion, kind and metadata, got " +
+               std::string(doc.IsSequence() ? "a list" : "a scalar"));
+    return;
+  }
+  model::ObjectMeta meta;
+  root.Get("apiVersion").Read(meta.api_version);
+  root.Get("kind").Read(meta.kind);
+  ctx.SetObject(meta.kind, "", "");
+  if (meta.api_version.empty()) root.Get("apiVersion").Error("is required");
+  if (meta.kind.empty()) root.Get("kind").Error("is required");
+  if (meta.api_version.empty() || meta.kind.empty()) return;
+
+  std::string group, version = meta.api_version;
+  if (auto slash = meta.api_version.find('/'); slash != std::string::npos) {
+    group = meta.api_version.substr(0, slash);
+    version = meta.api_version.substr(slash + 1);
+  }
+  const KindInfo* info = nullptr;
+  bool kind_known = false;
+  for (const auto& k : Kinds()) {
+    if (k.group != group || k.kind != meta.kind) continue;
+    kind_known = true;
+    if (std::find_if(k.versions.begin(), k.versions.end(),
+                     [&](std::string_view v) { return v == version; }) != k.versions.end()) {
+      info = &k;
+    }
+  }
+
+  YamlValue md = root.Get("metadata");
+  md.Get("name").Read(meta.name);
+  md.Get("generateName").Read(meta.generate_name);
+  md.Get("namespace").Read(meta.namespace_);
+  if (info && !info->namespaced) meta.namespace_.clear();  // ignored upstream, too
+  if (info && info->namespaced && meta.namespace_.empty()) meta.namespace_ = "default";
+  if (meta.name.empty() && !meta.generate_name.empty()) {
+    // Kubernetes appends 5 random characters; a counter keeps runs reproducible.
+    char suffix[24];
+    std::snprintf(suffix, sizeof suffix, "%05lld",
+                  static_cast<long long>(++out.generated_names));
+    meta.name = meta.generate_name + suffix;
+  }
+  ctx.SetObject(meta.kind, meta.namespace_, meta.name);
+  meta.labels = md.Get("labels").StringMap();
+  meta.annotations = md.Get("annotations").StringMap();
+
+  if (!info) {
+    if (kind_known) {
+      root.Get("apiVersion").Warn(internal::Quote(meta.api_version) + " is not a supported version of " +
+                                  meta.kind + "; object skipped");
+    } else {
+      root.Get("kind").Warn("unknown kind " + meta.kind + " (apiVersion " + meta.api_version +
+                            "); object skipped");
+    }
+    return;
+  }
+  if (meta.name.empty() && info->name_required) {
+    md.Get("name").Error("is required (set metadata.name or metadata.generateName)");
+    return;
+  }
+  meta.order = out.next_order++;
+  meta.source = {file, root.line()};
+  info->decode(root, std::move(meta), out);
+  if (!ctx.has_errors()) {
+    for (auto& r : ctx.refs()) out.references.push_back(std::move(r));
+  }
+}
+
+}  // namespace
+
+void DecodeText(std::string_view text, const std::string& file, DecodeResult& out) {
+  if (std::find(out.files.begin(), out.files.end(), file) == out.files.end()) {
+    out.files.push_back(file);
+  }
+  if (FlowTooDeep(text)) {
+    AddError(out, file, 1,
+             "invalid YAML: nested deeper than " + std::to_string(kMaxFlowDepth) + " levels");
+    return;
+  }
+  // Documents are split here and parsed one at a time with YAML::Load rather than
+  // YAML::LoadAll: yaml-cpp 0.7's LoadAll loops forever, allocating, on a stray
+  // top-level "," ("{}, b"). Splitting also keeps a syntax error in one document
+  // from hiding the others.
+  for (const auto& doc : SplitDocuments(text)) {
+    DocContext ctx(file, &out.diagnostics);
+    ctx.set_line_offset(doc.first_line - 1);
+    YAML::Node node;
+    try {
+      node = YAML::Load(std::string(doc.text));
+    } catch (const YAML::Exception& e) {
+      int line = e.mark.line >= 0 ? e.mark.line + doc.first_line : doc.first_line;
+      AddError(out, file, line, "invalid YAML: " + e.msg);
+      continue;
+    } catch (const std::exception& e) {
+      AddError(out, file, doc.first_line, std::string("invalid YAML: ") + e.what());
+      continue;
+    } catch (...) {
+      AddError(out, file, doc.first_line, "invalid YAML");
+      continue;
+    }
+    try {
+      DecodeDocument(node, ctx, out);
+    } catch (const std::exception& e) {
+      // A decoder bug must not take the command down; report it against the document.
+      AddError(out, file, doc.first_line, std::string("internal error while decoding: ") + e.what());
+    } catch (...) {
+      AddError(out, file, doc.first_line, "internal error while decoding");
+    }
+  }
+}
+
+}  // namespace muster::api

@@ -1,0 +1,62 @@
+// Decoders shared by several kinds (pod templates, taints, tolerations, selectors)
+// and the per-kind decoder entry points that decode.cc dispatches to.
+#pragma once
+
+#include <vector>
+
+#include "api/decode.h"
+#include "api/yaml_value.h"
+#include "model/manifest_set.h"
+
+namespace muster::api::internal {
+
+// Upstream's well-known label and annotation keys.
+inline constexpr char kQueueNameLabel[] = "kueue.x-k8s.io/queue-name";
+inline constexpr char kKueuePriorityClassLabel[] = "kueue.x-k8s.io/priority-class";
+inline constexpr char kVolcanoQueueAnnotation[] = "scheduling.volcano.sh/queue-name";
+
+// core/v1 PodTemplateSpec (`metadata` labels/annotations and `spec`).
+model::PodTemplate DecodePodTemplate(const YamlValue& v);
+model::PodSpec DecodePodSpec(const YamlValue& v);
+std::vector<model::Taint> DecodeTaints(const YamlValue& v);
+std::vector<model::Toleration> DecodeTolerations(const YamlValue& v);
+model::LabelSelector DecodeLabelSelector(const YamlValue& v);
+
+// Records the references every workload kind shares: its LocalQueue label and the
+// priority classes it names. `meta` is the job's metadata, `root` the document.
+void AddWorkloadRefs(const YamlValue& root, const model::ObjectMeta& meta);
+// Records a template's spec.priorityClassName reference.
+void AddTemplateRefs(const YamlValue& template_value, const model::PodTemplate& tmpl);
+
+// One decoder per kind. Each decodes `root` (the whole document; metadata is
+// already in `meta`) and appends the object to `out.manifests` unless the document
+// had errors: a malformed object is reported, never half-used.
+void DecodeNode(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeNodeResourceTopology(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodePriorityClass(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+
+void DecodeResourceFlavor(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeClusterQueue(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeLocalQueue(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeCohort(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeWorkloadPriorityClass(const YamlValue& root, model::ObjectMeta meta,
+                                 DecodeResult& out);
+void DecodeTopology(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+
+void DecodeVolcanoQueue(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodePodGroup(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeHyperNode(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeVolcanoJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+
+void DecodeBatchJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeKubeflowJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeJobSet(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+
+void DecodeKueueConfiguration(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeSchedulerConfiguration(const YamlValue& root, model::ObjectMeta meta,
+                                  DecodeResult& out);
+
+// Shared by batch Job and JobSet replicated jobs: batch/v1 JobSpec with defaults.
+model::BatchJobSpec DecodeBatchJobSpec(const YamlValue& spec);
+
+}  // namespace muster::api::internal

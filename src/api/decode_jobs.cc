@@ -1,0 +1,240 @@
+// Training job kinds: batch/v1 Job, kubeflow.org PyTorchJob/TFJob (v1) and MPIJob
+// (v2beta1), jobset.x-k8s.io JobSet. Defaults follow each project's defaulting code.
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <string>
+
+#include "api/decode_common.h"
+
+namespace muster::api::internal {
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+struct KubeflowKind {
+  const char* kind;
+  const char* specs_field;
+  std::vector<std::string> replica_types;  // canonical spelling
+  const char* default_restart_policy;
+};
+
+const KubeflowKind* FindKubeflowKind(const std::string& kind) {
+  // Default restart policies: training-operator (PyTorchJob OnFailure, TFJob Never),
+  // mpi-operator v2beta1 (Never; the launcher OnFailure, set below).
+  static const std::vector<KubeflowKind> kinds = {
+      {"PyTorchJob", "pytorchReplicaSpecs", {"Master", "Worker"}, "OnFailure"},
+      {"TFJob", "tfReplicaSpecs", {"Chief", "Master", "PS", "Worker", "Evaluator"}, "Never"},
+      {"MPIJob", "mpiReplicaSpecs", {"Launcher", "Worker"}, "Never"},
+  };
+  for (const auto& k : kinds) {
+    if (kind == k.kind) return &k;
+  }
+  return nullptr;
+}
+
+model::RunPolicy DecodeRunPolicy(const YamlValue& v) {
+  model::RunPolicy rp;
+  YamlValue clean = v.Get("cleanPodPolicy");
+  rp.clean_pod_policy = "None";
+  if (clean.IsSet()) {
+    static const char* kPolicies[] = {"None", "Running", "All"};
+    if (auto c = clean.Enum({"None", "Running", "All"})) rp.clean_pod_policy = kPolicies[*c];
+  }
+  v.Get("backoffLimit").Read(rp.backoff_limit);
+  if (auto d = v.Get("activeDeadlineSeconds").Int(1, INT64_MAX)) rp.active_deadline_seconds = *d;
+  v.Get("suspend").Read(rp.suspend);
+  YamlValue sp = v.Get("schedulingPolicy");
+  if (sp.IsSet()) {
+    model::SchedulingPolicy s;
+    sp.Get("minAvailable").Read(s.min_available);
+    sp.Get("queue").Read(s.queue);
+    sp.Get("priorityClass").Read(s.priority_class);
+    if (!s.priority_class.empty()) {
+      sp.Get("priorityClass").Ref("PriorityClass", "", s.priority_class);
+    }
+    rp.scheduling_policy = std::move(s);
+  }
+  return rp;
+}
+
+std::optional<model::ElasticPolicy> DecodeElasticPolicy(const YamlValue& v) {
+  if (!v.IsSet()) return std::nullopt;
+  model::ElasticPolicy e;
+  v.Get("minReplicas").Read(e.min_replicas, 1);
+  v.Get("maxReplicas").Read(e.max_replicas, 1);
+  v.Get("maxRestarts").Read(e.max_restarts);
+  v.Get("rdzvBackend").Read(e.rdzv_backend);
+  v.Get("nProcPerNode").Read(e.nproc_per_node, 1);
+  if (e.min_replicas && e.max_replicas && *e.min_replicas > *e.max_replicas) {
+    v.Get("minReplicas").Error("must be less than or equal to maxReplicas (" +
+                               std::to_string(*e.max_replicas) + ")");
+  }
+  return e;
+}
+
+}  // namespace
+
+model::BatchJobSpec DecodeBatchJobSpec(const YamlValue& spec) {
+  model::BatchJobSpec js;
+  YamlValue parallelism = spec.Get("parallelism");
+  YamlValue completions = spec.Get("completions");
+  parallelism.Read(js.parallelism);
+  completions.Read(js.completions);
+  // Kubernetes: with neither set, both default to 1; with only parallelism set,
+  // completions stays unset (a work-queue job).
+  if (!parallelism.IsSet() && !completions.IsSet()) js.completions = 1;
+  YamlValue mode = spec.Get("completionMode");
+  if (mode.IsSet()) {
+    if (auto m = mode.Enum({"NonIndexed", "Indexed"})) {
+      js.completion_mode = static_cast<model::CompletionMode>(*m);
+    }
+  }
+  if (js.completion_mode == model::CompletionMode::kIndexed && !js.completions) {
+    completions.Error("is required when completionMode is Indexed");
+  }
+  spec.Get("suspend").Read(js.suspend);
+  spec.Get("backoffLimit").Read(js.backoff_limit);
+  if (auto d = spec.Get("activeDeadlineSeconds").Int(1, INT64_MAX)) js.active_deadline_seconds = *d;
+  YamlValue tmpl = spec.Get("template");
+  if (!tmpl.IsSet()) tmpl.Error("is required");
+  js.tmpl = DecodePodTemplate(tmpl);
+  YamlValue containers = tmpl.Get("spec").Get("containers");
+  if (tmpl.IsSet() && !containers.IsSet()) containers.Error("is required");
+  return js;
+}
+
+void DecodeBatchJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
+  model::BatchJob job;
+  job.spec = DecodeBatchJobSpec(root.Get("spec"));
+  AddWorkloadRefs(root, meta);
+  job.meta = std::move(meta);
+  if (!root.ctx().has_errors()) out.manifests.jobs.emplace_back(std::move(job));
+}
+
+void DecodeKubeflowJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
+  const KubeflowKind* kk = FindKubeflowKind(meta.kind);
+  model::KubeflowJob job;
+  YamlValue spec = root.Get("spec");
+  YamlValue specs = spec.Get(kk->specs_field);
+  if (!specs.IsSet()) specs.Error("is required");
+  std::set<std::string> seen;
+  for (const auto& [key, rv] : specs.Entries()) {
+    model::ReplicaSpec rs;
+    // The operators accept any capitalisation ("worker") and canonicalise it.
+    for (const auto& t : kk->replica_types) {
+      if (Lower(t) == Lower(key)) rs.type = t;
+    }
+    if (rs.type.empty()) {
+      std::string allowed;
+      for (const auto& t : kk->replica_types) allowed += (allowed.empty() ? "" : ", ") + t;
+      YamlValue(YAML::Node(), rv.path(), rv.line(), &root.ctx())
+          .Error(Quote(key) + " is not a replica type of " + meta.kind + " (one of " + allowed +
+                 ")");
+      continue;
+    }
+    if (!seen.insert(rs.type).second) {
+      rv.Error("replica type " + rs.type + " is listed twice");
+      continue;
+    }
+    rv.Get("replicas").Read(rs.replicas);
+    rs.restart_policy = kk->default_restart_policy;
+    if (rs.type == "Launcher") rs.restart_policy = "OnFailure";
+    YamlValue restart = rv.Get("restartPolicy");
+    if (restart.IsSet()) {
+      static const char* kPolicies[] = {"Always", "OnFailure", "Never", "ExitCode"};
+      if (auto r = restart.Enum({"Always", "OnFailure", "Never", "ExitCode"})) {
+        rs.restart_policy = kPolicies[*r];
+      }
+    }
+    YamlValue tmpl = rv.Get("template");
+    if (!tmpl.IsSet()) tmpl.Error("is required");
+    rs.tmpl = DecodePodTemplate(tmpl);
+    // The operators copy the replica policy onto the pods (ExitCode runs as Never).
+    rs.tmpl.spec.restart_policy = rs.restart_policy == "ExitCode" ? "Never" : rs.restart_policy;
+    if ((rs.type == "Master" || rs.type == "Launcher" || rs.type == "Chief") && rs.replicas > 1) {
+      rv.Get("replicas").Error("must be 1 for " + rs.type + " (got " +
+                               std::to_string(rs.replicas) + ")");
+    }
+    job.replica_specs.push_back(std::move(rs));
+  }
+  job.run_policy = DecodeRunPolicy(spec.Get("runPolicy"));
+  if (meta.kind == "PyTorchJob") {
+    job.elastic_policy = DecodeElasticPolicy(spec.Get("elasticPolicy"));
+    YamlValue nproc = spec.Get("nprocPerNode");
+    if (auto n = nproc.String()) job.nproc_per_node = *n;
+  }
+  if (meta.kind == "MPIJob") {
+    spec.Get("slotsPerWorker").Read(job.slots_per_worker, 1);
+    job.mpi_implementation = "OpenMPI";
+    YamlValue impl = spec.Get("mpiImplementation");
+    if (impl.IsSet()) {
+      static const char* kImpls[] = {"OpenMPI", "Intel", "MPICH"};
+      if (auto i = impl.Enum({"OpenMPI", "Intel", "MPICH"})) job.mpi_implementation = kImpls[*i];
+    }
+  }
+  AddWorkloadRefs(root, meta);
+  job.meta = std::move(meta);
+  if (!root.ctx().has_errors()) out.manifests.jobs.emplace_back(std::move(job));
+}
+
+void DecodeJobSet(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
+  model::JobSet js;
+  YamlValue spec = root.Get("spec");
+  YamlValue rjobs = spec.Get("replicatedJobs");
+  if (!rjobs.IsSet()) rjobs.Error("is required");
+  std::set<std::string> names;
+  for (const auto& rv : rjobs.Items()) {
+    model::ReplicatedJob rj;
+    rv.Get("name").Read(rj.name);
+    if (rj.name.empty()) {
+      rv.Get("name").Error("is required");
+    } else if (!names.insert(rj.name).second) {
+      rv.Get("name").Error("replicated job " + Quote(rj.name) + " is defined twice");
+    }
+    rv.Get("replicas").Read(rj.replicas);
+    YamlValue tmpl = rv.Get("template");
+    YamlValue job_spec = tmpl.Get("spec");
+    if (!job_spec.IsSet()) job_spec.Error("is required");
+    rj.tmpl = DecodeBatchJobSpec(job_spec);
+    // JobSet's webhook: Indexed completion and OnFailure pods unless set.
+    if (!job_spec.Get("completionMode").IsSet()) {
+      rj.tmpl.completion_mode = model::CompletionMode::kIndexed;
+      if (!rj.tmpl.completions) rj.tmpl.completions = rj.tmpl.parallelism;
+    }
+    if (!job_spec.Get("template").Get("spec").Get("restartPolicy").IsSet()) {
+      rj.tmpl.tmpl.spec.restart_policy = "OnFailure";
+    }
+    rj.template_labels = tmpl.Get("metadata").Get("labels").StringMap();
+    rj.template_annotations = tmpl.Get("metadata").Get("annotations").StringMap();
+    js.replicated_jobs.push_back(std::move(rj));
+  }
+  YamlValue success = spec.Get("successPolicy");
+  YamlValue op = success.Get("operator");
+  if (op.IsSet()) {
+    if (auto o = op.Enum({"All", "Any"})) js.success_policy.op = *o == 0 ? "All" : "Any";
+  }
+  for (const auto& t : success.Get("targetReplicatedJobs").Items()) {
+    std::string name;
+    t.Read(name);
+    if (!names.count(name)) t.Error(Quote(name) + " is not a replicated job of this JobSet");
+    js.success_policy.target_replicated_jobs.push_back(name);
+  }
+  spec.Get("failurePolicy").Get("maxRestarts").Read(js.failure_policy.max_restarts);
+  YamlValue order = spec.Get("startupPolicy").Get("startupPolicyOrder");
+  if (order.IsSet()) {
+    if (auto o = order.Enum({"AnyOrder", "InOrder"})) {
+      js.startup_policy_order = *o == 0 ? "AnyOrder" : "InOrder";
+    }
+  }
+  spec.Get("suspend").Read(js.suspend);
+  AddWorkloadRefs(root, meta);
+  js.meta = std::move(meta);
+  if (!root.ctx().has_errors()) out.manifests.jobs.emplace_back(std::move(js));
+}
+
+}  // namespace muster::api::internal

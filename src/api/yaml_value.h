@@ -1,0 +1,127 @@
+// YamlValue: a yaml-cpp node together with its field path and line, so every
+// decoder reports problems as CONTRACT section 2 wants them without threading
+// paths and lines by hand. DocContext collects the diagnostics of one document.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "api/decode.h"
+#include "core/quantity.h"
+#include "model/meta.h"
+#include "model/pod.h"
+
+namespace muster::api::internal {
+
+// Diagnostics and cross-object references of the document being decoded. The
+// object's identity (kind, namespace, name) is filled in once metadata is read.
+class DocContext {
+ public:
+  DocContext(std::string file, std::vector<Diagnostic>* out) : file_(std::move(file)), out_(out) {}
+
+  void SetObject(std::string kind, std::string ns, std::string name) {
+    kind_ = std::move(kind);
+    namespace_ = std::move(ns);
+    name_ = std::move(name);
+  }
+  void Report(int line, const std::string& field, std::string message, bool warning);
+  void AddRef(int line, const std::string& field, std::string target_kind, std::string target_ns,
+              std::string target_name);
+
+  bool has_errors() const { return errors_ > 0; }
+  // Lines of the document's first line in its file minus one: documents are parsed
+  // one by one, so yaml-cpp's marks count from the document's start.
+  void set_line_offset(int offset) { line_offset_ = offset; }
+  int line_offset() const { return line_offset_; }
+  const std::string& file() const { return file_; }
+  std::vector<ObjectRef>& refs() { return refs_; }
+
+ private:
+  std::string file_;
+  std::vector<Diagnostic>* out_;
+  std::string kind_, namespace_, name_;
+  int errors_ = 0;
+  int line_offset_ = 0;
+  // The same problem reached twice (e.g. several Get() calls on a scalar that
+  // should be a map) is reported once.
+  std::set<std::string> seen_;
+  std::vector<ObjectRef> refs_;
+};
+
+class YamlValue {
+ public:
+  YamlValue(YAML::Node node, std::string path, int fallback_line, DocContext* ctx);
+
+  // Present and not null: `field:` and `field: null` count as absent, as in Go.
+  bool IsSet() const;
+  bool IsMap() const { return IsSet() && node_.IsMap(); }
+  bool IsList() const { return IsSet() && node_.IsSequence(); }
+  int line() const { return line_; }
+  const std::string& path() const { return path_; }
+  DocContext& ctx() const { return *ctx_; }
+
+  // A struct field. Reports an error when this value is set but not a map.
+  YamlValue Get(std::string_view key) const;
+  // Elements of a list ("path[i]"); reports an error when set but not a list.
+  std::vector<YamlValue> Items() const;
+  // Entries of a map with free-form keys ("path[key]"); reports non-maps.
+  std::vector<std::pair<std::string, YamlValue>> Entries() const;
+
+  // Scalar readers: nullopt when absent or invalid (the problem is reported).
+  std::optional<std::string> String() const;
+  std::optional<int64_t> Int(int64_t min, int64_t max) const;
+  std::optional<int32_t> Int32(int32_t min = 0) const;
+  std::optional<bool> Bool() const;
+  std::optional<double> Number() const;
+  // Non-negative unless `allow_negative`.
+  std::optional<Quantity> Qty(bool allow_negative = false) const;
+  // Seconds given as a number or a Go duration ("90", "1.5", "15m", "1h30m").
+  std::optional<double> Duration() const;
+  // Index of the value in `allowed`; reports "is not one of ...".
+  std::optional<size_t> Enum(std::initializer_list<std::string_view> allowed) const;
+
+  // Convenience: assign when present and valid, keep the default otherwise.
+  void Read(std::string& out) const {
+    if (auto v = String()) out = *v;
+  }
+  void Read(bool& out) const {
+    if (auto v = Bool()) out = *v;
+  }
+  void Read(int32_t& out, int32_t min = 0) const {
+    if (auto v = Int32(min)) out = *v;
+  }
+  void Read(std::optional<int32_t>& out, int32_t min = 0) const {
+    if (auto v = Int32(min)) out = *v;
+  }
+
+  model::StringMap StringMap() const;
+  model::QuantityMap QuantityMap() const;
+  std::vector<std::string> StringList() const;
+
+  void Error(std::string message) const;
+  void Warn(std::string message) const;
+  // Records that this field names another object (checked by ValidateCrossObject).
+  void Ref(std::string target_kind, std::string target_ns, std::string target_name) const;
+
+ private:
+  std::string TypeName() const;
+  std::optional<std::string> ScalarText() const;
+
+  YAML::Node node_;
+  std::string path_;
+  int line_;
+  DocContext* ctx_;
+};
+
+// "a map", "a list", "a string"... for type-mismatch messages.
+std::string Quote(std::string_view s);
+
+}  // namespace muster::api::internal
