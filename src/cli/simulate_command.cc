@@ -2,12 +2,11 @@
 //  [--output FILE] [--seed N]`: runs the manifests in virtual time (CONTRACT
 // section 3). Exit 0 after a completed simulation, 1 for invalid input, 2 for bad
 // usage.
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "api/decode.h"
 #include "cli/commands.h"
@@ -27,6 +26,7 @@ struct SimulateFlags {
   std::string output_file;
   uint64_t seed = 0;
   bool check_invariants = false;
+  bool log_decisions = false;
 };
 
 // Prints `validate`'s lines for the diagnostics; true when any is an error.
@@ -61,19 +61,26 @@ int RunSimulate(const SimulateFlags& flags) {
       return 1;
     }
     // --config overrides configuration objects found among the -f inputs.
-    if (config.manifests.kueue_config) decoded.manifests.kueue_config = config.manifests.kueue_config;
+    if (config.manifests.kueue_config)
+      decoded.manifests.kueue_config = config.manifests.kueue_config;
     if (config.manifests.scheduler_config) {
       decoded.manifests.scheduler_config = config.manifests.scheduler_config;
     }
   }
 
-  auto result = sim::Simulate(decoded.manifests, options);
-  if (!result.ok()) {
-    std::cerr << "muster simulate: " << result.status().ToString() << "\n";
+  auto simulator = sim::Simulator::Create(decoded.manifests, options);
+  if (!simulator.ok()) {
+    std::cerr << "muster simulate: " << simulator.status().ToString() << "\n";
     return 1;
   }
-  std::string text =
-      flags.output_format == "json" ? sim::ToJson(*result) : sim::ToTable(*result);
+  Status run = (*simulator)->Run();
+  if (flags.log_decisions) std::cerr << (*simulator)->engine().log().ToString();
+  if (!run.ok()) {
+    std::cerr << "muster simulate: " << run.ToString() << "\n";
+    return 1;
+  }
+  sim::SimulationResult result = (*simulator)->BuildResult();
+  std::string text = flags.output_format == "json" ? sim::ToJson(result) : sim::ToTable(result);
   if (flags.output_file.empty()) {
     std::cout << text;
     std::cout.flush();
@@ -107,6 +114,8 @@ void RegisterSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--seed", flags->seed, "seed for randomised inputs");
   cmd->add_flag("--check-invariants", flags->check_invariants,
                 "verify engine invariants after every cycle (slower)");
+  cmd->add_flag("--log-decisions", flags->log_decisions,
+                "print the engine's decision log to stderr");
   cmd->callback([flags, &exit_code] { exit_code = RunSimulate(*flags); });
 }
 

@@ -1,0 +1,135 @@
+// Engine: the scheduling cycle shared by every mode. It owns the workloads and
+// their lifecycle phases, the physical cluster (placement::ClusterState), the queue
+// tree (admission::Admitter) and the gang planner. Events mutate the state between
+// cycles; RunCycle() runs admission (which asks placement through the engine's
+// PlacementBridge) until nothing changes any more at the current time, and applies
+// the decisions: bind and start, or evict victims. No I/O; deterministic.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "admission/admission.h"
+#include "core/clock.h"
+#include "core/status.h"
+#include "engine/decision_log.h"
+#include "engine/executor.h"
+#include "engine/placement_bridge.h"
+#include "engine/workload_record.h"
+#include "model/manifest_set.h"
+#include "placement/placement.h"
+
+namespace muster::engine {
+
+struct EngineOptions {
+  // Run CheckInvariants() after every cycle and fail the cycle when one breaks.
+  bool check_invariants = false;
+  // Admission cycles at one instant before the engine declares it cannot settle.
+  int max_cycles_per_instant = 1000;
+};
+
+// The lower layers the engine drives; injectable for tests.
+struct EngineParts {
+  std::unique_ptr<admission::Admitter> admitter;
+  std::unique_ptr<placement::ClusterState> cluster;
+  std::unique_ptr<placement::GangPlanner> planner;
+};
+
+// Builds the admitter, cluster state and planner from decoded manifests.
+Result<EngineParts> BuildEngineParts(const model::ManifestSet& manifests);
+
+class Engine {
+ public:
+  // `workloads` in input order (their creation order when times tie).
+  Engine(const model::ManifestSet& manifests, std::vector<model::Workload> workloads,
+         EngineParts parts, const Clock& clock, EngineOptions options = {});
+  // Builds workloads (workloads::BuildWorkloads) and parts from the manifests.
+  static Result<std::unique_ptr<Engine>> Create(const model::ManifestSet& manifests,
+                                                const Clock& clock, EngineOptions options = {});
+
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Not owned; may be null (then starts and stops are only recorded).
+  void SetExecutor(Executor* executor) { executor_ = executor; }
+
+  // ---- Events (all at clock.Now()) ----
+  // The workload is created and waits for admission.
+  Status Submit(const std::string& key);
+  // Its pods succeeded: free quota and nodes.
+  Status Succeed(const std::string& key);
+  // Its pods failed (not its node): the lifecycle policy restarts or fails it.
+  Status FailPods(const std::string& key, const std::string& message);
+  // The node is gone: its pods are lost (eviction reason NodeFailure) and each
+  // job's lifecycle policy requeues or fails it. `detail` says what happened.
+  Status NodeLost(const std::string& node, const std::string& detail);
+  // The node is back and takes pods again.
+  Status NodeBack(const std::string& node);
+  // The node takes no new pods but keeps its running ones (spot reclaim notice).
+  Status CordonNode(const std::string& node);
+  // Placement scoring / engine settings changed.
+  void ConfigurationChanged(const model::SchedulerConfiguration& config);
+
+  // Admission and placement until nothing changes at clock.Now().
+  Status RunCycle();
+
+  // Every broken invariant, one line each; empty when all hold.
+  std::vector<std::string> CheckInvariants() const;
+
+  // ---- Views ----
+  const std::vector<WorkloadRecord>& workloads() const { return records_; }
+  const WorkloadRecord* Find(const std::string& key) const;
+  const DecisionLog& log() const { return log_; }
+  const placement::ClusterState& cluster() const { return *parts_.cluster; }
+  const admission::Admitter& admitter() const { return *parts_.admitter; }
+  // Where the workload is queued (falls back to its own labels when admission
+  // does not know it).
+  admission::QueueInfo QueueOf(const std::string& key) const;
+  // One line: why a workload that is not running waits (or why it failed).
+  std::string PendingMessage(const std::string& key) const;
+  // Cycles run so far (admission passes, not instants).
+  int64_t cycles() const { return cycles_; }
+
+ private:
+  WorkloadRecord* FindMutable(const std::string& key);
+  Time Now() const { return clock_.Now(); }
+
+  bool ApplyDecision(const admission::Decision& decision);
+  bool ApplyAdmit(WorkloadRecord& record, const admission::Decision& decision);
+  bool ApplyPreempt(const admission::Decision& decision);
+  // Admitted workloads whose gang is not bound yet try to bind.
+  bool PlaceAdmitted();
+  void Start(WorkloadRecord& record, placement::GangPlan plan);
+  // Releases the gang's nodes and tells the executor.
+  void StopGang(WorkloadRecord& record, StopCause cause);
+  // Evicts an active workload and requeues it.
+  void EvictAndRequeue(WorkloadRecord& record, Eviction eviction);
+  // A failure of an active workload: restart (requeue) or fail per lifecycle.
+  void HandleFailure(WorkloadRecord& record, Eviction eviction, const std::string& event);
+  void LogPending(const admission::Decision& decision);
+  void RememberQueue(WorkloadRecord& record);
+  // Tells admission the physical total after nodes come and go.
+  void UpdateClusterCapacity();
+  // Plans bound by admission that no decision took: unbind them, loudly.
+  void ReleaseUntaken();
+
+  const Clock& clock_;
+  EngineOptions options_;
+  EngineParts parts_;
+  PlacementBridge bridge_;
+  Executor* executor_ = nullptr;
+  std::vector<WorkloadRecord> records_;
+  std::map<std::string, size_t> index_;
+  // Latest pending decision per workload: the reason shown while it waits.
+  std::map<std::string, std::pair<std::string, std::string>> pending_;
+  // Why an Admitted workload's gang is not bound yet.
+  std::map<std::string, std::string> placement_waits_;
+  std::vector<std::string> errors_;  // bugs seen while applying decisions
+  DecisionLog log_;
+  int64_t cycles_ = 0;
+};
+
+}  // namespace muster::engine

@@ -1,0 +1,26 @@
+// Executor: how a bound gang starts and stops. The engine calls it; the simulator
+// schedules completion in virtual time, the server starts local processes, the
+// Kubernetes adapter binds pods. The engine never knows which.
+#pragma once
+
+#include "core/clock.h"
+#include "engine/workload_record.h"
+
+namespace muster::engine {
+
+enum class StopCause {
+  kSucceeded,  // the job finished
+  kEvicted,    // preempted or lost its node; it will be requeued
+  kFailed,     // failed for good
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  // The gang of `record` is bound (record.plan) and starts now.
+  virtual void Started(const WorkloadRecord& record, Time now) = 0;
+  // The gang stops now; `record` still holds the plan it ran with.
+  virtual void Stopped(const WorkloadRecord& record, Time now, StopCause cause) = 0;
+};
+
+}  // namespace muster::engine

@@ -1,0 +1,156 @@
+#include "engine/placement_bridge.h"
+
+#include <set>
+
+namespace muster::engine {
+
+PlacementBridge::PlacementBridge(const std::vector<model::ResourceFlavor>& flavors,
+                                 placement::ClusterState& state)
+    : state_(state) {
+  for (const auto& f : flavors) flavors_.emplace(f.meta.name, f);
+}
+
+placement::PlacementRequest PlacementBridge::BuildRequest(
+    const model::Workload& workload, const admission::Assignment& assignment) const {
+  placement::PlacementRequest request;
+  request.workload = &workload;
+  if (assignment.pod_sets.empty()) return request;  // no queue: no flavor constraints
+
+  bool any_partial = false;
+  request.constraints.resize(workload.pod_sets.size());
+  request.counts.resize(workload.pod_sets.size());
+  for (size_t i = 0; i < workload.pod_sets.size(); ++i) {
+    const model::PodSet& ps = workload.pod_sets[i];
+    request.counts[i] = ps.count;
+    // Match by name: the contract says same order, but a name never lies.
+    const admission::PodSetAssignment* psa = nullptr;
+    for (const auto& a : assignment.pod_sets) {
+      if (a.pod_set == ps.name) psa = &a;
+    }
+    if (psa == nullptr && i < assignment.pod_sets.size()) psa = &assignment.pod_sets[i];
+    if (psa == nullptr) continue;
+    if (psa->count > 0 && psa->count != ps.count) {
+      request.counts[i] = psa->count;
+      any_partial = true;
+    }
+    // Distinct flavors in name order, so merged labels do not depend on map order
+    // of resources.
+    std::set<std::string> names;
+    for (const auto& [resource, flavor] : psa->flavors) names.insert(flavor);
+    placement::PodSetConstraints& c = request.constraints[i];
+    for (const auto& name : names) {
+      auto it = flavors_.find(name);
+      if (it == flavors_.end()) continue;  // admission validated it; nothing to add
+      const model::ResourceFlavor& flavor = it->second;
+      for (const auto& [k, v] : flavor.node_labels) c.flavor_node_labels.emplace(k, v);
+      c.flavor_tolerations.insert(c.flavor_tolerations.end(), flavor.tolerations.begin(),
+                                  flavor.tolerations.end());
+      if (c.topology_name.empty()) c.topology_name = flavor.topology_name;
+    }
+  }
+  if (!any_partial) request.counts.clear();
+  return request;
+}
+
+admission::PlacementOracle::Check PlacementBridge::CanPlace(
+    const model::Workload& workload, const admission::Assignment& assignment,
+    const std::vector<std::string>& assume_evicted) {
+  Check check;
+  if (planner_ == nullptr) {
+    check.reason = "Internal";
+    check.message = "no gang planner configured";
+    return check;
+  }
+  placement::PlacementRequest request = BuildRequest(workload, assignment);
+  auto planned = planner_->Plan(state_, request);
+  if (auto* plan = std::get_if<placement::GangPlan>(&planned)) {
+    cached_[workload.key] = *plan;
+    check.fits = true;
+    return check;
+  }
+  cached_.erase(workload.key);
+  const auto& failure = std::get<placement::PlacementFailure>(planned);
+  if (!assume_evicted.empty()) {
+    // Fits once the assumed victims are gone? The planner's victim search answers
+    // that without mutating the state; the plan itself is made after the eviction.
+    if (planner_->FindVictims(state_, request, assume_evicted).has_value()) {
+      check.fits = true;
+      return check;
+    }
+  }
+  check.reason = failure.reason;
+  check.message = failure.message;
+  return check;
+}
+
+std::optional<std::vector<std::string>> PlacementBridge::PhysicalVictims(
+    const model::Workload& workload, const admission::Assignment& assignment,
+    const std::vector<std::string>& candidates) {
+  if (planner_ == nullptr) return std::nullopt;
+  placement::PlacementRequest request = BuildRequest(workload, assignment);
+  return planner_->FindVictims(state_, request, candidates);
+}
+
+void PlacementBridge::Commit(const model::Workload& workload,
+                             const admission::Assignment& assignment) {
+  commit_errors_.erase(workload.key);
+  auto it = cached_.find(workload.key);
+  if (it != cached_.end()) {
+    placement::GangPlan plan = std::move(it->second);
+    cached_.erase(it);
+    if (state_.Commit(plan, workload).ok()) {
+      committed_[workload.key] = std::move(plan);
+      return;
+    }
+  }
+  // No plan cached, or it went stale when something else was bound: plan again.
+  auto placed = PlaceNow(workload, assignment);
+  if (auto* plan = std::get_if<placement::GangPlan>(&placed)) {
+    committed_[workload.key] = std::move(*plan);
+  } else {
+    commit_errors_[workload.key] = std::get<placement::PlacementFailure>(placed).message;
+  }
+}
+
+std::variant<placement::GangPlan, placement::PlacementFailure> PlacementBridge::PlaceNow(
+    const model::Workload& workload, const admission::Assignment& assignment) {
+  if (planner_ == nullptr) {
+    return placement::PlacementFailure{"Internal", "no gang planner configured"};
+  }
+  placement::PlacementRequest request = BuildRequest(workload, assignment);
+  auto planned = planner_->Plan(state_, request);
+  if (auto* plan = std::get_if<placement::GangPlan>(&planned)) {
+    Status st = state_.Commit(*plan, workload);
+    if (!st.ok()) {
+      return placement::PlacementFailure{"Internal",
+                                         "planned gang did not commit: " + st.message()};
+    }
+  }
+  return planned;
+}
+
+std::optional<placement::GangPlan> PlacementBridge::TakeCommitted(const std::string& key) {
+  auto it = committed_.find(key);
+  if (it == committed_.end()) return std::nullopt;
+  placement::GangPlan plan = std::move(it->second);
+  committed_.erase(it);
+  return plan;
+}
+
+std::vector<std::string> PlacementBridge::UntakenKeys() const {
+  std::vector<std::string> keys;
+  for (const auto& [key, plan] : committed_) keys.push_back(key);
+  return keys;
+}
+
+std::string PlacementBridge::CommitError(const std::string& key) const {
+  auto it = commit_errors_.find(key);
+  return it == commit_errors_.end() ? std::string() : it->second;
+}
+
+void PlacementBridge::Reset() {
+  cached_.clear();
+  commit_errors_.clear();
+}
+
+}  // namespace muster::engine

@@ -1,0 +1,74 @@
+// The engine's view of one workload: its lifecycle phase, the times that matter for
+// reporting, its latest admission (flavors + placement) and its eviction history.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admission/admission.h"
+#include "core/clock.h"
+#include "model/workload.h"
+#include "placement/placement.h"
+
+namespace muster::engine {
+
+enum class Phase {
+  kPending,    // waiting for admission (or not yet created)
+  kAdmitted,   // quota reserved, gang not placed yet (quota-only admission)
+  kRunning,    // the gang is bound to nodes
+  kSucceeded,  // finished
+  kFailed,     // gave up: lifecycle policy exhausted
+};
+
+// "Pending", "Admitted", ... as CONTRACT section 3 spells them.
+std::string_view PhaseName(Phase phase);
+
+// Eviction reasons, as CONTRACT section 3 spells them.
+inline constexpr const char* kReasonPreempted = "Preempted";
+inline constexpr const char* kReasonNodeFailure = "NodeFailure";
+inline constexpr const char* kReasonPodsReadyTimeout = "PodsReadyTimeout";
+inline constexpr const char* kReasonDeactivated = "Deactivated";
+inline constexpr const char* kReasonClusterQueueStopped = "ClusterQueueStopped";
+
+struct Eviction {
+  Time time = 0;
+  std::string reason;  // one of kReason*
+  std::string detail;  // preemption detail (InClusterQueue...) or what failed
+  std::string by;      // preemptor key; "" when none
+};
+
+struct WorkloadRecord {
+  model::Workload workload;
+  Phase phase = Phase::kPending;
+  bool submitted = false;  // the "workload created" event happened
+
+  std::optional<Time> submit_time;
+  std::optional<Time> first_admit_time;  // for queueing delay
+  std::optional<Time> admit_time;        // latest admission
+  std::optional<Time> start_time;        // latest start
+  std::optional<Time> finish_time;
+
+  // Latest admission: kept after the workload finishes, cleared when it is evicted.
+  admission::Assignment assignment;
+  placement::GangPlan plan;
+  bool bound = false;  // `plan` is committed in the ClusterState right now
+
+  // Where admission queued it, remembered because admission forgets finished ones.
+  admission::QueueInfo queue;
+
+  std::vector<Eviction> evictions;
+  int32_t failures = 0;         // failures counted against the lifecycle budget
+  std::string failure_message;  // why it is Failed
+
+  const std::string& key() const { return workload.key; }
+  bool Active() const { return phase == Phase::kAdmitted || phase == Phase::kRunning; }
+  bool Finished() const { return phase == Phase::kSucceeded || phase == Phase::kFailed; }
+};
+
+// GPUs (nvidia.com/gpu) a placed gang holds: the sum over its placed pods.
+int64_t PlacedGpus(const WorkloadRecord& record);
+
+}  // namespace muster::engine

@@ -1,0 +1,160 @@
+#include "sim/simulator.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace muster::sim {
+
+Simulator::Simulator(const model::ManifestSet& manifests, const SimOptions& options)
+    : options_(options) {
+  for (const auto& node : manifests.nodes) cluster_gpus_ += node.allocatable.Get(kNvidiaGpu);
+}
+
+Result<std::unique_ptr<Simulator>> Simulator::Create(const model::ManifestSet& manifests,
+                                                     const SimOptions& options) {
+  auto sim = std::make_unique<Simulator>(manifests, options);
+  engine::EngineOptions engine_options;
+  engine_options.check_invariants = options.check_invariants;
+  auto engine = engine::Engine::Create(manifests, sim->clock_, engine_options);
+  if (!engine.ok()) return engine.status();
+  sim->SetEngine(std::move(engine).value());
+  sim->ScheduleInitialEvents(manifests);
+  return sim;
+}
+
+Result<std::unique_ptr<Simulator>> Simulator::Create(const model::ManifestSet& manifests,
+                                                     std::vector<model::Workload> workloads,
+                                                     const SimOptions& options) {
+  auto sim = std::make_unique<Simulator>(manifests, options);
+  auto parts = engine::BuildEngineParts(manifests);
+  if (!parts.ok()) return parts.status();
+  engine::EngineOptions engine_options;
+  engine_options.check_invariants = options.check_invariants;
+  sim->SetEngine(std::make_unique<engine::Engine>(
+      manifests, std::move(workloads), std::move(parts).value(), sim->clock_, engine_options));
+  sim->ScheduleInitialEvents(manifests);
+  return sim;
+}
+
+void Simulator::SetEngine(std::unique_ptr<engine::Engine> engine) {
+  engine_ = std::move(engine);
+  engine_->SetExecutor(this);
+  for (const auto& r : engine_->workloads()) runs_[r.key()].remaining = r.workload.sim.duration;
+}
+
+void Simulator::ScheduleInitialEvents(const model::ManifestSet& manifests) {
+  // Workloads in input order: equal submit times keep that order.
+  for (const auto& r : engine_->workloads()) {
+    events_.Push(r.workload.sim.submit_at, EventKind::kSubmit, r.key());
+  }
+  for (const auto& node : manifests.nodes) {
+    const std::string& name = node.meta.name;
+    if (node.sim.fail_at) events_.Push(*node.sim.fail_at, EventKind::kNodeFail, name);
+    if (node.sim.recover_at) events_.Push(*node.sim.recover_at, EventKind::kNodeRecover, name);
+    if (node.sim.reclaim_at) events_.Push(*node.sim.reclaim_at, EventKind::kReclaimNotice, name);
+  }
+}
+
+Status Simulator::Run() {
+  if (engine_ == nullptr) return FailedPrecondition("simulator has no engine");
+  Time last = 0;
+  while (!events_.empty()) {
+    Time t = events_.top().time;
+    if (options_.until && t > *options_.until) break;
+    clock_.Set(t);
+    // Every event of this instant first, then one (settling) scheduling pass.
+    while (!events_.empty() && events_.top().time == t) {
+      Status st = Apply(events_.Pop());
+      if (!st.ok()) return st;
+    }
+    Status st = engine_->RunCycle();
+    if (!st.ok()) return st;
+    last = t;
+  }
+  end_time_ = options_.until ? *options_.until : last;
+  clock_.Set(end_time_);
+  return Status::Ok();
+}
+
+Status Simulator::Apply(const Event& e) {
+  switch (e.kind) {
+    case EventKind::kSubmit:
+      return engine_->Submit(e.target);
+    case EventKind::kFinish: {
+      const engine::WorkloadRecord* r = engine_->Find(e.target);
+      // A stale completion: the run it belonged to was evicted meanwhile.
+      if (r == nullptr || r->phase != engine::Phase::kRunning ||
+          runs_[e.target].generation != e.generation) {
+        return Status::Ok();
+      }
+      return engine_->Succeed(e.target);
+    }
+    case EventKind::kNodeFail:
+      return engine_->NodeLost(e.target, "node " + e.target + " failed");
+    case EventKind::kNodeRecover:
+      return engine_->NodeBack(e.target);
+    case EventKind::kReclaimNotice: {
+      // Jobs that checkpoint save their progress when told, before the node goes.
+      if (auto idx = engine_->cluster().FindNode(e.target)) {
+        for (const std::string& key : engine_->cluster().WorkloadsOnNode(*idx)) {
+          const engine::WorkloadRecord* r = engine_->Find(key);
+          if (r != nullptr && r->workload.sim.checkpoint_interval) {
+            runs_[key].notice_checkpoint = clock_.Now();
+          }
+        }
+      }
+      events_.Push(clock_.Now() + options_.spot_notice_seconds, EventKind::kReclaimLoss, e.target);
+      return engine_->CordonNode(e.target);
+    }
+    case EventKind::kReclaimLoss:
+      return engine_->NodeLost(e.target, "spot node " + e.target + " reclaimed");
+  }
+  return Status::Ok();
+}
+
+void Simulator::Started(const engine::WorkloadRecord& record, Time now) {
+  RunState& run = runs_[record.key()];
+  run.generation++;
+  run.run_start = now;
+  run.gpus = engine::PlacedGpus(record);
+  run.notice_checkpoint.reset();
+  if (run.remaining) {
+    events_.Push(now + std::max(0.0, *run.remaining), EventKind::kFinish, record.key(),
+                 run.generation);
+  }
+}
+
+void Simulator::Stopped(const engine::WorkloadRecord& record, Time now, engine::StopCause cause) {
+  RunState& run = runs_[record.key()];
+  run.generation++;
+  double elapsed = std::max(0.0, now - run.run_start);
+  auto gpus = static_cast<double>(run.gpus);
+  run.gpu_seconds_used += elapsed * gpus;
+  if (cause == engine::StopCause::kSucceeded) {
+    run.remaining = 0;
+  } else {
+    // Progress survives only up to the last checkpoint; the rest is redone.
+    double saved = 0;
+    const auto& interval = record.workload.sim.checkpoint_interval;
+    if (interval && *interval > 0) {
+      saved = std::floor(elapsed / *interval) * *interval;
+      if (run.notice_checkpoint) saved = std::max(saved, *run.notice_checkpoint - run.run_start);
+      saved = std::min(saved, elapsed);
+    }
+    if (run.remaining) run.remaining = std::max(0.0, *run.remaining - saved);
+    run.gpu_seconds_lost += (elapsed - saved) * gpus;
+  }
+  run.gpus = 0;
+  run.notice_checkpoint.reset();
+}
+
+Result<SimulationResult> Simulate(const model::ManifestSet& manifests, const SimOptions& options) {
+  auto sim = Simulator::Create(manifests, options);
+  if (!sim.ok()) return sim.status();
+  Status st = (*sim)->Run();
+  if (!st.ok()) return st;
+  return (*sim)->BuildResult();
+}
+
+}  // namespace muster::sim

@@ -1,0 +1,213 @@
+// Engine scenarios on small hand-built clusters, run with the real admission and
+// placement layers and the invariant checker on after every cycle.
+#include "engine/engine.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/scenario.h"
+
+namespace muster::engine {
+namespace {
+
+using testing::AddQueues;
+using testing::MakeJob;
+using testing::MakeNode;
+using testing::Number;
+
+class ManualClock : public Clock {
+ public:
+  Time Now() const override { return now_; }
+  void Set(Time t) { now_ = t; }
+
+ private:
+  Time now_ = 0;
+};
+
+// Records starts and stops the way an executor sees them.
+class RecordingExecutor : public Executor {
+ public:
+  void Started(const WorkloadRecord& r, Time now) override {
+    events.push_back("start " + r.key() + " @" + std::to_string(static_cast<int>(now)));
+  }
+  void Stopped(const WorkloadRecord& r, Time now, StopCause cause) override {
+    const char* what = cause == StopCause::kSucceeded ? "done"
+                       : cause == StopCause::kEvicted ? "evicted"
+                                                      : "failed";
+    events.push_back(std::string(what) + " " + r.key() + " @" +
+                     std::to_string(static_cast<int>(now)));
+  }
+  std::vector<std::string> events;
+};
+
+class EngineTest : public ::testing::Test {
+ protected:
+  void Build() {
+    Number(manifests_);
+    EngineOptions options;
+    options.check_invariants = true;
+    auto engine = Engine::Create(manifests_, clock_, options);
+    ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+    engine_ = std::move(engine).value();
+    engine_->SetExecutor(&executor_);
+  }
+  void At(Time t) { clock_.Set(t); }
+  void Cycle() {
+    Status st = engine_->RunCycle();
+    ASSERT_TRUE(st.ok()) << st.ToString() << "\n" << engine_->log().ToString();
+  }
+  const WorkloadRecord& Get(const std::string& key) {
+    const WorkloadRecord* r = engine_->Find(key);
+    EXPECT_NE(r, nullptr) << key;
+    return *r;
+  }
+
+  model::ManifestSet manifests_;
+  ManualClock clock_;
+  RecordingExecutor executor_;
+  std::unique_ptr<Engine> engine_;
+};
+
+// Two 4-GPU gangs on three 2-GPU nodes: the second waits whole, never 3+3...
+// and starts when the first finishes.
+TEST_F(EngineTest, GangWaitsWholeAndStartsWhenCapacityFrees) {
+  AddQueues(manifests_, 16);
+  for (const char* n : {"node-1", "node-2", "node-3"}) manifests_.nodes.push_back(MakeNode(n, 2));
+  manifests_.jobs.push_back(MakeJob("a", 4, 1, "lq"));
+  manifests_.jobs.push_back(MakeJob("b", 4, 1, "lq"));
+  Build();
+
+  At(0);
+  ASSERT_TRUE(engine_->Submit("ml/a").ok());
+  ASSERT_TRUE(engine_->Submit("ml/b").ok());
+  Cycle();
+  EXPECT_EQ(Get("ml/a").phase, Phase::kRunning);
+  EXPECT_EQ(Get("ml/a").plan.pods.size(), 4u);
+  EXPECT_EQ(Get("ml/b").phase, Phase::kPending);
+  EXPECT_TRUE(Get("ml/b").plan.pods.empty());
+  EXPECT_FALSE(engine_->PendingMessage("ml/b").empty());
+
+  At(100);
+  ASSERT_TRUE(engine_->Succeed("ml/a").ok());
+  Cycle();
+  EXPECT_EQ(Get("ml/a").phase, Phase::kSucceeded);
+  EXPECT_EQ(Get("ml/a").finish_time, 100.0);
+  EXPECT_EQ(Get("ml/a").plan.pods.size(), 4u) << "a finished gang keeps its last placement";
+  EXPECT_EQ(Get("ml/b").phase, Phase::kRunning);
+  EXPECT_EQ(Get("ml/b").start_time, 100.0);
+  EXPECT_EQ(executor_.events,
+            (std::vector<std::string>{"start ml/a @0", "done ml/a @100", "start ml/b @100"}));
+}
+
+TEST_F(EngineTest, HigherPriorityPreemptsWithinClusterQueue) {
+  AddQueues(manifests_, 8);
+  manifests_.nodes.push_back(MakeNode("gpu-1", 8));
+  manifests_.jobs.push_back(MakeJob("notebook", 1, 8, "lq", "low"));
+  manifests_.jobs.push_back(MakeJob("finetune", 1, 4, "lq", "high"));
+  Build();
+
+  At(0);
+  ASSERT_TRUE(engine_->Submit("ml/notebook").ok());
+  Cycle();
+  ASSERT_EQ(Get("ml/notebook").phase, Phase::kRunning);
+
+  At(50);
+  ASSERT_TRUE(engine_->Submit("ml/finetune").ok());
+  Cycle();
+  EXPECT_EQ(Get("ml/finetune").phase, Phase::kRunning);
+  EXPECT_EQ(Get("ml/finetune").admit_time, 50.0);
+  const WorkloadRecord& victim = Get("ml/notebook");
+  EXPECT_EQ(victim.phase, Phase::kPending);
+  ASSERT_EQ(victim.evictions.size(), 1u);
+  EXPECT_EQ(victim.evictions[0].reason, kReasonPreempted);
+  EXPECT_EQ(victim.evictions[0].detail, admission::kInClusterQueue);
+  EXPECT_EQ(victim.evictions[0].by, "ml/finetune");
+  EXPECT_EQ(victim.evictions[0].time, 50.0);
+  EXPECT_TRUE(victim.plan.pods.empty());
+
+  At(650);
+  ASSERT_TRUE(engine_->Succeed("ml/finetune").ok());
+  Cycle();
+  EXPECT_EQ(Get("ml/notebook").phase, Phase::kRunning);
+  EXPECT_EQ(Get("ml/notebook").admit_time, 650.0);
+  EXPECT_EQ(Get("ml/notebook").first_admit_time, 0.0);
+}
+
+TEST_F(EngineTest, NodeLossFailsAJobThatDoesNotRestart) {
+  AddQueues(manifests_, 16);
+  manifests_.nodes.push_back(MakeNode("gpu-1", 8));
+  manifests_.nodes.push_back(MakeNode("gpu-2", 8));
+  manifests_.jobs.push_back(MakeJob("fragile", 1, 8, "lq"));  // backoffLimit 0
+  Build();
+
+  At(0);
+  ASSERT_TRUE(engine_->Submit("ml/fragile").ok());
+  Cycle();
+  ASSERT_EQ(Get("ml/fragile").phase, Phase::kRunning);
+  std::string node = engine_->cluster().GetNode(Get("ml/fragile").plan.pods.at(0).node).meta.name;
+
+  At(10);
+  ASSERT_TRUE(engine_->NodeLost(node, "node " + node + " failed").ok());
+  Cycle();
+  const WorkloadRecord& r = Get("ml/fragile");
+  EXPECT_EQ(r.phase, Phase::kFailed);
+  EXPECT_EQ(r.finish_time, 10.0);
+  ASSERT_EQ(r.evictions.size(), 1u);
+  EXPECT_EQ(r.evictions[0].reason, kReasonNodeFailure);
+  EXPECT_NE(engine_->PendingMessage("ml/fragile").find("failed"), std::string::npos);
+}
+
+TEST_F(EngineTest, NodeLossRequeuesARestartableJobOntoAnotherNode) {
+  AddQueues(manifests_, 16);
+  manifests_.nodes.push_back(MakeNode("gpu-1", 8));
+  manifests_.nodes.push_back(MakeNode("gpu-2", 8));
+  model::BatchJob job = MakeJob("sturdy", 1, 8, "lq");
+  job.spec.backoff_limit = 3;
+  manifests_.jobs.push_back(job);
+  Build();
+
+  At(0);
+  ASSERT_TRUE(engine_->Submit("ml/sturdy").ok());
+  Cycle();
+  ASSERT_EQ(Get("ml/sturdy").phase, Phase::kRunning);
+  placement::NodeIndex first = Get("ml/sturdy").plan.pods.at(0).node;
+  std::string node = engine_->cluster().GetNode(first).meta.name;
+
+  At(10);
+  ASSERT_TRUE(engine_->NodeLost(node, "node failed").ok());
+  Cycle();
+  const WorkloadRecord& r = Get("ml/sturdy");
+  EXPECT_EQ(r.phase, Phase::kRunning);
+  EXPECT_EQ(r.start_time, 10.0);
+  EXPECT_NE(r.plan.pods.at(0).node, first);
+  ASSERT_EQ(r.evictions.size(), 1u);
+  EXPECT_EQ(r.evictions[0].reason, kReasonNodeFailure);
+
+  // The node comes back and takes pods again.
+  At(20);
+  ASSERT_TRUE(engine_->NodeBack(node).ok());
+  EXPECT_TRUE(engine_->cluster().NodeReady(first));
+}
+
+TEST_F(EngineTest, EventsOnUnknownObjectsAreErrors) {
+  manifests_.nodes.push_back(MakeNode("gpu-1", 8));
+  Build();
+  EXPECT_EQ(engine_->Submit("ml/nope").code(), StatusCode::kNotFound);
+  EXPECT_EQ(engine_->Succeed("ml/nope").code(), StatusCode::kNotFound);
+  EXPECT_EQ(engine_->NodeLost("nope", "").code(), StatusCode::kNotFound);
+}
+
+TEST_F(EngineTest, DecisionLogTellsTheStory) {
+  AddQueues(manifests_, 8);
+  manifests_.nodes.push_back(MakeNode("gpu-1", 8));
+  manifests_.jobs.push_back(MakeJob("a", 1, 4, "lq"));
+  Build();
+  At(0);
+  ASSERT_TRUE(engine_->Submit("ml/a").ok());
+  Cycle();
+  std::vector<std::string> actions;
+  for (const auto& e : engine_->log().entries()) actions.push_back(e.action);
+  EXPECT_EQ(actions, (std::vector<std::string>{"Submit", "Admit", "Start"}));
+}
+
+}  // namespace
+}  // namespace muster::engine
