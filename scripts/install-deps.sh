@@ -6,10 +6,13 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
-  libcpp-httplib-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev
+  libcpp-httplib-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang python3 python3-yaml
 )
+# kubectl for tests/server/kubectl_test.sh: Debian ships it as kubernetes-client; a
+# machine with a kubectl from elsewhere (Google's "kubectl" package) needs neither.
+command -v kubectl >/dev/null 2>&1 || PACKAGES+=(kubernetes-client)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -16,6 +16,9 @@ ctest --test-dir build --output-on-failure -j2
 echo "== CLI tests"
 bash tests/cli/run_cli_tests.sh build/muster
 
+echo "== kubectl against muster serve"
+bash tests/server/kubectl_test.sh build/muster
+
 echo "== conformance"
 python3 "$shared/conformance/check.py" --muster build/muster "$shared/conformance/cases"
 
@@ -28,7 +31,7 @@ fi
 
 if [ "${MUSTER_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/decode_fuzz.cc ]; then
   echo "== fuzzing the decoder (${MUSTER_FUZZ_SECONDS:-60} s)"
-  CXX=clang++ scripts/build.sh build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DMUSTER_FUZZ=ON \
+  CXX=clang++ NINJA_TARGETS=fuzz_decode scripts/build.sh build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DMUSTER_FUZZ=ON \
     -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
   rm -rf build-fuzz/corpus && mkdir -p build-fuzz/corpus && cp fuzz/corpus/* build-fuzz/corpus/
   build-fuzz/fuzz_decode -max_total_time="${MUSTER_FUZZ_SECONDS:-60}" -max_len=65536 \

@@ -10,6 +10,10 @@ int main(int argc, char** argv) {
   muster::cli::RegisterValidateCommand(app, exit_code);
   muster::cli::RegisterSimulateCommand(app, exit_code);
   muster::cli::RegisterSummaryCommand(app, exit_code);
+  muster::cli::RegisterServeCommand(app, exit_code);
+  muster::cli::RegisterExperimentCommand(app, exit_code);
+  muster::cli::RegisterGenCommand(app, exit_code);
+  muster::cli::RegisterBenchCommand(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,5 +1,5 @@
 // `muster simulate -f PATH... [--until DUR] [--config FILE] [-o json|table]
-//  [--output FILE] [--seed N]`: runs the manifests in virtual time (CONTRACT
+//  [--output FILE] [--seed N] [--trace FORMAT:PATH]`: runs the manifests in virtual time (CONTRACT
 // section 3). Exit 0 after a completed simulation, 1 for invalid input, 2 for bad
 // usage.
 #include <CLI/CLI.hpp>
@@ -14,12 +14,15 @@
 #include "sim/result_json.h"
 #include "sim/result_table.h"
 #include "sim/simulator.h"
+#include "sim/trace_philly.h"
+#include "workloads/workloads.h"
 
 namespace muster::cli {
 namespace {
 
 struct SimulateFlags {
   std::vector<std::string> paths;
+  std::vector<std::string> traces;  // FORMAT:PATH
   std::string until;
   std::string config;
   std::string output_format = "table";
@@ -35,6 +38,28 @@ bool ReportDiagnostics(const api::DecodeResult& decoded) {
   return decoded.HasErrors();
 }
 
+// Adds a trace's cluster (nodes, and for Philly its team queues) to the manifests
+// and its jobs to the workloads, after the manifests' own: a trace replays onto
+// the cluster and queues the -f inputs describe, or onto its own.
+Status MergeTrace(const std::string& spec, model::ManifestSet& manifests,
+                  std::vector<model::Workload>& workloads) {
+  auto reader = sim::OpenTrace(spec);
+  if (!reader.ok()) return reader.status();
+  const sim::TraceCluster& cluster = (*reader)->cluster();
+  manifests.nodes.insert(manifests.nodes.end(), cluster.nodes.begin(), cluster.nodes.end());
+  const model::ManifestSet& q = cluster.queues;
+  manifests.resource_flavors.insert(manifests.resource_flavors.end(), q.resource_flavors.begin(),
+                                    q.resource_flavors.end());
+  manifests.cluster_queues.insert(manifests.cluster_queues.end(), q.cluster_queues.begin(),
+                                  q.cluster_queues.end());
+  manifests.local_queues.insert(manifests.local_queues.end(), q.local_queues.begin(),
+                                q.local_queues.end());
+  manifests.cohorts.insert(manifests.cohorts.end(), q.cohorts.begin(), q.cohorts.end());
+  workloads.reserve(workloads.size() + static_cast<size_t>((*reader)->size()));
+  while (auto w = (*reader)->Next()) workloads.push_back(std::move(*w));
+  return Status::Ok();
+}
+
 int RunSimulate(const SimulateFlags& flags) {
   sim::SimOptions options;
   options.seed = flags.seed;
@@ -48,7 +73,12 @@ int RunSimulate(const SimulateFlags& flags) {
     options.until = *until;
   }
 
-  api::DecodeResult decoded = api::LoadPaths(flags.paths);
+  if (flags.paths.empty() && flags.traces.empty()) {
+    std::cerr << "muster simulate: give manifests with -f, a trace with --trace, or both\n";
+    return 2;
+  }
+  api::DecodeResult decoded;
+  if (!flags.paths.empty()) decoded = api::LoadPaths(flags.paths);
   if (ReportDiagnostics(decoded)) return 1;
 
   if (!flags.config.empty()) {
@@ -68,7 +98,19 @@ int RunSimulate(const SimulateFlags& flags) {
     }
   }
 
-  auto simulator = sim::Simulator::Create(decoded.manifests, options);
+  auto workloads = workloads::BuildWorkloads(decoded.manifests);
+  if (!workloads.ok()) {
+    std::cerr << "muster simulate: " << workloads.status().message() << "\n";
+    return 1;
+  }
+  for (const std::string& spec : flags.traces) {
+    Status merged = MergeTrace(spec, decoded.manifests, *workloads);
+    if (!merged.ok()) {
+      std::cerr << "muster simulate: --trace " << spec << ": " << merged.message() << "\n";
+      return merged.code() == StatusCode::kInvalidArgument ? 2 : 1;
+    }
+  }
+  auto simulator = sim::Simulator::Create(decoded.manifests, std::move(*workloads), options);
   if (!simulator.ok()) {
     std::cerr << "muster simulate: " << simulator.status().ToString() << "\n";
     return 1;
@@ -103,8 +145,10 @@ void RegisterSimulateCommand(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "simulate", "Run clusters, queues and workloads in virtual time and report what happened");
   cmd->add_option("-f,--filename", flags->paths,
-                  "manifest file or directory (repeatable; '-' for stdin)")
-      ->required();
+                  "manifest file or directory (repeatable; '-' for stdin)");
+  cmd->add_option("--trace", flags->traces,
+                  "replay a public trace: openb:DIR (Alibaba cluster-trace-gpu-v2023) or "
+                  "philly:FILE (Microsoft Philly job summary)");
   cmd->add_option("--until", flags->until, "stop at this virtual time (\"90\", \"15m\", \"2h\")");
   cmd->add_option("--config", flags->config,
                   "Kueue Configuration or muster SchedulerConfiguration manifest");

@@ -1,0 +1,31 @@
+// muster serve: the embedded control plane (kubectl-compatible API over a durable
+// SQLite store). The engine and executor plug in as server::Controllers.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "server/serve.h"
+
+namespace muster::cli {
+
+void RegisterServeCommand(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("serve", "Run the embedded control plane (kubectl-compatible API)");
+  auto opts = std::make_shared<server::ServeOptions>();
+  cmd->add_option("--data", opts->data_dir, "Directory of the durable store (created if missing)")
+      ->required();
+  cmd->add_option("--listen", opts->listen, "HOST:PORT to serve plain HTTP on (port 0: any)")
+      ->capture_default_str();
+  cmd->add_option("-f,--filename", opts->manifests,
+                  "Manifests loaded at start if not already stored; repeatable")
+      ->take_all();
+  cmd->callback([opts, &exit_code] {
+    // Engine and executor controllers are added here once they exist.
+    exit_code = server::RunServe(*opts, {}, std::cout, std::cerr);
+  });
+}
+
+}  // namespace muster::cli

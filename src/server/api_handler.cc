@@ -1,0 +1,476 @@
+#include "server/api_handler.h"
+
+#include <ctime>
+#include <random>
+
+#include "api/decode.h"
+#include "server/api_status.h"
+#include "server/discovery.h"
+#include "server/json_merge_patch.h"
+#include "server/openapi.h"
+#include "server/request_target.h"
+#include "server/table_printer.h"
+#include "server/yaml_json.h"
+
+namespace muster::server {
+namespace {
+
+using nlohmann::json;
+
+ApiResponse JsonResponse(int code, const json& body) {
+  return {code, "application/json", body.dump()};
+}
+ApiResponse ErrorResponse(const ApiError& e) { return JsonResponse(e.code, e.ToJson()); }
+ApiResponse TextResponse(int code, std::string text) {
+  return {code, "text/plain; charset=utf-8", std::move(text)};
+}
+
+std::string Param(const ApiRequest& r, const std::string& key) {
+  auto it = r.query.find(key);
+  return it == r.query.end() ? "" : it->second;
+}
+bool IsTrue(const std::string& v) { return v == "1" || v == "true" || v == "True"; }
+
+bool WantsTable(const ApiRequest& r) { return r.accept.find("as=Table") != std::string::npos; }
+
+IncludeObject ParseInclude(const ApiRequest& r) {
+  std::string v = Param(r, "includeObject");
+  if (v == "None") return IncludeObject::kNone;
+  if (v == "Object") return IncludeObject::kObject;
+  return IncludeObject::kMetadata;
+}
+
+int64_t NowUnix() { return static_cast<int64_t>(std::time(nullptr)); }
+
+std::string QualifiedKind(const ResourceType& t) {
+  return t.group.empty() ? t.kind : t.kind + "." + t.group;
+}
+
+// DNS-1123 subdomain (object names) or label (namespaces: no dots, 63 chars).
+bool ValidName(const std::string& name, bool label) {
+  if (name.empty() || name.size() > (label ? 63u : 253u)) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    char c = name[i];
+    bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    bool edge = i == 0 || i + 1 == name.size();
+    if (!alnum && (edge || !(c == '-' || (c == '.' && !label)))) return false;
+  }
+  return true;
+}
+
+ApiError Invalid(const ResourceType& t, const std::string& name, std::vector<StatusCause> causes) {
+  ApiError e;
+  e.code = 422;
+  e.reason = "Invalid";
+  e.name = name;
+  e.group = t.group;
+  e.kind = t.kind;
+  e.message = QualifiedKind(t) + " \"" + name + "\" is invalid: ";
+  for (size_t i = 0; i < causes.size(); ++i) {
+    if (i > 0) e.message += ", ";
+    e.message += (causes[i].field.empty() ? "" : causes[i].field + ": ") + causes[i].message;
+  }
+  e.causes = std::move(causes);
+  return e;
+}
+
+// Decodes the object with the api layer, so the API accepts exactly what
+// `muster validate` accepts; warnings (references to absent objects) pass.
+std::optional<ApiError> ValidateObject(const ResourceType& t, const json& object,
+                                       const std::string& name) {
+  if (!t.validated) return std::nullopt;
+  api::DecodeResult result;
+  api::DecodeText(object.dump(), "request", result);
+  std::vector<StatusCause> causes;
+  for (const auto& d : result.diagnostics) {
+    if (!d.warning) causes.push_back({"FieldValueInvalid", d.message, d.field});
+  }
+  if (causes.empty()) return std::nullopt;
+  return Invalid(t, name, std::move(causes));
+}
+
+Result<json> ParseBody(const ApiRequest& r) {
+  if (r.content_type.find("yaml") != std::string::npos) {
+    auto docs = ParseDocuments(r.body);
+    if (!docs.ok()) return docs.status();
+    if (docs->size() != 1) return InvalidArgument("expected exactly one YAML document");
+    return std::move((*docs)[0]);
+  }
+  json body = json::parse(r.body, nullptr, false);
+  if (body.is_discarded()) return InvalidArgument("request body is not valid JSON");
+  return body;
+}
+
+// Checks kind/apiVersion/metadata of a request body against the path and fills
+// what is missing. Returns the metadata object.
+Result<json*> CheckBody(json& body, const RequestTarget& t) {
+  if (!body.is_object()) return InvalidArgument("the request body must be a JSON object");
+  if (body.contains("kind") && body["kind"] != t.type->kind) {
+    return InvalidArgument("the kind of the object (" + body["kind"].dump() +
+                           ") does not match the resource (" + t.type->kind + ")");
+  }
+  if (body.contains("apiVersion") && body["apiVersion"].is_string() &&
+      FindByKind(body["apiVersion"].get<std::string>(), t.type->kind) != t.type) {
+    return InvalidArgument("apiVersion " + body["apiVersion"].dump() + " does not match " +
+                           t.type->ApiVersion(t.version));
+  }
+  body["apiVersion"] = t.type->ApiVersion(t.version);
+  body["kind"] = t.type->kind;
+  if (!body.contains("metadata") || body["metadata"].is_null()) body["metadata"] = json::object();
+  json& md = body["metadata"];
+  if (!md.is_object()) return InvalidArgument("metadata must be an object");
+  if (t.type->namespaced) {
+    if (md.contains("namespace") && md["namespace"].is_string() &&
+        !md["namespace"].get<std::string>().empty() && md["namespace"] != t.namespace_) {
+      return InvalidArgument(
+          "the namespace of the provided object does not match the namespace sent on the "
+          "request");
+    }
+    md["namespace"] = t.namespace_;
+  } else {
+    md.erase("namespace");
+  }
+  if (!t.name.empty()) {
+    if (md.contains("name") && md["name"] != t.name) {
+      return InvalidArgument("the name of the object (" + md["name"].dump() +
+                             ") does not match the name on the URL (" + t.name + ")");
+    }
+    md["name"] = t.name;
+  }
+  return &md;
+}
+
+std::string RandomSuffix() {
+  static thread_local std::mt19937 rng(std::random_device{}());
+  static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::string s;
+  for (int i = 0; i < 5; ++i) s += kAlphabet[rng() % (sizeof(kAlphabet) - 1)];
+  return s;
+}
+
+// Strategic-merge-patch directives ($patch, $setElementOrder/..., $retainKeys) have
+// no meaning in a JSON merge patch; dropping them keeps them out of the object.
+void StripDirectives(json& patch) {
+  if (patch.is_object()) {
+    for (auto it = patch.begin(); it != patch.end();) {
+      if (!it.key().empty() && it.key()[0] == '$') {
+        it = patch.erase(it);
+      } else {
+        StripDirectives(it.value());
+        ++it;
+      }
+    }
+  } else if (patch.is_array()) {
+    for (auto& v : patch) StripDirectives(v);
+  }
+}
+
+void EnsureNamespace(ObjectStore& store, const std::string& ns) {
+  // Upstream rejects writes into a missing namespace; muster creates it instead,
+  // so `kubectl apply -f` of a directory works in any order.
+  if (ns.empty() || store.Get({"namespaces", "", ns}).ok()) return;
+  store.Create({"namespaces", "", ns}, {{"apiVersion", "v1"},
+                                        {"kind", "Namespace"},
+                                        {"metadata", {{"name", ns}}},
+                                        {"status", {{"phase", "Active"}}}});
+}
+
+ApiResponse StoreError(const Status& s, const RequestTarget& t, const std::string& name) {
+  return ErrorResponse(FromStatus(s, t.type->plural, t.type->group, name));
+}
+
+struct Selectors {
+  LabelSelector labels;
+  FieldSelector fields;
+};
+
+Result<Selectors> ParseSelectors(const ApiRequest& r) {
+  auto labels = LabelSelector::Parse(Param(r, "labelSelector"));
+  if (!labels.ok()) return labels.status();
+  auto fields = FieldSelector::Parse(Param(r, "fieldSelector"));
+  if (!fields.ok()) return fields.status();
+  return Selectors{std::move(*labels), std::move(*fields)};
+}
+
+ApiResult HandleWatch(ObjectStore& store, const RequestTarget& t, const ApiRequest& r,
+                      Selectors sel) {
+  WatchFilter f;
+  f.type = t.type;
+  f.version = t.version;
+  f.namespace_ = t.namespace_;
+  f.labels = std::move(sel.labels);
+  f.fields = std::move(sel.fields);
+  f.as_table = WantsTable(r);
+  f.include = ParseInclude(r);
+  f.bookmarks = IsTrue(Param(r, "allowWatchBookmarks"));
+  std::string rv_text = Param(r, "resourceVersion");
+  int64_t from = 0;
+  std::vector<json> initial;
+  if (rv_text.empty() || rv_text == "0") {
+    // No starting point: the current objects as ADDED events, then changes.
+    auto list = store.List(t.type->StoreKey(), t.namespace_);
+    if (!list.ok()) return StoreError(list.status(), t, "");
+    from = list->resource_version;
+    for (auto& o : list->items) {
+      if (f.labels.Matches(o) && f.fields.Matches(o)) initial.push_back(std::move(o));
+    }
+  } else {
+    json probe = {{"metadata", {{"resourceVersion", rv_text}}}};
+    std::optional<int64_t> rv = ParseResourceVersion(probe);
+    if (!rv || *rv < 0) return ErrorResponse(BadRequest("invalid resourceVersion " + rv_text));
+    from = *rv;
+    if (auto since = store.hub().Since(from, 1); !since.ok()) {
+      return ErrorResponse(Gone(since.status().message()));
+    }
+  }
+  int64_t timeout = 1800;
+  if (std::string ts = Param(r, "timeoutSeconds"); !ts.empty()) {
+    timeout = std::clamp<int64_t>(std::strtoll(ts.c_str(), nullptr, 10), 1, 3600);
+  }
+  return std::make_unique<WatchStream>(store.hub(), std::move(f), from, std::move(initial),
+                                       std::chrono::seconds(timeout));
+}
+
+ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
+  const ResourceType& type = *t.type;
+  TableOptions topts;
+  topts.include = ParseInclude(r);
+  topts.now_unix = NowUnix();
+  if (!t.collection()) {
+    auto obj = store.Get({type.StoreKey(), t.namespace_, t.name});
+    if (!obj.ok()) return StoreError(obj.status(), t, t.name);
+    json out = PresentObject(std::move(*obj), type, t.version);
+    if (WantsTable(r) && t.subresource.empty()) {
+      return JsonResponse(
+          200, RenderTable(type, {out}, FieldValue(out, "metadata.resourceVersion"), topts));
+    }
+    return JsonResponse(200, out);
+  }
+  auto sel = ParseSelectors(r);
+  if (!sel.ok()) return ErrorResponse(BadRequest(sel.status().message()));
+  if (IsTrue(Param(r, "watch"))) return HandleWatch(store, t, r, std::move(*sel));
+  auto list = store.List(type.StoreKey(), t.namespace_);
+  if (!list.ok()) return StoreError(list.status(), t, "");
+  std::vector<json> items;
+  for (auto& o : list->items) {
+    if (sel->labels.Matches(o) && sel->fields.Matches(o)) {
+      items.push_back(PresentObject(std::move(o), type, t.version));
+    }
+  }
+  const std::string rv = std::to_string(list->resource_version);
+  if (WantsTable(r)) return JsonResponse(200, RenderTable(type, items, rv, topts));
+  return JsonResponse(200, {{"kind", type.kind + "List"},
+                            {"apiVersion", type.ApiVersion(t.version)},
+                            {"metadata", {{"resourceVersion", rv}}},
+                            {"items", items}});
+}
+
+ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r) {
+  const ResourceType& type = *t.type;
+  if (!t.subresource.empty()) return ErrorResponse(MethodNotAllowed("cannot create a status"));
+  auto body = ParseBody(r);
+  if (!body.ok()) return ErrorResponse(BadRequest(body.status().message()));
+  if (type.namespaced && t.namespace_.empty()) {
+    // POST to the all-namespaces path: the body names the namespace.
+    t.namespace_ = body->is_object() ? FieldValue(*body, "metadata.namespace") : "";
+    if (t.namespace_.empty()) t.namespace_ = "default";
+  }
+  auto md = CheckBody(*body, t);
+  if (!md.ok()) return ErrorResponse(BadRequest(md.status().message()));
+  json& meta = **md;
+  std::string name = FieldValue(*body, "metadata.name");
+  const std::string generate = FieldValue(*body, "metadata.generateName");
+  if (name.empty() && generate.empty()) {
+    return ErrorResponse(Invalid(type, "", {{"FieldValueRequired",
+                                             "name or generateName is required", "metadata.name"}}));
+  }
+  for (const char* f : {"uid", "resourceVersion", "creationTimestamp", "generation",
+                        "deletionTimestamp", "managedFields", "selfLink"}) {
+    meta.erase(f);
+  }
+  // A Node's capacity lives in its status, and upstream keeps a Node's status on
+  // create; other kinds with a status subresource start without one.
+  if (type.has_status && type.kind != "Node") body->erase("status");
+  if (type.namespaced && !ValidName(t.namespace_, true)) {
+    return ErrorResponse(Invalid(type, name, {{"FieldValueInvalid",
+                                               "a lowercase RFC 1123 label is required",
+                                               "metadata.namespace"}}));
+  }
+  const bool dry_run = !Param(r, "dryRun").empty();
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (!generate.empty() && FieldValue(*body, "metadata.name").empty()) {
+      name = generate + RandomSuffix();
+    }
+    meta["name"] = name;
+    if (!ValidName(name, type.kind == "Namespace")) {
+      return ErrorResponse(Invalid(type, name, {{"FieldValueInvalid",
+                                                 "a lowercase RFC 1123 subdomain is required",
+                                                 "metadata.name"}}));
+    }
+    if (auto invalid = ValidateObject(type, *body, name)) return ErrorResponse(*invalid);
+    if (dry_run) return JsonResponse(201, *body);
+    if (type.namespaced) EnsureNamespace(store, t.namespace_);
+    auto created = store.Create({type.StoreKey(), t.namespace_, name}, *body);
+    if (created.ok()) return JsonResponse(201, PresentObject(std::move(*created), type, t.version));
+    if (created.status().code() != StatusCode::kAlreadyExists || generate.empty() ||
+        !FieldValue(*body, "metadata.name").empty()) {
+      return StoreError(created.status(), t, name);
+    }
+    meta.erase("name");  // a generated name collided: draw another
+  }
+  return ErrorResponse(FromStatus(AlreadyExists(name), type.plural, type.group, name));
+}
+
+WriteScope ScopeOf(const RequestTarget& t) {
+  if (t.subresource == "status") return WriteScope::kStatus;
+  return t.type->has_status ? WriteScope::kSpec : WriteScope::kAll;
+}
+
+ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
+  auto body = ParseBody(r);
+  if (!body.ok()) return ErrorResponse(BadRequest(body.status().message()));
+  auto md = CheckBody(*body, t);
+  if (!md.ok()) return ErrorResponse(BadRequest(md.status().message()));
+  const WriteScope scope = ScopeOf(t);
+  if (scope != WriteScope::kStatus) {
+    if (auto invalid = ValidateObject(*t.type, *body, t.name)) return ErrorResponse(*invalid);
+  }
+  if (!Param(r, "dryRun").empty()) return JsonResponse(200, *body);
+  auto updated = store.Update({t.type->StoreKey(), t.namespace_, t.name}, std::move(*body), scope);
+  if (!updated.ok()) return StoreError(updated.status(), t, t.name);
+  return JsonResponse(200, PresentObject(std::move(*updated), *t.type, t.version));
+}
+
+ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
+  const std::string& ct = r.content_type;
+  if (ct.find("merge-patch+json") == std::string::npos) {
+    return ErrorResponse(UnsupportedMediaType(
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/merge-patch+json, application/strategic-merge-patch+json"));
+  }
+  json patch = json::parse(r.body, nullptr, false);
+  if (patch.is_discarded() || !patch.is_object()) {
+    return ErrorResponse(BadRequest("the patch must be a JSON object"));
+  }
+  StripDirectives(patch);
+  const WriteScope scope = ScopeOf(t);
+  std::optional<ApiError> invalid;
+  auto patched = store.Mutate(
+      {t.type->StoreKey(), t.namespace_, t.name},
+      [&](const json& current) -> Result<json> {
+        json next = current;
+        ApplyMergePatch(next, patch);
+        RequestTarget same = t;
+        auto md = CheckBody(next, same);
+        if (!md.ok()) return md.status();
+        if (scope != WriteScope::kStatus) {
+          invalid = ValidateObject(*t.type, next, t.name);
+          if (invalid) return InvalidArgument("invalid");
+        }
+        return next;
+      },
+      scope);
+  if (invalid) return ErrorResponse(*invalid);
+  if (!patched.ok()) return StoreError(patched.status(), t, t.name);
+  return JsonResponse(200, PresentObject(std::move(*patched), *t.type, t.version));
+}
+
+ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
+  if (t.collection() || !t.subresource.empty()) {
+    return ErrorResponse(MethodNotAllowed("deletecollection is not supported; delete by name"));
+  }
+  std::optional<int64_t> rv;
+  std::optional<std::string> uid;
+  if (!r.body.empty()) {
+    json opts = json::parse(r.body, nullptr, false);
+    if (opts.is_object() && opts.contains("preconditions") && opts["preconditions"].is_object()) {
+      const json& pre = opts["preconditions"];
+      rv = ParseResourceVersion(json{{"metadata", pre}});
+      if (rv && *rv < 0) return ErrorResponse(BadRequest("invalid preconditions.resourceVersion"));
+      if (pre.contains("uid") && pre["uid"].is_string()) uid = pre["uid"].get<std::string>();
+    }
+  }
+  const ObjectKey key{t.type->StoreKey(), t.namespace_, t.name};
+  if (!Param(r, "dryRun").empty()) {
+    auto obj = store.Get(key);
+    if (!obj.ok()) return StoreError(obj.status(), t, t.name);
+    return JsonResponse(200, PresentObject(std::move(*obj), *t.type, t.version));
+  }
+  auto deleted = store.Delete(key, rv, uid);
+  if (!deleted.ok()) return StoreError(deleted.status(), t, t.name);
+  return JsonResponse(200, PresentObject(std::move(*deleted), *t.type, t.version));
+}
+
+std::optional<ApiResponse> Discovery(const std::string& path, const std::string& address) {
+  std::vector<std::string> seg;
+  for (size_t pos = 0; pos < path.size();) {
+    size_t next = path.find('/', pos);
+    if (next == std::string::npos) next = path.size();
+    if (next > pos) seg.push_back(path.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  if (seg.size() == 1 && seg[0] == "version") return JsonResponse(200, VersionInfo());
+  if (seg.size() >= 2 && seg[0] == "openapi" && seg[1] == "v3") {
+    if (seg.size() == 2) return JsonResponse(200, OpenApiV3Index());
+    std::optional<json> doc;
+    if (seg.size() == 4 && seg[2] == "api") doc = OpenApiV3Document("", seg[3]);
+    if (seg.size() == 5 && seg[2] == "apis") doc = OpenApiV3Document(seg[3], seg[4]);
+    if (doc) return JsonResponse(200, *doc);
+    return ErrorResponse(NotFoundError("the server could not find the requested resource"));
+  }
+  if (seg.empty() || seg.size() > 3) return std::nullopt;
+  if (seg[0] == "openapi") {
+    return ErrorResponse(NotFoundError("the server could not find the requested resource"));
+  }
+  if (seg[0] == "api") {
+    if (seg.size() == 1) return JsonResponse(200, CoreApiVersions(address));
+    if (seg.size() == 2) {
+      auto list = ApiResourceList("", seg[1]);
+      if (list) return JsonResponse(200, *list);
+      return ErrorResponse(NotFoundError("the server could not find the requested resource"));
+    }
+    return std::nullopt;
+  }
+  if (seg[0] != "apis") return std::nullopt;
+  if (seg.size() == 1) return JsonResponse(200, ApiGroupList());
+  auto doc = seg.size() == 2 ? ApiGroupDocument(seg[1]) : ApiResourceList(seg[1], seg[2]);
+  if (doc) return JsonResponse(200, *doc);
+  return ErrorResponse(NotFoundError("the server could not find the requested resource"));
+}
+
+}  // namespace
+
+ApiHandler::ApiHandler(ObjectStore& store, std::string server_address)
+    : store_(store), server_address_(std::move(server_address)) {}
+
+ApiResult ApiHandler::Handle(const ApiRequest& request) {
+  try {
+    return Dispatch(request);
+  } catch (const std::exception& e) {
+    // Nothing a client sends may take the server down.
+    return ErrorResponse(MakeError(500, "InternalError", std::string("internal error: ") + e.what()));
+  }
+}
+
+ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
+  std::string path = request.path;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (path == "/healthz" || path == "/livez") return TextResponse(200, "ok");
+  if (path == "/readyz") return ready_ ? TextResponse(200, "ok") : TextResponse(503, "not ready");
+  if (request.method == "GET") {
+    if (auto d = Discovery(path, server_address_)) return std::move(*d);
+  }
+  auto target = ParseRequestTarget(path);
+  if (!target.ok()) return ErrorResponse(NotFoundError(target.status().message()));
+  const RequestTarget& t = *target;
+  const std::string& m = request.method;
+  if (m == "GET") return HandleGet(store_, t, request);
+  if (m == "POST" && t.collection()) return HandleCreate(store_, t, request);
+  if (m == "PUT" && !t.collection()) return HandleUpdate(store_, t, request);
+  if (m == "PATCH" && !t.collection()) return HandlePatch(store_, t, request);
+  if (m == "DELETE") return HandleDelete(store_, t, request);
+  return ErrorResponse(MethodNotAllowed("the server does not allow this method on the requested "
+                                        "resource"));
+}
+
+}  // namespace muster::server

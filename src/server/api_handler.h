@@ -1,0 +1,59 @@
+// ApiHandler: the Kubernetes-style REST semantics of `muster serve`, independent of
+// the HTTP library: discovery, get/list/watch/create/update/patch/delete, the status
+// subresource, selectors, Table output and metav1.Status errors. http_server.cc
+// only moves bytes between sockets and this class, so the semantics are testable
+// without a network.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "server/object_store.h"
+#include "server/watch_stream.h"
+
+namespace muster::server {
+
+struct ApiRequest {
+  std::string method;  // "GET", "POST", "PUT", "PATCH", "DELETE"
+  std::string path;    // decoded path without the query
+  std::map<std::string, std::string> query;
+  std::string accept;
+  std::string content_type;
+  std::string body;
+};
+
+struct ApiResponse {
+  int code = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+// A watch request answers with a stream instead of a body.
+using ApiResult = std::variant<ApiResponse, std::unique_ptr<WatchStream>>;
+
+class ApiHandler {
+ public:
+  // `server_address` ("127.0.0.1:8080") is reported in /api discovery.
+  ApiHandler(ObjectStore& store, std::string server_address);
+
+  // Never throws; malformed input gives a 4xx Status.
+  ApiResult Handle(const ApiRequest& request);
+
+  // The address /api reports; set before serving (the port may be chosen at bind).
+  void set_server_address(std::string address) { server_address_ = std::move(address); }
+
+  // Readiness for /readyz: false until the server finished loading its manifests.
+  void set_ready(bool ready) { ready_ = ready; }
+
+ private:
+  ApiResult Dispatch(const ApiRequest& request);
+
+  ObjectStore& store_;
+  std::string server_address_;
+  std::atomic<bool> ready_{false};
+};
+
+}  // namespace muster::server

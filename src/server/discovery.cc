@@ -1,0 +1,86 @@
+#include "server/discovery.h"
+
+#include "server/resource_types.h"
+
+namespace muster::server {
+namespace {
+
+using nlohmann::json;
+
+json GroupJson(const ApiGroupInfo& g) {
+  json versions = json::array();
+  for (const auto& v : g.versions) {
+    versions.push_back({{"groupVersion", g.name + "/" + v}, {"version", v}});
+  }
+  return {{"name", g.name},
+          {"versions", versions},
+          {"preferredVersion", {{"groupVersion", g.name + "/" + g.versions[0]},
+                                {"version", g.versions[0]}}}};
+}
+
+}  // namespace
+
+json CoreApiVersions(const std::string& server_address) {
+  return {{"kind", "APIVersions"},
+          {"versions", {"v1"}},
+          {"serverAddressByClientCIDRs",
+           {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", server_address}}}}};
+}
+
+json ApiGroupList() {
+  json groups = json::array();
+  for (const auto& g : ApiGroups()) groups.push_back(GroupJson(g));
+  return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}};
+}
+
+std::optional<json> ApiGroupDocument(const std::string& group) {
+  for (const auto& g : ApiGroups()) {
+    if (g.name != group) continue;
+    json doc = GroupJson(g);
+    doc["kind"] = "APIGroup";
+    doc["apiVersion"] = "v1";
+    return doc;
+  }
+  return std::nullopt;
+}
+
+std::optional<json> ApiResourceList(const std::string& group, const std::string& version) {
+  json resources = json::array();
+  for (const auto& t : ResourceTypes()) {
+    if (t.group != group || !t.ServesVersion(version)) continue;
+    json r = {{"name", t.plural},
+              {"singularName", t.singular},
+              {"namespaced", t.namespaced},
+              {"kind", t.kind},
+              {"verbs", {"create", "delete", "get", "list", "patch", "update", "watch"}}};
+    if (!t.short_names.empty()) r["shortNames"] = t.short_names;
+    resources.push_back(std::move(r));
+    if (t.has_status) {
+      resources.push_back({{"name", t.plural + "/status"},
+                           {"singularName", ""},
+                           {"namespaced", t.namespaced},
+                           {"kind", t.kind},
+                           {"verbs", {"get", "patch", "update"}}});
+    }
+  }
+  if (resources.empty()) return std::nullopt;
+  return json{{"kind", "APIResourceList"},
+              {"apiVersion", "v1"},
+              {"groupVersion", group.empty() ? version : group + "/" + version},
+              {"resources", resources}};
+}
+
+json VersionInfo() {
+  // A recent minor so kubectl's version-skew check stays quiet.
+  return {{"major", "1"},
+          {"minor", "32"},
+          {"gitVersion", "v1.32.0-muster"},
+          {"gitCommit", "muster"},
+          {"gitTreeState", "clean"},
+          {"buildDate", "2025-01-01T00:00:00Z"},
+          {"goVersion", "n/a"},
+          {"compiler", "g++"},
+          {"platform", "linux/amd64"}};
+}
+
+}  // namespace muster::server

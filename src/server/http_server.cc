@@ -1,0 +1,110 @@
+#include "server/http_server.h"
+
+// Debian ships cpp-httplib as a compiled library (libcpp-httplib.so) built with these
+// options; the header must see the same ones so that its declarations match it.
+#define CPPHTTPLIB_OPENSSL_SUPPORT
+#define CPPHTTPLIB_ZLIB_SUPPORT
+#define CPPHTTPLIB_BROTLI_SUPPORT
+#include <httplib.h>
+
+#include <iostream>
+
+namespace muster::server {
+namespace {
+
+// Enough threads that a few long-lived watches never starve ordinary requests.
+constexpr size_t kThreads = 32;
+constexpr size_t kMaxBody = 16u << 20;
+
+ApiRequest ToApiRequest(const httplib::Request& req) {
+  ApiRequest r;
+  r.method = req.method;
+  r.path = req.path;
+  for (const auto& [k, v] : req.params) r.query.emplace(k, v);  // first value wins
+  r.accept = req.get_header_value("Accept");
+  r.content_type = req.get_header_value("Content-Type");
+  r.body = req.body;
+  return r;
+}
+
+}  // namespace
+
+HttpServer::HttpServer(ApiHandler& handler)
+    : handler_(handler), server_(std::make_unique<httplib::Server>()) {
+  server_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
+  server_->set_payload_max_length(kMaxBody);
+  auto handle = [this](const httplib::Request& req, httplib::Response& res) {
+    ApiResult result = handler_.Handle(ToApiRequest(req));
+    if (auto* resp = std::get_if<ApiResponse>(&result)) {
+      res.status = resp->code;
+      res.set_content(resp->body, resp->content_type.c_str());
+      if (resp->code >= 500) {
+        std::cerr << "muster serve: " << req.method << " " << req.path << " -> " << resp->code
+                  << ": " << resp->body << "\n";
+      }
+      return;
+    }
+    // A watch: stream newline-delimited events with chunked encoding.
+    std::shared_ptr<WatchStream> stream = std::move(std::get<std::unique_ptr<WatchStream>>(result));
+    res.status = 200;
+    res.set_header("Cache-Control", "no-cache, private");
+    // Not plain "application/json": httplib gzips that when the client accepts gzip
+    // (kubectl does), and the compressor would hold events back until the stream ends.
+    res.set_chunked_content_provider(
+        "application/json;stream=watch", [stream](size_t, httplib::DataSink& sink) {
+          auto chunk = stream->Next(std::chrono::milliseconds(1000));
+          if (!chunk) {
+            sink.done();
+            return true;
+          }
+          if (!chunk->empty()) return sink.write(chunk->data(), chunk->size());
+          return true;
+        });
+  };
+  const std::string any = R"(/.*)";
+  server_->Get(any, handle);
+  server_->Post(any, handle);
+  server_->Put(any, handle);
+  server_->Patch(any, handle);
+  server_->Delete(any, handle);
+}
+
+HttpServer::~HttpServer() = default;
+
+Status HttpServer::Bind(const std::string& host, int port) {
+  if (port == 0) {
+    port_ = server_->bind_to_any_port(host);
+    if (port_ <= 0) return Status(StatusCode::kUnavailable, "cannot listen on " + host);
+  } else {
+    if (!server_->bind_to_port(host, port)) {
+      return Status(StatusCode::kUnavailable,
+                    "cannot listen on " + host + ":" + std::to_string(port));
+    }
+    port_ = port;
+  }
+  return Status::Ok();
+}
+
+void HttpServer::Serve() { server_->listen_after_bind(); }
+
+void HttpServer::Stop() { server_->stop(); }
+
+Status ParseListenAddress(const std::string& listen, std::string& host, int& port) {
+  auto colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == listen.size()) {
+    return InvalidArgument("--listen must be HOST:PORT, got \"" + listen + "\"");
+  }
+  host = listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  const std::string p = listen.substr(colon + 1);
+  if (p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos) {
+    return InvalidArgument("--listen port must be a number, got \"" + p + "\"");
+  }
+  port = std::stoi(p);
+  if (port > 65535) return InvalidArgument("--listen port must be at most 65535");
+  return Status::Ok();
+}
+
+}  // namespace muster::server

@@ -1,0 +1,412 @@
+#include "server/object_store.h"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+namespace muster::server {
+namespace {
+
+using nlohmann::json;
+
+// A prepared statement that finalizes itself, so early returns cannot leak one.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  bool ok() const { return rc_ == SQLITE_OK; }
+  void Bind(int i, const std::string& s) {
+    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+  }
+  void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
+  int Step() { return sqlite3_step(stmt_); }
+  std::string Text(int col) const {
+    const auto* p = sqlite3_column_text(stmt_, col);
+    return p ? std::string(reinterpret_cast<const char*>(p),
+                           static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
+             : std::string();
+  }
+  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_;
+};
+
+Status Exec(sqlite3* db, const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : sqlite3_errmsg(db);
+    sqlite3_free(err);
+    return Status(StatusCode::kUnavailable, std::string("sqlite: ") + msg + " (" + sql + ")");
+  }
+  return Status::Ok();
+}
+
+Status SqliteError(sqlite3* db, const std::string& what) {
+  return Status(StatusCode::kUnavailable, "sqlite: " + what + ": " + sqlite3_errmsg(db));
+}
+
+ChangeType ParseChangeType(const std::string& s) {
+  if (s == "ADDED") return ChangeType::kAdded;
+  if (s == "DELETED") return ChangeType::kDeleted;
+  return ChangeType::kModified;
+}
+
+// Everything outside metadata and status: what metadata.generation counts.
+json SpecPart(const json& object) {
+  json out = json::object();
+  if (!object.is_object()) return out;
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    if (it.key() != "metadata" && it.key() != "status") out[it.key()] = it.value();
+  }
+  return out;
+}
+
+json& Metadata(json& object) {
+  if (!object.contains("metadata") || !object["metadata"].is_object()) {
+    object["metadata"] = json::object();
+  }
+  return object["metadata"];
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseResourceVersion(const json& object) {
+  if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object()) {
+    return std::nullopt;
+  }
+  const json& md = object["metadata"];
+  if (!md.contains("resourceVersion") || md["resourceVersion"].is_null()) return std::nullopt;
+  const json& rv = md["resourceVersion"];
+  if (!rv.is_string()) return -1;
+  const std::string& s = rv.get_ref<const std::string&>();
+  if (s.empty()) return std::nullopt;
+  if (s.size() > 18) return -1;
+  int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return -1;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+ObjectStore::ObjectStore(sqlite3* db, StoreOptions options)
+    : db_(db), options_(std::move(options)), rng_(std::random_device{}()),
+      hub_(options_.event_retention) {}
+
+ObjectStore::~ObjectStore() {
+  hub_.Close();
+  sqlite3_close(db_);
+}
+
+Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const std::string& dir,
+                                                       StoreOptions options) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status(StatusCode::kUnavailable, "cannot create " + dir + ": " + ec.message());
+  std::string path = (std::filesystem::path(dir) / "muster.db").string();
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return Status(StatusCode::kUnavailable, "cannot open " + path + ": " + msg);
+  }
+  std::unique_ptr<ObjectStore> store(new ObjectStore(db, std::move(options)));
+  if (Status s = store->Init(); !s.ok()) return s;
+  return store;
+}
+
+Status ObjectStore::Init() {
+  // WAL + synchronous=FULL: a commit is on disk (WAL fsynced) when sqlite3_step
+  // returns, which is what "acknowledged means durable" needs. EXCLUSIVE locking
+  // keeps a second server off the same data directory.
+  for (const char* sql : {
+           "PRAGMA journal_mode=WAL;",
+           "PRAGMA synchronous=FULL;",
+           "PRAGMA locking_mode=EXCLUSIVE;",
+           "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);",
+           "CREATE TABLE IF NOT EXISTS objects (resource TEXT NOT NULL, namespace TEXT NOT NULL,"
+           " name TEXT NOT NULL, rv INTEGER NOT NULL, body TEXT NOT NULL,"
+           " PRIMARY KEY (resource, namespace, name)) WITHOUT ROWID;",
+           "CREATE TABLE IF NOT EXISTS events (rv INTEGER PRIMARY KEY, type TEXT NOT NULL,"
+           " resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,"
+           " body TEXT NOT NULL);",
+           "BEGIN IMMEDIATE; INSERT OR IGNORE INTO meta VALUES ('rv', 0); COMMIT;",
+       }) {
+    if (Status s = Exec(db_, sql); !s.ok()) {
+      if (s.message().find("locked") != std::string::npos) {
+        return Status(StatusCode::kUnavailable,
+                      "the data directory is in use by another muster serve");
+      }
+      return s;
+    }
+  }
+  {
+    Stmt q(db_, "SELECT value FROM meta WHERE key = 'rv'");
+    if (!q.ok() || q.Step() != SQLITE_ROW) return SqliteError(db_, "read resourceVersion");
+    rv_ = q.Int(0);
+  }
+  std::vector<Change> history;
+  Stmt q(db_,
+         "SELECT rv, type, resource, namespace, name, body FROM events WHERE rv > ? ORDER BY rv");
+  if (!q.ok()) return SqliteError(db_, "read events");
+  q.Bind(1, rv_ - static_cast<int64_t>(options_.event_retention));
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    Change c;
+    c.resource_version = q.Int(0);
+    c.type = ParseChangeType(q.Text(1));
+    c.resource = q.Text(2);
+    c.namespace_ = q.Text(3);
+    c.name = q.Text(4);
+    c.object = json::parse(q.Text(5), nullptr, false);
+    history.push_back(std::move(c));
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db_, "read events");
+  hub_.Reset(rv_, std::move(history));
+  return Status::Ok();
+}
+
+std::string ObjectStore::Now() const {
+  if (options_.now) return options_.now();
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string ObjectStore::NewUid() {
+  // RFC 4122 version 4.
+  uint64_t a = rng_(), b = rng_();
+  a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;
+  b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xffff),
+                static_cast<unsigned>(b >> 48),
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
+int64_t ObjectStore::resource_version() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rv_;
+}
+
+Result<std::optional<json>> ObjectStore::ReadLocked(const ObjectKey& key) const {
+  Stmt q(db_, "SELECT body FROM objects WHERE resource = ? AND namespace = ? AND name = ?");
+  if (!q.ok()) return SqliteError(db_, "prepare get");
+  q.Bind(1, key.resource);
+  q.Bind(2, key.namespace_);
+  q.Bind(3, key.name);
+  int rc = q.Step();
+  if (rc == SQLITE_DONE) return std::optional<json>();
+  if (rc != SQLITE_ROW) return SqliteError(db_, "get");
+  json body = json::parse(q.Text(0), nullptr, false);
+  if (body.is_discarded()) return Internal("stored object is not JSON: " + key.name);
+  return std::optional<json>(std::move(body));
+}
+
+Result<json> ObjectStore::Get(const ObjectKey& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto r = ReadLocked(key);
+  if (!r.ok()) return r.status();
+  if (!r->has_value()) return NotFound(key.name);
+  return std::move(**r);
+}
+
+Result<ListResult> ObjectStore::List(const std::string& resource,
+                                     const std::string& namespace_) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Stmt q(db_, namespace_.empty()
+                  ? "SELECT body FROM objects WHERE resource = ? ORDER BY namespace, name"
+                  : "SELECT body FROM objects WHERE resource = ? AND namespace = ? "
+                    "ORDER BY namespace, name");
+  if (!q.ok()) return SqliteError(db_, "prepare list");
+  q.Bind(1, resource);
+  if (!namespace_.empty()) q.Bind(2, namespace_);
+  ListResult out;
+  out.resource_version = rv_;
+  int rc;
+  while ((rc = q.Step()) == SQLITE_ROW) {
+    json body = json::parse(q.Text(0), nullptr, false);
+    if (!body.is_discarded()) out.items.push_back(std::move(body));
+  }
+  if (rc != SQLITE_DONE) return SqliteError(db_, "list");
+  return out;
+}
+
+Result<int64_t> ObjectStore::CommitLocked(const ObjectKey& key, ChangeType type, json& object) {
+  const int64_t rv = rv_ + 1;
+  // A deleted object carries the deletion's resourceVersion, as upstream does.
+  Metadata(object)["resourceVersion"] = std::to_string(rv);
+  const std::string body = object.dump();
+  if (Status s = Exec(db_, "BEGIN IMMEDIATE"); !s.ok()) return s;
+  auto fail = [&](const char* what) {
+    Status s = SqliteError(db_, what);
+    Exec(db_, "ROLLBACK");
+    return s;
+  };
+  {
+    Stmt w(db_, type == ChangeType::kDeleted
+                    ? "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
+                    : "INSERT OR REPLACE INTO objects (resource, namespace, name, rv, body) "
+                      "VALUES (?, ?, ?, ?, ?)");
+    if (!w.ok()) return fail("prepare write");
+    w.Bind(1, key.resource);
+    w.Bind(2, key.namespace_);
+    w.Bind(3, key.name);
+    if (type != ChangeType::kDeleted) {
+      w.Bind(4, rv);
+      w.Bind(5, body);
+    }
+    if (w.Step() != SQLITE_DONE) return fail("write object");
+  }
+  {
+    Stmt e(db_, "INSERT INTO events (rv, type, resource, namespace, name, body) "
+                "VALUES (?, ?, ?, ?, ?, ?)");
+    if (!e.ok()) return fail("prepare event");
+    e.Bind(1, rv);
+    e.Bind(2, std::string(ChangeTypeName(type)));
+    e.Bind(3, key.resource);
+    e.Bind(4, key.namespace_);
+    e.Bind(5, key.name);
+    e.Bind(6, body);
+    if (e.Step() != SQLITE_DONE) return fail("write event");
+  }
+  {
+    Stmt m(db_, "UPDATE meta SET value = ? WHERE key = 'rv'");
+    if (!m.ok()) return fail("prepare rv");
+    m.Bind(1, rv);
+    if (m.Step() != SQLITE_DONE) return fail("write rv");
+  }
+  // Prune the change log now and then rather than per write.
+  if (++writes_since_prune_ >= 1000) {
+    writes_since_prune_ = 0;
+    Stmt p(db_, "DELETE FROM events WHERE rv <= ?");
+    if (!p.ok()) return fail("prepare prune");
+    p.Bind(1, rv - static_cast<int64_t>(options_.event_retention));
+    if (p.Step() != SQLITE_DONE) return fail("prune events");
+  }
+  if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    return fail("commit");
+  }
+  rv_ = rv;
+  Change change;
+  change.resource_version = rv;
+  change.type = type;
+  change.resource = key.resource;
+  change.namespace_ = key.namespace_;
+  change.name = key.name;
+  change.object = object;
+  hub_.Publish(std::move(change));
+  return rv;
+}
+
+Result<json> ObjectStore::Create(const ObjectKey& key, json object) {
+  if (!object.is_object()) return InvalidArgument("object must be a JSON object");
+  std::lock_guard<std::mutex> lock(mu_);
+  auto existing = ReadLocked(key);
+  if (!existing.ok()) return existing.status();
+  if (existing->has_value()) return AlreadyExists(key.name);
+  json& md = Metadata(object);
+  md["name"] = key.name;
+  if (key.namespace_.empty()) {
+    md.erase("namespace");
+  } else {
+    md["namespace"] = key.namespace_;
+  }
+  md["uid"] = NewUid();
+  md["creationTimestamp"] = Now();
+  md["generation"] = 1;
+  auto rv = CommitLocked(key, ChangeType::kAdded, object);
+  if (!rv.ok()) return rv.status();
+  return object;
+}
+
+Result<json> ObjectStore::Update(const ObjectKey& key, json object, WriteScope scope) {
+  return Mutate(
+      key, [&object](const json&) -> Result<json> { return std::move(object); }, scope);
+}
+
+Result<json> ObjectStore::Mutate(const ObjectKey& key, const Mutator& mutate, WriteScope scope) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto existing = ReadLocked(key);
+  if (!existing.ok()) return existing.status();
+  if (!existing->has_value()) return NotFound(key.name);
+  const json& current = **existing;
+  auto desired = mutate(current);
+  if (!desired.ok()) return desired.status();
+  if (!desired->is_object()) return InvalidArgument("object must be a JSON object");
+  std::optional<int64_t> want = ParseResourceVersion(*desired);
+  if (want && *want < 0) return InvalidArgument("metadata.resourceVersion must be a number");
+  if (want && *want != ParseResourceVersion(current).value_or(0)) {
+    return Conflict("the object has been modified; please apply your changes to the latest "
+                    "version and try again");
+  }
+  json next;
+  if (scope == WriteScope::kStatus) {
+    next = current;
+    if (desired->contains("status")) {
+      next["status"] = (*desired)["status"];
+    } else {
+      next.erase("status");
+    }
+  } else {
+    next = std::move(*desired);
+    if (scope == WriteScope::kSpec) {
+      if (current.contains("status")) {
+        next["status"] = current["status"];
+      } else {
+        next.erase("status");
+      }
+    }
+    // Identity and server-set fields are not the client's to change.
+    json& md = Metadata(next);
+    const json& cur_md = current["metadata"];
+    for (const char* f : {"name", "namespace", "uid", "creationTimestamp", "generation"}) {
+      if (cur_md.contains(f)) {
+        md[f] = cur_md[f];
+      } else {
+        md.erase(f);
+      }
+    }
+    if (SpecPart(next) != SpecPart(current)) {
+      md["generation"] = cur_md.value("generation", int64_t{1}) + 1;
+    }
+  }
+  Metadata(next)["resourceVersion"] = current["metadata"].value("resourceVersion", "");
+  if (next == current) return next;  // a no-op write keeps its resourceVersion
+  auto rv = CommitLocked(key, ChangeType::kModified, next);
+  if (!rv.ok()) return rv.status();
+  return next;
+}
+
+Result<json> ObjectStore::Delete(const ObjectKey& key, std::optional<int64_t> expected_rv,
+                                 std::optional<std::string> expected_uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto existing = ReadLocked(key);
+  if (!existing.ok()) return existing.status();
+  if (!existing->has_value()) return NotFound(key.name);
+  json object = std::move(**existing);
+  if (expected_rv && *expected_rv != ParseResourceVersion(object).value_or(0)) {
+    return Conflict("precondition failed: resourceVersion does not match");
+  }
+  if (expected_uid && *expected_uid != object["metadata"].value("uid", "")) {
+    return Conflict("precondition failed: uid does not match");
+  }
+  auto rv = CommitLocked(key, ChangeType::kDeleted, object);
+  if (!rv.ok()) return rv.status();
+  return object;
+}
+
+}  // namespace muster::server

@@ -1,0 +1,116 @@
+// ObjectStore: the durable object store behind `muster serve`. One SQLite database
+// (WAL, synchronous=FULL) under --data holds every object as JSON keyed by
+// (resource, namespace, name), a global resourceVersion counter and a bounded log
+// of changes for watches. Every write is one transaction committed before the call
+// returns, so an acknowledged write survives kill -9; the primary key makes a
+// duplicate object impossible.
+//
+// All writes go through one mutex: the one ordered path the engine relies on. After
+// each commit the change is published to hub() in resourceVersion order.
+//
+// Engine seam: the engine thread calls hub().Subscribe(cb) to receive every change
+// (cb queues it; see WatchHub), reads a consistent starting state with List(), and
+// writes its decisions back with UpdateStatus()/Create() (Workload objects, status
+// conditions) like any other client, so its writes are durable and watchable too.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/status.h"
+#include "server/watch_hub.h"
+
+struct sqlite3;
+
+namespace muster::server {
+
+struct ObjectKey {
+  std::string resource;    // ResourceType::StoreKey()
+  std::string namespace_;  // "" for cluster-scoped objects
+  std::string name;
+};
+
+// Which part of an object an update may change (the status subresource convention).
+enum class WriteScope {
+  kAll,     // everything (kinds without a status subresource, internal writers)
+  kSpec,    // everything but .status: the stored status is kept
+  kStatus,  // only .status: everything else is kept
+};
+
+struct StoreOptions {
+  size_t event_retention = 10000;  // changes kept for watches resuming from an old rv
+  // RFC 3339 UTC "now" for creationTimestamp; the wall clock when empty.
+  std::function<std::string()> now;
+};
+
+struct ListResult {
+  std::vector<nlohmann::json> items;  // sorted by (namespace, name)
+  int64_t resource_version = 0;       // the store's rv when the list was read
+};
+
+class ObjectStore {
+ public:
+  // Opens (creating if needed) DIR/muster.db. Fails if another process holds it.
+  static Result<std::unique_ptr<ObjectStore>> Open(const std::string& dir,
+                                                   StoreOptions options = {});
+  ~ObjectStore();
+  ObjectStore(const ObjectStore&) = delete;
+  ObjectStore& operator=(const ObjectStore&) = delete;
+
+  Result<nlohmann::json> Get(const ObjectKey& key) const;
+  // `namespace_` empty: every namespace.
+  Result<ListResult> List(const std::string& resource, const std::string& namespace_) const;
+
+  // Stores a new object. Sets metadata.uid, creationTimestamp, generation (1),
+  // resourceVersion; kAlreadyExists if the key is taken.
+  Result<nlohmann::json> Create(const ObjectKey& key, nlohmann::json object);
+
+  // Replaces the stored object within `scope`. If object.metadata.resourceVersion is
+  // set it must equal the stored one (kConflict otherwise: optimistic concurrency).
+  // uid and creationTimestamp are kept; generation grows when anything outside
+  // metadata and status changes. An update that changes nothing writes nothing.
+  Result<nlohmann::json> Update(const ObjectKey& key, nlohmann::json object, WriteScope scope);
+
+  // Read-modify-write under the write lock (PATCH): `mutate` gets the stored object
+  // and returns the desired one, which is then applied like Update().
+  using Mutator = std::function<Result<nlohmann::json>(const nlohmann::json& current)>;
+  Result<nlohmann::json> Mutate(const ObjectKey& key, const Mutator& mutate, WriteScope scope);
+
+  // Removes the object and returns it as it was. `expected_rv`/`expected_uid`:
+  // DeleteOptions preconditions (kConflict on mismatch).
+  Result<nlohmann::json> Delete(const ObjectKey& key, std::optional<int64_t> expected_rv = {},
+                                std::optional<std::string> expected_uid = {});
+
+  int64_t resource_version() const;
+  WatchHub& hub() { return hub_; }
+
+ private:
+  ObjectStore(sqlite3* db, StoreOptions options);
+  Status Init();
+  Result<std::optional<nlohmann::json>> ReadLocked(const ObjectKey& key) const;
+  // One transaction: bump the rv, write (or delete) the row, log the change.
+  Result<int64_t> CommitLocked(const ObjectKey& key, ChangeType type, nlohmann::json& object);
+  std::string NewUid();
+  std::string Now() const;
+
+  sqlite3* db_;
+  StoreOptions options_;
+  mutable std::mutex mu_;
+  int64_t rv_ = 0;
+  int64_t writes_since_prune_ = 0;
+  std::mt19937_64 rng_;
+  WatchHub hub_;
+};
+
+// metadata.resourceVersion as a number; nullopt when absent, -1 when malformed.
+std::optional<int64_t> ParseResourceVersion(const nlohmann::json& object);
+
+}  // namespace muster::server

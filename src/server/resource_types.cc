@@ -1,0 +1,108 @@
+// The served resource table. Short names follow the upstream CRDs (Kueue's cq, lq,
+// wl, rf; Volcano's vcjob, pg; core's po, no, ns, ev) so users' habits carry over.
+#include "server/resource_types.h"
+
+#include <algorithm>
+
+namespace muster::server {
+
+std::string ResourceType::StoreKey() const {
+  return group.empty() ? plural : plural + "." + group;
+}
+
+std::string ResourceType::ApiVersion(std::string_view version) const {
+  return group.empty() ? std::string(version) : group + "/" + std::string(version);
+}
+
+bool ResourceType::ServesVersion(std::string_view version) const {
+  return std::find(versions.begin(), versions.end(), version) != versions.end();
+}
+
+const std::vector<ResourceType>& ResourceTypes() {
+  // Fields: group, versions, kind, plural, singular, short names, namespaced,
+  // has_status, validated.
+  static const std::vector<ResourceType> kTypes = {
+      {"", {"v1"}, "Node", "nodes", "node", {"no"}, false, true, true},
+      {"", {"v1"}, "Pod", "pods", "pod", {"po"}, true, true, false},
+      {"", {"v1"}, "Namespace", "namespaces", "namespace", {"ns"}, false, true, false},
+      {"", {"v1"}, "Event", "events", "event", {"ev"}, true, false, false},
+      {"topology.node.k8s.io", {"v1alpha2"}, "NodeResourceTopology", "noderesourcetopologies",
+       "noderesourcetopology", {"node-res-topo"}, false, false, true},
+      {"scheduling.k8s.io", {"v1"}, "PriorityClass", "priorityclasses", "priorityclass", {"pc"},
+       false, false, true},
+      {"kueue.x-k8s.io", {"v1beta1", "v1beta2"}, "ResourceFlavor", "resourceflavors",
+       "resourceflavor", {"flavor", "flavors", "rf"}, false, false, true},
+      {"kueue.x-k8s.io", {"v1beta1", "v1beta2"}, "ClusterQueue", "clusterqueues", "clusterqueue",
+       {"cq"}, false, true, true},
+      {"kueue.x-k8s.io", {"v1beta1", "v1beta2"}, "LocalQueue", "localqueues", "localqueue",
+       {"queue", "queues", "lq"}, true, true, true},
+      {"kueue.x-k8s.io", {"v1beta1", "v1beta2"}, "Cohort", "cohorts", "cohort", {}, false, true,
+       true},
+      {"kueue.x-k8s.io", {"v1beta1", "v1beta2"}, "WorkloadPriorityClass",
+       "workloadpriorityclasses", "workloadpriorityclass", {}, false, false, true},
+      {"kueue.x-k8s.io", {"v1beta1", "v1beta2"}, "Topology", "topologies", "topology", {},
+       false, false, true},
+      {"kueue.x-k8s.io", {"v1beta1", "v1beta2"}, "Workload", "workloads", "workload",
+       {"wl"}, true, true, false},
+      {"scheduling.volcano.sh", {"v1beta1"}, "Queue", "queues", "queue", {"q"}, false, true,
+       true},
+      {"scheduling.volcano.sh", {"v1beta1"}, "PodGroup", "podgroups", "podgroup", {"pg"}, true,
+       true, true},
+      {"topology.volcano.sh", {"v1alpha1"}, "HyperNode", "hypernodes", "hypernode", {"hn"},
+       false, true, true},
+      {"batch.volcano.sh", {"v1alpha1"}, "Job", "jobs", "job", {"vcjob", "vj"}, true, true,
+       true},
+      {"kubeflow.org", {"v1"}, "PyTorchJob", "pytorchjobs", "pytorchjob", {}, true, true, true},
+      {"kubeflow.org", {"v1"}, "TFJob", "tfjobs", "tfjob", {}, true, true, true},
+      {"kubeflow.org", {"v2beta1"}, "MPIJob", "mpijobs", "mpijob", {}, true, true, true},
+      {"jobset.x-k8s.io", {"v1alpha2"}, "JobSet", "jobsets", "jobset", {"js"}, true, true,
+       true},
+      {"batch", {"v1"}, "Job", "jobs", "job", {}, true, true, true},
+      {"config.kueue.x-k8s.io", {"v1beta1", "v1beta2"}, "Configuration", "configurations",
+       "configuration", {}, false, false, true},
+      {"muster.dev", {"v1alpha1"}, "SchedulerConfiguration", "schedulerconfigurations",
+       "schedulerconfiguration", {}, false, false, true},
+  };
+  return kTypes;
+}
+
+const ResourceType* FindResource(std::string_view group, std::string_view version,
+                                 std::string_view plural) {
+  for (const auto& t : ResourceTypes()) {
+    if (t.group == group && t.plural == plural && t.ServesVersion(version)) return &t;
+  }
+  return nullptr;
+}
+
+const ResourceType* FindByKind(std::string_view api_version, std::string_view kind) {
+  std::string_view group, version = api_version;
+  if (auto slash = api_version.find('/'); slash != std::string_view::npos) {
+    group = api_version.substr(0, slash);
+    version = api_version.substr(slash + 1);
+  }
+  for (const auto& t : ResourceTypes()) {
+    if (t.group == group && t.kind == kind && t.ServesVersion(version)) return &t;
+  }
+  return nullptr;
+}
+
+std::vector<ApiGroupInfo> ApiGroups() {
+  std::vector<ApiGroupInfo> groups;
+  for (const auto& t : ResourceTypes()) {
+    if (t.group.empty()) continue;
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const ApiGroupInfo& g) { return g.name == t.group; });
+    if (it == groups.end()) {
+      groups.push_back({t.group, {}});
+      it = groups.end() - 1;
+    }
+    for (const auto& v : t.versions) {
+      if (std::find(it->versions.begin(), it->versions.end(), v) == it->versions.end()) {
+        it->versions.push_back(v);
+      }
+    }
+  }
+  return groups;
+}
+
+}  // namespace muster::server

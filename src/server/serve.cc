@@ -1,0 +1,96 @@
+#include "server/serve.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <iostream>
+#include <thread>
+
+#include "server/api_handler.h"
+#include "server/http_server.h"
+#include "server/manifest_seed.h"
+
+namespace muster::server {
+
+int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller>> controllers,
+             std::ostream& out, std::ostream& err) {
+  std::string host;
+  int port = 0;
+  if (Status s = ParseListenAddress(options.listen, host, port); !s.ok()) {
+    err << "muster serve: " << s.message() << "\n";
+    return 1;
+  }
+  auto store = ObjectStore::Open(options.data_dir);
+  if (!store.ok()) {
+    err << "muster serve: " << store.status().message() << "\n";
+    return 1;
+  }
+  ObjectStore& db = **store;
+  const bool fresh = db.resource_version() == 0;
+
+  // Signals are taken by one thread with sigwait, so the handler can call into the
+  // server safely; they are blocked before any other thread exists to inherit that.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Clients that vanish mid-response must not kill the server.
+  signal(SIGPIPE, SIG_IGN);
+
+  ApiHandler handler(db, host + ":" + std::to_string(port));
+  HttpServer http(handler);
+  if (Status s = http.Bind(host, port); !s.ok()) {
+    err << "muster serve: " << s.message() << "\n";
+    return 1;
+  }
+  handler.set_server_address(host + ":" + std::to_string(http.port()));
+
+  // Namespaces every cluster has.
+  for (const char* ns : {"default", "kube-system"}) {
+    if (!db.Get({"namespaces", "", ns}).ok()) {
+      db.Create({"namespaces", "", ns}, {{"apiVersion", "v1"},
+                                         {"kind", "Namespace"},
+                                         {"metadata", {{"name", ns}}},
+                                         {"status", {{"phase", "Active"}}}});
+    }
+  }
+  if (!options.manifests.empty()) {
+    auto seeded = SeedManifests(handler, options.manifests, fresh, err);
+    if (!seeded.ok()) {
+      err << "muster serve: " << seeded.status().message() << "\n";
+      return 1;
+    }
+    out << "muster serve: loaded manifests: " << seeded->created << " created, "
+        << seeded->present << " already present, " << seeded->skipped << " skipped\n";
+  }
+  for (auto& c : controllers) {
+    if (Status s = c->Start(db); !s.ok()) {
+      err << "muster serve: " << c->name() << ": " << s.message() << "\n";
+      return 1;
+    }
+  }
+
+  std::atomic<bool> stopping{false};
+  std::thread signal_thread([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    stopping = true;
+    handler.set_ready(false);
+    db.hub().Close();  // ends open watches
+    http.Stop();
+  });
+  handler.set_ready(true);
+  out << "muster serve: listening on http://" << host << ":" << http.port() << " (data "
+      << options.data_dir << ", resourceVersion " << db.resource_version() << ")" << std::endl;
+  http.Serve();
+  // Serve() also returns if listening failed: wake the signal thread then.
+  if (!stopping) pthread_kill(signal_thread.native_handle(), SIGTERM);
+  signal_thread.join();
+  for (auto it = controllers.rbegin(); it != controllers.rend(); ++it) (*it)->Stop();
+  out << "muster serve: stopped" << std::endl;
+  return 0;
+}
+
+}  // namespace muster::server

@@ -1,0 +1,42 @@
+// RunServe: the `muster serve` process. Opens the store under --data, loads the -f
+// manifests that are not there yet, starts the controllers, serves the API until
+// SIGTERM/SIGINT, then shuts down in reverse order.
+//
+// Engine/executor seam: the engine and the local executor (issue 7, second half)
+// plug in as Controllers. Start() gets the open, seeded store before the API takes
+// requests; a controller subscribes to store.hub() (every committed change, in
+// resourceVersion order; queue it and return), lists the current objects, and runs
+// its own thread, writing decisions back through the store (Create / Update with
+// WriteScope::kStatus). Stop() is called after the API has stopped serving.
+#pragma once
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "server/object_store.h"
+
+namespace muster::server {
+
+class Controller {
+ public:
+  virtual ~Controller() = default;
+  virtual std::string name() const = 0;
+  virtual Status Start(ObjectStore& store) = 0;
+  virtual void Stop() = 0;
+};
+
+struct ServeOptions {
+  std::string data_dir;
+  std::string listen = "127.0.0.1:8080";  // port 0: any free port (printed at start)
+  std::vector<std::string> manifests;     // -f paths: files, directories, "-"
+};
+
+// Returns the process exit code: 0 after a clean shutdown, 1 when the store, the
+// manifests or the listen address are unusable.
+int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller>> controllers,
+             std::ostream& out, std::ostream& err);
+
+}  // namespace muster::server

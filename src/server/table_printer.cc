@@ -1,0 +1,173 @@
+#include "server/table_printer.h"
+
+#include <ctime>
+#include <functional>
+
+#include "server/label_selector.h"
+
+namespace muster::server {
+namespace {
+
+using nlohmann::json;
+
+struct Column {
+  std::string name;
+  std::string type;  // "string", "integer"
+  std::string description;
+  std::function<json(const json&)> cell;
+  int priority = 0;  // 1: shown only with -o wide
+};
+
+Column Path(std::string name, std::string path, int priority = 0) {
+  return {std::move(name), "string", path,
+          [path](const json& o) -> json { return FieldValue(o, path); }, priority};
+}
+
+// The first non-empty of several paths (v1beta1 and v1beta2 spell some fields
+// differently).
+Column FirstOf(std::string name, std::vector<std::string> paths) {
+  return {std::move(name), "string", paths[0], [paths](const json& o) -> json {
+            for (const auto& p : paths) {
+              std::string v = FieldValue(o, p);
+              if (!v.empty()) return v;
+            }
+            return "";
+          },
+          0};
+}
+
+Column Count(std::string name, std::string path) {
+  return {std::move(name), "integer", path, [path](const json& o) -> json {
+            std::string v = FieldValue(o, path);
+            return v.empty() ? json(0) : json(std::strtoll(v.c_str(), nullptr, 10));
+          },
+          0};
+}
+
+// The status ("True"/"False"/"Unknown") of a status.conditions entry, "" if absent.
+Column Condition(std::string name, std::string type) {
+  return {std::move(name), "string", "status.conditions[" + type + "]",
+          [type](const json& o) -> json {
+            if (!o.contains("status") || !o["status"].is_object()) return "";
+            const json& st = o["status"];
+            if (!st.contains("conditions") || !st["conditions"].is_array()) return "";
+            for (const auto& c : st["conditions"]) {
+              if (c.is_object() && c.value("type", "") == type) return c.value("status", "");
+            }
+            return "";
+          },
+          0};
+}
+
+std::vector<Column> KindColumns(const ResourceType& t) {
+  const std::string& k = t.kind;
+  if (k == "ClusterQueue") {
+    return {FirstOf("Cohort", {"spec.cohort", "spec.cohortName"}),
+            Path("Strategy", "spec.queueingStrategy", 1),
+            Count("Pending Workloads", "status.pendingWorkloads"),
+            Count("Admitted Workloads", "status.admittedWorkloads")};
+  }
+  if (k == "LocalQueue") {
+    return {Path("ClusterQueue", "spec.clusterQueue"),
+            Count("Pending Workloads", "status.pendingWorkloads"),
+            Count("Admitted Workloads", "status.admittedWorkloads")};
+  }
+  if (k == "Workload") {
+    return {Path("Queue", "spec.queueName"), Path("Reserved in", "status.admission.clusterQueue"),
+            Condition("Admitted", "Admitted"), Condition("Finished", "Finished")};
+  }
+  if (k == "Cohort") return {FirstOf("Parent", {"spec.parent", "spec.parentName"})};
+  if (k == "PriorityClass" || k == "WorkloadPriorityClass") return {Path("Value", "value")};
+  if (k == "Pod") return {Path("Status", "status.phase"), Path("Node", "spec.nodeName", 1)};
+  if (k == "Namespace") {
+    return {{"Status", "string", "status.phase", [](const json& o) -> json {
+               std::string v = FieldValue(o, "status.phase");
+               return v.empty() ? "Active" : v;
+             },
+             0}};
+  }
+  if (k == "Event") {
+    return {Path("Type", "type"), Path("Reason", "reason"),
+            {"Object", "string", "involvedObject",
+             [](const json& o) -> json {
+               return FieldValue(o, "involvedObject.kind") + "/" +
+                      FieldValue(o, "involvedObject.name");
+             },
+             0},
+            Path("Message", "message")};
+  }
+  if (k == "Queue") {
+    return {Path("Weight", "spec.weight"), Path("State", "status.state"),
+            Path("Parent", "spec.parent")};
+  }
+  if (k == "PodGroup") {
+    return {Path("Status", "status.phase"), Path("MinMember", "spec.minMember"),
+            Path("Queue", "spec.queue")};
+  }
+  return {};
+}
+
+json PartialMetadata(const json& object) {
+  json md = object.is_object() && object.contains("metadata") ? object["metadata"] : json::object();
+  return {{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", md}};
+}
+
+}  // namespace
+
+std::string HumanAge(int64_t s) {
+  if (s < 0) s = 0;
+  const int64_t m = s / 60, h = s / 3600, d = s / 86400;
+  auto str = [](int64_t v) { return std::to_string(v); };
+  if (s < 120) return str(s) + "s";
+  if (m < 10) return s % 60 == 0 ? str(m) + "m" : str(m) + "m" + str(s % 60) + "s";
+  if (h < 3) return str(m) + "m";
+  if (h < 8) return m % 60 == 0 ? str(h) + "h" : str(h) + "h" + str(m % 60) + "m";
+  if (h < 48) return str(h) + "h";
+  if (d < 8) return h % 24 == 0 ? str(d) + "d" : str(d) + "d" + str(h % 24) + "h";
+  if (d < 365 * 2) return str(d) + "d";
+  return str(d / 365) + "y";
+}
+
+int64_t ParseTimestamp(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (!end) return -1;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+json RenderTable(const ResourceType& type, const std::vector<json>& objects,
+                 const std::string& resource_version, const TableOptions& options) {
+  std::vector<Column> cols;
+  cols.push_back(Path("Name", "metadata.name"));
+  cols.back().description = "Name must be unique within a namespace.";
+  for (auto& c : KindColumns(type)) cols.push_back(std::move(c));
+  cols.push_back({"Age", "string", "Time since creation", [&options](const json& o) -> json {
+                    int64_t t = ParseTimestamp(FieldValue(o, "metadata.creationTimestamp"));
+                    return t < 0 ? "<unknown>" : HumanAge(options.now_unix - t);
+                  },
+                  0});
+
+  json table = {{"kind", "Table"},
+                {"apiVersion", "meta.k8s.io/v1"},
+                {"metadata", {{"resourceVersion", resource_version}}},
+                {"columnDefinitions", json::array()},
+                {"rows", json::array()}};
+  if (!options.no_headers) {
+    for (const auto& c : cols) {
+      json def = {{"name", c.name}, {"type", c.type}, {"format", c.name == "Name" ? "name" : ""},
+                  {"description", c.description}, {"priority", c.priority}};
+      table["columnDefinitions"].push_back(std::move(def));
+    }
+  }
+  for (const auto& o : objects) {
+    json cells = json::array();
+    for (const auto& c : cols) cells.push_back(c.cell(o));
+    json row = {{"cells", cells}};
+    if (options.include == IncludeObject::kMetadata) row["object"] = PartialMetadata(o);
+    if (options.include == IncludeObject::kObject) row["object"] = o;
+    table["rows"].push_back(std::move(row));
+  }
+  return table;
+}
+
+}  // namespace muster::server

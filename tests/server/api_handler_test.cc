@@ -1,0 +1,166 @@
+#include "server/api_handler.h"
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+namespace muster::server {
+namespace {
+
+using nlohmann::json;
+
+class ApiHandlerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("muster-api-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    auto opened = ObjectStore::Open(dir_.string());
+    ASSERT_TRUE(opened.ok());
+    store_ = std::move(opened).value();
+    handler_ = std::make_unique<ApiHandler>(*store_, "127.0.0.1:1");
+  }
+  void TearDown() override {
+    handler_.reset();
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  ApiResponse Call(std::string method, std::string path, std::string body = "",
+                   std::string content_type = "application/json", std::string accept = "") {
+    ApiRequest r;
+    r.method = std::move(method);
+    auto q = path.find('?');
+    if (q != std::string::npos) {
+      std::string query = path.substr(q + 1);
+      path = path.substr(0, q);
+      for (size_t pos = 0; pos < query.size();) {
+        size_t amp = query.find('&', pos);
+        if (amp == std::string::npos) amp = query.size();
+        std::string kv = query.substr(pos, amp - pos);
+        auto eq = kv.find('=');
+        r.query[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
+        pos = amp + 1;
+      }
+    }
+    r.path = path;
+    r.body = std::move(body);
+    r.content_type = std::move(content_type);
+    r.accept = std::move(accept);
+    auto result = handler_->Handle(r);
+    auto* resp = std::get_if<ApiResponse>(&result);
+    return resp ? *resp : ApiResponse{-1, "", "watch"};
+  }
+
+  static json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
+
+  const std::string cqs_ = "/apis/kueue.x-k8s.io/v1beta1/clusterqueues";
+  const std::string cq_json_ =
+      R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ClusterQueue",
+          "metadata":{"name":"team-a","labels":{"team":"a"}},
+          "spec":{"cohort":"org","namespaceSelector":{},"resourceGroups":[]}})";
+  std::filesystem::path dir_;
+  std::unique_ptr<ObjectStore> store_;
+  std::unique_ptr<ApiHandler> handler_;
+};
+
+TEST_F(ApiHandlerTest, Discovery) {
+  auto groups = Body(Call("GET", "/apis"));
+  EXPECT_EQ(groups["kind"], "APIGroupList");
+  auto list = Body(Call("GET", "/apis/kueue.x-k8s.io/v1beta1"));
+  bool found = false;
+  for (const auto& r : list["resources"]) {
+    if (r["name"] == "clusterqueues") {
+      found = true;
+      EXPECT_EQ(r["shortNames"], json({"cq"}));
+      EXPECT_EQ(r["namespaced"], false);
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(Call("GET", "/apis/nope.io/v1").code, 404);
+  EXPECT_EQ(Call("GET", "/version").code, 200);
+}
+
+TEST_F(ApiHandlerTest, CreateGetConflictDelete) {
+  auto created = Call("POST", cqs_, cq_json_);
+  ASSERT_EQ(created.code, 201) << created.body;
+  EXPECT_EQ(Call("POST", cqs_, cq_json_).code, 409);
+  auto got = Body(Call("GET", cqs_ + "/team-a"));
+  EXPECT_EQ(got["spec"]["cohort"], "org");
+  json stale = got;
+  got["spec"]["cohort"] = "b";
+  ASSERT_EQ(Call("PUT", cqs_ + "/team-a", got.dump()).code, 200);
+  stale["spec"]["cohort"] = "c";
+  auto conflict = Call("PUT", cqs_ + "/team-a", stale.dump());
+  EXPECT_EQ(conflict.code, 409);
+  EXPECT_EQ(Body(conflict)["reason"], "Conflict");
+  EXPECT_EQ(Call("DELETE", cqs_ + "/team-a").code, 200);
+  auto missing = Call("GET", cqs_ + "/team-a");
+  EXPECT_EQ(missing.code, 404);
+  EXPECT_EQ(Body(missing)["reason"], "NotFound");
+}
+
+TEST_F(ApiHandlerTest, InvalidObjectIs422WithCauses) {
+  json bad = json::parse(cq_json_);
+  bad["spec"]["resourceGroups"] = {{{"coveredResources", {"cpu"}},
+                                    {"flavors", {{{"name", "f"},
+                                                  {"resources", {{{"name", "cpu"},
+                                                                  {"nominalQuota", "12x"}}}}}}}}};
+  auto r = Call("POST", cqs_, bad.dump());
+  EXPECT_EQ(r.code, 422) << r.body;
+  EXPECT_EQ(Body(r)["reason"], "Invalid");
+  EXPECT_FALSE(Body(r)["details"]["causes"].empty());
+  EXPECT_EQ(Call("POST", cqs_, "{not json").code, 400);
+  EXPECT_EQ(Call("POST", cqs_, "[]").code, 400);
+}
+
+TEST_F(ApiHandlerTest, PatchAndStatusSubresource) {
+  ASSERT_EQ(Call("POST", cqs_, cq_json_).code, 201);
+  auto patched = Call("PATCH", cqs_ + "/team-a",
+                      R"({"metadata":{"labels":{"x":"y"}},"status":{"pendingWorkloads":5}})",
+                      "application/merge-patch+json");
+  ASSERT_EQ(patched.code, 200) << patched.body;
+  EXPECT_EQ(Body(patched)["metadata"]["labels"]["x"], "y");
+  EXPECT_FALSE(Body(patched).contains("status"));
+  auto status = Call("PATCH", cqs_ + "/team-a/status", R"({"status":{"pendingWorkloads":5}})",
+                     "application/merge-patch+json");
+  ASSERT_EQ(status.code, 200);
+  EXPECT_EQ(Body(status)["status"]["pendingWorkloads"], 5);
+  EXPECT_EQ(Call("PATCH", cqs_ + "/team-a", "[]", "application/json-patch+json").code, 415);
+}
+
+TEST_F(ApiHandlerTest, SelectorsAndTable) {
+  ASSERT_EQ(Call("POST", cqs_, cq_json_).code, 201);
+  EXPECT_EQ(Body(Call("GET", cqs_ + "?labelSelector=team=a"))["items"].size(), 1u);
+  EXPECT_EQ(Body(Call("GET", cqs_ + "?labelSelector=team!=a"))["items"].size(), 0u);
+  EXPECT_EQ(Call("GET", cqs_ + "?labelSelector=a in").code, 400);
+  auto table = Body(Call("GET", cqs_, "", "", "application/json;as=Table;v=v1;g=meta.k8s.io"));
+  ASSERT_EQ(table["kind"], "Table");
+  EXPECT_EQ(table["columnDefinitions"][1]["name"], "Cohort");
+  EXPECT_EQ(table["rows"][0]["cells"][0], "team-a");
+  EXPECT_EQ(table["rows"][0]["cells"][1], "org");
+}
+
+TEST_F(ApiHandlerTest, NamespacedObjectsAndWatch) {
+  const std::string pods = "/api/v1/namespaces/team-a/pods";
+  ASSERT_EQ(Call("POST", pods, R"({"metadata":{"generateName":"p-"},"spec":{}})").code, 201);
+  EXPECT_EQ(Body(Call("GET", "/api/v1/pods"))["items"].size(), 1u);
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/team-a").code, 200);  // created on demand
+  ApiRequest w;
+  w.method = "GET";
+  w.path = pods;
+  w.query = {{"watch", "1"}, {"timeoutSeconds", "1"}};
+  auto result = handler_->Handle(w);
+  auto* stream = std::get_if<std::unique_ptr<WatchStream>>(&result);
+  ASSERT_TRUE(stream);
+  auto first = (*stream)->Next(std::chrono::milliseconds(10));
+  ASSERT_TRUE(first.has_value());
+  EXPECT_NE(first->find("\"ADDED\""), std::string::npos);
+  w.query["resourceVersion"] = "999999";
+  w.query.erase("timeoutSeconds");
+  EXPECT_TRUE(std::holds_alternative<std::unique_ptr<WatchStream>>(handler_->Handle(w)));
+}
+
+}  // namespace
+}  // namespace muster::server

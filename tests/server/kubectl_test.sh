@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Drives the real kubectl against `muster serve`: apply every example, get, describe,
+# delete, watch, optimistic concurrency, and durability across kill -9.
+# Usage: bash tests/server/kubectl_test.sh build/muster
+set -uo pipefail
+
+MUSTER=$(realpath "${1:-build/muster}")
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+if ! command -v kubectl >/dev/null 2>&1; then
+  echo "kubectl not found; skipping (install the Debian package kubectl or kubernetes-client)"
+  echo "0 passed, 0 failed"
+  exit 0
+fi
+
+TMP=$(mktemp -d)
+DATA="$TMP/data"
+export KUBECONFIG="$TMP/kubeconfig"
+export KUBECACHEDIR="$TMP/cache"
+PASS=0
+FAIL=0
+PID=""
+PORT=""
+
+cleanup() {
+  [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' <<<"$2" | head -20; }
+
+# check NAME PATTERN CMD...: CMD must succeed and its output match PATTERN (grep -E).
+check() {
+  local name=$1 pattern=$2
+  shift 2
+  local out
+  if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
+}
+# check_fails NAME PATTERN CMD...: CMD must fail with output matching PATTERN.
+check_fails() {
+  local name=$1 pattern=$2
+  shift 2
+  local out
+  if ! out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
+}
+
+start_server() {
+  local listen=${1:-127.0.0.1:0}
+  "$MUSTER" serve --data "$DATA" --listen "$listen" >"$TMP/server.log" 2>&1 &
+  PID=$!
+  for _ in $(seq 1 100); do
+    if grep -q "listening on" "$TMP/server.log" 2>/dev/null; then
+      PORT=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/server.log")
+      return 0
+    fi
+    if ! kill -0 "$PID" 2>/dev/null; then break; fi
+    sleep 0.1
+  done
+  echo "server did not start:"; cat "$TMP/server.log"
+  return 1
+}
+
+start_server || { echo "0 passed, 1 failed"; exit 1; }
+cat >"$KUBECONFIG" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: muster
+  cluster:
+    server: http://127.0.0.1:$PORT
+contexts:
+- name: muster
+  context: {cluster: muster, user: muster, namespace: default}
+current-context: muster
+users:
+- name: muster
+  user: {}
+KC
+K="kubectl --request-timeout=20s"
+
+check "healthz" '^ok$' curl -sf "http://127.0.0.1:$PORT/healthz"
+check "readyz" '^ok$' curl -sf "http://127.0.0.1:$PORT/readyz"
+check "api-resources lists cq" 'clusterqueues +cq +kueue.x-k8s.io/v1beta1 +false +ClusterQueue' \
+  $K api-resources
+# kubectl refuses objects without metadata.name client-side; Kueue's Configuration
+# (a config file, not an API object upstream) may have none. Every other object of
+# every example must apply cleanly.
+apply_examples() {
+  local name=$1 pattern=$2 out
+  out=$($K apply -R -f "$ROOT/examples/" 2>&1)
+  local errors known
+  errors=$(grep -cE '^(error|Error)' <<<"$out")
+  known=$(grep -c 'kueue-configuration.yaml.*resource name may not be empty' <<<"$out")
+  if grep -qE "$pattern" <<<"$out" && [ "$errors" -le "$known" ]; then ok "$name"; else bad "$name" "$out"; fi
+}
+apply_examples "apply -R -f examples/" 'clusterqueue.kueue.x-k8s.io/team-a created'
+apply_examples "apply again is unchanged" 'clusterqueue.kueue.x-k8s.io/team-a unchanged'
+check "every example object is stored" 'tfjob.kubeflow.org/recsys' $K get tfjobs,pytorchjobs,mpijobs,jobsets,jobs.batch,vcjob,podgroups,queues.scheduling.volcano.sh,hypernodes,noderesourcetopologies,priorityclasses,workloadpriorityclasses,resourceflavors,cohorts,topologies,localqueues,schedulerconfigurations -A -o name
+check "get clusterqueues" '^team-a +[^ ]+' $K get clusterqueues
+check "get cq columns" 'NAME +COHORT +PENDING WORKLOADS +ADMITTED WORKLOADS +AGE' $K get cq
+check "get cq team-a -o yaml" 'resourceVersion: "[0-9]+"' $K get cq team-a -o yaml
+check "get workloads -A" '.*' $K get workloads -A
+check "get nodes" 'NAME' $K get nodes
+check "get localqueues -A" 'team-a' $K get lq -A
+check "get pytorchjobs -A" 'NAMESPACE' $K get pytorchjobs -A
+check "describe clusterqueue team-a" 'Name: +team-a' $K describe clusterqueue team-a
+check "delete -f plain-job.yaml" 'deleted' $K delete -f "$ROOT/examples/jobs/plain-job.yaml"
+check_fails "deleted job is gone" 'NotFound|not found' $K get -f "$ROOT/examples/jobs/plain-job.yaml"
+check_fails "invalid object is rejected (422)" 'is invalid' $K apply -f - <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: broken}
+spec:
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors:
+    - name: cpu
+      resources:
+      - {name: cpu, nominalQuota: 12x}
+YAML
+
+# Watch: a label change arrives as MODIFIED.
+timeout 8 $K get cq team-a -w --output-watch-events -o json >"$TMP/watch.json" 2>&1 &
+WPID=$!
+timeout 8 $K get cq -w >"$TMP/watch.txt" 2>&1 &
+WPID2=$!
+sleep 2
+$K label cq team-a watched=yes >/dev/null 2>&1
+sleep 2
+kill "$WPID" "$WPID2" 2>/dev/null
+wait "$WPID" "$WPID2" 2>/dev/null
+if grep -qE '"type": ?"MODIFIED"' "$TMP/watch.json"; then ok "get -w sees MODIFIED"; else bad "get -w sees MODIFIED" "$(cat "$TMP/watch.json")"; fi
+if [ "$(grep -c '^team-a' "$TMP/watch.txt")" -ge 2 ]; then ok "get -w table rows"; else bad "get -w table rows" "$(cat "$TMP/watch.txt")"; fi
+check "label selector" '^team-a' $K get cq -l 'watched=yes,watched notin (no)'
+check "field selector" '^team-a' $K get cq --field-selector metadata.name=team-a
+
+# Optimistic concurrency: replacing with a stale resourceVersion is a 409.
+$K get cq team-a -o json >"$TMP/old.json"
+$K label cq team-a bump=1 >/dev/null
+check_fails "replace with stale resourceVersion (409)" 'Conflict|has been modified' \
+  $K replace -f "$TMP/old.json"
+check "status subresource" 'pendingWorkloads' curl -sf -X PATCH \
+  -H 'Content-Type: application/merge-patch+json' -d '{"status":{"pendingWorkloads":2}}' \
+  "http://127.0.0.1:$PORT/apis/kueue.x-k8s.io/v1beta1/clusterqueues/team-a/status"
+check "Table PENDING column" '^team-a +[^ ]+ +2 ' $K get cq team-a
+
+# Durability: kill -9 during a burst of creates; every acknowledged object survives
+# exactly once, and nothing acknowledged is lost over repeated crashes.
+: >"$TMP/acked"
+for round in 1 2 3; do
+  (
+    for i in $(seq 1 400); do
+      name="p-$round-$i"
+      code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+        -d "{\"metadata\":{\"name\":\"$name\"},\"spec\":{}}" \
+        "http://127.0.0.1:$PORT/api/v1/namespaces/burst/pods" 2>/dev/null)
+      [ "$code" = 201 ] && echo "$name" >>"$TMP/acked"
+    done
+  ) &
+  BURST=$!
+  sleep $round
+  kill -9 "$PID"
+  wait "$PID" 2>/dev/null
+  wait "$BURST" 2>/dev/null
+  start_server "127.0.0.1:$PORT" || break
+done
+$K get pods -n burst -o name 2>&1 | sed 's|^pod/||' | sort >"$TMP/stored"
+sort "$TMP/acked" >"$TMP/acked.sorted"
+ACKED=$(wc -l <"$TMP/acked.sorted")
+MISSING=$(comm -23 "$TMP/acked.sorted" "$TMP/stored" | wc -l)
+DUPS=$(uniq -d "$TMP/stored" | wc -l)
+if [ "$ACKED" -gt 0 ] && [ "$MISSING" -eq 0 ] && [ "$DUPS" -eq 0 ]; then
+  ok "kill -9 durability ($ACKED acknowledged creates, all present once)"
+else
+  bad "kill -9 durability" "acked=$ACKED missing=$MISSING duplicates=$DUPS"
+fi
+check "state survives restart" 'bump' $K get cq team-a -o yaml
+check "watch history survives restart" '"type":"ADDED"' curl -s --max-time 10 \
+  "http://127.0.0.1:$PORT/apis/kueue.x-k8s.io/v1beta1/clusterqueues?watch=1&resourceVersion=1&timeoutSeconds=1"
+
+# Clean shutdown on SIGTERM.
+kill -TERM "$PID"
+if wait "$PID"; then ok "SIGTERM exits 0"; else bad "SIGTERM exits 0" "$(cat "$TMP/server.log")"; fi
+PID=""
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

@@ -1,0 +1,166 @@
+#include "server/object_store.h"
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace muster::server {
+namespace {
+
+using nlohmann::json;
+
+class ObjectStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("muster-store-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::unique_ptr<ObjectStore> Open() {
+    StoreOptions opts;
+    opts.now = [] { return std::string("2025-01-01T00:00:00Z"); };
+    auto s = ObjectStore::Open(dir_.string(), opts);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  static json Cq(const std::string& cohort) {
+    return {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+            {"kind", "ClusterQueue"},
+            {"metadata", {{"name", "team-a"}}},
+            {"spec", {{"cohort", cohort}}}};
+  }
+
+  std::filesystem::path dir_;
+  const ObjectKey key_{"clusterqueues.kueue.x-k8s.io", "", "team-a"};
+};
+
+TEST_F(ObjectStoreTest, CreateAssignsServerFields) {
+  auto store = Open();
+  auto created = store->Create(key_, Cq("org"));
+  ASSERT_TRUE(created.ok());
+  const json& md = (*created)["metadata"];
+  EXPECT_EQ(md["resourceVersion"], "1");
+  EXPECT_EQ(md["generation"], 1);
+  EXPECT_EQ(md["creationTimestamp"], "2025-01-01T00:00:00Z");
+  EXPECT_EQ(md["uid"].get<std::string>().size(), 36u);
+  EXPECT_EQ(store->Create(key_, Cq("org")).status().code(), StatusCode::kAlreadyExists);
+}
+
+TEST_F(ObjectStoreTest, ResourceVersionIsMonotonicAcrossKeys) {
+  auto store = Open();
+  int64_t last = 0;
+  for (int i = 0; i < 5; ++i) {
+    auto c = store->Create({"pods", "default", "p" + std::to_string(i)},
+                           {{"metadata", json::object()}});
+    ASSERT_TRUE(c.ok());
+    int64_t rv = *ParseResourceVersion(*c);
+    EXPECT_GT(rv, last);
+    last = rv;
+  }
+  ASSERT_TRUE(store->Delete({"pods", "default", "p0"}).ok());
+  EXPECT_EQ(store->resource_version(), last + 1);
+}
+
+TEST_F(ObjectStoreTest, StaleUpdateConflicts) {
+  auto store = Open();
+  json v1 = *store->Create(key_, Cq("org"));
+  json v2 = v1;
+  v2["spec"]["cohort"] = "other";
+  auto updated = store->Update(key_, v2, WriteScope::kAll);
+  ASSERT_TRUE(updated.ok());
+  EXPECT_EQ((*updated)["metadata"]["generation"], 2);
+  // v1 still carries resourceVersion 1.
+  v1["spec"]["cohort"] = "third";
+  EXPECT_EQ(store->Update(key_, v1, WriteScope::kAll).status().code(), StatusCode::kConflict);
+  EXPECT_EQ(store->Delete(key_, int64_t{1}).status().code(), StatusCode::kConflict);
+}
+
+TEST_F(ObjectStoreTest, StatusScopes) {
+  auto store = Open();
+  json obj = *store->Create(key_, Cq("org"));
+  obj["status"] = {{"pendingWorkloads", 3}};
+  auto spec_write = store->Update(key_, obj, WriteScope::kSpec);
+  ASSERT_TRUE(spec_write.ok());
+  EXPECT_FALSE(spec_write->contains("status"));  // main resource ignores status
+  obj = *spec_write;
+  obj["status"] = {{"pendingWorkloads", 3}};
+  obj["spec"]["cohort"] = "ignored";
+  auto status_write = store->Update(key_, obj, WriteScope::kStatus);
+  ASSERT_TRUE(status_write.ok());
+  EXPECT_EQ((*status_write)["status"]["pendingWorkloads"], 3);
+  EXPECT_EQ((*status_write)["spec"]["cohort"], "org");
+  EXPECT_EQ((*status_write)["metadata"]["generation"], 1);
+}
+
+TEST_F(ObjectStoreTest, NoOpUpdateKeepsResourceVersion) {
+  auto store = Open();
+  json obj = *store->Create(key_, Cq("org"));
+  auto again = store->Update(key_, obj, WriteScope::kAll);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)["metadata"]["resourceVersion"], "1");
+  EXPECT_EQ(store->resource_version(), 1);
+}
+
+TEST_F(ObjectStoreTest, SurvivesRestartWithHistory) {
+  {
+    auto store = Open();
+    ASSERT_TRUE(store->Create(key_, Cq("org")).ok());
+    ASSERT_TRUE(store->Create({"pods", "ns", "a"}, {{"metadata", json::object()}}).ok());
+    ASSERT_TRUE(store->Delete({"pods", "ns", "a"}).ok());
+  }
+  auto store = Open();
+  EXPECT_EQ(store->resource_version(), 3);
+  auto got = store->Get(key_);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)["spec"]["cohort"], "org");
+  EXPECT_EQ(store->Get({"pods", "ns", "a"}).status().code(), StatusCode::kNotFound);
+  auto events = store->hub().Since(0);
+  ASSERT_TRUE(events.ok());
+  ASSERT_EQ(events->size(), 3u);
+  EXPECT_EQ((*events)[2].type, ChangeType::kDeleted);
+  // New writes continue the sequence.
+  auto c = store->Create({"pods", "ns", "b"}, {{"metadata", json::object()}});
+  EXPECT_EQ((*c)["metadata"]["resourceVersion"], "4");
+}
+
+TEST_F(ObjectStoreTest, SecondOpenOfSameDirectoryFails) {
+  auto store = Open();
+  auto second = ObjectStore::Open(dir_.string());
+  EXPECT_FALSE(second.ok());
+}
+
+TEST_F(ObjectStoreTest, SubscribersSeeCommitsInOrder) {
+  auto store = Open();
+  std::vector<int64_t> seen;
+  auto id = store->hub().Subscribe([&](const Change& c) { seen.push_back(c.resource_version); });
+  store->Create(key_, Cq("a"));
+  store->Mutate(
+      key_,
+      [](const json& cur) -> Result<json> {
+        json next = cur;
+        next["spec"]["cohort"] = "b";
+        return next;
+      },
+      WriteScope::kSpec);
+  store->hub().Unsubscribe(id);
+  store->Delete(key_);
+  EXPECT_EQ(seen, (std::vector<int64_t>{1, 2}));
+}
+
+TEST(WatchHubTest, TooOldResourceVersionIsRefused) {
+  WatchHub hub(/*retention=*/2);
+  hub.Reset(0, {});
+  for (int64_t rv = 1; rv <= 4; ++rv) hub.Publish({rv, ChangeType::kAdded, "pods", "", "x", {}});
+  EXPECT_FALSE(hub.Since(1).ok());
+  auto recent = hub.Since(2);
+  ASSERT_TRUE(recent.ok());
+  EXPECT_EQ(recent->size(), 2u);
+}
+
+}  // namespace
+}  // namespace muster::server
