@@ -29,6 +29,9 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
     for (Entry& e : entries) {
       WorkloadState& ws = *e.ws;
       Outcome o = Process(e, cycle, oracle, out);
+      // A preemptor that neither admits nor preempts has given up for now: its
+      // victims may compete again.
+      if (o != Outcome::kPreempting) ReleaseHeldVictims(ws.wl.key);
       if (o == Outcome::kAdmitted) continue;
       bool strict = e.route == Route::kKueue &&
                     cqs_[e.queue].strategy == model::QueueingStrategy::kStrictFIFO;
@@ -114,11 +117,15 @@ AdmitterImpl::Outcome AdmitterImpl::Process(Entry& e, Cycle& cycle, PlacementOra
                                             std::vector<Decision>& out) {
   WorkloadState& ws = *e.ws;
   ws.parked_physical = false;
+  if (HeldForPreemptor(ws, out)) return Outcome::kPending;
   switch (e.route) {
-    case Route::kKueue: return ProcessKueue(e, cycle, oracle, out);
-    case Route::kVolcano: return ProcessVolcano(e, cycle, oracle, out);
+    case Route::kKueue:
+      return ProcessKueue(e, cycle, oracle, out);
+    case Route::kVolcano:
+      return ProcessVolcano(e, cycle, oracle, out);
     case Route::kNoQueue:
-    case Route::kHeld: break;
+    case Route::kHeld:
+      break;
   }
   // No queue: no quota, but still a gang the nodes must hold at once.
   Assignment asg = QuotaFreeAssignment(ws.wl);
@@ -147,7 +154,8 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessKueue(Entry& e, Cycle& cycle, Placeme
     case Plan::Kind::kBlocked:
       SetPending(ws, std::move(plan.reason), std::move(plan.message), &out);
       return Outcome::kPreempting;  // retried next cycle, not parked
-    case Plan::Kind::kPending: break;
+    case Plan::Kind::kPending:
+      break;
   }
   ws.parked_physical = plan.physical;
   SetPending(ws, std::move(plan.reason), std::move(plan.message), &out);
@@ -263,6 +271,7 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
   std::string names;
   for (const auto& v : victims) {
     cycle.victims.insert(v.workload_key);
+    held_for_preemptor_[v.workload_key] = ws.wl.key;
     names += (names.empty() ? "" : ", ") + v.workload_key;
   }
   ws.pending.kind = Decision::Kind::kPending;
@@ -278,6 +287,33 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
   d.message = ws.pending.message;
   out.push_back(std::move(d));
   return Outcome::kPreempting;
+}
+
+bool AdmitterImpl::HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& out) {
+  auto it = held_for_preemptor_.find(ws.wl.key);
+  if (it == held_for_preemptor_.end()) return false;
+  auto preemptor = workloads_.find(it->second);
+  if (preemptor == workloads_.end() || preemptor->second.admitted) {
+    held_for_preemptor_.erase(it);
+    return false;
+  }
+  SetPending(ws, "WaitingForPreemptor",
+             "evicted to make room for " + it->second + ", which is admitted first", &out);
+  return true;
+}
+
+void AdmitterImpl::ReleaseHeldVictims(const std::string& preemptor) {
+  for (auto it = held_for_preemptor_.begin(); it != held_for_preemptor_.end();) {
+    if (it->second != preemptor) {
+      ++it;
+      continue;
+    }
+    auto victim = workloads_.find(it->first);
+    if (victim != workloads_.end()) {
+      if (PendingQueue* q = QueueFor(victim->second)) q->Unpark(victim->second.qkey);
+    }
+    it = held_for_preemptor_.erase(it);
+  }
 }
 
 }  // namespace muster::admission

@@ -59,16 +59,24 @@ class AdmitterImpl : public Admitter {
     QueueKey qkey;
     bool admitted = false;
     Assignment assignment;
-    FrAmounts usage;        // Kueue quota charged while admitted
-    ResourceList request;   // total request of every pod (Volcano accounting)
+    FrAmounts usage;       // Kueue quota charged while admitted
+    ResourceList request;  // total request of every pod (Volcano accounting)
     int64_t admit_seq = 0;
-    Decision pending;       // latest reason while not admitted
+    Decision pending;  // latest reason while not admitted
     bool parked_physical = false;
     // Flavor assignment of the full counts against the tree at root generation
     // `flavors_gen` (-1: none cached).
     FlavorAssignment flavors;
     int64_t flavors_gen = -1;
   };
+
+  // Victims evicted for a preemptor wait until it is admitted or gives up, so the
+  // capacity they free goes to the preemptor (kube-scheduler's nominated node, for
+  // quota): otherwise an older or higher-priority victim can win its quota back in
+  // the next cycle and the two flap forever within one instant.
+  std::map<std::string, std::string> held_for_preemptor_;  // victim -> preemptor
+  bool HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& out);
+  void ReleaseHeldVictims(const std::string& preemptor);
 
   struct LocalQueueState {
     std::string name;
@@ -152,8 +160,8 @@ class AdmitterImpl : public Admitter {
   std::vector<PendingQueue> cq_pending_;
   std::vector<std::set<std::string>> cq_admitted_;
   std::map<NodeId, std::vector<int32_t>> cqs_by_root_;
-  std::vector<NodeId> cq_root_;       // root of each ClusterQueue's cohort tree
-  std::vector<int64_t> root_gen_;     // by NodeId: last usage/config change there
+  std::vector<NodeId> cq_root_;    // root of each ClusterQueue's cohort tree
+  std::vector<int64_t> root_gen_;  // by NodeId: last usage/config change there
   int64_t generation_ = 0;
   std::vector<int64_t> node_weight_;  // fairSharing.weight (milli) by NodeId
   VolcanoProportion volcano_;

@@ -27,10 +27,14 @@ Decision PendingDecision(const std::string& key, std::string reason, std::string
 
 PendingQueue* AdmitterImpl::QueueFor(const WorkloadState& ws) {
   switch (ws.route) {
-    case Route::kKueue: return &cq_pending_[ws.queue];
-    case Route::kVolcano: return &vq_pending_[ws.queue];
-    case Route::kNoQueue: return &no_queue_pending_;
-    case Route::kHeld: return nullptr;
+    case Route::kKueue:
+      return &cq_pending_[ws.queue];
+    case Route::kVolcano:
+      return &vq_pending_[ws.queue];
+    case Route::kNoQueue:
+      return &no_queue_pending_;
+    case Route::kHeld:
+      return nullptr;
   }
   return nullptr;
 }
@@ -68,21 +72,24 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
       return hold("LocalQueueStopped", "LocalQueue " + lq.name + " is stopped");
     }
     if (!NamespaceMatches(cq.namespace_selector, ns)) {
-      return hold("NamespaceMismatch", "Workload namespace " + ns +
-                                           " doesn't match ClusterQueue " + cq.name + " selector");
+      return hold("NamespaceMismatch", "Workload namespace " + ns + " doesn't match ClusterQueue " +
+                                           cq.name + " selector");
     }
     ws.route = Route::kKueue;
-    ws.pending = PendingDecision(wl.key, "Pending", "waiting for admission in ClusterQueue " + cq.name);
+    ws.pending =
+        PendingDecision(wl.key, "Pending", "waiting for admission in ClusterQueue " + cq.name);
     return;
   }
   if (!wl.volcano_queue.empty()) {
     auto q = volcano_.Find(wl.volcano_queue);
     if (!q) return hold("QueueNotFound", "Volcano queue " + wl.volcano_queue + " doesn't exist");
     ws.queue = *q;
-    if (!volcano_.queue(*q).open) return hold("QueueClosed", "Volcano queue " + wl.volcano_queue + " is closed");
+    if (!volcano_.queue(*q).open)
+      return hold("QueueClosed", "Volcano queue " + wl.volcano_queue + " is closed");
     ws.route = Route::kVolcano;
     ws.qkey.share = VolcanoShare(ws.request);
-    ws.pending = PendingDecision(wl.key, "Pending", "waiting for admission in Volcano queue " + wl.volcano_queue);
+    ws.pending = PendingDecision(wl.key, "Pending",
+                                 "waiting for admission in Volcano queue " + wl.volcano_queue);
     return;
   }
   ws.route = Route::kNoQueue;
@@ -121,8 +128,11 @@ void AdmitterImpl::Charge(WorkloadState& ws) {
       volcano_.queue(ws.queue).allocated += ws.request;
       vq_admitted_[ws.queue].insert(ws.wl.key);
       break;
-    case Route::kNoQueue: no_queue_admitted_.insert(ws.wl.key); break;
-    case Route::kHeld: break;
+    case Route::kNoQueue:
+      no_queue_admitted_.insert(ws.wl.key);
+      break;
+    case Route::kHeld:
+      break;
   }
 }
 
@@ -139,8 +149,11 @@ void AdmitterImpl::Release(WorkloadState& ws) {
       volcano_.queue(ws.queue).allocated -= ws.request;
       vq_admitted_[ws.queue].erase(ws.wl.key);
       break;
-    case Route::kNoQueue: no_queue_admitted_.erase(ws.wl.key); break;
-    case Route::kHeld: break;
+    case Route::kNoQueue:
+      no_queue_admitted_.erase(ws.wl.key);
+      break;
+    case Route::kHeld:
+      break;
   }
   ws.usage.clear();
   ws.assignment = Assignment{};
@@ -173,6 +186,8 @@ void AdmitterImpl::UnparkAfterRelease(const WorkloadState& ws) {
 void AdmitterImpl::Remove(const std::string& key) {
   auto it = workloads_.find(key);
   if (it == workloads_.end()) return;
+  ReleaseHeldVictims(key);
+  held_for_preemptor_.erase(key);
   WorkloadState& ws = it->second;
   bool held_quota = ws.admitted;
   Release(ws);
@@ -292,8 +307,9 @@ void AdmitterImpl::SetClusterCapacity(const ResourceList& total) {
 // DrainStopped); None puts the held workloads back in line with their original
 // creation time.
 void AdmitterImpl::UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) {
-  auto it = std::lower_bound(cq_by_name_.begin(), cq_by_name_.end(), cluster_queue,
-                             [&](int32_t c, const std::string& name) { return cqs_[c].name < name; });
+  auto it =
+      std::lower_bound(cq_by_name_.begin(), cq_by_name_.end(), cluster_queue,
+                       [&](int32_t c, const std::string& name) { return cqs_[c].name < name; });
   if (it == cq_by_name_.end() || cqs_[*it].name != cluster_queue) return;
   int32_t c = *it;
   if (cqs_[c].stop_policy == policy) return;

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "api/decode_common.h"
-#include "api/duration.h"
+#include "core/duration.h"
 
 namespace muster::api::internal {
 namespace {
@@ -13,7 +13,9 @@ void ReadSimAnnotation(const YamlValue& root, const model::ObjectMeta& meta, con
                        std::optional<double>& out) {
   auto it = meta.annotations.find(key);
   if (it == meta.annotations.end()) return;
-  auto seconds = ParseDuration(it->second);
+  auto seconds = ParseDurationSeconds(it->second);
+  if (seconds.ok() && *seconds < 0)
+    seconds = InvalidArgument("\"" + it->second + "\" must not be negative");
   if (seconds.ok()) {
     out = *seconds;
     return;

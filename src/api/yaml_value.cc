@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "api/duration.h"
+#include "core/duration.h"
 
 namespace muster::api::internal {
 
@@ -72,8 +72,12 @@ std::string YamlValue::TypeName() const {
   return "a scalar";
 }
 
-void YamlValue::Error(std::string message) const { ctx_->Report(line_, path_, std::move(message), false); }
-void YamlValue::Warn(std::string message) const { ctx_->Report(line_, path_, std::move(message), true); }
+void YamlValue::Error(std::string message) const {
+  ctx_->Report(line_, path_, std::move(message), false);
+}
+void YamlValue::Warn(std::string message) const {
+  ctx_->Report(line_, path_, std::move(message), true);
+}
 
 void YamlValue::Ref(std::string target_kind, std::string target_ns, std::string target_name) const {
   ctx_->AddRef(line_, path_, std::move(target_kind), std::move(target_ns), std::move(target_name));
@@ -206,9 +210,13 @@ std::optional<Quantity> YamlValue::Qty(bool allow_negative) const {
 std::optional<double> YamlValue::Duration() const {
   auto text = ScalarText();
   if (!text) return std::nullopt;
-  auto d = ParseDuration(*text);
+  auto d = ParseDurationSeconds(*text);
   if (!d.ok()) {
     Error(d.status().message());
+    return std::nullopt;
+  }
+  if (*d < 0) {
+    Error(Quote(*text) + " must not be negative");
     return std::nullopt;
   }
   return *d;

@@ -1,8 +1,10 @@
 // `muster simulate -f PATH... [--until DUR] [--config FILE] [-o json|table]
-//  [--output FILE] [--seed N] [--trace FORMAT:PATH]`: runs the manifests in virtual time (CONTRACT
-// section 3). Exit 0 after a completed simulation, 1 for invalid input, 2 for bad
+//  [--output FILE] [--seed N] [--trace FORMAT:PATH] [--report DIR]`: runs the manifests in
+// virtual time (CONTRACT section 3). Exit 0 after a completed simulation, 1 for invalid
+// input, 2 for bad
 // usage.
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -10,7 +12,8 @@
 
 #include "api/decode.h"
 #include "cli/commands.h"
-#include "sim/duration.h"
+#include "core/duration.h"
+#include "sim/report_html.h"
 #include "sim/result_json.h"
 #include "sim/result_table.h"
 #include "sim/simulator.h"
@@ -27,6 +30,7 @@ struct SimulateFlags {
   std::string config;
   std::string output_format = "table";
   std::string output_file;
+  std::string report_dir;  // --report: DIR/index.html
   uint64_t seed = 0;
   bool check_invariants = false;
   bool log_decisions = false;
@@ -65,7 +69,8 @@ int RunSimulate(const SimulateFlags& flags) {
   options.seed = flags.seed;
   options.check_invariants = flags.check_invariants;
   if (!flags.until.empty()) {
-    auto until = sim::ParseDuration(flags.until);
+    auto until = ParseDurationSeconds(flags.until);
+    if (until.ok() && *until < 0) until = InvalidArgument("\"" + flags.until + "\" is negative");
     if (!until.ok()) {
       std::cerr << "muster simulate: --until: " << until.status().message() << "\n";
       return 2;
@@ -122,6 +127,18 @@ int RunSimulate(const SimulateFlags& flags) {
     return 1;
   }
   sim::SimulationResult result = (*simulator)->BuildResult();
+  if (!flags.report_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(flags.report_dir, ec);
+    std::string path = (std::filesystem::path(flags.report_dir) / "index.html").string();
+    std::ofstream report(path, std::ios::binary | std::ios::trunc);
+    report << sim::RenderReportHtml(result);
+    report.close();
+    if (ec || !report) {
+      std::cerr << "muster simulate: cannot write " << path << "\n";
+      return 2;
+    }
+  }
   std::string text = flags.output_format == "json" ? sim::ToJson(result) : sim::ToTable(result);
   if (flags.output_file.empty()) {
     std::cout << text;
@@ -155,6 +172,8 @@ void RegisterSimulateCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output-format", flags->output_format, "json or table")
       ->check(CLI::IsMember({"json", "table"}));
   cmd->add_option("--output", flags->output_file, "write the result to this file");
+  cmd->add_option("--report", flags->report_dir,
+                  "also write an HTML report with charts to DIR/index.html");
   cmd->add_option("--seed", flags->seed, "seed for randomised inputs");
   cmd->add_flag("--check-invariants", flags->check_invariants,
                 "verify engine invariants after every cycle (slower)");

@@ -50,6 +50,23 @@ struct Stats {
   double mean = 0;
   double p50 = 0;
   double p99 = 0;
+  double p90 = 0;  // after p99: added later, kept last so existing readers are unaffected
+};
+
+// One step of a step series: `value` holds from `time` until the next point.
+struct SeriesPoint {
+  Time time = 0;
+  double value = 0;
+};
+
+// Per queue (Kueue ClusterQueue or Volcano queue), for the summary and the report.
+struct QueueResult {
+  std::string name;
+  int64_t workloads = 0;
+  Stats jct;
+  Stats queueing_delay;
+  std::optional<double> gpu_quota;     // nominal GPUs (Volcano: deserved, else capability)
+  std::vector<SeriesPoint> gpu_usage;  // GPUs held by its running workloads
 };
 
 struct Summary {
@@ -64,15 +81,30 @@ struct Summary {
   Stats queueing_delay;  // first admission - submit of admitted workloads
   int64_t preemptions = 0;
   double gpu_hours_lost = 0;
+  // Added for the report (issue 5); all after the fields above.
+  double cpu_utilization = 0;   // cpu-seconds used / (cluster cpu * endTime)
+  Stats gang_wait;              // first start - submit of gangs of more than one pod
+  int64_t multi_pod_gangs = 0;  // gang starts (restarts count) with more than one pod
+  // Fraction of those starts on nodes of one rack; nullopt when no node has a rack label.
+  std::optional<double> gangs_within_one_rack;
+  // Fraction of placed GPU pods pinned to one NUMA zone; nullopt when the engine
+  // recorded no NUMA zone for any pod (it records one only under NUMA alignment).
+  std::optional<double> pods_within_one_numa;
+  // At the end: free GPUs on ready nodes that cannot fit the smallest waiting GPU pod.
+  int64_t fragmented_gpus = 0;
 };
 
 struct SimulationResult {
   Time end_time = 0;
   std::vector<WorkloadResult> workloads;  // sorted by name
   Summary summary;
+  // Cluster-wide allocated/total over time, sampled when it changes (step series).
+  std::vector<SeriesPoint> gpu_utilization;
+  std::vector<SeriesPoint> cpu_utilization;
+  std::vector<QueueResult> queues;  // sorted by name
 };
 
-// Mean, p50 and p99 (nearest rank) of `values`; zeros when empty.
+// Mean, p50, p90 and p99 (nearest rank) of `values`; zeros when empty.
 Stats ComputeStats(std::vector<double> values);
 
 }  // namespace muster::sim

@@ -121,6 +121,7 @@ SimulationResult Simulator::BuildResult() const {
   s.jct = ComputeStats(std::move(jct));
   s.queueing_delay = ComputeStats(std::move(delay));
   s.gpu_hours_lost = lost_seconds / 3600.0;
+  FillReportMetrics(out);
   return out;
 }
 

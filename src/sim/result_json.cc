@@ -21,6 +21,7 @@ Json StatsJson(const Stats& s) {
   j["mean"] = Round(s.mean);
   j["p50"] = Round(s.p50);
   j["p99"] = Round(s.p99);
+  j["p90"] = Round(s.p90);  // added later: last, so the contract's keys keep their order
   return j;
 }
 
@@ -92,6 +93,24 @@ std::string ToJson(const SimulationResult& result) {
   summary["running"] = s.running;
   summary["failed"] = s.failed;
   summary["gpuHoursLost"] = Round(s.gpu_hours_lost);
+  // Report metrics (issue 5). Time series are left to --report: they would swamp the JSON.
+  summary["cpuUtilization"] = Round(s.cpu_utilization);
+  summary["gangWait"] = StatsJson(s.gang_wait);
+  summary["multiPodGangs"] = s.multi_pod_gangs;
+  if (s.gangs_within_one_rack) summary["gangsWithinOneRack"] = Round(*s.gangs_within_one_rack);
+  if (s.pods_within_one_numa) summary["podsWithinOneNuma"] = Round(*s.pods_within_one_numa);
+  summary["fragmentedGpus"] = s.fragmented_gpus;
+  Json queues = Json::array();
+  for (const auto& q : result.queues) {
+    Json qj = Json::object();
+    qj["name"] = q.name;
+    qj["workloads"] = q.workloads;
+    qj["gpuQuota"] = q.gpu_quota ? Json(Round(*q.gpu_quota)) : Json(nullptr);
+    qj["jct"] = StatsJson(q.jct);
+    qj["queueingDelay"] = StatsJson(q.queueing_delay);
+    queues.push_back(std::move(qj));
+  }
+  summary["queues"] = std::move(queues);
   j["summary"] = std::move(summary);
   // Replace invalid UTF-8 instead of throwing: names come from user input.
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";

@@ -9,9 +9,15 @@
 namespace muster::sim {
 namespace {
 
-std::string TimeText(const std::optional<double>& t) {
-  return t ? fmt::format("{:g}", *t) : std::string("-");
+// Fixed notation with at most three decimals: "12903000", "1.5", never "1.29e+07".
+std::string Num(double v) {
+  std::string text = fmt::format("{:.3f}", v);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text.pop_back();
+  return text == "-0" ? "0" : text;
 }
+
+std::string TimeText(const std::optional<double>& t) { return t ? Num(*t) : std::string("-"); }
 
 std::string NodesText(const WorkloadResult& w) {
   std::set<std::string> nodes;
@@ -55,17 +61,39 @@ std::string ToTable(const SimulationResult& result) {
   }
   const Summary& s = result.summary;
   out += "\n";
-  out += fmt::format("end time:        {:g}s\n", result.end_time);
+  out += fmt::format("end time:        {}s\n", Num(result.end_time));
   out += fmt::format("workloads:       {} ({} succeeded, {} running, {} pending, {} failed)\n",
                      s.workloads, s.succeeded, s.running, s.pending, s.failed);
   out += fmt::format("gpu utilization: {:.1f}%\n", s.gpu_utilization * 100);
-  out += fmt::format("makespan:        {:g}s\n", s.makespan);
-  out += fmt::format("jct:             mean {:g}s  p50 {:g}s  p99 {:g}s\n", s.jct.mean, s.jct.p50,
-                     s.jct.p99);
-  out += fmt::format("queueing delay:  mean {:g}s  p50 {:g}s  p99 {:g}s\n", s.queueing_delay.mean,
-                     s.queueing_delay.p50, s.queueing_delay.p99);
+  out += fmt::format("makespan:        {}s\n", Num(s.makespan));
+  out += fmt::format("jct:             mean {}s  p50 {}s  p99 {}s\n", Num(s.jct.mean),
+                     Num(s.jct.p50), Num(s.jct.p99));
+  out += fmt::format("queueing delay:  mean {}s  p50 {}s  p99 {}s\n", Num(s.queueing_delay.mean),
+                     Num(s.queueing_delay.p50), Num(s.queueing_delay.p99));
   out += fmt::format("preemptions:     {}\n", s.preemptions);
-  out += fmt::format("gpu-hours lost:  {:g}\n", s.gpu_hours_lost);
+  out += fmt::format("gpu-hours lost:  {}\n", Num(s.gpu_hours_lost));
+  out += fmt::format("cpu utilization: {:.1f}%\n", s.cpu_utilization * 100);
+  out += fmt::format("p90:             jct {}s  queueing delay {}s\n", Num(s.jct.p90),
+                     Num(s.queueing_delay.p90));
+  out += fmt::format(
+      "gang wait:       mean {}s  p50 {}s  p90 {}s  p99 {}s "
+      "({} multi-pod starts)\n",
+      Num(s.gang_wait.mean), Num(s.gang_wait.p50), Num(s.gang_wait.p90), Num(s.gang_wait.p99),
+      s.multi_pod_gangs);
+  if (s.gangs_within_one_rack) {
+    out += fmt::format("gangs one rack:  {:.1f}%\n", *s.gangs_within_one_rack * 100);
+  }
+  if (s.pods_within_one_numa) {
+    out += fmt::format("pods one numa:   {:.1f}%\n", *s.pods_within_one_numa * 100);
+  }
+  out += fmt::format("fragmented gpus: {}\n", s.fragmented_gpus);
+  for (const auto& q : result.queues) {
+    out += fmt::format(
+        "queue {}: {} workloads, quota {} gpus, jct mean {}s p90 {}s, "
+        "delay mean {}s p90 {}s\n",
+        q.name, q.workloads, q.gpu_quota ? Num(*q.gpu_quota) : std::string("-"), Num(q.jct.mean),
+        Num(q.jct.p90), Num(q.queueing_delay.mean), Num(q.queueing_delay.p90));
+  }
   return out;
 }
 

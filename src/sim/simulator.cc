@@ -8,7 +8,11 @@ namespace muster::sim {
 
 Simulator::Simulator(const model::ManifestSet& manifests, const SimOptions& options)
     : options_(options) {
-  for (const auto& node : manifests.nodes) cluster_gpus_ += node.allocatable.Get(kNvidiaGpu);
+  for (const auto& node : manifests.nodes) {
+    cluster_gpus_ += node.allocatable.Get(kNvidiaGpu);
+    cluster_cpu_milli_ += node.allocatable.Get(kCpu);
+  }
+  queue_gpu_quota_ = QueueGpuQuotas(manifests);
 }
 
 Result<std::unique_ptr<Simulator>> Simulator::Create(const model::ManifestSet& manifests,
@@ -41,6 +45,12 @@ void Simulator::SetEngine(std::unique_ptr<engine::Engine> engine) {
   engine_ = std::move(engine);
   engine_->SetExecutor(this);
   for (const auto& r : engine_->workloads()) runs_[r.key()].remaining = r.workload.sim.duration;
+  const placement::ClusterState& cluster = engine_->cluster();
+  rack_of_node_.clear();
+  for (placement::NodeIndex i = 0; i < cluster.NodeCount(); ++i) {
+    rack_of_node_.push_back(RackOf(cluster.GetNode(i)));
+    if (!rack_of_node_.back().empty()) any_rack_ = true;
+  }
 }
 
 void Simulator::ScheduleInitialEvents(const model::ManifestSet& manifests) {
@@ -70,6 +80,7 @@ Status Simulator::Run() {
     }
     Status st = engine_->RunCycle();
     if (!st.ok()) return st;
+    SampleUsage(t);
     last = t;
   }
   end_time_ = options_.until ? *options_.until : last;
@@ -119,6 +130,7 @@ void Simulator::Started(const engine::WorkloadRecord& record, Time now) {
   run.run_start = now;
   run.gpus = engine::PlacedGpus(record);
   run.notice_checkpoint.reset();
+  NoteStart(record, run, now);
   if (run.remaining) {
     events_.Push(now + std::max(0.0, *run.remaining), EventKind::kFinish, record.key(),
                  run.generation);
@@ -131,6 +143,7 @@ void Simulator::Stopped(const engine::WorkloadRecord& record, Time now, engine::
   double elapsed = std::max(0.0, now - run.run_start);
   auto gpus = static_cast<double>(run.gpus);
   run.gpu_seconds_used += elapsed * gpus;
+  NoteStop(run, elapsed);
   if (cause == engine::StopCause::kSucceeded) {
     run.remaining = 0;
   } else {

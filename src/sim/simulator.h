@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,7 +64,37 @@ class Simulator : public engine::Executor {
     std::optional<Time> notice_checkpoint;  // checkpoint taken at a spot notice
     double gpu_seconds_used = 0;            // closed runs
     double gpu_seconds_lost = 0;
+    // For the report's metrics (issue 5).
+    int64_t cpu_milli = 0;  // cpu held by the current run
+    std::string queue;      // ClusterQueue / Volcano queue, "" when none
+    std::optional<Time> first_start;
+    double cpu_milli_seconds_used = 0;
   };
+
+  // Usage now, added to by Started and taken away by Stopped, sampled after each
+  // instant: incremental because a scan of every node per instant would dominate
+  // trace replays.
+  struct Usage {
+    int64_t gpus = 0;
+    int64_t cpu_milli = 0;
+    std::map<std::string, int64_t> queue_gpus;
+    std::set<std::string> dirty_queues;  // changed since the last sample
+    std::vector<SeriesPoint> gpu_series;
+    std::vector<SeriesPoint> cpu_series;
+    std::map<std::string, std::vector<SeriesPoint>> queue_series;
+    int64_t multi_pod_starts = 0;
+    int64_t multi_pod_one_rack = 0;
+    int64_t gpu_pods = 0;
+    int64_t gpu_pods_one_numa = 0;
+  };
+
+  // Usage bookkeeping for a run that starts or stops (report_metrics.cc).
+  void NoteStart(const engine::WorkloadRecord& record, RunState& run, Time now);
+  void NoteStop(RunState& run, double elapsed);
+  void SampleUsage(Time t);
+  // Free GPUs on ready nodes that cannot fit the smallest waiting GPU pod shape.
+  int64_t FragmentedGpus() const;
+  void FillReportMetrics(SimulationResult& out) const;
 
   void ScheduleInitialEvents(const model::ManifestSet& manifests);
   Status Apply(const Event& event);
@@ -74,8 +105,20 @@ class Simulator : public engine::Executor {
   EventQueue events_;
   std::map<std::string, RunState> runs_;
   int64_t cluster_gpus_ = 0;
+  int64_t cluster_cpu_milli_ = 0;
+  std::map<std::string, double> queue_gpu_quota_;
+  std::vector<std::string> rack_of_node_;  // by node index; "" = no rack label
+  bool any_rack_ = false;
+  Usage usage_;
   Time end_time_ = 0;
 };
+
+// GPUs of each queue's nominal quota: a ClusterQueue's nvidia.com/gpu over all
+// flavors; a Volcano queue's deserved, else capability. Queues without one are absent.
+std::map<std::string, double> QueueGpuQuotas(const model::ManifestSet& manifests);
+// The node's rack: label topology.kubernetes.io/rack, else the first label whose key
+// contains "rack"; "" when none.
+std::string RackOf(const model::Node& node);
 
 // Builds, runs and reports in one go.
 Result<SimulationResult> Simulate(const model::ManifestSet& manifests, const SimOptions& options);

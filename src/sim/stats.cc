@@ -20,6 +20,7 @@ Stats ComputeStats(std::vector<double> values) {
     return values[idx - 1];
   };
   s.p50 = rank(50);
+  s.p90 = rank(90);
   s.p99 = rank(99);
   return s;
 }

@@ -2,8 +2,8 @@
 #include <optional>
 #include <string>
 
+#include "core/duration.h"
 #include "workloads/build_internal.h"
-#include "workloads/duration.h"
 #include "workloads/keys.h"
 
 namespace muster::workloads::internal {

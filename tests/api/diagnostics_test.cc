@@ -74,8 +74,8 @@ status:
 )");
   EXPECT_THAT(Lines(r),
               ElementsAre("t.yaml:7: Node n1: metadata.annotations[sim.muster.dev/fail-at]: "
-                          "\"soon\" is not a duration (seconds like \"90\" or \"1.5\", or a "
-                          "duration like \"90s\", \"15m\", \"1h30m\")",
+                          "\"soon\" is not a duration: use seconds (\"90\", \"1.5\") or a Go "
+                          "duration (\"90s\", \"15m\", \"2h\", \"1h30m\")",
                           "t.yaml:9: Node n1: status.allocatable: must be a map, got a list"));
 }
 

@@ -1,10 +1,10 @@
-#include "workloads/duration.h"
+#include "core/duration.h"
 
 #include <charconv>
 #include <cmath>
 #include <string>
 
-namespace muster::workloads {
+namespace muster {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -85,4 +85,4 @@ Result<double> ParseDurationSeconds(std::string_view text) {
   return sign * total;
 }
 
-}  // namespace muster::workloads
+}  // namespace muster

@@ -1,8 +1,8 @@
-#include "workloads/duration.h"
+#include "core/duration.h"
 
 #include <gtest/gtest.h>
 
-namespace muster::workloads {
+namespace muster {
 namespace {
 
 struct DurationCase {
@@ -46,4 +46,4 @@ INSTANTIATE_TEST_SUITE_P(Table, DurationBad,
                                            "h1", "."));
 
 }  // namespace
-}  // namespace muster::workloads
+}  // namespace muster
