@@ -220,7 +220,8 @@ struct Harness {
     admitter = std::move(a).value();
   }
   void Submit(const model::Workload& wl, Time t = 0) { admitter->Enqueue(wl, t); }
-  void Finish(const std::string& key) {
+  // By value: callers may pass a reference into `running`, which this erases.
+  void Finish(std::string key) {
     oracle.Release(key);
     running.erase(key);
     admitter->Remove(key);
