@@ -24,7 +24,7 @@ struct KueueClass {
   double interval;  // seconds
   double runtime;   // seconds
   int32_t priority;
-  int64_t cpu;  // cores
+  int64_t cpu;              // cores
   double published_mean_s;  // Kueue's published average time to admission
 };
 constexpr KueueClass kKueueClasses[] = {
@@ -39,6 +39,25 @@ std::string Name(const char* prefix, int i) {
   char buf[48];
   std::snprintf(buf, sizeof(buf), "%s%02d", prefix, i);
   return buf;
+}
+
+struct TimedRun {
+  SimulationResult result;
+  int64_t cycles = 0;  // engine cycles the run took
+};
+
+// Builds the simulator (counted as setup) and runs it, timing the run alone.
+Result<TimedRun> RunTimed(const model::ManifestSet& m, std::vector<model::Workload> workloads,
+                          const Stopwatch& setup, BenchResult& r) {
+  auto sim = Simulator::Create(m, std::move(workloads), SimOptions{});
+  if (!sim.ok()) return sim.status();
+  r.setup_seconds = setup.WallSeconds();
+  Stopwatch sw;
+  Status s = (*sim)->Run();
+  if (!s.ok()) return s;
+  r.wall_seconds = sw.WallSeconds();
+  r.cpu_seconds = sw.CpuSeconds();
+  return TimedRun{(*sim)->BuildResult(), static_cast<int64_t>((*sim)->engine().cycles())};
 }
 
 }  // namespace
@@ -116,16 +135,11 @@ Result<BenchResult> KueueBaseline(const BenchOptions& options) {
     }
   }
   const int64_t total = static_cast<int64_t>(workloads.size());
-  auto sim = Simulator::Create(m, std::move(workloads), SimOptions{});
-  if (!sim.ok()) return sim.status();
-  r.size = std::to_string(cohorts) + " cohorts x 6 ClusterQueues, " + std::to_string(total) + " workloads";
-  r.setup_seconds = setup.WallSeconds();
-  Stopwatch sw;
-  Status s = (*sim)->Run();
-  if (!s.ok()) return s;
-  r.wall_seconds = sw.WallSeconds();
-  r.cpu_seconds = sw.CpuSeconds();
-  SimulationResult result = (*sim)->BuildResult();
+  r.size = std::to_string(cohorts) + " cohorts x 6 ClusterQueues, " + std::to_string(total) +
+           " workloads";
+  auto run = RunTimed(m, std::move(workloads), setup, r);
+  if (!run.ok()) return run.status();
+  const SimulationResult& result = run->result;
   std::map<std::string, std::pair<double, int64_t>> wait;  // class -> (sum, n)
   double cpu_seconds_used = 0;
   double first_submit = -1, last_finish = 0;
@@ -133,7 +147,8 @@ Result<BenchResult> KueueBaseline(const BenchOptions& options) {
   for (const auto& w : result.workloads) {
     std::string name = w.name.substr(w.name.find('/') + 1);
     std::string cls = name.substr(0, name.find('-'));
-    if (w.submit_time && (first_submit < 0 || *w.submit_time < first_submit)) first_submit = *w.submit_time;
+    if (w.submit_time && (first_submit < 0 || *w.submit_time < first_submit))
+      first_submit = *w.submit_time;
     if (!w.admit_time || !w.submit_time) continue;
     ++admitted;
     wait[cls].first += *w.admit_time - *w.submit_time;
@@ -147,7 +162,8 @@ Result<BenchResult> KueueBaseline(const BenchOptions& options) {
   r.throughput = r.wall_seconds > 0 ? static_cast<double>(admitted) / r.wall_seconds : 0;
   for (const auto& k : kKueueClasses) {
     const auto& [sum, n] = wait[k.name];
-    r.details.push_back({std::string("avg_admission_s_") + k.name, n > 0 ? sum / static_cast<double>(n) : 0});
+    r.details.push_back(
+        {std::string("avg_admission_s_") + k.name, n > 0 ? sum / static_cast<double>(n) : 0});
     r.details.push_back({std::string("kueue_avg_admission_s_") + k.name, k.published_mean_s});
   }
   // Usage as the share of the total nominal quota busy over the run (first
@@ -186,16 +202,10 @@ Result<BenchResult> SimPhilly(const BenchOptions& options) {
     workloads.push_back(std::move(*w));
   }
   const int64_t jobs = static_cast<int64_t>(workloads.size());
-  auto sim = Simulator::Create(m, std::move(workloads), SimOptions{});
-  if (!sim.ok()) return sim.status();
   r.size = std::to_string(m.nodes.size()) + " nodes, " + std::to_string(jobs) + " jobs";
-  r.setup_seconds = setup.WallSeconds();
-  Stopwatch sw;
-  Status s = (*sim)->Run();
-  if (!s.ok()) return s;
-  r.wall_seconds = sw.WallSeconds();
-  r.cpu_seconds = sw.CpuSeconds();
-  SimulationResult result = (*sim)->BuildResult();
+  auto run = RunTimed(m, std::move(workloads), setup, r);
+  if (!run.ok()) return run.status();
+  const SimulationResult& result = run->result;
   // Events: every submission, every start and every end (success, failure,
   // eviction), the state changes the loop processed.
   int64_t events = 0;
@@ -209,7 +219,7 @@ Result<BenchResult> SimPhilly(const BenchOptions& options) {
   r.throughput = r.wall_seconds > 0 ? static_cast<double>(events) / r.wall_seconds : 0;
   r.details.push_back({"jobs", static_cast<double>(jobs)});
   r.details.push_back({"succeeded", static_cast<double>(result.summary.succeeded)});
-  r.details.push_back({"cycles", static_cast<double>((*sim)->engine().cycles())});
+  r.details.push_back({"cycles", static_cast<double>(run->cycles)});
   r.details.push_back({"virtual_days", result.end_time / 86400});
   return r;
 }
