@@ -135,6 +135,23 @@ class Admitter {
   // and holds its pending workloads; Hold only holds them; None resumes admission.
   virtual void UpdateStopPolicy(const std::string& /*cluster_queue*/,
                                 model::StopPolicy /*policy*/) {}
+
+  // Added: takes over a workload that is already admitted and running (server
+  // restart, configuration change): enqueues it (or takes it out of its pending
+  // queue when Enqueue already saw it) and charges exactly `assignment` (flavors
+  // per pod set, counts) to its queue as if admitted now at `now`, without asking
+  // the oracle. Fails, changing nothing, when its queue is unknown/held, a flavor
+  // or resource in the assignment is not in the queue's quota, or charging it
+  // would exceed what the queue may use (nominal + borrowing limits up the cohort,
+  // as the normal fit check computes): quota is never over-committed. Volcano
+  // queues charge `allocated` and fail beyond capability (deserved is not checked:
+  // reclaim corrects an over-deserved queue); no-queue workloads are just recorded
+  // as admitted. FailedPrecondition for state that forbids it, InvalidArgument
+  // when the assignment does not match the workload's pod sets.
+  virtual Status Adopt(const model::Workload& workload, const Assignment& /*assignment*/,
+                       Time /*now*/) {
+    return FailedPrecondition("this admitter cannot adopt " + workload.key);
+  }
 };
 
 // Builds the queue tree from the manifests' ClusterQueues, LocalQueues, Cohorts,

@@ -1,7 +1,8 @@
 // AdmitterImpl: the queue tree (Kueue ClusterQueues/Cohorts and Volcano queues),
 // the pending queues and what admitted workloads hold. Split by concern:
 // admitter_build.cc (MakeAdmitter), admitter_queueing.cc (enqueue, requeue,
-// parking, reasons, invariants, stop policies), admission_cycle.cc (RunCycle),
+// parking, reasons, invariants, stop policies), admitter_adopt.cc (taking over
+// running workloads), admission_cycle.cc (RunCycle),
 // kueue_plan.cc (one Kueue head: fit, preempt, partial admission), fair_sharing.cc
 // (shares and the fair-sharing order of heads).
 //
@@ -42,6 +43,7 @@ class AdmitterImpl : public Admitter {
   std::vector<std::string> CheckInvariants() const override;
   void SetClusterCapacity(const ResourceList& total) override;
   void UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) override;
+  Status Adopt(const model::Workload& workload, const Assignment& assignment, Time now) override;
   // Forgets every cached flavor assignment and candidate list without unparking
   // anything: results must not change (tests check the caches against this).
   void DropCaches() {
@@ -131,6 +133,10 @@ class AdmitterImpl : public Admitter {
   void BumpGeneration(int32_t cq) { root_gen_[cq_root_[cq]] = ++generation_; }
   int64_t VolcanoShare(const ResourceList& request) const;  // ppm, Volcano drf
   void RekeyVolcano();  // Volcano queue keys after the cluster total changed
+
+  // admitter_adopt.cc: what adopting `assignment` would charge, or why it cannot.
+  Result<FrAmounts> AdoptedKueueUsage(const WorkloadState& ws, const Assignment& assignment) const;
+  std::string VolcanoCapabilityExceeded(int32_t queue, const ResourceList& request) const;
 
   // admission_cycle.cc
   void DrainStopped(std::vector<Decision>& out);

@@ -30,6 +30,9 @@ Engine::Engine(const model::ManifestSet& manifests, std::vector<model::Workload>
       parts_(std::move(parts)),
       bridge_(manifests.resource_flavors, *parts_.cluster) {
   bridge_.SetPlanner(parts_.planner.get());
+  if (manifests.scheduler_config) {
+    bridge_.SetReservationAfter(manifests.scheduler_config->reservation_after_seconds);
+  }
   records_.reserve(workloads.size());
   for (auto& w : workloads) {
     if (index_.count(w.key) != 0) {
@@ -73,6 +76,7 @@ Status Engine::Submit(const std::string& key) {
   r->submitted = true;
   r->submit_time = Now();
   r->phase = Phase::kPending;
+  ++generation_;
   parts_.admitter->Enqueue(r->workload, Now());
   RememberQueue(*r);
   log_.Add({Now(), key, "Submit", "", ""});
@@ -89,6 +93,7 @@ Status Engine::Succeed(const std::string& key) {
   StopGang(*r, StopCause::kSucceeded);
   parts_.admitter->Remove(key);
   parts_.admitter->NotifyCapacityChanged();
+  ++generation_;
   r->phase = Phase::kSucceeded;
   r->finish_time = Now();
   log_.Add({Now(), key, "Finish", "Succeeded", ""});
@@ -106,6 +111,7 @@ Status Engine::FailPods(const std::string& key, const std::string& message) {
   WorkloadRecord& rec = *r;
   FailureVerdict verdict = DecideOnFailure(rec.workload.lifecycle, rec.failures, kEventPodFailed);
   rec.failures++;
+  ++generation_;
   if (verdict.action == FailureAction::kRestart) {
     StopGang(rec, StopCause::kEvicted);
     rec.phase = Phase::kPending;
@@ -130,6 +136,7 @@ Status Engine::NodeLost(const std::string& node, const std::string& detail) {
   bridge_.Reset();
   UpdateClusterCapacity();
   log_.Add({Now(), node, "NodeLost", "NodeFailure", detail});
+  ++generation_;
   // Sorted by key: evictions happen in a deterministic order.
   for (const std::string& key : parts_.cluster->WorkloadsOnNode(*idx)) {
     WorkloadRecord* r = FindMutable(key);
@@ -169,6 +176,7 @@ Status Engine::CordonNode(const std::string& node) {
 void Engine::ConfigurationChanged(const model::SchedulerConfiguration& config) {
   parts_.planner = placement::MakeGangPlanner(config);
   bridge_.SetPlanner(parts_.planner.get());
+  bridge_.SetReservationAfter(config.reservation_after_seconds);
   bridge_.Reset();
   parts_.admitter->NotifyCapacityChanged();
   log_.Add({Now(), "", "ConfigurationChanged", "", ""});
@@ -245,9 +253,16 @@ void Engine::HandleFailure(WorkloadRecord& record, Eviction eviction, const std:
 Status Engine::RunCycle() {
   for (int i = 0; i < options_.max_cycles_per_instant; ++i) {
     ++cycles_;
+    // A starving gang's reservation (reservations.h) is made, kept or ended first.
+    std::vector<LogEntry> reserved = bridge_.UpdateReservations(
+        Now(), [this](const std::string& k) { return Find(k); }, *parts_.admitter);
+    if (!reserved.empty()) parts_.admitter->NotifyCapacityChanged();
+    for (LogEntry& e : reserved) log_.Add(std::move(e));
     bool changed = PlaceAdmitted();
     std::vector<admission::Decision> decisions = parts_.admitter->RunCycle(Now(), bridge_);
     for (const auto& d : decisions) changed |= ApplyDecision(d);
+    // Admission reports pending reasons only when they change.
+    if (changed || !decisions.empty() || !reserved.empty()) ++generation_;
     ReleaseUntaken();
     bridge_.Reset();
     if (options_.check_invariants) {
@@ -355,7 +370,10 @@ bool Engine::PlaceAdmitted() {
       Start(*r, std::move(*p));
       changed = true;
     } else {
-      placement_waits_[key] = std::get<placement::PlacementFailure>(placed).message;
+      std::string& why = placement_waits_[key];
+      const std::string& now_why = std::get<placement::PlacementFailure>(placed).message;
+      if (why != now_why) ++generation_;
+      why = now_why;
     }
   }
   return changed;

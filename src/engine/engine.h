@@ -73,6 +73,29 @@ class Engine {
   // Placement scoring / engine settings changed.
   void ConfigurationChanged(const model::SchedulerConfiguration& config);
 
+  // ---- Runtime changes, for a long-running server (engine_runtime.cc) ----
+  // The workload is new: its record is created, not yet submitted (Submit queues
+  // it). Queue-order ties fall to workload.meta.order, so give each new workload a
+  // larger order than the ones before. AlreadyExists if the key is known.
+  Status AddWorkload(model::Workload workload);
+  // The job was deleted: stops its gang if active (executor Stopped with
+  // StopCause::kDeleted), releases its quota and nodes and forgets its record and
+  // pending reasons (decision-log entries stay). O(number of records): the records
+  // after it shift and are re-indexed. NotFound if unknown.
+  Status RemoveWorkload(const std::string& key);
+  // Takes over a submitted, pending workload that already runs with `assignment`
+  // on `plan` (nodes and GPU indices exactly as planned before, node indices of
+  // this engine's cluster(): map names with cluster().FindNode). Commits the plan
+  // to the ClusterState (fails if a node is gone, not ready or unschedulable, or
+  // the pods no longer fit), then Admitter::Adopt (rolled back on failure), and
+  // marks it Running with admit_time/start_time as given. The executor is NOT told
+  // to start it: it already runs. On failure nothing changes (the workload stays
+  // pending and may be admitted normally); the caller requeues or stops it.
+  // NotFound, FailedPrecondition (state forbids it), InvalidArgument (the plan or
+  // assignment does not match the workload's pod sets).
+  Status Adopt(const std::string& key, const admission::Assignment& assignment,
+               placement::GangPlan plan, Time admitted_at, Time started_at);
+
   // Admission and placement until nothing changes at clock.Now().
   Status RunCycle();
 
@@ -85,6 +108,8 @@ class Engine {
   const DecisionLog& log() const { return log_; }
   const placement::ClusterState& cluster() const { return *parts_.cluster; }
   const admission::Admitter& admitter() const { return *parts_.admitter; }
+  // The starving gang's reservation, if any (reservations.h).
+  const ReservationBook& reservations() const { return bridge_.reservations(); }
   // Where the workload is queued (falls back to its own labels when admission
   // does not know it).
   admission::QueueInfo QueueOf(const std::string& key) const;
@@ -92,6 +117,10 @@ class Engine {
   std::string PendingMessage(const std::string& key) const;
   // Cycles run so far (admission passes, not instants).
   int64_t cycles() const { return cycles_; }
+  // Changes whenever a record's phase, assignment, plan or pending reason may have
+  // changed (it may also change when nothing visible did): equal values mean the
+  // workloads' status need not be written again.
+  uint64_t generation() const { return generation_; }
 
  private:
   WorkloadRecord* FindMutable(const std::string& key);
@@ -130,6 +159,7 @@ class Engine {
   std::vector<std::string> errors_;  // bugs seen while applying decisions
   DecisionLog log_;
   int64_t cycles_ = 0;
+  uint64_t generation_ = 0;
 };
 
 }  // namespace muster::engine

@@ -12,6 +12,7 @@ enum class StopCause {
   kSucceeded,  // the job finished
   kEvicted,    // preempted or lost its node; it will be requeued
   kFailed,     // failed for good
+  kDeleted,    // the job was deleted (Engine::RemoveWorkload); nothing follows
 };
 
 class Executor {

@@ -14,6 +14,10 @@ placement::PlacementRequest PlacementBridge::BuildRequest(
     const model::Workload& workload, const admission::Assignment& assignment) const {
   placement::PlacementRequest request;
   request.workload = &workload;
+  if (reservations_.MustAvoid(workload, now_)) {
+    request.excluded_nodes = reservations_.current()->nodes;
+    request.excluded_why = "reserved for " + reservations_.current()->holder;
+  }
   if (assignment.pod_sets.empty()) return request;  // no queue: no flavor constraints
 
   bool any_partial = false;
@@ -66,6 +70,7 @@ admission::PlacementOracle::Check PlacementBridge::CanPlace(
   if (auto* plan = std::get_if<placement::GangPlan>(&planned)) {
     cached_[workload.key] = *plan;
     check.fits = true;
+    if (assume_evicted.empty()) reservations_.NotePlaceable(workload.key);
     return check;
   }
   cached_.erase(workload.key);
@@ -80,6 +85,11 @@ admission::PlacementOracle::Check PlacementBridge::CanPlace(
   }
   check.reason = failure.reason;
   check.message = failure.message;
+  if (assume_evicted.empty()) {
+    // Nodes, not quota, stop it now: it may be starving (or kept off a reservation).
+    ExplainReservation(workload, request, check);
+    reservations_.NoteUnplaceable(workload, assignment, check.reason);
+  }
   return check;
 }
 
@@ -151,6 +161,40 @@ std::string PlacementBridge::CommitError(const std::string& key) const {
 void PlacementBridge::Reset() {
   cached_.clear();
   commit_errors_.clear();
+  reservations_.NewPass();
+}
+
+void PlacementBridge::ExplainReservation(const model::Workload& workload,
+                                         const placement::PlacementRequest& request,
+                                         Check& check) const {
+  if (reservations_.IsHolder(workload.key)) {
+    check.message += "; " + reservations_.HolderNote();
+    return;
+  }
+  if (request.excluded_nodes.empty()) return;
+  // Kept off reserved nodes: is that why it does not fit?
+  placement::PlacementRequest unrestricted = request;
+  unrestricted.excluded_nodes.clear();
+  if (std::holds_alternative<placement::GangPlan>(planner_->Plan(state_, unrestricted))) {
+    check.reason = kReasonNodesReserved;
+    check.message = reservations_.AvoidMessage(workload);
+  }
+}
+
+std::vector<LogEntry> PlacementBridge::UpdateReservations(Time now, const RecordLookup& find,
+                                                          const admission::Admitter& admitter) {
+  now_ = now;
+  if (planner_ == nullptr) return {};
+  ReservationInputs in;
+  in.now = now;
+  in.find = find;
+  in.admitter = &admitter;
+  in.planner = planner_;
+  in.cluster = &state_;
+  in.request_for = [this](const model::Workload& w, const admission::Assignment& a) {
+    return BuildRequest(w, a);
+  };
+  return reservations_.Update(in);
 }
 
 }  // namespace muster::engine

@@ -3,6 +3,8 @@
 // assignment into a placement::PlacementRequest (the assigned flavors' node labels,
 // tolerations and Kueue Topology, as Kueue injects them into pod templates), plans
 // with the GangPlanner, caches the plan, and binds it when admission commits.
+// It also keeps the reservation of a starving gang (reservations.h): requests of
+// other workloads exclude the reserved nodes, and failed CanPlace calls say so.
 #pragma once
 
 #include <map>
@@ -12,6 +14,8 @@
 #include <vector>
 
 #include "admission/admission.h"
+#include "engine/decision_log.h"
+#include "engine/reservations.h"
 #include "model/kueue.h"
 #include "placement/placement.h"
 
@@ -32,7 +36,8 @@ class PlacementBridge : public admission::PlacementOracle {
   void Commit(const model::Workload& workload, const admission::Assignment& assignment) override;
 
   // The placement request an assignment stands for. `counts` follow the
-  // assignment's per-pod-set counts (partial admission) when it has them.
+  // assignment's per-pod-set counts (partial admission) when it has them;
+  // `excluded_nodes` are the reservation's when the workload must avoid them.
   placement::PlacementRequest BuildRequest(const model::Workload& workload,
                                            const admission::Assignment& assignment) const;
 
@@ -51,13 +56,32 @@ class PlacementBridge : public admission::PlacementOracle {
   // Forgets cached plans: the cluster changed outside a cycle.
   void Reset();
 
+  // ---- Reservations for starving gangs (reservations.h) ----
+  // SchedulerConfiguration reservationAfter; nullopt disables reservations.
+  void SetReservationAfter(std::optional<double> seconds) {
+    reservations_.SetReservationAfter(seconds);
+  }
+  // Once per admission pass, before it: ends, re-plans or makes the reservation.
+  // Entries for the decision log; non-empty means the reservation changed (parked
+  // workloads should be looked at again).
+  std::vector<LogEntry> UpdateReservations(Time now, const RecordLookup& find,
+                                           const admission::Admitter& admitter);
+  const ReservationBook& reservations() const { return reservations_; }
+
  private:
+  // A failed check of a workload kept off reserved nodes says so when that is why;
+  // the holder's says it holds them.
+  void ExplainReservation(const model::Workload& workload,
+                          const placement::PlacementRequest& request, Check& check) const;
+
   std::map<std::string, model::ResourceFlavor> flavors_;
   placement::ClusterState& state_;
   const placement::GangPlanner* planner_ = nullptr;
   std::map<std::string, placement::GangPlan> cached_;     // last fitting CanPlace
   std::map<std::string, placement::GangPlan> committed_;  // bound, not yet taken
   std::map<std::string, std::string> commit_errors_;
+  ReservationBook reservations_;
+  Time now_ = 0;  // of the latest UpdateReservations (backfill compares against it)
 };
 
 }  // namespace muster::engine

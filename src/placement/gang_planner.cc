@@ -343,6 +343,7 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
     if (count <= 0) continue;
     const PodSetConstraints* cons = p < request.constraints.size() ? &request.constraints[p] : nullptr;
     PodSetContext ctx = MakePodSetContext(ps, static_cast<int32_t>(p), cons, base.NodeCount());
+    ExcludeNodes(ctx, request);
     // Narrow the candidates with the label index when the pod set selects labels.
     std::vector<int32_t> narrowed;
     const std::vector<int32_t>* allowed = scope;

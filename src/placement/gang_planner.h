@@ -28,6 +28,9 @@ class GangPlannerImpl final : public GangPlanner {
   std::optional<std::vector<std::string>> FindVictims(
       const ClusterState& state, const PlacementRequest& request,
       const std::vector<std::string>& candidate_keys) const override;
+  std::variant<GangPlan, PlacementFailure> PlanAssumingEvicted(
+      const ClusterState& state, const PlacementRequest& request,
+      const std::vector<std::string>& assume_evicted) const override;
 
   // Plans on `overlay`, charging the planned pods there (callers copy it first when
   // they need the original back).

@@ -58,6 +58,7 @@ const char* VerdictName(FilterVerdict v) {
     case FilterVerdict::kUntoleratedTaint: return "untolerated taint";
     case FilterVerdict::kNodeSelectorMismatch: return "node selector mismatch";
     case FilterVerdict::kAffinityMismatch: return "node affinity mismatch";
+    case FilterVerdict::kExcluded: return "excluded";
   }
   return "unknown";
 }

@@ -28,6 +28,9 @@ enum class FilterVerdict {
   kUntoleratedTaint,
   kNodeSelectorMismatch,
   kAffinityMismatch,
+  // Not a property of the node: the request excludes it (another gang's
+  // reservation, PlacementRequest::excluded_nodes). FilterNode never returns it.
+  kExcluded,
 };
 
 const char* VerdictName(FilterVerdict v);

@@ -32,6 +32,15 @@ PodSetContext MakePodSetContext(const model::PodSet& ps, int32_t index,
   return ctx;
 }
 
+void ExcludeNodes(PodSetContext& ctx, const PlacementRequest& request) {
+  for (NodeIndex i : request.excluded_nodes) {
+    if (i >= 0 && i < static_cast<NodeIndex>(ctx.verdicts.size())) {
+      ctx.verdicts[i] = static_cast<int8_t>(FilterVerdict::kExcluded);
+    }
+  }
+  ctx.excluded_why = request.excluded_why;
+}
+
 FilterVerdict NodeSearch::Filter(PodSetContext& ctx, NodeIndex i) const {
   int8_t& v = ctx.verdicts[i];
   if (v < 0) {
@@ -155,7 +164,8 @@ PlacementFailure NodeSearch::Diagnose(PodSetContext& ctx, const std::vector<int3
     ++total;
     FilterVerdict v = Filter(ctx, i);
     if (v != FilterVerdict::kFits) {
-      ++filtered[VerdictName(v)];
+      bool named = v == FilterVerdict::kExcluded && !ctx.excluded_why.empty();
+      ++filtered[named ? ctx.excluded_why : std::string(VerdictName(v))];
       return;
     }
     const NodeInfo& info = base.Info(i);

@@ -26,7 +26,12 @@ struct PodSetContext {
   PodConstraints constraints;
   model::NodeAffinity affinity;
   std::vector<int8_t> verdicts;  // per node: -1 unknown, else FilterVerdict
+  std::string excluded_why;      // how Diagnose names kExcluded nodes ("" = "excluded")
 };
+
+// Marks the request's excluded nodes kExcluded in the pod set's verdict cache, so
+// every search path (greedy, TAS, HyperNode scopes, Diagnose) skips them.
+void ExcludeNodes(PodSetContext& ctx, const PlacementRequest& request);
 
 PodSetContext MakePodSetContext(const model::PodSet& ps, int32_t index,
                                 const PodSetConstraints* constraints, int32_t node_count);

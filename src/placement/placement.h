@@ -61,6 +61,12 @@ struct PlacementRequest {
   // Pods to place per pod set; empty = every pod (count). Partial admission may ask
   // for fewer, never below min_count.
   std::vector<int32_t> counts;
+  // Nodes this gang must not use, in any order: another gang holds a reservation
+  // on them (engine/reservations.h). The planner skips them like filtered nodes,
+  // so scoring and buckets stay as they are; failure messages count them under
+  // `excluded_why` ("reserved for ml/big"; "" = "excluded").
+  std::vector<NodeIndex> excluded_nodes;
+  std::string excluded_why;
 };
 
 // The physical cluster: nodes, devices, NUMA zones, topology domains, and what is
@@ -111,6 +117,17 @@ class GangPlanner {
   virtual std::optional<std::vector<std::string>> FindVictims(
       const ClusterState& state, const PlacementRequest& request,
       const std::vector<std::string>& candidate_keys) const = 0;
+
+  // Plans the gang as if the bound workloads `assume_evicted` were gone, without
+  // changing `state`: where would it go once they finish (reservations for
+  // starving gangs). This default handles only an empty list.
+  virtual std::variant<GangPlan, PlacementFailure> PlanAssumingEvicted(
+      const ClusterState& state, const PlacementRequest& request,
+      const std::vector<std::string>& assume_evicted) const {
+    if (assume_evicted.empty()) return Plan(state, request);
+    return PlacementFailure{"Unschedulable",
+                            "this planner cannot plan with workloads assumed gone"};
+  }
 };
 
 std::unique_ptr<GangPlanner> MakeGangPlanner(const model::SchedulerConfiguration& config);

@@ -1,6 +1,7 @@
 // Physical victim search (GangPlanner::FindVictims): evict candidates in admission's
 // order until the gang plans on real nodes, then add back, newest first, every one
 // the gang does not need (Kueue's minimal preemption, done on the node level).
+// PlanAssumingEvicted is the same what-if for a given set.
 #include <set>
 
 #include "placement/gang_planner.h"
@@ -16,6 +17,18 @@ bool Fits(const GangPlannerImpl& planner, const IndexedClusterState& state,
 }
 
 }  // namespace
+
+std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanAssumingEvicted(
+    const ClusterState& state, const PlacementRequest& request,
+    const std::vector<std::string>& assume_evicted) const {
+  const auto* indexed = dynamic_cast<const IndexedClusterState*>(&state);
+  if (indexed == nullptr) {
+    return PlacementFailure{"Unschedulable", "cluster state was not built by BuildClusterState"};
+  }
+  Overlay ov(*indexed);
+  for (const auto& key : assume_evicted) ov.Evict(key);
+  return PlanOn(ov, request);
+}
 
 std::optional<std::vector<std::string>> GangPlannerImpl::FindVictims(
     const ClusterState& state, const PlacementRequest& request,

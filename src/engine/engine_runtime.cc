@@ -1,0 +1,133 @@
+// Engine changes a long-running server makes between cycles: workloads created and
+// deleted at runtime, and workloads adopted where they already run after the engine
+// was rebuilt (server restart, cluster or queue configuration changed).
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "engine/engine.h"
+
+namespace muster::engine {
+namespace {
+
+// The plan must bind exactly the pods the assignment admits, no gang below its
+// minimum, on nodes that exist and take pods: otherwise the invariants break.
+Status CheckAdoptedPlan(const WorkloadRecord& record, const admission::Assignment& assignment,
+                        const placement::GangPlan& plan, const placement::ClusterState& cluster) {
+  const model::Workload& wl = record.workload;
+  if (assignment.pod_sets.size() != wl.pod_sets.size()) {
+    return InvalidArgument(
+        fmt::format("cannot adopt {}: the assignment has {} pod sets, the workload {}", wl.key,
+                    assignment.pod_sets.size(), wl.pod_sets.size()));
+  }
+  std::vector<int32_t> per_set(wl.pod_sets.size(), 0);
+  for (const placement::PodPlacement& pod : plan.pods) {
+    if (pod.pod_set < 0 || static_cast<size_t>(pod.pod_set) >= per_set.size()) {
+      return InvalidArgument(
+          fmt::format("cannot adopt {}: the plan names unknown pod set {}", wl.key, pod.pod_set));
+    }
+    per_set[pod.pod_set]++;
+    if (pod.node < 0 || pod.node >= cluster.NodeCount()) {
+      return FailedPrecondition(fmt::format(
+          "cannot adopt {}: node index {} of its plan is not in the cluster", wl.key, pod.node));
+    }
+    const model::Node& node = cluster.GetNode(pod.node);
+    if (node.unschedulable) {
+      return FailedPrecondition(
+          fmt::format("cannot adopt {}: node {} is unschedulable", wl.key, node.meta.name));
+    }
+  }
+  int32_t total = 0;
+  for (size_t i = 0; i < per_set.size(); ++i) {
+    total += per_set[i];
+    if (per_set[i] != assignment.pod_sets[i].count) {
+      return InvalidArgument(
+          fmt::format("cannot adopt {}: the plan places {} pods of {}, the "
+                      "assignment admits {}",
+                      wl.key, per_set[i], wl.pod_sets[i].name, assignment.pod_sets[i].count));
+    }
+  }
+  if (total < wl.min_available) {
+    return InvalidArgument(fmt::format("cannot adopt {}: {} pods are below its gang minimum {}",
+                                       wl.key, total, wl.min_available));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Engine::AddWorkload(model::Workload workload) {
+  if (workload.key.empty()) return InvalidArgument("a workload needs a key");
+  if (index_.count(workload.key) != 0) {
+    return AlreadyExists("workload " + workload.key + " already exists");
+  }
+  index_.emplace(workload.key, records_.size());
+  WorkloadRecord record;
+  record.workload = std::move(workload);
+  records_.push_back(std::move(record));
+  ++generation_;
+  return Status::Ok();
+}
+
+Status Engine::RemoveWorkload(const std::string& key) {
+  auto it = index_.find(key);
+  if (it == index_.end()) return NotFound("workload " + key + " not found");
+  size_t position = it->second;
+  WorkloadRecord& record = records_[position];
+  bool held_capacity = record.Active();
+  if (held_capacity) StopGang(record, StopCause::kDeleted);
+  parts_.admitter->Remove(key);
+  if (held_capacity) {
+    // Freed nodes may let parked workloads of any queue fit.
+    parts_.admitter->NotifyCapacityChanged();
+    bridge_.Reset();
+  }
+  pending_.erase(key);
+  placement_waits_.erase(key);
+  log_.Add({Now(), key, "Delete", "", std::string(PhaseName(record.phase))});
+  // O(records): the records after it shift down one place.
+  records_.erase(records_.begin() + static_cast<std::ptrdiff_t>(position));
+  index_.erase(it);
+  for (size_t i = position; i < records_.size(); ++i) index_[records_[i].key()] = i;
+  ++generation_;
+  return Status::Ok();
+}
+
+Status Engine::Adopt(const std::string& key, const admission::Assignment& assignment,
+                     placement::GangPlan plan, Time admitted_at, Time started_at) {
+  WorkloadRecord* r = FindMutable(key);
+  if (r == nullptr) return NotFound("workload " + key + " not found");
+  if (!r->submitted || r->phase != Phase::kPending || r->bound) {
+    return FailedPrecondition(fmt::format("cannot adopt {}: it is {}{}", key, PhaseName(r->phase),
+                                          r->submitted ? "" : " (not submitted)"));
+  }
+  if (Status st = CheckAdoptedPlan(*r, assignment, plan, *parts_.cluster); !st.ok()) return st;
+  plan.workload_key = key;
+  // Nodes first (Commit validates before it binds), then quota; undo the nodes
+  // when quota refuses, so a failure changes nothing.
+  if (Status st = parts_.cluster->Commit(plan, r->workload); !st.ok()) {
+    return Status(st.code(), "cannot adopt " + key + ": " + st.message());
+  }
+  if (Status st = parts_.admitter->Adopt(r->workload, assignment, Now()); !st.ok()) {
+    parts_.cluster->Release(key);
+    return st;
+  }
+  bridge_.Reset();  // plans cached before these nodes were taken are stale
+  pending_.erase(key);
+  placement_waits_.erase(key);
+  RememberQueue(*r);
+  r->assignment = assignment;
+  r->plan = std::move(plan);
+  r->bound = true;
+  r->phase = Phase::kRunning;
+  r->admit_time = admitted_at;
+  if (!r->first_admit_time) r->first_admit_time = admitted_at;
+  r->start_time = started_at;
+  ++generation_;
+  log_.Add({Now(), key, "Adopt", "",
+            fmt::format("{} pods, admitted at {}, started at {}", r->plan.pods.size(), admitted_at,
+                        started_at)});
+  return Status::Ok();
+}
+
+}  // namespace muster::engine
