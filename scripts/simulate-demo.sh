@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# muster's main job on its embedded default: build, validate the examples, show
+# muster simulate on the examples: build, validate the simulation examples, show
 # what muster understood of them, then run them through the engine in virtual time.
+# (examples/serve/ is the server demo's own cluster: see scripts/demo.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NINJA_TARGETS=muster scripts/build.sh build
-echo "== muster validate -f examples/"
-build/muster validate -f examples/ && echo "all example manifests are valid"
+echo "== muster validate (examples/{cluster,queues,jobs,config})"
+build/muster validate -f examples/cluster -f examples/queues -f examples/jobs -f examples/config && echo "all example manifests are valid"
 echo
-echo "== muster summary -f examples/"
-build/muster summary -f examples/ | grep -v '^examples/.*warning' || true
+echo "== muster summary"
+build/muster summary -f examples/cluster -f examples/queues -f examples/jobs -f examples/config | grep -v '^examples/.*warning' || true
 echo
-echo "== muster simulate -f examples/"
-build/muster simulate -f examples/
+echo "== muster simulate"
+build/muster simulate -f examples/cluster -f examples/queues -f examples/jobs -f examples/config

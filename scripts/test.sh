@@ -19,6 +19,15 @@ bash tests/cli/run_cli_tests.sh build/muster
 echo "== kubectl against muster serve"
 bash tests/server/kubectl_test.sh build/muster
 
+echo "== kill -9 recovery of muster serve's scheduler"
+bash tests/server/serve_recovery_test.sh build
+
+echo "== muster client commands against muster serve"
+bash tests/cli/client_test.sh build/muster
+
+echo "== torch DDP job under muster serve (preempted, resumed)"
+bash tests/server/ddp_test.sh build
+
 echo "== conformance"
 python3 "$shared/conformance/check.py" --muster build/muster "$shared/conformance/cases"
 

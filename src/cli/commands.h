@@ -15,5 +15,7 @@ void RegisterServeCommand(CLI::App& app, int& exit_code);
 void RegisterExperimentCommand(CLI::App& app, int& exit_code);
 void RegisterGenCommand(CLI::App& app, int& exit_code);
 void RegisterBenchCommand(CLI::App& app, int& exit_code);
+// apply, get, describe, delete, logs: a client of `muster serve` (client_commands.cc).
+void RegisterClientCommands(CLI::App& app, int& exit_code);
 
 }  // namespace muster::cli

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "server/scheduler_controller.h"
 #include "server/serve.h"
 
 namespace muster::cli {
@@ -22,9 +23,12 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("-f,--filename", opts->manifests,
                   "Manifests loaded at start if not already stored; repeatable")
       ->take_all();
+  cmd->add_flag("!--no-local-node", opts->local_node,
+                "Without -f: do not register this machine (its cpus, memory and GPUs) as a Node");
   cmd->callback([opts, &exit_code] {
-    // Engine and executor controllers are added here once they exist.
-    exit_code = server::RunServe(*opts, {}, std::cout, std::cerr);
+    std::vector<std::unique_ptr<server::Controller>> controllers;
+    controllers.push_back(std::make_unique<server::SchedulerController>());
+    exit_code = server::RunServe(*opts, std::move(controllers), std::cout, std::cerr);
   });
 }
 

@@ -7,7 +7,9 @@
 #include "server/api_status.h"
 #include "server/discovery.h"
 #include "server/json_merge_patch.h"
+#include "server/metrics.h"
 #include "server/openapi.h"
+#include "server/pod_log.h"
 #include "server/request_target.h"
 #include "server/table_printer.h"
 #include "server/yaml_json.h"
@@ -438,28 +440,55 @@ std::optional<ApiResponse> Discovery(const std::string& path, const std::string&
   return ErrorResponse(NotFoundError("the server could not find the requested resource"));
 }
 
+// muster_api_requests_total labels, verbs as the Kubernetes API server's
+// apiserver_request_total: GET on a collection is LIST, or WATCH with ?watch.
+Labels RequestMetricLabels(const ApiRequest& r, const ApiResult& result) {
+  std::string path = r.path;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  std::string resource;
+  std::string verb = r.method;
+  if (auto target = ParseRequestTarget(path); target.ok() && target->type != nullptr) {
+    resource = target->type->plural;
+    if (verb == "GET" && target->collection()) verb = IsTrue(Param(r, "watch")) ? "WATCH" : "LIST";
+  }
+  const auto* response = std::get_if<ApiResponse>(&result);
+  const int code = response != nullptr ? response->code : 200;  // streams start with 200
+  return {{"verb", verb}, {"resource", resource}, {"code", std::to_string(code)}};
+}
+
 }  // namespace
 
 ApiHandler::ApiHandler(ObjectStore& store, std::string server_address)
     : store_(store), server_address_(std::move(server_address)) {}
 
 ApiResult ApiHandler::Handle(const ApiRequest& request) {
-  try {
-    return Dispatch(request);
-  } catch (const std::exception& e) {
-    // Nothing a client sends may take the server down.
-    return ErrorResponse(MakeError(500, "InternalError", std::string("internal error: ") + e.what()));
-  }
+  ApiResult result = [&]() -> ApiResult {
+    try {
+      return Dispatch(request);
+    } catch (const std::exception& e) {
+      // Nothing a client sends may take the server down.
+      return ErrorResponse(
+          MakeError(500, "InternalError", std::string("internal error: ") + e.what()));
+    }
+  }();
+  if (metrics_ != nullptr) metrics_->Add(kApiRequestsTotal, RequestMetricLabels(request, result));
+  return result;
 }
 
 ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
   std::string path = request.path;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   if (path == "/healthz" || path == "/livez") return TextResponse(200, "ok");
+  if (path == "/metrics" && request.method == "GET") {
+    if (metrics_ == nullptr) return ErrorResponse(NotFoundError("metrics are not served"));
+    return ApiResponse{200, kMetricsContentType, metrics_->Render()};
+  }
   if (path == "/readyz") return ready_ ? TextResponse(200, "ok") : TextResponse(503, "not ready");
   if (request.method == "GET") {
     if (auto d = Discovery(path, server_address_)) return std::move(*d);
   }
+  // The log subresource is read from the executor's files, not the store.
+  if (auto log = MatchPodLogPath(path)) return HandlePodLog(store_, data_dir_, *log, request);
   auto target = ParseRequestTarget(path);
   if (!target.ok()) return ErrorResponse(NotFoundError(target.status().message()));
   const RequestTarget& t = *target;

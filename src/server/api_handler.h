@@ -11,6 +11,7 @@
 #include <string>
 #include <variant>
 
+#include "server/log_stream.h"
 #include "server/object_store.h"
 #include "server/watch_stream.h"
 
@@ -31,8 +32,11 @@ struct ApiResponse {
   std::string body;
 };
 
-// A watch request answers with a stream instead of a body.
-using ApiResult = std::variant<ApiResponse, std::unique_ptr<WatchStream>>;
+// A watch (or a followed pod log) answers with a stream instead of a body.
+using ApiResult =
+    std::variant<ApiResponse, std::unique_ptr<WatchStream>, std::unique_ptr<LogStream>>;
+
+class MetricsRegistry;  // server/metrics.h
 
 class ApiHandler {
  public:
@@ -48,12 +52,22 @@ class ApiHandler {
   // Readiness for /readyz: false until the server finished loading its manifests.
   void set_ready(bool ready) { ready_ = ready; }
 
+  // Where pod logs are read from (pod_paths.h): `muster serve --data`. Set before serving.
+  void set_data_dir(std::string dir) { data_dir_ = std::move(dir); }
+
+  // GET /metrics renders `metrics` (404 while unset), and every request is counted
+  // into its muster_api_requests_total when declared (DeclareApiMetrics). Set before
+  // serving; the registry must outlive the handler's requests.
+  void set_metrics(MetricsRegistry* metrics) { metrics_ = metrics; }
+
  private:
   ApiResult Dispatch(const ApiRequest& request);
 
   ObjectStore& store_;
   std::string server_address_;
+  std::string data_dir_;
   std::atomic<bool> ready_{false};
+  MetricsRegistry* metrics_ = nullptr;
 };
 
 }  // namespace muster::server

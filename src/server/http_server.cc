@@ -27,6 +27,23 @@ ApiRequest ToApiRequest(const httplib::Request& req) {
   return r;
 }
 
+// Sends a stream's chunks with chunked encoding until it ends (or the client goes).
+template <typename Stream>
+void StreamChunks(httplib::Response& res, std::unique_ptr<Stream> owned, const char* content_type) {
+  std::shared_ptr<Stream> stream = std::move(owned);
+  res.status = 200;
+  res.set_header("Cache-Control", "no-cache, private");
+  res.set_chunked_content_provider(content_type, [stream](size_t, httplib::DataSink& sink) {
+    auto chunk = stream->Next(std::chrono::milliseconds(1000));
+    if (!chunk) {
+      sink.done();
+      return true;
+    }
+    if (!chunk->empty()) return sink.write(chunk->data(), chunk->size());
+    return true;
+  });
+}
+
 }  // namespace
 
 HttpServer::HttpServer(ApiHandler& handler)
@@ -45,21 +62,16 @@ HttpServer::HttpServer(ApiHandler& handler)
       return;
     }
     // A watch: stream newline-delimited events with chunked encoding.
-    std::shared_ptr<WatchStream> stream = std::move(std::get<std::unique_ptr<WatchStream>>(result));
-    res.status = 200;
-    res.set_header("Cache-Control", "no-cache, private");
     // Not plain "application/json": httplib gzips that when the client accepts gzip
     // (kubectl does), and the compressor would hold events back until the stream ends.
-    res.set_chunked_content_provider(
-        "application/json;stream=watch", [stream](size_t, httplib::DataSink& sink) {
-          auto chunk = stream->Next(std::chrono::milliseconds(1000));
-          if (!chunk) {
-            sink.done();
-            return true;
-          }
-          if (!chunk->empty()) return sink.write(chunk->data(), chunk->size());
-          return true;
-        });
+    if (auto* watch = std::get_if<std::unique_ptr<WatchStream>>(&result)) {
+      StreamChunks(res, std::move(*watch), "application/json;stream=watch");
+      return;
+    }
+    // A followed pod log. httplib gzips every "text/..." type, holding lines back
+    // the same way; octet-stream is what the bytes are, and kubectl copies them as is.
+    StreamChunks(res, std::move(std::get<std::unique_ptr<LogStream>>(result)),
+                 "application/octet-stream");
   };
   const std::string any = R"(/.*)";
   server_->Get(any, handle);

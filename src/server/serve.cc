@@ -9,7 +9,9 @@
 
 #include "server/api_handler.h"
 #include "server/http_server.h"
+#include "server/local_node.h"
 #include "server/manifest_seed.h"
+#include "server/metrics.h"
 
 namespace muster::server {
 
@@ -39,13 +41,19 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
   // Clients that vanish mid-response must not kill the server.
   signal(SIGPIPE, SIG_IGN);
 
+  // Before the handler, which renders and counts into it until it is gone.
+  MetricsRegistry metrics;
+  DeclareApiMetrics(metrics);
+  DeclareSchedulerMetrics(metrics);
   ApiHandler handler(db, host + ":" + std::to_string(port));
+  handler.set_metrics(&metrics);
   HttpServer http(handler);
   if (Status s = http.Bind(host, port); !s.ok()) {
     err << "muster serve: " << s.message() << "\n";
     return 1;
   }
   handler.set_server_address(host + ":" + std::to_string(http.port()));
+  handler.set_data_dir(options.data_dir);
 
   // Namespaces every cluster has.
   for (const char* ns : {"default", "kube-system"}) {
@@ -65,8 +73,21 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
     out << "muster serve: loaded manifests: " << seeded->created << " created, "
         << seeded->present << " already present, " << seeded->skipped << " skipped\n";
   }
+  if (options.manifests.empty() && options.local_node) {
+    auto nodes = db.List("nodes", "");
+    if (nodes.ok() && nodes->items.empty()) {
+      const LocalMachine machine = DiscoverLocalMachine();
+      // Not fatal: the API is still useful, and nodes can be created by hand.
+      if (Status s = CreateLocalNode(handler, LocalNodeManifests(machine)); !s.ok()) {
+        err << "muster serve: " << s.message() << "\n";
+      } else {
+        out << "muster serve: local node " << DescribeLocalMachine(machine) << "\n";
+      }
+    }
+  }
+  ServeContext context{db, options.data_dir, &metrics};
   for (auto& c : controllers) {
-    if (Status s = c->Start(db); !s.ok()) {
+    if (Status s = c->Start(context); !s.ok()) {
       err << "muster serve: " << c->name() << ": " << s.message() << "\n";
       return 1;
     }

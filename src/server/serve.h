@@ -20,11 +20,21 @@
 
 namespace muster::server {
 
+class MetricsRegistry;  // server/metrics.h
+
+// What a controller gets at start: the open, seeded store, the data directory (pod
+// working directories and logs live under it) and the registry /metrics renders.
+struct ServeContext {
+  ObjectStore& store;
+  std::string data_dir;
+  MetricsRegistry* metrics = nullptr;
+};
+
 class Controller {
  public:
   virtual ~Controller() = default;
   virtual std::string name() const = 0;
-  virtual Status Start(ObjectStore& store) = 0;
+  virtual Status Start(ServeContext& context) = 0;
   virtual void Stop() = 0;
 };
 
@@ -32,6 +42,9 @@ struct ServeOptions {
   std::string data_dir;
   std::string listen = "127.0.0.1:8080";  // port 0: any free port (printed at start)
   std::vector<std::string> manifests;     // -f paths: files, directories, "-"
+  // Without -f and with no Node stored: register this machine as the one Node
+  // (cpu, memory, GPUs, NUMA; local_node.h).
+  bool local_node = true;
 };
 
 // Returns the process exit code: 0 after a clean shutdown, 1 when the store, the

@@ -5,6 +5,8 @@ set -uo pipefail
 muster="$(realpath "$1")"
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
+# The simulation examples (examples/serve/ is the server demo's own cluster).
+sim_examples=(-f "$root/examples/cluster" -f "$root/examples/queues" -f "$root/examples/jobs" -f "$root/examples/config")
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 passed=0
@@ -15,7 +17,7 @@ check() {  # check NAME CONDITION-EXIT-STATUS
   else failed=$((failed + 1)); echo "FAIL $1"; fi
 }
 
-"$muster" validate -f "$root/examples" >"$tmp/v.out" 2>&1
+"$muster" validate "${sim_examples[@]}" >"$tmp/v.out" 2>&1
 check "examples validate with exit 0" $?
 
 "$muster" validate -f "$here/bad/bad-quota.yaml" >"$tmp/bad.out" 2>&1
@@ -33,9 +35,9 @@ printf 'apiVersion: v1\nkind: Node\nmetadata: [\n' | "$muster" validate -f - >"$
 "$muster" simulate --no-such-flag >/dev/null 2>&1
 [ $? -eq 2 ]; check "bad usage exits 2" $?
 
-"$muster" simulate -f "$root/examples" -o json --seed 7 >"$tmp/a.json" 2>"$tmp/a.err"
+"$muster" simulate "${sim_examples[@]}" -o json --seed 7 >"$tmp/a.json" 2>"$tmp/a.err"
 rc_a=$?
-"$muster" simulate -f "$root/examples" -o json --seed 7 >"$tmp/b.json" 2>"$tmp/b.err"
+"$muster" simulate "${sim_examples[@]}" -o json --seed 7 >"$tmp/b.json" 2>"$tmp/b.err"
 [ $rc_a -eq 0 ] && cmp -s "$tmp/a.json" "$tmp/b.json"
 check "simulate output is byte-identical for the same inputs and seed" $?
 
@@ -46,7 +48,7 @@ check "simulate -o json prints one SimulationResult sorted by name" $?
 [ $? -eq 1 ] && grep -q 'is not a quantity' "$tmp/sim-bad.err"
 check "simulate on invalid input exits 1 with validate's messages" $?
 
-"$muster" summary -f "$root/examples" >"$tmp/summary.out" 2>&1
+"$muster" summary "${sim_examples[@]}" >"$tmp/summary.out" 2>&1
 [ $? -eq 0 ] && grep -q 'team-a/llm-pretrain' "$tmp/summary.out"
 check "summary lists the example jobs" $?
 

@@ -88,7 +88,9 @@ check "api-resources lists cq" 'clusterqueues +cq +kueue.x-k8s.io/v1beta1 +false
 # every example must apply cleanly.
 apply_examples() {
   local name=$1 pattern=$2 out
-  out=$($K apply -R -f "$ROOT/examples/" 2>&1)
+  # The simulation examples (examples/serve/ is the server demo's own cluster).
+  out=$($K apply -R -f "$ROOT/examples/cluster" -f "$ROOT/examples/queues" \
+    -f "$ROOT/examples/jobs" -f "$ROOT/examples/config" 2>&1)
   local errors known
   errors=$(grep -cE '^(error|Error)' <<<"$out")
   known=$(grep -c 'kueue-configuration.yaml.*resource name may not be empty' <<<"$out")
@@ -134,6 +136,34 @@ if grep -qE '"type": ?"MODIFIED"' "$TMP/watch.json"; then ok "get -w sees MODIFI
 if [ "$(grep -c '^team-a' "$TMP/watch.txt")" -ge 2 ]; then ok "get -w table rows"; else bad "get -w table rows" "$(cat "$TMP/watch.txt")"; fi
 check "label selector" '^team-a' $K get cq -l 'watched=yes,watched notin (no)'
 check "field selector" '^team-a' $K get cq --field-selector metadata.name=team-a
+
+# kubectl logs: the log subresource serves the files the local executor writes
+# under --data (faked here), in the request shapes kubectl sends.
+$K apply -f - >/dev/null 2>&1 <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: trainer, namespace: default}
+spec:
+  # Never placed: the test, not the executor, writes this pod's log files.
+  nodeSelector: {muster.test/unschedulable: "true"}
+  containers:
+  - {name: main, image: busybox}
+YAML
+check_fails "logs before the pod started" 'is waiting to start: ContainerCreating' $K logs trainer
+mkdir -p "$DATA/pods/default_trainer"
+printf 'epoch 1\nepoch 2\n' >"$DATA/pods/default_trainer/log"
+printf 'crashed\n' >"$DATA/pods/default_trainer/log.1"
+check "kubectl logs" '^epoch 1$' $K logs trainer
+check "kubectl logs --tail" '^epoch 2$' $K logs trainer --tail=1
+check "kubectl logs --previous" '^crashed$' $K logs trainer --previous
+timeout 10 $K logs -f trainer >"$TMP/follow.txt" 2>&1 &
+FPID=$!
+sleep 1
+printf 'epoch 3\n' >>"$DATA/pods/default_trainer/log"
+sleep 1
+curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' -d '{"status":{"phase":"Succeeded"}}' \
+  "http://127.0.0.1:$PORT/api/v1/namespaces/default/pods/trainer/status" >/dev/null
+if wait "$FPID" && grep -q '^epoch 3$' "$TMP/follow.txt"; then ok "kubectl logs -f follows until the pod finishes"; else bad "kubectl logs -f follows until the pod finishes" "$(cat "$TMP/follow.txt")"; fi
 
 # Optimistic concurrency: replacing with a stale resourceVersion is a 409.
 $K get cq team-a -o json >"$TMP/old.json"

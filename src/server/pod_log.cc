@@ -1,0 +1,135 @@
+#include "server/pod_log.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "server/api_status.h"
+#include "server/log_stream.h"
+#include "server/pod_paths.h"
+
+namespace muster::server {
+namespace {
+
+using nlohmann::json;
+
+ApiResponse Error(const ApiError& e) { return {e.code, "application/json", e.ToJson().dump()}; }
+
+std::string Param(const ApiRequest& r, const std::string& key) {
+  auto it = r.query.find(key);
+  return it == r.query.end() ? "" : it->second;
+}
+bool IsTrue(const std::string& v) { return v == "1" || v == "true" || v == "True"; }
+
+// A non-negative integer query parameter; nullopt when absent, an error message
+// when malformed.
+std::optional<int64_t> Count(const ApiRequest& r, const std::string& key, std::string& error) {
+  const std::string v = Param(r, key);
+  if (v.empty()) return std::nullopt;
+  if (v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos) {
+    error = key + ": Invalid value: \"" + v + "\": must be a non-negative integer";
+    return std::nullopt;
+  }
+  return std::stoll(v);
+}
+
+std::vector<std::string> ContainerNames(const json& pod) {
+  std::vector<std::string> names;
+  if (!pod.contains("spec") || !pod["spec"].is_object()) return names;
+  const json& spec = pod["spec"];
+  if (!spec.contains("containers") || !spec["containers"].is_array()) return names;
+  for (const auto& c : spec["containers"]) {
+    if (c.is_object() && c.contains("name") && c["name"].is_string()) {
+      names.push_back(c["name"].get<std::string>());
+    }
+  }
+  return names;
+}
+
+// The last `lines` lines of `text`; a final newline ends the last line rather
+// than starting an empty one.
+std::string TailLines(const std::string& text, int64_t lines) {
+  if (lines <= 0) return "";
+  size_t end = text.size();
+  if (end > 0 && text[end - 1] == '\n') --end;
+  size_t start = end;
+  for (int64_t n = 0; n < lines; ++n) {
+    size_t nl = start == 0 ? std::string::npos : text.rfind('\n', start - 1);
+    if (nl == std::string::npos) return text;
+    start = nl;
+  }
+  return text.substr(start + 1);
+}
+
+}  // namespace
+
+std::optional<PodLogTarget> MatchPodLogPath(const std::string& path) {
+  std::vector<std::string> seg;
+  for (size_t pos = 0; pos < path.size();) {
+    size_t next = path.find('/', pos);
+    if (next == std::string::npos) next = path.size();
+    if (next > pos) seg.push_back(path.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  if (seg.size() != 7 || seg[0] != "api" || seg[1] != "v1" || seg[2] != "namespaces" ||
+      seg[4] != "pods" || seg[6] != "log") {
+    return std::nullopt;
+  }
+  return PodLogTarget{seg[3], seg[5]};
+}
+
+ApiResult HandlePodLog(ObjectStore& store, const std::string& data_dir, const PodLogTarget& target,
+                       const ApiRequest& request) {
+  if (request.method != "GET") {
+    return Error(
+        MethodNotAllowed("the server does not allow this method on the requested "
+                         "resource"));
+  }
+  const ObjectKey key{"pods", target.namespace_, target.name};
+  auto pod = store.Get(key);
+  if (!pod.ok()) return Error(FromStatus(pod.status(), "pods", "", target.name));
+
+  std::string error;
+  const std::optional<int64_t> tail = Count(request, "tailLines", error);
+  const std::optional<int64_t> limit = Count(request, "limitBytes", error);
+  if (!error.empty()) return Error(BadRequest(error));
+  if (limit && *limit == 0) return Error(BadRequest("limitBytes: Invalid value: 0: must be > 0"));
+
+  const std::vector<std::string> containers = ContainerNames(*pod);
+  std::string container = Param(request, "container");
+  if (!container.empty() &&
+      std::find(containers.begin(), containers.end(), container) == containers.end()) {
+    return Error(BadRequest("container " + container + " is not valid for pod " + target.name));
+  }
+  if (container.empty()) container = containers.empty() ? target.name : containers.front();
+
+  const bool previous = IsTrue(Param(request, "previous"));
+  const std::string path = PodLogPath(data_dir, target.namespace_, target.name, previous);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (previous) {
+      return Error(BadRequest("previous terminated container \"" + container + "\" in pod \"" +
+                              target.name + "\" not found"));
+    }
+    return Error(BadRequest("container \"" + container + "\" in pod \"" + target.name +
+                            "\" is waiting to start: ContainerCreating"));
+  }
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  const uint64_t offset = text.size();
+  if (tail) text = TailLines(text, *tail);
+
+  std::optional<uint64_t> cap;
+  if (limit) cap = static_cast<uint64_t>(*limit);
+  // The previous attempt's log does not grow: following it is reading it.
+  if (IsTrue(Param(request, "follow")) && !previous) {
+    return std::make_unique<LogStream>(store, key, path, std::move(text), offset, cap);
+  }
+  if (cap && text.size() > *cap) text.resize(*cap);
+  return ApiResponse{200, "text/plain", std::move(text)};
+}
+
+}  // namespace muster::server

@@ -1,0 +1,281 @@
+// SchedulerController's write-back half: Workload objects, job status, queue status,
+// Events from the decision log, and metrics. Runs on the controller thread after a
+// cycle; writes only what changed.
+#include <map>
+#include <tuple>
+
+#include "core/resource_name.h"
+#include "server/metrics.h"
+#include "server/scheduler_controller.h"
+#include "server/workload_objects.h"
+
+namespace muster::server {
+namespace {
+
+using json = nlohmann::json;
+
+void StripServerFields(json& object) {
+  if (object.contains("metadata")) object["metadata"].erase("resourceVersion");
+}
+
+// Per (cluster queue, flavor, resource): what admitted workloads hold.
+using Usage = std::map<std::tuple<std::string, std::string, std::string>, int64_t>;
+
+Usage AdmittedUsage(const engine::Engine& engine) {
+  Usage usage;
+  for (const auto& r : engine.workloads()) {
+    if (!r.Active()) continue;
+    std::string cq = engine.QueueOf(r.key()).cluster_queue;
+    for (size_t i = 0; i < r.assignment.pod_sets.size() && i < r.workload.pod_sets.size(); ++i) {
+      const auto& a = r.assignment.pod_sets[i];
+      ResourceList total = r.workload.pod_sets[i].requests.Scaled(a.count);
+      for (const auto& [res, flavor] : a.flavors) {
+        ResourceId id = ResourceNames::Intern(res);
+        usage[{cq, flavor, res}] += total.Get(id);
+      }
+    }
+  }
+  return usage;
+}
+
+}  // namespace
+
+void SchedulerController::SyncStatus() {
+  if (engine_ == nullptr) return;
+  const std::string now = Now();
+  for (auto& [key, job] : jobs_) {
+    if (!job.in_engine) continue;
+    const engine::WorkloadRecord* r = engine_->Find(key);
+    if (r == nullptr) continue;
+    WorkloadFacts facts;
+    facts.record = r;
+    facts.now = now;
+    facts.cluster = &engine_->cluster();
+    facts.cluster_queue = engine_->QueueOf(key).cluster_queue;
+    facts.pods_ready = executor_->PodsReady(key);
+    if (r->phase == engine::Phase::kPending) {
+      facts.pending_message = engine_->PendingMessage(key);
+      if (auto reason = engine_->admitter().PendingReason(key))
+        facts.pending_reason = reason->reason;
+    }
+    const json* existing = job.written_workload.is_null() ? nullptr : &job.written_workload;
+    json desired = BuildWorkloadObject(job.ref, facts, existing);
+    if (existing == nullptr || desired != *existing) {
+      ObjectKey wk{"workloads.kueue.x-k8s.io", job.ref.namespace_, WorkloadObjectName(job.ref)};
+      StripServerFields(desired);
+      auto written = existing == nullptr ? store_->Create(wk, desired)
+                                         : store_->Update(wk, desired, WriteScope::kAll);
+      if (!written.ok() && written.status().code() == StatusCode::kAlreadyExists) {
+        written = store_->Update(wk, desired, WriteScope::kAll);
+      } else if (!written.ok() && written.status().code() == StatusCode::kNotFound) {
+        written = store_->Create(wk, desired);
+      }
+      if (written.ok()) {
+        job.written_workload = *written;
+      } else {
+        Log("cannot write Workload " + wk.namespace_ + "/" + wk.name + ": " +
+            written.status().message());
+      }
+    }
+    GangPodCounts counts = executor_->Counts(key);
+    json with_status =
+        WithJobStatus(job.object, facts, counts.running, counts.succeeded, counts.failed);
+    std::string status_text = with_status.value("status", json::object()).dump();
+    if (status_text != job.written_status) {
+      StripServerFields(with_status);
+      auto written = store_->Update({job.ref.resource, job.ref.namespace_, job.ref.name},
+                                    std::move(with_status), WriteScope::kStatus);
+      if (written.ok()) job.written_status = status_text;
+    }
+    if (r->Finished()) job.finished = true;
+  }
+  SyncQueues();
+  WriteEvents();
+}
+
+void SchedulerController::SyncQueues() {
+  std::map<std::string, std::pair<int64_t, int64_t>> cq_counts;  // pending, admitted
+  std::map<std::string, std::pair<int64_t, int64_t>> lq_counts;  // by "ns/name"
+  for (const auto& r : engine_->workloads()) {
+    if (!r.submitted || r.Finished()) continue;
+    admission::QueueInfo q = engine_->QueueOf(r.key());
+    auto& cq = cq_counts[q.cluster_queue];
+    auto& lq = lq_counts[r.workload.meta.namespace_ + "/" + q.local_queue];
+    if (r.Active()) {
+      ++cq.second, ++lq.second;
+    } else {
+      ++cq.first, ++lq.first;
+    }
+  }
+  Usage usage = AdmittedUsage(*engine_);
+  auto write = [&](const ObjectKey& key, json status) {
+    std::string id = key.resource + "/" + key.namespace_ + "/" + key.name;
+    auto it = written_queue_status_.find(id);
+    if (it != written_queue_status_.end() && it->second == status) return;
+    json object = {{"status", status}};
+    if (store_->Update(key, object, WriteScope::kStatus).ok()) written_queue_status_[id] = status;
+  };
+  for (const auto& cq : config_.cluster_queues) {
+    const std::string& name = cq.meta.name;
+    auto counts = cq_counts[name];
+    json flavors = json::array();
+    for (const auto& group : cq.resource_groups) {
+      for (const auto& f : group.flavors) {
+        json resources = json::array();
+        for (const auto& res : f.resources) {
+          int64_t amount = usage[{name, f.name, res.name}];
+          resources.push_back(
+              {{"name", res.name},
+               {"total", ResourceList::FormatAmount(ResourceNames::Intern(res.name), amount)}});
+        }
+        flavors.push_back({{"name", f.name}, {"resources", resources}});
+      }
+    }
+    write({"clusterqueues.kueue.x-k8s.io", "", name}, {{"pendingWorkloads", counts.first},
+                                                       {"reservingWorkloads", counts.second},
+                                                       {"admittedWorkloads", counts.second},
+                                                       {"flavorsReservation", flavors},
+                                                       {"flavorsUsage", flavors}});
+  }
+  for (const auto& lq : config_.local_queues) {
+    auto counts = lq_counts[lq.meta.namespace_ + "/" + lq.meta.name];
+    write({"localqueues.kueue.x-k8s.io", lq.meta.namespace_, lq.meta.name},
+          {{"pendingWorkloads", counts.first},
+           {"reservingWorkloads", counts.second},
+           {"admittedWorkloads", counts.second}});
+  }
+}
+
+// The decision log's lifecycle entries become v1 Events on the job, so `describe`
+// shows why things happened.
+void SchedulerController::WriteEvents() {
+  const auto& entries = engine_->log().entries();
+  static const std::map<std::string, std::string> kTypes = {
+      {"Admit", "Normal"},   {"Start", "Normal"},  {"Finish", "Normal"},
+      {"Preempt", "Normal"}, {"Evict", "Warning"}, {"Restart", "Warning"},
+      {"Fail", "Warning"},   {"Adopt", "Normal"},  {"WaitForNodes", "Normal"}};
+  for (; decisions_seen_ < entries.size(); ++decisions_seen_) {
+    const engine::LogEntry& e = entries[decisions_seen_];
+    auto type = kTypes.find(e.action);
+    if (type == kTypes.end()) continue;
+    auto job = jobs_.find(e.workload);
+    if (job == jobs_.end()) continue;
+    const JobRef& ref = job->second.ref;
+    std::string name = ref.name + "." + std::to_string(++event_counter_) + "." +
+                       std::to_string(static_cast<int64_t>(e.time * 1000));
+    std::string ts = Rfc3339(e.time);
+    std::string reason = e.action == "Admit"     ? "Admitted"
+                         : e.action == "Start"   ? "Started"
+                         : e.action == "Finish"  ? "Completed"
+                         : e.action == "Preempt" ? "Preempting"
+                         : e.action == "Evict"   ? "Evicted"
+                         : e.action == "Restart" ? "Restarting"
+                         : e.action == "Fail"    ? "Failed"
+                         : e.action == "Adopt"   ? "Adopted"
+                                                 : e.action;
+    std::string message = e.message;
+    if (!e.reason.empty() && message.find(e.reason) == std::string::npos) {
+      message = e.reason + (message.empty() ? "" : ": " + message);
+    }
+    json event = {{"apiVersion", "v1"},
+                  {"kind", "Event"},
+                  {"metadata", {{"name", name}, {"namespace", ref.namespace_}}},
+                  {"involvedObject",
+                   {{"apiVersion", ref.api_version},
+                    {"kind", ref.kind},
+                    {"name", ref.name},
+                    {"namespace", ref.namespace_},
+                    {"uid", ref.uid}}},
+                  {"reason", reason},
+                  {"message", message},
+                  {"type", type->second},
+                  {"count", 1},
+                  {"firstTimestamp", ts},
+                  {"lastTimestamp", ts},
+                  {"source", {{"component", "muster-scheduler"}}}};
+    store_->Create({"events", ref.namespace_, name}, std::move(event));
+    if (metrics_ == nullptr) continue;
+    std::string cq = engine_->QueueOf(e.workload).cluster_queue;
+    if (e.action == "Admit") {
+      metrics_->Add(kKueueAdmittedWorkloadsTotal, {{"cluster_queue", cq}});
+      const engine::WorkloadRecord* r = engine_->Find(e.workload);
+      if (r != nullptr && r->submit_time) {
+        metrics_->Observe(kKueueAdmissionWaitTimeSeconds, {{"cluster_queue", cq}},
+                          e.time - *r->submit_time);
+      }
+    } else if (e.action == "Evict") {
+      metrics_->Add(kKueueEvictedWorkloadsTotal, {{"cluster_queue", cq}, {"reason", e.reason}});
+    } else if (e.action == "Start") {
+      const engine::WorkloadRecord* r = engine_->Find(e.workload);
+      if (r != nullptr)
+        metrics_->Add(kPodsPlacedTotal, {}, static_cast<double>(r->plan.pods.size()));
+    }
+  }
+}
+
+void SchedulerController::UpdateMetrics(double cycle_seconds) {
+  if (metrics_ == nullptr || engine_ == nullptr) return;
+  metrics_->Observe(kSchedulingCycleDurationSeconds, {}, cycle_seconds);
+  std::map<std::string, std::tuple<int64_t, int64_t, int64_t>>
+      per_cq;  // active, inadmissible, admitted
+  int64_t gpus = 0;
+  for (const auto& r : engine_->workloads()) {
+    if (!r.submitted || r.Finished()) continue;
+    auto& t = per_cq[engine_->QueueOf(r.key()).cluster_queue];
+    if (r.Active()) {
+      ++std::get<2>(t);
+      gpus += engine::PlacedGpus(r);
+    } else if (engine_->admitter().PendingReason(r.key())) {
+      ++std::get<1>(t);
+    } else {
+      ++std::get<0>(t);
+    }
+  }
+  metrics_->ClearGauge(kKueuePendingWorkloads);
+  metrics_->ClearGauge(kKueueAdmittedActiveWorkloads);
+  metrics_->ClearGauge(kKueueReservingActiveWorkloads);
+  for (const auto& cq : config_.cluster_queues) per_cq[cq.meta.name];
+  for (const auto& [cq, t] : per_cq) {
+    if (cq.empty()) continue;
+    metrics_->Set(kKueuePendingWorkloads, {{"cluster_queue", cq}, {"status", kPendingStatusActive}},
+                  static_cast<double>(std::get<0>(t)));
+    metrics_->Set(kKueuePendingWorkloads,
+                  {{"cluster_queue", cq}, {"status", kPendingStatusInadmissible}},
+                  static_cast<double>(std::get<1>(t)));
+    metrics_->Set(kKueueAdmittedActiveWorkloads, {{"cluster_queue", cq}},
+                  static_cast<double>(std::get<2>(t)));
+    metrics_->Set(kKueueReservingActiveWorkloads, {{"cluster_queue", cq}},
+                  static_cast<double>(std::get<2>(t)));
+  }
+  Usage usage = AdmittedUsage(*engine_);
+  metrics_->ClearGauge(kKueueClusterQueueResourceUsage);
+  metrics_->ClearGauge(kKueueClusterQueueNominalQuota);
+  for (const auto& cq : config_.cluster_queues) {
+    for (const auto& group : cq.resource_groups) {
+      for (const auto& f : group.flavors) {
+        for (const auto& res : f.resources) {
+          Labels labels = {{"cohort", cq.cohort},
+                           {"cluster_queue", cq.meta.name},
+                           {"flavor", f.name},
+                           {"resource", res.name}};
+          ResourceId id = ResourceNames::Intern(res.name);
+          double scale = ResourceNames::IsMilli(id) ? 1000.0 : 1.0;
+          metrics_->Set(kKueueClusterQueueResourceUsage, labels,
+                        static_cast<double>(usage[{cq.meta.name, f.name, res.name}]) / scale);
+          metrics_->Set(kKueueClusterQueueNominalQuota, labels,
+                        static_cast<double>(ResourceList::Amount(id, res.nominal_quota)) / scale);
+        }
+      }
+    }
+  }
+  int64_t total_gpus = 0;
+  ResourceId gpu = ResourceNames::Intern("nvidia.com/gpu");
+  for (int32_t i = 0; i < engine_->cluster().NodeCount(); ++i) {
+    total_gpus += engine_->cluster().GetNode(i).allocatable.Get(gpu);
+  }
+  metrics_->Set(kGpusAllocated, {}, static_cast<double>(gpus));
+  metrics_->Set(kGpusTotal, {}, static_cast<double>(total_gpus));
+  metrics_->Set(kRunningProcesses, {}, executor_->RunningProcesses());
+}
+
+}  // namespace muster::server

@@ -1,0 +1,56 @@
+// StoreSnapshot: what the scheduler controller needs from the object store, decoded
+// into the engine's model: the cluster and queue configuration (nodes, topology,
+// flavors, queues, priority classes, configuration objects) as one ManifestSet, and
+// every job as a Workload keyed by its store object. Objects were validated when they
+// were written; one that no longer decodes (or builds) is reported, not fatal.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/manifest_set.h"
+#include "model/workload.h"
+#include "server/object_store.h"
+
+namespace muster::server {
+
+// Store resources (ResourceType::StoreKey()) whose change means the engine must be
+// rebuilt: everything the ManifestSet holds except jobs.
+bool IsConfigResource(std::string_view store_key);
+// Store resources that are job kinds (batch Job, PyTorchJob, TFJob, MPIJob, JobSet,
+// Volcano Job): each becomes one Workload.
+bool IsJobResource(std::string_view store_key);
+
+struct JobRef {
+  std::string resource;  // store key of the job's kind
+  std::string namespace_;
+  std::string name;
+  std::string kind;
+  std::string api_version;
+  std::string uid;
+};
+
+struct SnapshotJob {
+  JobRef ref;
+  model::Workload workload;
+  std::string created;  // metadata.creationTimestamp (RFC 3339 UTC: sorts as text)
+};
+
+struct StoreSnapshot {
+  model::ManifestSet config;      // no jobs
+  std::vector<SnapshotJob> jobs;  // by (creationTimestamp, namespace, name)
+  // Objects that could not be used, one line each ("pytorchjobs.kubeflow.org
+  // default/x: spec.pytorchReplicaSpecs: ..."), keyed by "<resource>/<ns>/<name>".
+  std::map<std::string, std::string> problems;
+};
+
+// Reads every config and job object (one List per resource type).
+Result<StoreSnapshot> ReadStoreSnapshot(const ObjectStore& store);
+
+// Decodes one job object against `config` (priority classes, pod groups).
+Result<model::Workload> DecodeJob(const nlohmann::json& object, const model::ManifestSet& config);
+
+}  // namespace muster::server

@@ -1,0 +1,304 @@
+#include "server/workload_objects.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <ctime>
+
+#include "core/resource_list.h"
+#include "core/resource_name.h"
+
+namespace muster::server {
+namespace {
+
+using json = nlohmann::json;
+using engine::Phase;
+
+json ResourceMap(const ResourceList& list) {
+  json out = json::object();
+  for (ResourceId id : list.SortedIds()) {
+    int64_t amount = list.Get(id);
+    if (amount != 0) out[ResourceNames::Name(id)] = ResourceList::FormatAmount(id, amount);
+  }
+  return out;
+}
+
+json Admission(const engine::WorkloadRecord& r, const std::string& cluster_queue) {
+  json sets = json::array();
+  for (size_t i = 0; i < r.assignment.pod_sets.size(); ++i) {
+    const auto& a = r.assignment.pod_sets[i];
+    json flavors = json::object();
+    for (const auto& [res, flavor] : a.flavors) flavors[res] = flavor;
+    ResourceList usage;
+    if (i < r.workload.pod_sets.size()) usage = r.workload.pod_sets[i].requests.Scaled(a.count);
+    sets.push_back({{"name", a.pod_set},
+                    {"flavors", flavors},
+                    {"resourceUsage", ResourceMap(usage)},
+                    {"count", a.count}});
+  }
+  return {{"clusterQueue", cluster_queue}, {"podSetAssignments", sets}};
+}
+
+// Where each pod runs: muster's own status field (Kueue has no per-pod placement),
+// also what a restarted server adopts running processes from.
+json Placement(const engine::WorkloadRecord& r, const placement::ClusterState* cluster) {
+  json pods = json::array();
+  for (const auto& p : r.plan.pods) {
+    std::string pod_set = p.pod_set < static_cast<int32_t>(r.workload.pod_sets.size())
+                              ? r.workload.pod_sets[p.pod_set].name
+                              : "";
+    std::string node = cluster != nullptr && p.node >= 0 && p.node < cluster->NodeCount()
+                           ? cluster->GetNode(p.node).meta.name
+                           : "";
+    json entry = {{"podSet", pod_set}, {"index", p.index}, {"node", node}};
+    entry["gpus"] = p.gpus;
+    if (p.numa_zone >= 0) entry["numaZone"] = p.numa_zone;
+    if (!p.container_zones.empty()) entry["containerZones"] = p.container_zones;
+    pods.push_back(std::move(entry));
+  }
+  return pods;
+}
+
+json PodSetsSpec(const model::Workload& w) {
+  json sets = json::array();
+  for (const auto& ps : w.pod_sets) {
+    json containers = json::array();
+    for (const auto& c : ps.tmpl.spec.containers) {
+      json requests = json::object();
+      for (const auto& [name, q] : c.requests) requests[name] = q.ToString();
+      containers.push_back(
+          {{"name", c.name}, {"image", c.image}, {"resources", {{"requests", requests}}}});
+    }
+    json set = {{"name", ps.name},
+                {"count", ps.count},
+                {"template", {{"spec", {{"containers", containers}}}}}};
+    if (ps.min_count < ps.count) set["minCount"] = ps.min_count;
+    sets.push_back(std::move(set));
+  }
+  return sets;
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+const json* FindCondition(const json& conditions, const std::string& type) {
+  if (!conditions.is_array()) return nullptr;
+  for (const auto& c : conditions) {
+    if (c.value("type", "") == type) return &c;
+  }
+  return nullptr;
+}
+
+// Kueue marks a past eviction False once the workload holds quota again, keeping
+// what happened as "Previously: ...".
+void SettleEviction(json& conditions, const std::string& type, const std::string& now) {
+  const json* c = FindCondition(conditions, type);
+  if (c == nullptr || c->value("status", "") != "True") return;
+  std::string message = "Previously: " + c->value("message", "");
+  SetCondition(conditions, type, false, "QuotaReserved", message, now);
+}
+
+}  // namespace
+
+std::string Rfc3339(Time unix_seconds) {
+  std::time_t t = static_cast<std::time_t>(std::floor(unix_seconds));
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+bool SetCondition(json& conditions, const std::string& type, bool status, const std::string& reason,
+                  const std::string& message, const std::string& now) {
+  if (!conditions.is_array()) conditions = json::array();
+  const std::string value = status ? "True" : "False";
+  for (auto& c : conditions) {
+    if (c.value("type", "") != type) continue;
+    bool changed = false;
+    if (c.value("status", "") != value) {
+      c["status"] = value;
+      c["lastTransitionTime"] = now;
+      changed = true;
+    }
+    if (c.value("reason", "") != reason) c["reason"] = reason, changed = true;
+    if (c.value("message", "") != message) c["message"] = message, changed = true;
+    return changed;
+  }
+  conditions.push_back({{"type", type},
+                        {"status", value},
+                        {"reason", reason},
+                        {"message", message},
+                        {"lastTransitionTime", now}});
+  return true;
+}
+
+std::string WorkloadObjectName(const JobRef& job) {
+  std::string name = Lower(job.kind) + "-" + job.name;
+  if (name.size() > 253) name.resize(253);
+  return name;
+}
+
+json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts, const json* existing) {
+  const engine::WorkloadRecord& r = *facts.record;
+  const model::Workload& w = r.workload;
+  json object = existing != nullptr ? *existing : json::object();
+  object["apiVersion"] = "kueue.x-k8s.io/v1beta1";
+  object["kind"] = "Workload";
+  json& meta = object["metadata"];
+  meta["name"] = WorkloadObjectName(job);
+  meta["namespace"] = job.namespace_;
+  meta["labels"]["kueue.x-k8s.io/job-uid"] = job.uid;
+  meta["ownerReferences"] = json::array({{{"apiVersion", job.api_version},
+                                          {"kind", job.kind},
+                                          {"name", job.name},
+                                          {"uid", job.uid},
+                                          {"controller", true},
+                                          {"blockOwnerDeletion", true}}});
+  json spec = {{"podSets", PodSetsSpec(w)}, {"priority", w.priority}, {"active", true}};
+  if (!w.local_queue.empty()) spec["queueName"] = w.local_queue;
+  if (!w.priority_class.empty()) spec["priorityClassName"] = w.priority_class;
+  object["spec"] = std::move(spec);
+
+  json status = object.value("status", json::object());
+  json conditions = status.value("conditions", json::array());
+  const std::string& now = facts.now;
+  const bool holds_quota = r.Active();
+  if (holds_quota) {
+    SetCondition(conditions, "QuotaReserved", true, "QuotaReserved",
+                 "Quota reserved in ClusterQueue " + facts.cluster_queue, now);
+    SetCondition(conditions, "Admitted", true, "Admitted", "The workload is admitted", now);
+    SettleEviction(conditions, "Evicted", now);
+    SettleEviction(conditions, "Preempted", now);
+    status["admission"] = Admission(r, facts.cluster_queue);
+    status["placement"] = {{"pods", Placement(r, facts.cluster)}};
+    if (facts.pods_ready) {
+      SetCondition(conditions, "PodsReady", true, "PodsReady",
+                   "All pods reached readiness and the workload is running", now);
+    } else {
+      SetCondition(conditions, "PodsReady", false, "WaitForStart",
+                   r.phase == Phase::kAdmitted ? "Admitted, waiting for nodes for the gang"
+                                               : "Not all pods are ready or succeeded",
+                   now);
+    }
+  } else if (r.phase == Phase::kPending) {
+    std::string reason = facts.pending_reason.empty() ? "Pending" : facts.pending_reason;
+    SetCondition(conditions, "QuotaReserved", false, "Pending",
+                 facts.pending_message.empty() ? "Waiting for admission" : facts.pending_message,
+                 now);
+    SetCondition(conditions, "Admitted", false, "NoReservation", "The workload has no reservation",
+                 now);
+    status.erase("admission");
+    status.erase("placement");
+    if (FindCondition(conditions, "PodsReady") != nullptr) {
+      SetCondition(conditions, "PodsReady", false, "PodsReady",
+                   "Not all pods are ready or succeeded", now);
+    }
+    (void)reason;
+  }
+  if (!r.evictions.empty() && !holds_quota && !r.Finished()) {
+    const engine::Eviction& e = r.evictions.back();
+    std::string message = e.detail.empty() ? e.reason : e.detail;
+    if (!e.by.empty()) message += ": evicted to admit " + e.by;
+    SetCondition(conditions, "Evicted", true, e.reason, message, now);
+    if (e.reason == engine::kReasonPreempted) {
+      SetCondition(conditions, "Preempted", true, e.detail.empty() ? "Preempted" : e.detail,
+                   message, now);
+    }
+  }
+  if (r.phase == Phase::kSucceeded) {
+    SetCondition(conditions, "Finished", true, "Succeeded", "Job finished successfully", now);
+    if (FindCondition(conditions, "PodsReady") != nullptr) {
+      SetCondition(conditions, "PodsReady", false, "PodsReady",
+                   "Not all pods are ready or succeeded", now);
+    }
+  } else if (r.phase == Phase::kFailed) {
+    SetCondition(conditions, "Finished", true, "Failed",
+                 r.failure_message.empty() ? "Job failed" : r.failure_message, now);
+  }
+  status["conditions"] = std::move(conditions);
+  object["status"] = std::move(status);
+  return object;
+}
+
+json WithJobStatus(const json& job_object, const WorkloadFacts& facts, int32_t running_pods,
+                   int32_t succeeded_pods, int32_t failed_pods) {
+  const engine::WorkloadRecord& r = *facts.record;
+  const std::string& now = facts.now;
+  json object = job_object;
+  json status = object.value("status", json::object());
+  json conditions = status.value("conditions", json::array());
+  const std::string kind = object.value("kind", "");
+  const std::string api_version = object.value("apiVersion", "");
+  const bool kubeflow = api_version.rfind("kubeflow.org/", 0) == 0;
+  const bool batch = api_version == "batch/v1" && kind == "Job";
+  const bool jobset = kind == "JobSet";
+  const bool volcano = api_version.rfind("batch.volcano.sh/", 0) == 0;
+  const std::string job_desc = kind + " " + object["metadata"].value("name", "");
+
+  if (kubeflow) {
+    SetCondition(conditions, "Created", true, kind + "Created", job_desc + " is created.", now);
+    if (r.phase == Phase::kRunning) {
+      SetCondition(conditions, "Running", true, kind + "Running", job_desc + " is running.", now);
+      if (FindCondition(conditions, "Restarting") != nullptr) {
+        SetCondition(conditions, "Restarting", false, kind + "Restarting",
+                     job_desc + " is running again.", now);
+      }
+    } else if (r.phase == Phase::kPending && !r.evictions.empty()) {
+      SetCondition(conditions, "Restarting", true, kind + "Restarting",
+                   job_desc + " is restarting: " + r.evictions.back().reason, now);
+    }
+    if (r.phase == Phase::kSucceeded) {
+      SetCondition(conditions, "Running", false, kind + "Succeeded", job_desc + " finished.", now);
+      SetCondition(conditions, "Succeeded", true, kind + "Succeeded",
+                   job_desc + " is successfully completed.", now);
+    } else if (r.phase == Phase::kFailed) {
+      SetCondition(conditions, "Running", false, kind + "Failed", job_desc + " failed.", now);
+      SetCondition(conditions, "Failed", true, kind + "Failed", r.failure_message, now);
+    }
+  } else if (batch) {
+    status["active"] = running_pods;
+    status["succeeded"] = succeeded_pods;
+    status["failed"] = failed_pods;
+    if (r.start_time && !status.contains("startTime")) status["startTime"] = Rfc3339(*r.start_time);
+    if (r.phase == Phase::kSucceeded) {
+      SetCondition(conditions, "Complete", true, "CompletionsReached",
+                   "Reached expected number of succeeded pods", now);
+      if (r.finish_time) status["completionTime"] = Rfc3339(*r.finish_time);
+    } else if (r.phase == Phase::kFailed) {
+      SetCondition(conditions, "Failed", true, "BackoffLimitExceeded", r.failure_message, now);
+    }
+  } else if (jobset) {
+    if (r.phase == Phase::kSucceeded) {
+      SetCondition(conditions, "Completed", true, "AllJobsCompleted",
+                   "jobset completed successfully", now);
+    } else if (r.phase == Phase::kFailed) {
+      SetCondition(conditions, "Failed", true, "FailedJobs", r.failure_message, now);
+    }
+    status["restarts"] = r.failures;
+  } else if (volcano) {
+    std::string phase = r.phase == Phase::kRunning     ? "Running"
+                        : r.phase == Phase::kSucceeded ? "Completed"
+                        : r.phase == Phase::kFailed    ? "Failed"
+                        : !r.evictions.empty()         ? "Restarting"
+                                                       : "Pending";
+    json state = status.value("state", json::object());
+    if (state.value("phase", "") != phase) {
+      state["phase"] = phase;
+      state["lastTransitionTime"] = now;
+    }
+    status["state"] = state;
+    status["running"] = running_pods;
+    status["succeeded"] = succeeded_pods;
+    status["failed"] = failed_pods;
+    status["retryCount"] = r.failures;
+  }
+  if (!conditions.empty()) status["conditions"] = std::move(conditions);
+  object["status"] = std::move(status);
+  return object;
+}
+
+}  // namespace muster::server

@@ -1,0 +1,55 @@
+// The objects the scheduler controller writes back to the store so kubectl shows
+// what the engine decided: Kueue Workload objects (kueue.x-k8s.io/v1beta1) with
+// their conditions and admission, the job's own status conditions as each
+// upstream controller reports them, and ClusterQueue / LocalQueue status counts.
+// Pure functions of engine state: no I/O.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/clock.h"
+#include "engine/workload_record.h"
+#include "placement/placement.h"
+#include "server/store_snapshot.h"
+
+namespace muster::server {
+
+// RFC 3339 UTC with seconds ("2026-11-23T01:19:11Z") for a Unix time.
+std::string Rfc3339(Time unix_seconds);
+
+// Sets condition `type` in `conditions` (a JSON array, created if null) the way
+// apimachinery's meta.SetStatusCondition does: lastTransitionTime changes only when
+// the status flips. Returns whether anything changed.
+bool SetCondition(nlohmann::json& conditions, const std::string& type, bool status,
+                  const std::string& reason, const std::string& message, const std::string& now);
+
+// The Workload object's name for a job: "<kind lower-case>-<job name>", as Kueue's
+// prefix (without its hash suffix, so names are predictable).
+std::string WorkloadObjectName(const JobRef& job);
+
+struct WorkloadFacts {
+  const engine::WorkloadRecord* record = nullptr;
+  std::string pending_reason;   // machine-readable, when not admitted
+  std::string pending_message;  // one line, when not admitted
+  bool pods_ready = false;      // every pod of the running gang runs
+  std::string cluster_queue;    // where it is queued
+  std::string cohort;
+  std::string now;                                   // RFC 3339
+  const placement::ClusterState* cluster = nullptr;  // names the nodes of the plan
+};
+
+// The full desired Workload object; `existing` (may be null) supplies the
+// conditions' transition times and metadata the store set.
+nlohmann::json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts,
+                                   const nlohmann::json* existing);
+
+// The job object with its status rewritten as the job's own controller would
+// (Kubeflow conditions Created/Running/Restarting/Succeeded/Failed; batch Job
+// Complete/Failed with active/succeeded/failed counts; JobSet Completed/Failed;
+// Volcano Job status.state.phase; all kinds: conditions muster adds are upstream
+// types only).
+nlohmann::json WithJobStatus(const nlohmann::json& job_object, const WorkloadFacts& facts,
+                             int32_t running_pods, int32_t succeeded_pods, int32_t failed_pods);
+
+}  // namespace muster::server

@@ -1,0 +1,225 @@
+#include "server/store_snapshot.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+namespace muster::server {
+namespace {
+
+using nlohmann::json;
+
+class StoreSnapshotTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("muster-snapshot-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    StoreOptions opts;
+    // Each write gets the next timestamp, so creation order is under the test's control.
+    opts.now = [this] { return now_; };
+    auto s = ObjectStore::Open(dir_.string(), opts);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(*s);
+  }
+  void TearDown() override {
+    store_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void Create(const std::string& resource, const std::string& ns, const json& object) {
+    auto created =
+        store_->Create({resource, ns, object["metadata"]["name"].get<std::string>()}, object);
+    ASSERT_TRUE(created.ok()) << created.status().ToString();
+  }
+
+  void CreateConfig() {
+    Create("nodes", "",
+           {{"apiVersion", "v1"},
+            {"kind", "Node"},
+            {"metadata", {{"name", "workstation"}}},
+            {"status",
+             {{"allocatable",
+               {{"cpu", "16"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "4"}, {"pods", "110"}}}}}});
+    Create("resourceflavors.kueue.x-k8s.io", "",
+           {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+            {"kind", "ResourceFlavor"},
+            {"metadata", {{"name", "workstation"}}}});
+    json resources = json::array({{{"name", "cpu"}, {"nominalQuota", 8}},
+                                  {{"name", "nvidia.com/gpu"}, {"nominalQuota", 4}}});
+    Create("clusterqueues.kueue.x-k8s.io", "",
+           {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+            {"kind", "ClusterQueue"},
+            {"metadata", {{"name", "team-a"}}},
+            {"spec",
+             {{"namespaceSelector", json::object()},
+              {"resourceGroups",
+               {{{"coveredResources", {"cpu", "nvidia.com/gpu"}},
+                 {"flavors", {{{"name", "workstation"}, {"resources", resources}}}}}}}}}});
+    Create("localqueues.kueue.x-k8s.io", "default",
+           {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+            {"kind", "LocalQueue"},
+            {"metadata", {{"name", "team-a"}, {"namespace", "default"}}},
+            {"spec", {{"clusterQueue", "team-a"}}}});
+  }
+
+  static json BatchJob(const std::string& name, int parallelism) {
+    json container = {{"name", "main"},
+                      {"image", "busybox"},
+                      {"command", {"sh", "-c", "true"}},
+                      {"resources", {{"requests", {{"cpu", "1"}, {"nvidia.com/gpu", "1"}}}}}};
+    return {
+        {"apiVersion", "batch/v1"},
+        {"kind", "Job"},
+        {"metadata",
+         {{"name", name},
+          {"namespace", "default"},
+          {"labels", {{"kueue.x-k8s.io/queue-name", "team-a"}}}}},
+        {"spec",
+         {{"parallelism", parallelism},
+          {"completions", parallelism},
+          {"template", {{"spec", {{"restartPolicy", "Never"}, {"containers", {container}}}}}}}}};
+  }
+
+  static json PyTorchJob(const std::string& name) {
+    json container = {{"name", "pytorch"},
+                      {"image", "busybox"},
+                      {"command", {"sh", "-c", "true"}},
+                      {"resources", {{"requests", {{"cpu", "1"}, {"nvidia.com/gpu", "1"}}}}}};
+    json replica = {{"replicas", 1},
+                    {"restartPolicy", "OnFailure"},
+                    {"template", {{"spec", {{"containers", {container}}}}}}};
+    return {{"apiVersion", "kubeflow.org/v1"},
+            {"kind", "PyTorchJob"},
+            {"metadata",
+             {{"name", name},
+              {"namespace", "default"},
+              {"labels", {{"kueue.x-k8s.io/queue-name", "team-a"}}}}},
+            {"spec", {{"pytorchReplicaSpecs", {{"Master", replica}, {"Worker", replica}}}}}};
+  }
+
+  std::filesystem::path dir_;
+  std::string now_ = "2026-01-01T00:00:00Z";
+  std::unique_ptr<ObjectStore> store_;
+};
+
+TEST(StoreResourceKindsTest, ConfigAndJobResources) {
+  EXPECT_TRUE(IsConfigResource("nodes"));
+  EXPECT_TRUE(IsConfigResource("clusterqueues.kueue.x-k8s.io"));
+  EXPECT_TRUE(IsConfigResource("localqueues.kueue.x-k8s.io"));
+  EXPECT_TRUE(IsConfigResource("resourceflavors.kueue.x-k8s.io"));
+  EXPECT_TRUE(IsConfigResource("priorityclasses.scheduling.k8s.io"));
+  EXPECT_FALSE(IsConfigResource("jobs.batch"));
+  EXPECT_FALSE(IsConfigResource("pytorchjobs.kubeflow.org"));
+  // What the controller itself writes must not trigger a rebuild.
+  EXPECT_FALSE(IsConfigResource("pods"));
+  EXPECT_FALSE(IsConfigResource("workloads.kueue.x-k8s.io"));
+  EXPECT_FALSE(IsConfigResource("events"));
+
+  for (const char* job :
+       {"jobs.batch", "jobs.batch.volcano.sh", "pytorchjobs.kubeflow.org", "tfjobs.kubeflow.org",
+        "mpijobs.kubeflow.org", "jobsets.jobset.x-k8s.io"}) {
+    EXPECT_TRUE(IsJobResource(job)) << job;
+  }
+  EXPECT_FALSE(IsJobResource("nodes"));
+  EXPECT_FALSE(IsJobResource("pods"));
+  EXPECT_FALSE(IsJobResource("workloads.kueue.x-k8s.io"));
+  EXPECT_FALSE(IsJobResource("jobs"));  // the store key carries the group
+}
+
+TEST_F(StoreSnapshotTest, EmptyStoreIsEmpty) {
+  auto snapshot = ReadStoreSnapshot(*store_);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  EXPECT_TRUE(snapshot->config.nodes.empty());
+  EXPECT_TRUE(snapshot->jobs.empty());
+  EXPECT_TRUE(snapshot->problems.empty());
+}
+
+TEST_F(StoreSnapshotTest, ConfigWithoutJobsAndJobsInCreationOrder) {
+  CreateConfig();
+  // Created out of name order: "zeta" first, then "alpha", then a PyTorchJob "mid";
+  // "beta" shares alpha's timestamp and sorts after it by name.
+  now_ = "2026-01-01T00:00:05Z";
+  Create("jobs.batch", "default", BatchJob("zeta", 2));
+  now_ = "2026-01-01T00:00:07Z";
+  Create("jobs.batch", "default", BatchJob("beta", 1));
+  Create("jobs.batch", "default", BatchJob("alpha", 1));
+  now_ = "2026-01-01T00:00:09Z";
+  Create("pytorchjobs.kubeflow.org", "default", PyTorchJob("mid"));
+
+  auto snapshot = ReadStoreSnapshot(*store_);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  EXPECT_TRUE(snapshot->problems.empty());
+  const model::ManifestSet& config = snapshot->config;
+  ASSERT_EQ(config.nodes.size(), 1u);
+  EXPECT_EQ(config.nodes[0].meta.name, "workstation");
+  EXPECT_EQ(config.resource_flavors.size(), 1u);
+  ASSERT_EQ(config.cluster_queues.size(), 1u);
+  ASSERT_EQ(config.local_queues.size(), 1u);
+  EXPECT_TRUE(config.jobs.empty());
+
+  ASSERT_EQ(snapshot->jobs.size(), 4u);
+  EXPECT_EQ(snapshot->jobs[0].ref.name, "zeta");
+  EXPECT_EQ(snapshot->jobs[1].ref.name, "alpha");
+  EXPECT_EQ(snapshot->jobs[2].ref.name, "beta");
+  EXPECT_EQ(snapshot->jobs[3].ref.name, "mid");
+  EXPECT_EQ(snapshot->jobs[0].created, "2026-01-01T00:00:05Z");
+
+  const SnapshotJob& zeta = snapshot->jobs[0];
+  EXPECT_EQ(zeta.ref.resource, "jobs.batch");
+  EXPECT_EQ(zeta.ref.namespace_, "default");
+  EXPECT_EQ(zeta.ref.kind, "Job");
+  EXPECT_EQ(zeta.ref.api_version, "batch/v1");
+  EXPECT_EQ(zeta.ref.uid.size(), 36u);
+  EXPECT_EQ(zeta.workload.key, "default/zeta");
+  EXPECT_EQ(zeta.workload.local_queue, "team-a");
+  EXPECT_EQ(zeta.workload.TotalCount(), 2);
+
+  const SnapshotJob& mid = snapshot->jobs[3];
+  EXPECT_EQ(mid.ref.resource, "pytorchjobs.kubeflow.org");
+  EXPECT_EQ(mid.ref.kind, "PyTorchJob");
+  EXPECT_EQ(mid.workload.pod_sets.size(), 2u);
+}
+
+TEST_F(StoreSnapshotTest, BrokenObjectsAreReportedAndDoNotHideOthers) {
+  CreateConfig();
+  // The store validates on the API path, not on Create: write objects that no
+  // longer decode, as an older server version or a schema change would leave them.
+  Create("nodes", "",
+         {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", "broken-node"}}},
+          {"status", {{"allocatable", {{"cpu", "lots"}}}}}});
+  Create("jobs.batch", "default", BatchJob("good", 1));
+  json bad = BatchJob("bad", 1);
+  bad["spec"]["parallelism"] = "many";
+  Create("jobs.batch", "default", bad);
+
+  auto snapshot = ReadStoreSnapshot(*store_);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+  EXPECT_EQ(snapshot->problems.size(), 2u);
+  EXPECT_EQ(snapshot->problems.count("nodes//broken-node"), 1u);
+  ASSERT_EQ(snapshot->problems.count("jobs.batch/default/bad"), 1u);
+  EXPECT_FALSE(snapshot->problems.at("jobs.batch/default/bad").empty());
+  // The good node and the good job are still there.
+  ASSERT_EQ(snapshot->config.nodes.size(), 1u);
+  EXPECT_EQ(snapshot->config.nodes[0].meta.name, "workstation");
+  ASSERT_EQ(snapshot->jobs.size(), 1u);
+  EXPECT_EQ(snapshot->jobs[0].ref.name, "good");
+}
+
+TEST_F(StoreSnapshotTest, DecodeJobRejectsNonJobs) {
+  CreateConfig();
+  auto snapshot = ReadStoreSnapshot(*store_);
+  ASSERT_TRUE(snapshot.ok());
+  json node = {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "n"}}}};
+  EXPECT_FALSE(DecodeJob(node, snapshot->config).ok());
+  auto job = DecodeJob(BatchJob("x", 3), snapshot->config);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  EXPECT_EQ(job->TotalCount(), 3);
+}
+
+}  // namespace
+}  // namespace muster::server
