@@ -13,31 +13,8 @@ namespace {
 using testing::AddQueues;
 using testing::MakeJob;
 using testing::MakeNode;
-
-class ManualClock : public Clock {
- public:
-  Time Now() const override { return now_; }
-  void Set(Time t) { now_ = t; }
-
- private:
-  Time now_ = 0;
-};
-
-class RecordingExecutor : public Executor {
- public:
-  void Started(const WorkloadRecord& r, Time now) override {
-    events.push_back("start " + r.key() + " @" + std::to_string(static_cast<int>(now)));
-  }
-  void Stopped(const WorkloadRecord& r, Time now, StopCause cause) override {
-    const char* what = cause == StopCause::kSucceeded ? "done"
-                       : cause == StopCause::kEvicted ? "evicted"
-                       : cause == StopCause::kDeleted ? "deleted"
-                                                      : "failed";
-    events.push_back(std::string(what) + " " + r.key() + " @" +
-                     std::to_string(static_cast<int>(now)));
-  }
-  std::vector<std::string> events;
-};
+using testing::ManualClock;
+using testing::RecordingExecutor;
 
 // "main-0@node-1[0,1] main-1@node-2[2,3]": where each pod runs, on which GPUs.
 std::string PlanString(const placement::GangPlan& plan, const Engine& engine) {

@@ -12,32 +12,9 @@ namespace {
 using testing::AddQueues;
 using testing::MakeJob;
 using testing::MakeNode;
+using testing::ManualClock;
 using testing::Number;
-
-class ManualClock : public Clock {
- public:
-  Time Now() const override { return now_; }
-  void Set(Time t) { now_ = t; }
-
- private:
-  Time now_ = 0;
-};
-
-// Records starts and stops the way an executor sees them.
-class RecordingExecutor : public Executor {
- public:
-  void Started(const WorkloadRecord& r, Time now) override {
-    events.push_back("start " + r.key() + " @" + std::to_string(static_cast<int>(now)));
-  }
-  void Stopped(const WorkloadRecord& r, Time now, StopCause cause) override {
-    const char* what = cause == StopCause::kSucceeded ? "done"
-                       : cause == StopCause::kEvicted ? "evicted"
-                                                      : "failed";
-    events.push_back(std::string(what) + " " + r.key() + " @" +
-                     std::to_string(static_cast<int>(now)));
-  }
-  std::vector<std::string> events;
-};
+using testing::RecordingExecutor;
 
 class EngineTest : public ::testing::Test {
  protected:

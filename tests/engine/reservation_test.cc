@@ -18,16 +18,8 @@ namespace {
 using testing::AddQueues;
 using testing::MakeJob;
 using testing::MakeNode;
+using testing::ManualClock;
 using testing::Number;
-
-class ManualClock : public Clock {
- public:
-  Time Now() const override { return now_; }
-  void Set(Time t) { now_ = t; }
-
- private:
-  Time now_ = 0;
-};
 
 // A 1-pod job with `gpus` GPUs and, when given, a declared duration.
 model::BatchJob Job(const std::string& name, int pods, int gpus,

@@ -3,11 +3,42 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
+#include "core/clock.h"
 #include "core/quantity.h"
+#include "engine/executor.h"
 #include "model/manifest_set.h"
 
 namespace muster::engine::testing {
+
+// Virtual time the test moves by hand.
+class ManualClock : public Clock {
+ public:
+  Time Now() const override { return now_; }
+  void Set(Time t) { now_ = t; }
+
+ private:
+  Time now_ = 0;
+};
+
+// Records starts and stops the way an executor sees them: "start ml/a @0",
+// "evicted ml/a @5", "done ...", "failed ...", "deleted ...".
+class RecordingExecutor : public Executor {
+ public:
+  void Started(const WorkloadRecord& r, Time now) override {
+    events.push_back("start " + r.key() + " @" + std::to_string(static_cast<int>(now)));
+  }
+  void Stopped(const WorkloadRecord& r, Time now, StopCause cause) override {
+    const char* what = cause == StopCause::kSucceeded ? "done"
+                       : cause == StopCause::kEvicted ? "evicted"
+                       : cause == StopCause::kDeleted ? "deleted"
+                                                      : "failed";
+    events.push_back(std::string(what) + " " + r.key() + " @" +
+                     std::to_string(static_cast<int>(now)));
+  }
+  std::vector<std::string> events;
+};
 
 inline model::QuantityMap Q(const std::map<std::string, std::string>& named) {
   model::QuantityMap out;
