@@ -75,7 +75,7 @@ Result<std::vector<Located>> LocateManifests(const ResourceCatalog& catalog,
 
 // Creates the object, or replaces the stored one (keeping its status); prints what
 // happened the way kubectl apply does.
-Status ApplyOne(ApiClient& client, const Located& l) {
+Status ApplyOnce(ApiClient& client, const Located& l) {
   const std::string what = l.type.DisplayName() + "/" + l.name;
   auto current = client.Send("GET", l.type.ObjectPath(l.namespace_, l.name));
   if (!current.ok()) return current.status();
@@ -103,6 +103,17 @@ Status ApplyOne(ApiClient& client, const Located& l) {
   const bool same = (*updated)["metadata"].value("resourceVersion", "") == stored_rv;
   std::cout << what << (same ? " unchanged" : " configured") << "\n";
   return Status::Ok();
+}
+
+// Controllers write status between our read and our write (a conflict on the
+// resourceVersion): read again and retry, as kubectl's apply does.
+Status ApplyOne(ApiClient& client, const Located& l) {
+  Status status;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    status = ApplyOnce(client, l);
+    if (status.code() != StatusCode::kConflict) return status;
+  }
+  return status;
 }
 
 struct ApplyArgs {

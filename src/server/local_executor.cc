@@ -204,16 +204,8 @@ void LocalExecutor::Launch(Gang& gang, Time now) {
   }
 }
 
-std::optional<GangOutcome> LocalExecutor::Evaluate(Gang& gang) const {
+std::optional<GangOutcome> LocalExecutor::Evaluate(Gang& gang, Time now) const {
   if (gang.stopping || gang.reported || !gang.launched) return std::nullopt;
-  for (const auto& pod : gang.pods) {
-    if (pod.state == PodState::kFailed) {
-      return GangOutcome{
-          gang.key, false,
-          "pod " + pod.name + " failed: " +
-              (pod.message.empty() ? "exit code " + std::to_string(pod.exit_code) : pod.message)};
-    }
-  }
   // Which pods decide success: the upstream controllers' defaults.
   const std::string& kind = gang.workload.meta.kind;
   auto set_named = [&](const std::string& name) {
@@ -232,14 +224,35 @@ std::optional<GangOutcome> LocalExecutor::Evaluate(Gang& gang) const {
   } else if (kind == "MPIJob") {
     decisive = set_named("launcher");
   }
-  bool all_done = true;
+  bool decided = true;  // every decisive pod succeeded
+  bool live = false;    // some pod still runs
   for (const auto& pod : gang.pods) {
+    if (pod.state == PodState::kRunning || pod.state == PodState::kWaiting) live = true;
     if (decisive >= 0 && pod.pod_set != decisive) continue;
     if (only_index0 && pod.index != 0) continue;
-    if (pod.state != PodState::kSucceeded) all_done = false;
+    if (pod.state != PodState::kSucceeded) decided = false;
   }
-  if (!all_done) return std::nullopt;
-  return GangOutcome{gang.key, true, ""};
+  if (decided) {
+    // The job has succeeded; the other ranks usually finish on their own a moment
+    // later (upstream leaves them running), so they get their termination grace
+    // period before the gang is stopped and they are terminated.
+    if (gang.decided_at < 0) gang.decided_at = now;
+    double grace = 0;
+    for (const auto& ps : gang.workload.pod_sets) {
+      grace = std::max(grace, static_cast<double>(ps.tmpl.spec.termination_grace_period_seconds));
+    }
+    if (live && now - gang.decided_at < grace) return std::nullopt;
+    return GangOutcome{gang.key, true, ""};
+  }
+  for (const auto& pod : gang.pods) {
+    if (pod.state == PodState::kFailed) {
+      return GangOutcome{
+          gang.key, false,
+          "pod " + pod.name + " failed: " +
+              (pod.message.empty() ? "exit code " + std::to_string(pod.exit_code) : pod.message)};
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<GangOutcome> LocalExecutor::Poll(Time now) {
@@ -264,7 +277,7 @@ std::vector<GangOutcome> LocalExecutor::Poll(Time now) {
   for (auto it = gangs_.begin(); it != gangs_.end();) {
     Gang& gang = it->second;
     if (!gang.launched && !gang.stopping && CanLaunch(gang)) Launch(gang, now);
-    if (auto outcome = Evaluate(gang)) {
+    if (auto outcome = Evaluate(gang, now)) {
       gang.reported = true;
       outcomes.push_back(std::move(*outcome));
     }

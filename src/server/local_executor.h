@@ -12,9 +12,10 @@
 // SIGTERM, then SIGKILL after the pod's terminationGracePeriodSeconds.
 //
 // Success follows the job kind's upstream rule: PyTorchJob master (else every
-// worker), TFJob chief (else worker 0), MPIJob launcher, every other kind all pods;
-// any pod exiting non-zero fails the gang (its lifecycle policy then restarts or
-// fails it). Called from the controller thread only.
+// worker), TFJob chief (else worker 0), MPIJob launcher, every other kind all pods
+// (the other ranks then get their termination grace period to finish on their own
+// before they are stopped); until then any pod exiting non-zero fails the gang (its lifecycle
+// policy then restarts or fails it). Called from the controller thread only.
 #pragma once
 
 #include <cstdint>
@@ -94,11 +95,12 @@ class LocalExecutor : public engine::Executor {
     bool deleted = false;
     bool reported = false;  // an outcome was returned for it
     int master_port = 0;
+    Time decided_at = -1;  // when its success was decided (other ranks may still run)
   };
 
   void Launch(Gang& gang, Time now);
   bool CanLaunch(const Gang& gang) const;
-  std::optional<GangOutcome> Evaluate(Gang& gang) const;
+  std::optional<GangOutcome> Evaluate(Gang& gang, Time now) const;
   void WritePod(const Gang& gang, const PodRun& pod, Time now);
   void DeletePods(const Gang& gang);
   std::vector<std::string> PhysicalGpus(const std::string& node) const;

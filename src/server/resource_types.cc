@@ -102,6 +102,11 @@ std::vector<ApiGroupInfo> ApiGroups() {
       }
     }
   }
+  // Like kube-apiserver, built-in groups come before custom ones, so clients that
+  // resolve a bare name through discovery ("jobs") find batch/v1 before Volcano's.
+  std::stable_partition(groups.begin(), groups.end(), [](const ApiGroupInfo& g) {
+    return g.name == "batch" || g.name == "scheduling.k8s.io";
+  });
   return groups;
 }
 

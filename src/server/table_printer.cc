@@ -26,7 +26,8 @@ Column Path(std::string name, std::string path, int priority = 0) {
 // The first non-empty of several paths (v1beta1 and v1beta2 spell some fields
 // differently).
 Column FirstOf(std::string name, std::vector<std::string> paths) {
-  return {std::move(name), "string", paths[0], [paths](const json& o) -> json {
+  return {std::move(name), "string", paths[0],
+          [paths](const json& o) -> json {
             for (const auto& p : paths) {
               std::string v = FieldValue(o, p);
               if (!v.empty()) return v;
@@ -37,7 +38,8 @@ Column FirstOf(std::string name, std::vector<std::string> paths) {
 }
 
 Column Count(std::string name, std::string path) {
-  return {std::move(name), "integer", path, [path](const json& o) -> json {
+  return {std::move(name), "integer", path,
+          [path](const json& o) -> json {
             std::string v = FieldValue(o, path);
             return v.empty() ? json(0) : json(std::strtoll(v.c_str(), nullptr, 10));
           },
@@ -55,6 +57,29 @@ Column Condition(std::string name, std::string type) {
               if (c.is_object() && c.value("type", "") == type) return c.value("status", "");
             }
             return "";
+          },
+          0};
+}
+
+// A job's state as its controller's printer columns show it: the latest condition
+// that holds (Kubeflow's STATE column), or Volcano's status.state.phase.
+Column JobState() {
+  return {"State", "string", "status",
+          [](const json& o) -> json {
+            std::string phase = FieldValue(o, "status.state.phase");
+            if (!phase.empty()) return phase;
+            std::string state;
+            const json* conditions = nullptr;
+            if (o.is_object() && o.contains("status") && o["status"].is_object() &&
+                o["status"].contains("conditions")) {
+              conditions = &o["status"]["conditions"];
+            }
+            if (conditions != nullptr && conditions->is_array()) {
+              for (const auto& c : *conditions) {
+                if (c.is_object() && c.value("status", "") == "True") state = c.value("type", "");
+              }
+            }
+            return state;
           },
           0};
 }
@@ -77,17 +102,22 @@ std::vector<Column> KindColumns(const ResourceType& t) {
             Condition("Admitted", "Admitted"), Condition("Finished", "Finished")};
   }
   if (k == "Cohort") return {FirstOf("Parent", {"spec.parent", "spec.parentName"})};
+  if (k == "Job" || k == "PyTorchJob" || k == "TFJob" || k == "MPIJob" || k == "JobSet") {
+    return {JobState()};
+  }
   if (k == "PriorityClass" || k == "WorkloadPriorityClass") return {Path("Value", "value")};
   if (k == "Pod") return {Path("Status", "status.phase"), Path("Node", "spec.nodeName", 1)};
   if (k == "Namespace") {
-    return {{"Status", "string", "status.phase", [](const json& o) -> json {
+    return {{"Status", "string", "status.phase",
+             [](const json& o) -> json {
                std::string v = FieldValue(o, "status.phase");
                return v.empty() ? "Active" : v;
              },
              0}};
   }
   if (k == "Event") {
-    return {Path("Type", "type"), Path("Reason", "reason"),
+    return {Path("Type", "type"),
+            Path("Reason", "reason"),
             {"Object", "string", "involvedObject",
              [](const json& o) -> json {
                return FieldValue(o, "involvedObject.kind") + "/" +
@@ -141,7 +171,8 @@ json RenderTable(const ResourceType& type, const std::vector<json>& objects,
   cols.push_back(Path("Name", "metadata.name"));
   cols.back().description = "Name must be unique within a namespace.";
   for (auto& c : KindColumns(type)) cols.push_back(std::move(c));
-  cols.push_back({"Age", "string", "Time since creation", [&options](const json& o) -> json {
+  cols.push_back({"Age", "string", "Time since creation",
+                  [&options](const json& o) -> json {
                     int64_t t = ParseTimestamp(FieldValue(o, "metadata.creationTimestamp"));
                     return t < 0 ? "<unknown>" : HumanAge(options.now_unix - t);
                   },
@@ -154,8 +185,11 @@ json RenderTable(const ResourceType& type, const std::vector<json>& objects,
                 {"rows", json::array()}};
   if (!options.no_headers) {
     for (const auto& c : cols) {
-      json def = {{"name", c.name}, {"type", c.type}, {"format", c.name == "Name" ? "name" : ""},
-                  {"description", c.description}, {"priority", c.priority}};
+      json def = {{"name", c.name},
+                  {"type", c.type},
+                  {"format", c.name == "Name" ? "name" : ""},
+                  {"description", c.description},
+                  {"priority", c.priority}};
       table["columnDefinitions"].push_back(std::move(def));
     }
   }
