@@ -28,12 +28,3 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-
-# python3-torch for tests/server/ddp_test.sh (a real DDP job under muster serve). It
-# is large and optional: if it cannot be installed, warn and go on (the test skips).
-if ! dpkg-query -W -f='${Status}' python3-torch 2>/dev/null | grep -q "install ok installed"; then
-  echo "installing: python3-torch" >&2
-  { [ ${#missing[@]} -gt 0 ] || $SUDO apt-get update -qq; } &&
-    $SUDO apt-get install -y -qq --no-install-recommends python3-torch >/dev/null ||
-    echo "warning: could not install python3-torch; tests/server/ddp_test.sh will skip" >&2
-fi

@@ -8,6 +8,12 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 shared="${MUSTER_SHARED:-$root/../shared}"
 
+scripts/install-deps.sh
+# python3-torch is large and only the DDP test needs it: it installs while muster builds.
+mkdir -p build
+scripts/install-torch.sh >build/install-torch.log 2>&1 &
+torch_install=$!
+
 scripts/build.sh build
 
 echo "== unit tests"
@@ -26,6 +32,8 @@ echo "== muster client commands against muster serve"
 bash tests/cli/client_test.sh build/muster
 
 echo "== torch DDP job under muster serve (preempted, resumed)"
+wait "$torch_install" || true
+cat build/install-torch.log
 bash tests/server/ddp_test.sh build
 
 echo "== conformance"
@@ -39,11 +47,11 @@ if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
 fi
 
 if [ "${MUSTER_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/decode_fuzz.cc ]; then
-  echo "== fuzzing the decoder (${MUSTER_FUZZ_SECONDS:-60} s)"
+  echo "== fuzzing the decoder (${MUSTER_FUZZ_SECONDS:-30} s)"
   CXX=clang++ NINJA_TARGETS=fuzz_decode scripts/build.sh build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DMUSTER_FUZZ=ON \
     -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
   rm -rf build-fuzz/corpus && mkdir -p build-fuzz/corpus && cp fuzz/corpus/* build-fuzz/corpus/
-  build-fuzz/fuzz_decode -max_total_time="${MUSTER_FUZZ_SECONDS:-60}" -max_len=65536 \
+  build-fuzz/fuzz_decode -max_total_time="${MUSTER_FUZZ_SECONDS:-30}" -max_len=65536 \
     -print_final_stats=0 build-fuzz/corpus >build-fuzz/fuzz.log 2>&1 \
     || { tail -50 build-fuzz/fuzz.log; exit 1; }
   echo "fuzzing found nothing"
