@@ -102,7 +102,13 @@ check "every example object is stored" 'tfjob.kubeflow.org/recsys' $K get tfjobs
 check "get clusterqueues" '^team-a +[^ ]+' $K get clusterqueues
 check "get cq columns" 'NAME +COHORT +PENDING WORKLOADS +ADMITTED WORKLOADS +AGE' $K get cq
 check "get cq team-a -o yaml" 'resourceVersion: "[0-9]+"' $K get cq team-a -o yaml
-check "get workloads -A" '.*' $K get workloads -A
+# The scheduler turns every job into a Kueue Workload whose conditions say where it is.
+for _ in $(seq 50); do
+  $K get workload tfjob-recsys -n team-a >/dev/null 2>&1 && break
+  sleep 0.1
+done
+check "get workloads -A lists every example job's Workload" 'team-a +tfjob-recsys +team-a' $K get workloads -A
+check "describe workload shows its conditions" 'QuotaReserved' $K describe workload tfjob-recsys -n team-a
 check "get nodes" 'NAME' $K get nodes
 check "get localqueues -A" 'team-a' $K get lq -A
 check "get pytorchjobs -A" 'NAMESPACE' $K get pytorchjobs -A
