@@ -27,6 +27,16 @@ std::string Join(const std::vector<std::string>& parts, const std::string& sep) 
 
 }  // namespace
 
+std::vector<std::string> GangProcessIds(const model::Workload& workload,
+                                        const placement::GangPlan& plan) {
+  std::vector<std::string> ids;
+  for (const auto& p : plan.pods) {
+    ids.push_back(PodProcessId(workload.meta.namespace_,
+                               workloads::DefaultHostname(workload, p.pod_set, p.index)));
+  }
+  return ids;
+}
+
 LocalExecutor::LocalExecutor(ObjectStore& store, ProcessSupervisor& processes)
     : store_(store), processes_(processes) {}
 

@@ -41,6 +41,11 @@ struct GangPodCounts {
   int32_t waiting = 0, running = 0, succeeded = 0, failed = 0;
 };
 
+// The process ids the executor gives the pods of `plan` (a pod is named after its
+// rank's hostname), in plan order: what a restarted server looks for to adopt a gang.
+std::vector<std::string> GangProcessIds(const model::Workload& workload,
+                                        const placement::GangPlan& plan);
+
 class LocalExecutor : public engine::Executor {
  public:
   LocalExecutor(ObjectStore& store, ProcessSupervisor& processes);

@@ -6,7 +6,6 @@
 #include "server/metrics.h"
 #include "server/pod_paths.h"
 #include "server/workload_objects.h"
-#include "workloads/workloads.h"
 
 namespace muster::server {
 namespace {
@@ -139,23 +138,17 @@ void SchedulerController::Rebuild(const std::map<std::string, RecoveredProcess>&
   }
   // Processes nobody adopted (their job is gone or could not be adopted) are stopped.
   if (at_start) {
+    std::set<std::string> owned;
+    for (const auto& [key, job] : jobs_) {
+      const auto* r = engine_ ? engine_->Find(key) : nullptr;
+      if (r == nullptr || r->phase != engine::Phase::kRunning) continue;
+      for (auto& id : GangProcessIds(r->workload, r->plan)) owned.insert(std::move(id));
+    }
     for (const auto& [id, p] : recovered) {
-      if (p.running && !orphans_.count(id)) {
-        bool owned = false;
-        for (const auto& [key, job] : jobs_) {
-          const auto* r = engine_ ? engine_->Find(key) : nullptr;
-          if (r == nullptr || r->phase != engine::Phase::kRunning) continue;
-          for (const auto& pod : r->plan.pods) {
-            std::string name = workloads::DefaultHostname(r->workload, pod.pod_set, pod.index);
-            if (PodProcessId(r->workload.meta.namespace_, name) == id) owned = true;
-          }
-        }
-        if (!owned) {
-          Log("stopping process " + id + ": no running job owns it any more");
-          processes_->Terminate(id, 10);
-          orphans_.insert(id);
-        }
-      }
+      if (!p.running || orphans_.count(id) != 0 || owned.count(id) != 0) continue;
+      Log("stopping process " + id + ": no running job owns it any more");
+      processes_->Terminate(id, 10);
+      orphans_.insert(id);
     }
   }
   // Jobs of the previous engine that are gone from the store (deleted meanwhile).
@@ -222,9 +215,7 @@ void SchedulerController::AdoptFromStore(const std::string& key, JobState& job,
   }
   Log("cannot adopt running " + key + " (" + adopted.message() + "): stopping it; it is requeued");
   if (at_start) {
-    for (const auto& pod : plan.pods) {
-      std::string name = workloads::DefaultHostname(w, pod.pod_set, pod.index);
-      std::string id = PodProcessId(w.meta.namespace_, name);
+    for (const auto& id : GangProcessIds(w, plan)) {
       auto it = recovered.find(id);
       if (it != recovered.end() && it->second.running) {
         processes_->Terminate(id, 30);
@@ -310,8 +301,6 @@ void SchedulerController::Apply(const Change& change, bool& rebuild) {
     }
     // A pending job's spec changed: take the new spec (Kueue re-creates the Workload).
     std::string key = known->second;
-    JobRef ref = job.ref;
-    json object = job.object;
     RemoveJob(key);
     Change again = change;
     again.type = ChangeType::kAdded;
@@ -391,8 +380,7 @@ void SchedulerController::Loop() {
       HandleOutcomes(more);
       dirty = !more.empty();
       executor_changes_ = executor_->changes();
-      SyncStatus();
-      UpdateMetrics(seconds);
+      SyncStatus(seconds);
     }
   }
 }

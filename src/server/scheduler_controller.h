@@ -24,6 +24,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "engine/engine.h"
 #include "server/local_executor.h"
@@ -35,6 +36,10 @@ namespace muster::server {
 
 class SchedulerController : public Controller {
  public:
+  // What admitted workloads hold per (cluster queue, flavor, resource): queue status
+  // and the usage metric read the same numbers, computed once per sync.
+  using QueueUsage = std::map<std::tuple<std::string, std::string, std::string>, int64_t>;
+
   SchedulerController() = default;
   ~SchedulerController() override;
 
@@ -67,10 +72,11 @@ class SchedulerController : public Controller {
   void AddJob(JobState& job, model::Workload workload);
   void RemoveJob(const std::string& key);
   void HandleOutcomes(const std::vector<GangOutcome>& outcomes);
-  void SyncStatus();
-  void SyncQueues();
+  // Writes what changed and updates metrics after a cycle that took `cycle_seconds`.
+  void SyncStatus(double cycle_seconds);
+  void SyncQueues(QueueUsage& usage);
   void WriteEvents();
-  void UpdateMetrics(double cycle_seconds);
+  void UpdateMetrics(double cycle_seconds, QueueUsage& usage);
   void Log(const std::string& line);
   std::string Now() const;
 

@@ -18,11 +18,8 @@ void StripServerFields(json& object) {
   if (object.contains("metadata")) object["metadata"].erase("resourceVersion");
 }
 
-// Per (cluster queue, flavor, resource): what admitted workloads hold.
-using Usage = std::map<std::tuple<std::string, std::string, std::string>, int64_t>;
-
-Usage AdmittedUsage(const engine::Engine& engine) {
-  Usage usage;
+SchedulerController::QueueUsage AdmittedUsage(const engine::Engine& engine) {
+  SchedulerController::QueueUsage usage;
   for (const auto& r : engine.workloads()) {
     if (!r.Active()) continue;
     std::string cq = engine.QueueOf(r.key()).cluster_queue;
@@ -40,7 +37,7 @@ Usage AdmittedUsage(const engine::Engine& engine) {
 
 }  // namespace
 
-void SchedulerController::SyncStatus() {
+void SchedulerController::SyncStatus(double cycle_seconds) {
   if (engine_ == nullptr) return;
   const std::string now = Now();
   for (auto& [key, job] : jobs_) {
@@ -53,11 +50,7 @@ void SchedulerController::SyncStatus() {
     facts.cluster = &engine_->cluster();
     facts.cluster_queue = engine_->QueueOf(key).cluster_queue;
     facts.pods_ready = executor_->PodsReady(key);
-    if (r->phase == engine::Phase::kPending) {
-      facts.pending_message = engine_->PendingMessage(key);
-      if (auto reason = engine_->admitter().PendingReason(key))
-        facts.pending_reason = reason->reason;
-    }
+    if (r->phase == engine::Phase::kPending) facts.pending_message = engine_->PendingMessage(key);
     const json* existing = job.written_workload.is_null() ? nullptr : &job.written_workload;
     json desired = BuildWorkloadObject(job.ref, facts, existing);
     if (existing == nullptr || desired != *existing) {
@@ -89,11 +82,13 @@ void SchedulerController::SyncStatus() {
     }
     if (r->Finished()) job.finished = true;
   }
-  SyncQueues();
+  QueueUsage usage = AdmittedUsage(*engine_);
+  SyncQueues(usage);
   WriteEvents();
+  UpdateMetrics(cycle_seconds, usage);
 }
 
-void SchedulerController::SyncQueues() {
+void SchedulerController::SyncQueues(QueueUsage& usage) {
   std::map<std::string, std::pair<int64_t, int64_t>> cq_counts;  // pending, admitted
   std::map<std::string, std::pair<int64_t, int64_t>> lq_counts;  // by "ns/name"
   for (const auto& r : engine_->workloads()) {
@@ -107,7 +102,6 @@ void SchedulerController::SyncQueues() {
       ++cq.first, ++lq.first;
     }
   }
-  Usage usage = AdmittedUsage(*engine_);
   auto write = [&](const ObjectKey& key, json status) {
     std::string id = key.resource + "/" + key.namespace_ + "/" + key.name;
     auto it = written_queue_status_.find(id);
@@ -213,7 +207,7 @@ void SchedulerController::WriteEvents() {
   }
 }
 
-void SchedulerController::UpdateMetrics(double cycle_seconds) {
+void SchedulerController::UpdateMetrics(double cycle_seconds, QueueUsage& usage) {
   if (metrics_ == nullptr || engine_ == nullptr) return;
   metrics_->Observe(kSchedulingCycleDurationSeconds, {}, cycle_seconds);
   std::map<std::string, std::tuple<int64_t, int64_t, int64_t>>
@@ -247,7 +241,6 @@ void SchedulerController::UpdateMetrics(double cycle_seconds) {
     metrics_->Set(kKueueReservingActiveWorkloads, {{"cluster_queue", cq}},
                   static_cast<double>(std::get<2>(t)));
   }
-  Usage usage = AdmittedUsage(*engine_);
   metrics_->ClearGauge(kKueueClusterQueueResourceUsage);
   metrics_->ClearGauge(kKueueClusterQueueNominalQuota);
   for (const auto& cq : config_.cluster_queues) {

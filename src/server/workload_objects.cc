@@ -185,7 +185,6 @@ json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts, const js
                    now);
     }
   } else if (r.phase == Phase::kPending) {
-    std::string reason = facts.pending_reason.empty() ? "Pending" : facts.pending_reason;
     SetCondition(conditions, "QuotaReserved", false, "Pending",
                  facts.pending_message.empty() ? "Waiting for admission" : facts.pending_message,
                  now);
@@ -197,7 +196,6 @@ json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts, const js
       SetCondition(conditions, "PodsReady", false, "PodsReady",
                    "Not all pods are ready or succeeded", now);
     }
-    (void)reason;
   }
   if (!r.evictions.empty() && !holds_quota && !r.Finished()) {
     const engine::Eviction& e = r.evictions.back();

@@ -30,7 +30,6 @@ std::string WorkloadObjectName(const JobRef& job);
 
 struct WorkloadFacts {
   const engine::WorkloadRecord* record = nullptr;
-  std::string pending_reason;   // machine-readable, when not admitted
   std::string pending_message;  // one line, when not admitted
   bool pods_ready = false;      // every pod of the running gang runs
   std::string cluster_queue;    // where it is queued

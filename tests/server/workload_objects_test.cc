@@ -154,7 +154,6 @@ TEST(Rfc3339Test, UtcSeconds) { EXPECT_EQ(Rfc3339(1795310351.7), "2026-11-22T01:
 
 TEST_F(WorkloadObjectsTest, PendingRecordHasNoReservation) {
   WorkloadFacts facts = Facts("t1");
-  facts.pending_reason = "InsufficientQuota";
   facts.pending_message = "couldn't assign flavors to pod set master: insufficient quota";
   json w = BuildWorkloadObject(job_, facts, nullptr);
 
