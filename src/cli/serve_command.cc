@@ -25,9 +25,16 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
       ->take_all();
   cmd->add_flag("!--no-local-node", opts->local_node,
                 "Without -f: do not register this machine (its cpus, memory and GPUs) as a Node");
-  cmd->callback([opts, &exit_code] {
+  auto executor = std::make_shared<std::string>("local");
+  cmd->add_option("--executor", *executor,
+                  "local: run pods as local processes; emulated: mark bound pods Running without "
+                  "processes and finish them after their sim.muster.dev/duration (like kwok)")
+      ->check(CLI::IsMember({"local", "emulated"}))
+      ->capture_default_str();
+  cmd->callback([opts, executor, &exit_code] {
     std::vector<std::unique_ptr<server::Controller>> controllers;
-    controllers.push_back(std::make_unique<server::SchedulerController>());
+    controllers.push_back(std::make_unique<server::SchedulerController>(
+        *executor == "emulated" ? server::ExecutorKind::kEmulated : server::ExecutorKind::kLocal));
     exit_code = server::RunServe(*opts, std::move(controllers), std::cout, std::cerr);
   });
 }

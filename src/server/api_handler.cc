@@ -9,6 +9,7 @@
 #include "server/json_merge_patch.h"
 #include "server/metrics.h"
 #include "server/openapi.h"
+#include "server/pod_binding.h"
 #include "server/pod_log.h"
 #include "server/request_target.h"
 #include "server/table_printer.h"
@@ -489,6 +490,7 @@ ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
   }
   // The log subresource is read from the executor's files, not the store.
   if (auto log = MatchPodLogPath(path)) return HandlePodLog(store_, data_dir_, *log, request);
+  if (auto bind = MatchPodBindingPath(path)) return HandlePodBinding(store_, *bind, request);
   auto target = ParseRequestTarget(path);
   if (!target.ok()) return ErrorResponse(NotFoundError(target.status().message()));
   const RequestTarget& t = *target;

@@ -8,12 +8,15 @@
 #include <httplib.h>
 
 #include <iostream>
+#include <utility>
 
 namespace muster::server {
 namespace {
 
-// Enough threads that a few long-lived watches never starve ordinary requests.
-constexpr size_t kThreads = 32;
+// cpp-httplib holds a thread per connection: per open watch, and per idle keep-alive
+// connection for up to its 5 s timeout. A controller watching every resource (muster
+// kube has ~25 watches) plus pooled client connections must not starve requests.
+constexpr size_t kThreads = 128;
 constexpr size_t kMaxBody = 16u << 20;
 
 ApiRequest ToApiRequest(const httplib::Request& req) {
@@ -47,11 +50,14 @@ void StreamChunks(httplib::Response& res, std::unique_ptr<Stream> owned, const c
 }  // namespace
 
 HttpServer::HttpServer(ApiHandler& handler)
-    : handler_(handler), server_(std::make_unique<httplib::Server>()) {
+    : HttpServer(RequestHandler([&handler](const ApiRequest& r) { return handler.Handle(r); })) {}
+
+HttpServer::HttpServer(RequestHandler handler)
+    : handler_(std::move(handler)), server_(std::make_unique<httplib::Server>()) {
   server_->new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
   server_->set_payload_max_length(kMaxBody);
   auto handle = [this](const httplib::Request& req, httplib::Response& res) {
-    ApiResult result = handler_.Handle(ToApiRequest(req));
+    ApiResult result = handler_(ToApiRequest(req));
     if (auto* resp = std::get_if<ApiResponse>(&result)) {
       res.status = resp->code;
       res.set_content(resp->body, resp->content_type.c_str());
@@ -98,6 +104,8 @@ Status HttpServer::Bind(const std::string& host, int port) {
 }
 
 void HttpServer::Serve() { server_->listen_after_bind(); }
+
+bool HttpServer::running() const { return server_->is_running(); }
 
 void HttpServer::Stop() { server_->stop(); }
 

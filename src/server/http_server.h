@@ -3,6 +3,7 @@
 // watch holds its thread while it streams.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -17,7 +18,13 @@ namespace muster::server {
 
 class HttpServer {
  public:
+  // Answers one request; called on a pool thread, concurrently with other requests.
+  using RequestHandler = std::function<ApiResult(const ApiRequest&)>;
+
   explicit HttpServer(ApiHandler& handler);
+  // Any request function: tests put a fault-injecting wrapper in front of an ApiHandler
+  // (the kube adapter's fake API server).
+  explicit HttpServer(RequestHandler handler);
   ~HttpServer();
 
   // Binds host:port (port 0: any free port, see port()). Does not serve yet.
@@ -25,11 +32,14 @@ class HttpServer {
   int port() const { return port_; }
   // Serves until Stop(); returns when every request thread has finished.
   void Serve();
+  // Serve() is accepting connections. Stop() before that point does nothing, so a
+  // thread that starts Serve() and may stop soon after waits for this first.
+  bool running() const;
   // Safe from any thread (the signal-handling thread).
   void Stop();
 
  private:
-  ApiHandler& handler_;
+  RequestHandler handler_;
   std::unique_ptr<httplib::Server> server_;
   int port_ = 0;
 };

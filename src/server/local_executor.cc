@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "server/local_node.h"
+#include "server/pod_object.h"
 #include "server/pod_paths.h"
 #include "server/port_allocator.h"
 #include "server/workload_objects.h"
@@ -345,87 +346,22 @@ bool LocalExecutor::Idle() const {
 
 void LocalExecutor::WritePod(const Gang& gang, const PodRun& pod, Time now) {
   ++changes_;
-  const model::PodSet& ps = gang.workload.pod_sets[pod.pod_set];
-  const model::ObjectMeta& job = gang.workload.meta;
-  json labels = {{"muster.dev/job-name", job.name},
-                 {"muster.dev/pod-set", ps.name},
-                 {"muster.dev/pod-index", std::to_string(pod.index)}};
-  if (job.kind == "PyTorchJob" || job.kind == "TFJob" || job.kind == "MPIJob") {
-    labels["training.kubeflow.org/job-name"] = job.name;
-    labels["training.kubeflow.org/replica-type"] = ps.name;
-    labels["training.kubeflow.org/replica-index"] = std::to_string(pod.index);
-  } else if (job.kind == "Job" && job.api_version == "batch/v1") {
-    labels["job-name"] = job.name;
-    if (ps.indexed) labels["batch.kubernetes.io/job-completion-index"] = std::to_string(pod.index);
-  } else if (job.kind == "JobSet") {
-    labels["jobset.sigs.k8s.io/jobset-name"] = job.name;
-    labels["jobset.sigs.k8s.io/replicatedjob-name"] = ps.name;
-  }
-  json containers = json::array();
-  for (const auto& c : ps.tmpl.spec.containers) {
-    json requests = json::object();
-    for (const auto& [name, q] : c.requests) requests[name] = q.ToString();
-    json container = {
-        {"name", c.name}, {"image", c.image}, {"resources", {{"requests", requests}}}};
-    if (!c.command.empty()) container["command"] = c.command;
-    if (!c.args.empty()) container["args"] = c.args;
-    containers.push_back(std::move(container));
-  }
-  std::string container_name = containers.empty() ? "main" : containers[0].value("name", "main");
-  json state;
-  std::string phase;
-  bool ready = false;
-  switch (pod.state) {
-    case PodState::kWaiting:
-      phase = "Pending";
-      state = {{"waiting",
-                {{"reason", "ContainerCreating"},
-                 {"message", "waiting for the GPUs of terminating pods"}}}};
-      break;
-    case PodState::kRunning:
-      phase = "Running";
-      ready = true;
-      state = {{"running", {{"startedAt", pod.started_at}}}};
-      break;
-    case PodState::kSucceeded:
-    case PodState::kFailed:
-      phase = pod.state == PodState::kSucceeded ? "Succeeded" : "Failed";
-      state = {{"terminated",
-                {{"exitCode", pod.exit_code},
-                 {"reason", pod.exit_code == 0 ? "Completed" : "Error"},
-                 {"message", pod.message},
-                 {"startedAt", pod.started_at},
-                 {"finishedAt", pod.finished_at.empty() ? Rfc3339(now) : pod.finished_at}}}};
-      break;
-  }
-  json status = {
-      {"phase", phase},
-      {"hostIP", "127.0.0.1"},
-      {"podIP", "127.0.0.1"},
-      {"containerStatuses",
-       json::array({{{"name", container_name},
-                     {"image", containers.empty() ? "" : containers[0].value("image", "")},
-                     {"ready", ready},
-                     {"restartCount", pod.restarts},
-                     {"state", state}}})}};
-  if (!pod.started_at.empty()) status["startTime"] = pod.started_at;
-  json object = {{"apiVersion", "v1"},
-                 {"kind", "Pod"},
-                 {"metadata",
-                  {{"name", pod.name},
-                   {"namespace", gang.namespace_},
-                   {"labels", labels},
-                   {"ownerReferences", json::array({{{"apiVersion", job.api_version},
-                                                     {"kind", job.kind},
-                                                     {"name", job.name},
-                                                     {"controller", true}}})}}},
-                 {"spec",
-                  {{"nodeName", pod.node},
-                   {"schedulerName", "muster"},
-                   {"restartPolicy", ps.tmpl.spec.restart_policy},
-                   {"terminationGracePeriodSeconds", ps.tmpl.spec.termination_grace_period_seconds},
-                   {"containers", containers}}},
-                 {"status", status}};
+  PodRunView view;
+  view.name = pod.name;
+  view.pod_set = pod.pod_set;
+  view.index = pod.index;
+  view.node = pod.node;
+  view.state = pod.state == PodState::kWaiting     ? PodRunState::kWaiting
+               : pod.state == PodState::kRunning   ? PodRunState::kRunning
+               : pod.state == PodState::kSucceeded ? PodRunState::kSucceeded
+                                                   : PodRunState::kFailed;
+  view.exit_code = pod.exit_code;
+  view.message = pod.message;
+  view.waiting_message = "waiting for the GPUs of terminating pods";
+  view.started_at = pod.started_at;
+  view.finished_at = pod.finished_at;
+  view.restarts = pod.restarts;
+  json object = BuildPodObject(gang.workload, view, now);
   ObjectKey key{"pods", gang.namespace_, pod.name};
   if (store_.Get(key).ok()) {
     store_.Update(key, std::move(object), WriteScope::kAll);

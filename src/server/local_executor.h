@@ -28,30 +28,21 @@
 #include "engine/executor.h"
 #include "server/object_store.h"
 #include "server/process_supervisor.h"
+#include "server/serve_executor.h"
 
 namespace muster::server {
-
-struct GangOutcome {
-  std::string key;
-  bool succeeded = false;
-  std::string message;  // failures: which pod exited how
-};
-
-struct GangPodCounts {
-  int32_t waiting = 0, running = 0, succeeded = 0, failed = 0;
-};
 
 // The process ids the executor gives the pods of `plan` (a pod is named after its
 // rank's hostname), in plan order: what a restarted server looks for to adopt a gang.
 std::vector<std::string> GangProcessIds(const model::Workload& workload,
                                         const placement::GangPlan& plan);
 
-class LocalExecutor : public engine::Executor {
+class LocalExecutor : public ServeExecutor {
  public:
   LocalExecutor(ObjectStore& store, ProcessSupervisor& processes);
 
   // The engine whose cluster names the plan's nodes; reset after every rebuild.
-  void SetEngine(const engine::Engine* engine) { engine_ = engine; }
+  void SetEngine(const engine::Engine* engine) override { engine_ = engine; }
 
   void Started(const engine::WorkloadRecord& record, Time now) override;
   void Stopped(const engine::WorkloadRecord& record, Time now, engine::StopCause cause) override;
@@ -60,18 +51,16 @@ class LocalExecutor : public engine::Executor {
   // processes are running, or finished while the server was down (`recovered`).
   // A pod with no process at all counts as failed.
   void Adopt(const engine::WorkloadRecord& record, Time now,
-             const std::map<std::string, RecoveredProcess>& recovered);
+             const std::map<std::string, RecoveredProcess>& recovered) override;
 
   // Starts gangs whose GPUs and pod names are free, reaps exits, enforces kill
   // deadlines and updates pod objects. Returns what happened to running gangs.
-  std::vector<GangOutcome> Poll(Time now);
+  std::vector<GangOutcome> Poll(Time now) override;
 
-  GangPodCounts Counts(const std::string& key) const;
-  // Every pod of the current gang of `key` runs.
-  bool PodsReady(const std::string& key) const;
-  int32_t RunningProcesses() const;
-  // Grows whenever a pod's state changes (cheap "anything new?" for status sync).
-  uint64_t changes() const { return changes_; }
+  GangPodCounts Counts(const std::string& key) const override;
+  bool PodsReady(const std::string& key) const override;
+  int32_t RunningProcesses() const override;
+  uint64_t changes() const override { return changes_; }
   // Nothing left to wait for: no process running or waiting to start.
   bool Idle() const;
 

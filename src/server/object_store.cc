@@ -198,7 +198,7 @@ std::string ObjectStore::NewUid() {
 }
 
 int64_t ObjectStore::resource_version() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   return rv_;
 }
 
@@ -217,7 +217,7 @@ Result<std::optional<json>> ObjectStore::ReadLocked(const ObjectKey& key) const 
 }
 
 Result<json> ObjectStore::Get(const ObjectKey& key) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   auto r = ReadLocked(key);
   if (!r.ok()) return r.status();
   if (!r->has_value()) return NotFound(key.name);
@@ -226,7 +226,7 @@ Result<json> ObjectStore::Get(const ObjectKey& key) const {
 
 Result<ListResult> ObjectStore::List(const std::string& resource,
                                      const std::string& namespace_) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   Stmt q(db_, namespace_.empty()
                   ? "SELECT body FROM objects WHERE resource = ? ORDER BY namespace, name"
                   : "SELECT body FROM objects WHERE resource = ? AND namespace = ? "
@@ -246,14 +246,24 @@ Result<ListResult> ObjectStore::List(const std::string& resource,
 }
 
 Result<int64_t> ObjectStore::CommitLocked(const ObjectKey& key, ChangeType type, json& object) {
+  // Inside a Batch the transaction is the batch's: no BEGIN/COMMIT here, and a
+  // failure poisons the batch, which rolls back as a whole.
+  const bool in_batch = batch_depth_ > 0;
+  if (in_batch && !batch_error_.ok()) return batch_error_;
   const int64_t rv = rv_ + 1;
   // A deleted object carries the deletion's resourceVersion, as upstream does.
   Metadata(object)["resourceVersion"] = std::to_string(rv);
   const std::string body = object.dump();
-  if (Status s = Exec(db_, "BEGIN IMMEDIATE"); !s.ok()) return s;
+  if (!in_batch) {
+    if (Status s = Exec(db_, "BEGIN IMMEDIATE"); !s.ok()) return s;
+  }
   auto fail = [&](const char* what) {
     Status s = SqliteError(db_, what);
-    Exec(db_, "ROLLBACK");
+    if (in_batch) {
+      batch_error_ = s;
+    } else {
+      Exec(db_, "ROLLBACK");
+    }
     return s;
   };
   {
@@ -297,7 +307,7 @@ Result<int64_t> ObjectStore::CommitLocked(const ObjectKey& key, ChangeType type,
     p.Bind(1, rv - static_cast<int64_t>(options_.event_retention));
     if (p.Step() != SQLITE_DONE) return fail("prune events");
   }
-  if (sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+  if (!in_batch && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
     return fail("commit");
   }
   rv_ = rv;
@@ -308,13 +318,56 @@ Result<int64_t> ObjectStore::CommitLocked(const ObjectKey& key, ChangeType type,
   change.namespace_ = key.namespace_;
   change.name = key.name;
   change.object = object;
-  hub_.Publish(std::move(change));
+  if (in_batch) {
+    batch_changes_.push_back(std::move(change));
+  } else {
+    hub_.Publish(std::move(change));
+  }
   return rv;
+}
+
+Status ObjectStore::Batch(const std::function<void()>& writes) {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  if (batch_depth_ > 0) {
+    writes();
+    return batch_error_;
+  }
+  if (Status s = Exec(db_, "BEGIN IMMEDIATE"); !s.ok()) return s;
+  const int64_t rv_before = rv_;
+  const int64_t prune_before = writes_since_prune_;
+  batch_depth_ = 1;
+  batch_error_ = Status::Ok();
+  batch_changes_.clear();
+  auto roll_back = [&] {
+    Exec(db_, "ROLLBACK");
+    rv_ = rv_before;
+    writes_since_prune_ = prune_before;
+    batch_changes_.clear();
+  };
+  try {
+    writes();
+  } catch (...) {
+    batch_depth_ = 0;
+    roll_back();
+    throw;
+  }
+  batch_depth_ = 0;
+  Status result = batch_error_;
+  if (result.ok() && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    result = SqliteError(db_, "commit");
+  }
+  if (!result.ok()) {
+    roll_back();
+    return result;
+  }
+  for (auto& change : batch_changes_) hub_.Publish(std::move(change));
+  batch_changes_.clear();
+  return Status::Ok();
 }
 
 Result<json> ObjectStore::Create(const ObjectKey& key, json object) {
   if (!object.is_object()) return InvalidArgument("object must be a JSON object");
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
   if (!existing.ok()) return existing.status();
   if (existing->has_value()) return AlreadyExists(key.name);
@@ -339,7 +392,7 @@ Result<json> ObjectStore::Update(const ObjectKey& key, json object, WriteScope s
 }
 
 Result<json> ObjectStore::Mutate(const ObjectKey& key, const Mutator& mutate, WriteScope scope) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
   if (!existing.ok()) return existing.status();
   if (!existing->has_value()) return NotFound(key.name);
@@ -393,7 +446,7 @@ Result<json> ObjectStore::Mutate(const ObjectKey& key, const Mutator& mutate, Wr
 
 Result<json> ObjectStore::Delete(const ObjectKey& key, std::optional<int64_t> expected_rv,
                                  std::optional<std::string> expected_uid) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
   if (!existing.ok()) return existing.status();
   if (!existing->has_value()) return NotFound(key.name);

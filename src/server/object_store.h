@@ -26,17 +26,12 @@
 #include <nlohmann/json.hpp>
 
 #include "core/status.h"
+#include "server/object_reader.h"
 #include "server/watch_hub.h"
 
 struct sqlite3;
 
 namespace muster::server {
-
-struct ObjectKey {
-  std::string resource;    // ResourceType::StoreKey()
-  std::string namespace_;  // "" for cluster-scoped objects
-  std::string name;
-};
 
 // Which part of an object an update may change (the status subresource convention).
 enum class WriteScope {
@@ -51,23 +46,19 @@ struct StoreOptions {
   std::function<std::string()> now;
 };
 
-struct ListResult {
-  std::vector<nlohmann::json> items;  // sorted by (namespace, name)
-  int64_t resource_version = 0;       // the store's rv when the list was read
-};
-
-class ObjectStore {
+class ObjectStore : public ObjectReader {
  public:
   // Opens (creating if needed) DIR/muster.db. Fails if another process holds it.
   static Result<std::unique_ptr<ObjectStore>> Open(const std::string& dir,
                                                    StoreOptions options = {});
-  ~ObjectStore();
+  ~ObjectStore() override;
   ObjectStore(const ObjectStore&) = delete;
   ObjectStore& operator=(const ObjectStore&) = delete;
 
-  Result<nlohmann::json> Get(const ObjectKey& key) const;
+  Result<nlohmann::json> Get(const ObjectKey& key) const override;
   // `namespace_` empty: every namespace.
-  Result<ListResult> List(const std::string& resource, const std::string& namespace_) const;
+  Result<ListResult> List(const std::string& resource,
+                          const std::string& namespace_) const override;
 
   // Stores a new object. Sets metadata.uid, creationTimestamp, generation (1),
   // resourceVersion; kAlreadyExists if the key is taken.
@@ -89,6 +80,16 @@ class ObjectStore {
   Result<nlohmann::json> Delete(const ObjectKey& key, std::optional<int64_t> expected_rv = {},
                                 std::optional<std::string> expected_uid = {});
 
+  // Runs `writes` (Create / Update / Mutate / Delete calls on this store, made from
+  // this thread) as one transaction: one commit, so one fsync, for all of them; their
+  // changes are published in order after it. Nothing written in the batch is durable
+  // before Batch returns; if a write or the commit fails, the whole batch is rolled
+  // back and the error returned (the values the calls returned are void then). Other
+  // threads wait until it ends. For derived writes (the scheduler's status, pods,
+  // events); an API write is acknowledged only by its own commit. Nested: joins the
+  // outer batch.
+  Status Batch(const std::function<void()>& writes);
+
   int64_t resource_version() const;
   WatchHub& hub() { return hub_; }
 
@@ -103,7 +104,11 @@ class ObjectStore {
 
   sqlite3* db_;
   StoreOptions options_;
-  mutable std::mutex mu_;
+  // Recursive so that the writes of a Batch (which holds it) can take it again.
+  mutable std::recursive_mutex mu_;
+  int batch_depth_ = 0;
+  Status batch_error_;                 // first failure inside the open batch
+  std::vector<Change> batch_changes_;  // published when the batch commits
   int64_t rv_ = 0;
   int64_t writes_since_prune_ = 0;
   std::mt19937_64 rng_;

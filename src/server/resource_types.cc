@@ -62,6 +62,7 @@ const std::vector<ResourceType>& ResourceTypes() {
        "configuration", {}, false, false, true},
       {"muster.dev", {"v1alpha1"}, "SchedulerConfiguration", "schedulerconfigurations",
        "schedulerconfiguration", {}, false, false, true},
+      {"coordination.k8s.io", {"v1"}, "Lease", "leases", "lease", {}, true, false, false},
   };
   return kTypes;
 }

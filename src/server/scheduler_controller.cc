@@ -1,8 +1,11 @@
 #include "server/scheduler_controller.h"
 
 #include <chrono>
+#include <functional>
 #include <iostream>
 
+#include "server/emulated_executor.h"
+#include "server/local_executor.h"
 #include "server/metrics.h"
 #include "server/pod_paths.h"
 #include "server/workload_objects.h"
@@ -41,7 +44,11 @@ Status SchedulerController::Start(ServeContext& context) {
   data_dir_ = context.data_dir;
   if (metrics_ != nullptr) DeclareSchedulerMetrics(*metrics_);
   processes_ = std::make_unique<ProcessSupervisor>(data_dir_ + "/pods");
-  executor_ = std::make_unique<LocalExecutor>(*store_, *processes_);
+  if (executor_kind_ == ExecutorKind::kEmulated) {
+    executor_ = std::make_unique<EmulatedExecutor>(*store_);
+  } else {
+    executor_ = std::make_unique<LocalExecutor>(*store_, *processes_);
+  }
 
   // Subscribe before reading, so no change between the read and the subscription is
   // lost; changes already reflected in the read are applied again harmlessly.
@@ -351,12 +358,34 @@ void SchedulerController::HandleOutcomes(const std::vector<GangOutcome>& outcome
 void SchedulerController::Loop() {
   bool dirty = true;
   auto last_cycle = std::chrono::steady_clock::now();
+  // The controller's writes (pods, Workload objects, job and queue status, Events)
+  // are derived state: one store transaction per phase instead of one commit (one
+  // fsync) per object. If a batch fails nothing of it was stored: forget what was
+  // "written" so the next sync writes it again.
+  auto write_batch = [this](const std::function<void()>& writes) {
+    Status s = store_->Batch(writes);
+    if (s.ok()) return;
+    Log("writing status: " + s.message());
+    for (auto& [key, job] : jobs_) {
+      job.written_workload = nullptr;
+      job.written_status.clear();
+    }
+    written_queue_status_.clear();
+  };
+  // Under load, a cycle and its status sync (which holds the store for its batch)
+  // are followed by a pause as long as they took, so the API gets at least half of
+  // the store however long the sync grows; changes queue meanwhile.
+  auto next_cycle = std::chrono::steady_clock::now();
   while (true) {
     std::deque<Change> changes;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait_for(lock, std::chrono::milliseconds(100),
-                   [this] { return stopping_ || !changes_.empty(); });
+      if (std::chrono::steady_clock::now() < next_cycle) {
+        cv_.wait_until(lock, next_cycle, [this] { return stopping_; });
+      } else {
+        cv_.wait_for(lock, std::chrono::milliseconds(100),
+                     [this] { return stopping_ || !changes_.empty(); });
+      }
       if (stopping_) return;
       changes.swap(changes_);
     }
@@ -365,9 +394,12 @@ void SchedulerController::Loop() {
     if (rebuild) Rebuild({}, /*at_start=*/false);
     dirty = dirty || !changes.empty();
 
-    auto outcomes = executor_->Poll(clock_.Now());
+    std::vector<GangOutcome> outcomes;
+    write_batch([&] {
+      outcomes = executor_->Poll(clock_.Now());
+      HandleOutcomes(outcomes);
+    });
     dirty = dirty || !outcomes.empty() || executor_->changes() != executor_changes_;
-    HandleOutcomes(outcomes);
     auto now = std::chrono::steady_clock::now();
     if (engine_ != nullptr && (dirty || now - last_cycle > std::chrono::seconds(1))) {
       auto begin = std::chrono::steady_clock::now();
@@ -376,11 +408,16 @@ void SchedulerController::Loop() {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
       last_cycle = now;
       // Gangs the cycle started launch now rather than at the next tick.
-      auto more = executor_->Poll(clock_.Now());
-      HandleOutcomes(more);
+      std::vector<GangOutcome> more;
+      write_batch([&] {
+        more = executor_->Poll(clock_.Now());
+        HandleOutcomes(more);
+        executor_changes_ = executor_->changes();
+        SyncStatus(seconds);
+      });
       dirty = !more.empty();
-      executor_changes_ = executor_->changes();
-      SyncStatus(seconds);
+      auto end = std::chrono::steady_clock::now();
+      next_cycle = end + (end - begin);
     }
   }
 }

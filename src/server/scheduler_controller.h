@@ -1,6 +1,7 @@
 // SchedulerController: the engine inside `muster serve`. One thread owns the engine
-// and the local executor; every committed store change is queued by a hub
-// subscription and applied in resourceVersion order (the one ordered path):
+// and the executor (local processes; emulated pods with `--executor emulated`);
+// every committed store change is queued by a hub subscription and applied in
+// resourceVersion order (the one ordered path):
 //   - a job object created / deleted       -> Engine::AddWorkload+Submit / RemoveWorkload
 //   - a node, queue, flavor, priority class or configuration changed
 //                                           -> the engine is rebuilt from the store and
@@ -27,9 +28,9 @@
 #include <tuple>
 
 #include "engine/engine.h"
-#include "server/local_executor.h"
 #include "server/process_supervisor.h"
 #include "server/serve.h"
+#include "server/serve_executor.h"
 #include "server/store_snapshot.h"
 
 namespace muster::server {
@@ -40,7 +41,9 @@ class SchedulerController : public Controller {
   // and the usage metric read the same numbers, computed once per sync.
   using QueueUsage = std::map<std::tuple<std::string, std::string, std::string>, int64_t>;
 
-  SchedulerController() = default;
+  // `executor`: local processes (LocalExecutor) or emulated pods (EmulatedExecutor).
+  explicit SchedulerController(ExecutorKind executor = ExecutorKind::kLocal)
+      : executor_kind_(executor) {}
   ~SchedulerController() override;
 
   std::string name() const override { return "scheduler"; }
@@ -85,7 +88,8 @@ class SchedulerController : public Controller {
   std::string data_dir_;
   WallClock clock_;
   std::unique_ptr<ProcessSupervisor> processes_;
-  std::unique_ptr<LocalExecutor> executor_;
+  ExecutorKind executor_kind_;
+  std::unique_ptr<ServeExecutor> executor_;
   std::unique_ptr<engine::Engine> engine_;
   model::ManifestSet config_;  // the configuration the engine was built from (no jobs)
   uint64_t executor_changes_ = 0;

@@ -144,49 +144,15 @@ void SchedulerController::SyncQueues(QueueUsage& usage) {
 // shows why things happened.
 void SchedulerController::WriteEvents() {
   const auto& entries = engine_->log().entries();
-  static const std::map<std::string, std::string> kTypes = {
-      {"Admit", "Normal"},   {"Start", "Normal"},  {"Finish", "Normal"},
-      {"Preempt", "Normal"}, {"Evict", "Warning"}, {"Restart", "Warning"},
-      {"Fail", "Warning"},   {"Adopt", "Normal"},  {"WaitForNodes", "Normal"}};
   for (; decisions_seen_ < entries.size(); ++decisions_seen_) {
     const engine::LogEntry& e = entries[decisions_seen_];
-    auto type = kTypes.find(e.action);
-    if (type == kTypes.end()) continue;
     auto job = jobs_.find(e.workload);
     if (job == jobs_.end()) continue;
     const JobRef& ref = job->second.ref;
-    std::string name = ref.name + "." + std::to_string(++event_counter_) + "." +
-                       std::to_string(static_cast<int64_t>(e.time * 1000));
-    std::string ts = Rfc3339(e.time);
-    std::string reason = e.action == "Admit"     ? "Admitted"
-                         : e.action == "Start"   ? "Started"
-                         : e.action == "Finish"  ? "Completed"
-                         : e.action == "Preempt" ? "Preempting"
-                         : e.action == "Evict"   ? "Evicted"
-                         : e.action == "Restart" ? "Restarting"
-                         : e.action == "Fail"    ? "Failed"
-                         : e.action == "Adopt"   ? "Adopted"
-                                                 : e.action;
-    std::string message = e.message;
-    if (!e.reason.empty() && message.find(e.reason) == std::string::npos) {
-      message = e.reason + (message.empty() ? "" : ": " + message);
-    }
-    json event = {{"apiVersion", "v1"},
-                  {"kind", "Event"},
-                  {"metadata", {{"name", name}, {"namespace", ref.namespace_}}},
-                  {"involvedObject",
-                   {{"apiVersion", ref.api_version},
-                    {"kind", ref.kind},
-                    {"name", ref.name},
-                    {"namespace", ref.namespace_},
-                    {"uid", ref.uid}}},
-                  {"reason", reason},
-                  {"message", message},
-                  {"type", type->second},
-                  {"count", 1},
-                  {"firstTimestamp", ts},
-                  {"lastTimestamp", ts},
-                  {"source", {{"component", "muster-scheduler"}}}};
+    json event = DecisionEvent(e, ref, event_counter_ + 1);
+    if (event.is_null()) continue;
+    ++event_counter_;
+    std::string name = event["metadata"]["name"];
     store_->Create({"events", ref.namespace_, name}, std::move(event));
     if (metrics_ == nullptr) continue;
     std::string cq = engine_->QueueOf(e.workload).cluster_queue;

@@ -65,7 +65,7 @@ Result<model::Workload> DecodeJob(const nlohmann::json& object, const model::Man
   return workloads::BuildWorkload(decoded.manifests.jobs.front(), config);
 }
 
-Result<StoreSnapshot> ReadStoreSnapshot(const ObjectStore& store) {
+Result<StoreSnapshot> ReadStoreSnapshot(const ObjectReader& store) {
   StoreSnapshot snapshot;
   api::DecodeResult config;
   for (const auto& resource : ConfigResources()) {

@@ -13,7 +13,7 @@
 
 #include "model/manifest_set.h"
 #include "model/workload.h"
-#include "server/object_store.h"
+#include "server/object_reader.h"
 
 namespace muster::server {
 
@@ -48,7 +48,7 @@ struct StoreSnapshot {
 };
 
 // Reads every config and job object (one List per resource type).
-Result<StoreSnapshot> ReadStoreSnapshot(const ObjectStore& store);
+Result<StoreSnapshot> ReadStoreSnapshot(const ObjectReader& store);
 
 // Decodes one job object against `config` (priority classes, pod groups).
 Result<model::Workload> DecodeJob(const nlohmann::json& object, const model::ManifestSet& config);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <ctime>
+#include <map>
 
 #include "core/resource_list.h"
 #include "core/resource_name.h"
@@ -297,6 +298,41 @@ json WithJobStatus(const json& job_object, const WorkloadFacts& facts, int32_t r
   if (!conditions.empty()) status["conditions"] = std::move(conditions);
   object["status"] = std::move(status);
   return object;
+}
+
+json DecisionEvent(const engine::LogEntry& e, const JobRef& ref, int64_t sequence) {
+  static const std::map<std::string, std::pair<std::string, std::string>> kEvents = {
+      {"Admit", {"Admitted", "Normal"}},     {"Start", {"Started", "Normal"}},
+      {"Finish", {"Completed", "Normal"}},   {"Preempt", {"Preempting", "Normal"}},
+      {"Evict", {"Evicted", "Warning"}},     {"Restart", {"Restarting", "Warning"}},
+      {"Fail", {"Failed", "Warning"}},       {"Adopt", {"Adopted", "Normal"}},
+      {"WaitForNodes", {"WaitForNodes", "Normal"}}};
+  auto it = kEvents.find(e.action);
+  if (it == kEvents.end()) return json();
+  const auto& [reason, type] = it->second;
+  std::string name = ref.name + "." + std::to_string(sequence) + "." +
+                     std::to_string(static_cast<int64_t>(e.time * 1000));
+  std::string ts = Rfc3339(e.time);
+  std::string message = e.message;
+  if (!e.reason.empty() && message.find(e.reason) == std::string::npos) {
+    message = e.reason + (message.empty() ? "" : ": " + message);
+  }
+  return {{"apiVersion", "v1"},
+          {"kind", "Event"},
+          {"metadata", {{"name", name}, {"namespace", ref.namespace_}}},
+          {"involvedObject",
+           {{"apiVersion", ref.api_version},
+            {"kind", ref.kind},
+            {"name", ref.name},
+            {"namespace", ref.namespace_},
+            {"uid", ref.uid}}},
+          {"reason", reason},
+          {"message", message},
+          {"type", type},
+          {"count", 1},
+          {"firstTimestamp", ts},
+          {"lastTimestamp", ts},
+          {"source", {{"component", "muster-scheduler"}}}};
 }
 
 }  // namespace muster::server

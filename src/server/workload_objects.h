@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/clock.h"
+#include "engine/decision_log.h"
 #include "engine/workload_record.h"
 #include "placement/placement.h"
 #include "server/store_snapshot.h"
@@ -50,5 +51,11 @@ nlohmann::json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts
 // types only).
 nlohmann::json WithJobStatus(const nlohmann::json& job_object, const WorkloadFacts& facts,
                              int32_t running_pods, int32_t succeeded_pods, int32_t failed_pods);
+
+// The v1 Event on the job for a lifecycle entry of the decision log (Admitted,
+// Started, Completed, Preempting, Evicted, Restarting, Failed, Adopted, WaitForNodes),
+// so `kubectl describe` shows why things happened; null for other entries.
+// `sequence` makes the Event's name unique.
+nlohmann::json DecisionEvent(const engine::LogEntry& entry, const JobRef& job, int64_t sequence);
 
 }  // namespace muster::server

@@ -1,5 +1,7 @@
 #include "server/store_snapshot.h"
 
+#include "server/object_store.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The whole `muster serve` path (HTTP API, durable store, engine, status write-back)
+# at cluster scale on one machine: an emulated cluster (`--executor emulated`: bound
+# pods are Running at once, no processes) of --nodes nodes x --gpus GPUs and one
+# ClusterQueue owning all of it; --jobs jobs from `muster gen workload` are POSTed
+# through the API over --concurrency persistent connections. Prints submissions/s,
+# the time from the last submission until every job that fits is running (how "fits"
+# is decided: bench/serve_emulated.py), and server RSS per node and per job.
+# The same measurement as the Slurm figure in issue #6 (1,024 emulated nodes of 8
+# GPUs, 10,000 queued jobs). Jobs keep running: gen's durations are thousands of
+# seconds, far longer than the run.
+#
+# Usage: bench/serve_emulated.sh [--muster PATH] [--nodes 1024] [--gpus 8] [--jobs 10000]
+#                                [--concurrency 8] [--mix small:1] [--seed 1] [--keep]
+# Smoke test: bench/serve_emulated.sh --nodes 128 --jobs 1000
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+MUSTER="$ROOT/build/muster"
+NODES=1024
+GPUS=8
+JOBS=10000
+CONCURRENCY=8
+# One pod of 1-8 GPUs per job, like the Slurm run's single-node jobs.
+MIX="small:1"
+SEED=1
+KEEP=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --muster) MUSTER=$2; shift 2 ;;
+    --nodes) NODES=$2; shift 2 ;;
+    --gpus) GPUS=$2; shift 2 ;;
+    --jobs) JOBS=$2; shift 2 ;;
+    --concurrency) CONCURRENCY=$2; shift 2 ;;
+    --mix) MIX=$2; shift 2 ;;
+    --seed) SEED=$2; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+
+TMP=$(mktemp -d /tmp/muster-serve-bench.XXXXXX)
+PID=""
+cleanup() {
+  [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+  if [ "$KEEP" = 1 ]; then echo "kept $TMP"; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+
+"$MUSTER" gen cluster --nodes "$NODES" --gpus-per-node "$GPUS" --cluster-queues 1 \
+  --seed "$SEED" -o "$TMP/cluster.yaml"
+"$MUSTER" gen workload --jobs "$JOBS" --mix "$MIX" --queues 1 --gpus-per-node "$GPUS" \
+  --seed "$SEED" -o "$TMP/workload.yaml"
+/usr/bin/python3 "$ROOT/bench/serve_emulated.py" split "$TMP/workload.yaml" \
+  "$TMP/priorities.yaml" "$TMP/jobs.jsonl"
+
+"$MUSTER" serve --executor emulated --no-local-node --data "$TMP/data" --listen 127.0.0.1:0 \
+  -f "$TMP/cluster.yaml" -f "$TMP/priorities.yaml" >"$TMP/server.log" 2>&1 &
+PID=$!
+PORT=""
+STARTED=$SECONDS
+while [ -z "$PORT" ]; do
+  PORT=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/server.log" | head -1)
+  if ! kill -0 "$PID" 2>/dev/null || [ $((SECONDS - STARTED)) -gt 300 ]; then
+    echo "the server did not start:" >&2
+    tail -20 "$TMP/server.log" >&2
+    exit 1
+  fi
+  [ -z "$PORT" ] && sleep 0.1
+done
+echo "server up in $((SECONDS - STARTED)) s: $NODES nodes x $GPUS GPUs, $JOBS jobs ($MIX)," \
+  "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+/usr/bin/python3 "$ROOT/bench/serve_emulated.py" run --port "$PORT" --pid "$PID" \
+  --jobs "$TMP/jobs.jsonl" --concurrency "$CONCURRENCY" --nodes "$NODES" --gpus "$GPUS"

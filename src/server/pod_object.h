@@ -1,0 +1,33 @@
+// The v1 Pod object an executor of `muster serve` writes for one rank of a gang, so
+// kubectl and `muster get pods` show it like a kubelet-reported pod: labels of the
+// job kind's upstream controller, owner reference, node, containers, phase and
+// container state. Pure function of its inputs: no I/O.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/clock.h"
+#include "model/workload.h"
+
+namespace muster::server {
+
+enum class PodRunState { kWaiting, kRunning, kSucceeded, kFailed };
+
+struct PodRunView {
+  std::string name;  // pod object name (the rank's hostname)
+  int32_t pod_set = 0;
+  int32_t index = 0;
+  std::string node;
+  PodRunState state = PodRunState::kWaiting;
+  int exit_code = 0;
+  std::string message;                  // terminated pods: why
+  std::string waiting_message;          // waiting pods: why
+  std::string started_at, finished_at;  // RFC 3339; finished_at empty: `now`
+  int32_t restarts = 0;
+};
+
+nlohmann::json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time now);
+
+}  // namespace muster::server
