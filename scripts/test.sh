@@ -17,7 +17,8 @@ torch_install=$!
 scripts/build.sh build
 
 echo "== unit tests"
-ctest --test-dir build --output-on-failure -j2
+# -j4 on two cores: many tests wait on sockets and child processes, not the CPU.
+ctest --test-dir build --output-on-failure -j4
 
 echo "== CLI tests"
 bash tests/cli/run_cli_tests.sh build/muster
@@ -36,6 +37,9 @@ wait "$torch_install" || true
 cat build/install-torch.log
 bash tests/server/ddp_test.sh build
 
+echo "== deploy/ manifests (kustomize render, structural CRDs, RBAC, webhook wiring)"
+bash tests/kube/deploy_test.sh
+
 echo "== conformance"
 python3 "$shared/conformance/check.py" --muster build/muster "$shared/conformance/cases"
 
@@ -43,7 +47,7 @@ if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
   echo "== sanitizer build (ASan + UBSan)"
   scripts/build.sh build-asan -DMUSTER_SANITIZE=ON -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-asan --output-on-failure -j2
+    ctest --test-dir build-asan --output-on-failure -j4
 fi
 
 if [ "${MUSTER_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/decode_fuzz.cc ]; then

@@ -12,6 +12,7 @@ void RegisterValidateCommand(CLI::App& app, int& exit_code);
 void RegisterSimulateCommand(CLI::App& app, int& exit_code);
 void RegisterSummaryCommand(CLI::App& app, int& exit_code);
 void RegisterServeCommand(CLI::App& app, int& exit_code);
+void RegisterKubeCommand(CLI::App& app, int& exit_code);
 void RegisterExperimentCommand(CLI::App& app, int& exit_code);
 void RegisterGenCommand(CLI::App& app, int& exit_code);
 void RegisterBenchCommand(CLI::App& app, int& exit_code);

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   muster::cli::RegisterSimulateCommand(app, exit_code);
   muster::cli::RegisterSummaryCommand(app, exit_code);
   muster::cli::RegisterServeCommand(app, exit_code);
+  muster::cli::RegisterKubeCommand(app, exit_code);
   muster::cli::RegisterExperimentCommand(app, exit_code);
   muster::cli::RegisterGenCommand(app, exit_code);
   muster::cli::RegisterBenchCommand(app, exit_code);

@@ -1,0 +1,40 @@
+// muster kube: the scheduler and admission controller of a real Kubernetes cluster.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "kube/kube_mode.h"
+
+namespace muster::cli {
+
+void RegisterKubeCommand(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "kube", "Schedule and admit the jobs of a Kubernetes cluster (Kueue + Volcano replacement)");
+  auto opts = std::make_shared<kube::KubeModeOptions>();
+  cmd->add_option("--kubeconfig", opts->kubeconfig,
+                  "Kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)");
+  cmd->add_option("--context", opts->context, "Kubeconfig context (default: current-context)");
+  cmd->add_option("--scheduler-name", opts->controller.scheduler_names,
+                  "Pods with this spec.schedulerName are bound by muster; repeatable")
+      ->capture_default_str();
+  cmd->add_flag("--manage-jobs-without-queue-name", opts->controller.manage_jobs_without_queue_name,
+                "Also admit jobs without a kueue.x-k8s.io/queue-name label");
+  cmd->add_option("--qps", opts->client.qps, "Client-side request rate limit (<= 0: none)")
+      ->capture_default_str();
+  cmd->add_option("--burst", opts->client.burst, "Client-side burst")->capture_default_str();
+  cmd->add_flag("--leader-elect", opts->leader_elect,
+                "Run the scheduler only while holding a coordination.k8s.io Lease");
+  cmd->add_option("--lease-namespace", opts->lease_namespace,
+                  "Namespace of the Lease (default: the kubeconfig/service-account namespace)");
+  cmd->add_option("--lease-name", opts->lease_name, "Name of the Lease")->capture_default_str();
+  cmd->add_option("--webhook-port", opts->webhook_port,
+                  "Serve the mutating admission webhook over HTTPS on this port (0: off)")
+      ->capture_default_str();
+  cmd->add_option("--webhook-cert-dir", opts->webhook_cert_dir,
+                  "Directory with the webhook's tls.crt and tls.key")
+      ->capture_default_str();
+  cmd->callback([opts, &exit_code] { exit_code = kube::RunKube(*opts, std::cout, std::cerr); });
+}
+
+}  // namespace muster::cli

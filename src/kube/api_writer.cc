@@ -1,0 +1,124 @@
+#include "kube/api_writer.h"
+
+namespace muster::kube {
+namespace {
+
+using json = nlohmann::json;
+
+std::string MetaField(const json& object, const char* field) {
+  return object.value("metadata", json::object()).value(field, "");
+}
+
+Status StatusFromResponse(const HttpResponse& r, const std::string& what) {
+  if (r.code == 0) return Status(StatusCode::kUnavailable, what + ": " + r.error);
+  std::string message;
+  json body = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_object()) message = body.value("message", "");
+  if (message.empty()) message = r.body.substr(0, 200);
+  message = what + ": HTTP " + std::to_string(r.code) + ": " + message;
+  switch (r.code) {
+    case 404:
+      return NotFound(message);
+    case 409:
+      return body.is_object() && body.value("reason", "") == "AlreadyExists"
+                 ? AlreadyExists(message)
+                 : Conflict(message);
+    case 400:
+    case 422:
+      return InvalidArgument(message);
+    case 410:
+      return FailedPrecondition(message);
+    default:
+      return Status(r.code >= 500 ? StatusCode::kUnavailable : StatusCode::kFailedPrecondition,
+                    message);
+  }
+}
+
+}  // namespace
+
+const server::ResourceType* TypeOfResource(const std::string& resource) {
+  for (const auto& t : server::ResourceTypes()) {
+    if (t.StoreKey() == resource) return &t;
+  }
+  return nullptr;
+}
+
+Result<std::string> ApiWriter::Path(const std::string& resource, const std::string& namespace_,
+                                    const std::string& name, const std::string& sub) {
+  const server::ResourceType* type = TypeOfResource(resource);
+  if (type == nullptr) return InvalidArgument("unknown resource " + resource);
+  std::string path = ApiPrefix(type->group, type->versions.front());
+  if (type->namespaced && !namespace_.empty()) path += "/namespaces/" + namespace_;
+  path += "/" + type->plural;
+  if (!name.empty()) path += "/" + name;
+  if (!sub.empty()) path += "/" + sub;
+  return path;
+}
+
+Result<json> ApiWriter::Send(const char* method, const std::string& path, const std::string& body,
+                             const char* content_type) {
+  HttpResponse r = client_.Request(method, path, body, content_type);
+  if (!r.ok()) return StatusFromResponse(r, std::string(method) + " " + path);
+  if (r.body.empty()) return json::object();
+  json out = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  if (out.is_discarded()) return Status(StatusCode::kUnavailable, path + ": response is not JSON");
+  return out;
+}
+
+Result<json> ApiWriter::Get(const std::string& resource, const std::string& ns,
+                            const std::string& name) {
+  auto path = Path(resource, ns, name);
+  if (!path.ok()) return path.status();
+  return Send("GET", *path, "", "application/json");
+}
+
+Result<json> ApiWriter::Create(const std::string& resource, const json& object) {
+  auto path = Path(resource, MetaField(object, "namespace"));
+  if (!path.ok()) return path.status();
+  return Send("POST", *path, object.dump(), "application/json");
+}
+
+Result<json> ApiWriter::Replace(const std::string& resource, const json& object) {
+  auto path = Path(resource, MetaField(object, "namespace"), MetaField(object, "name"));
+  if (!path.ok()) return path.status();
+  return Send("PUT", *path, object.dump(), "application/json");
+}
+
+Result<json> ApiWriter::ReplaceStatus(const std::string& resource, const json& object) {
+  auto path = Path(resource, MetaField(object, "namespace"), MetaField(object, "name"), "status");
+  if (!path.ok()) return path.status();
+  return Send("PUT", *path, object.dump(), "application/json");
+}
+
+Result<json> ApiWriter::MergePatchStatus(const std::string& resource, const std::string& ns,
+                                         const std::string& name, const json& patch) {
+  auto path = Path(resource, ns, name, "status");
+  if (!path.ok()) return path.status();
+  return Send("PATCH", *path, patch.dump(), "application/merge-patch+json");
+}
+
+Status ApiWriter::Delete(const std::string& resource, const std::string& ns,
+                         const std::string& name) {
+  auto path = Path(resource, ns, name);
+  if (!path.ok()) return path.status();
+  auto r = Send("DELETE", *path, "", "application/json");
+  return r.ok() ? Status() : r.status();
+}
+
+Status ApiWriter::Bind(const std::string& ns, const std::string& pod, const std::string& node) {
+  json binding = {{"apiVersion", "v1"},
+                  {"kind", "Binding"},
+                  {"metadata", {{"name", pod}, {"namespace", ns}}},
+                  {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+  auto path = Path("pods", ns, pod, "binding");
+  if (!path.ok()) return path.status();
+  auto r = Send("POST", *path, binding.dump(), "application/json");
+  return r.ok() ? Status() : r.status();
+}
+
+Status ApiWriter::CreateEvent(const json& event) {
+  auto r = Create("events", event);
+  return r.ok() ? Status() : r.status();
+}
+
+}  // namespace muster::kube

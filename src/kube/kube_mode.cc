@@ -1,0 +1,106 @@
+#include "kube/kube_mode.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <memory>
+#include <ostream>
+#include <thread>
+
+#include "kube/cluster_connection.h"
+#include "kube/leader_election.h"
+#include "kube/object_cache.h"
+#include "kube/reflector.h"
+#include "kube/webhook_server.h"
+
+namespace muster::kube {
+
+int RunKube(const KubeModeOptions& options, std::ostream& out, std::ostream& err) {
+  auto connection = ResolveConnection(options.kubeconfig, options.context);
+  if (!connection.ok()) {
+    err << "muster kube: " << connection.status().message() << "\n";
+    return 1;
+  }
+  // Signals go to one sigwait thread; blocked before any other thread exists.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  KubeClient client(*connection, options.client);
+  out << "muster kube: API server " << connection->server << " (" << connection->source << ")"
+      << std::endl;
+
+  std::unique_ptr<WebhookServer> webhook;
+  if (options.webhook_port > 0) {
+    WebhookServerOptions wo;
+    wo.port = options.webhook_port;
+    wo.cert_dir = options.webhook_cert_dir;
+    wo.webhook.manage_jobs_without_queue_name = options.controller.manage_jobs_without_queue_name;
+    webhook = std::make_unique<WebhookServer>(wo);
+    if (Status s = webhook->Start(); !s.ok()) {
+      err << "muster kube: webhook: " << s.message() << "\n";
+      return 1;
+    }
+    out << "muster kube: admission webhook on :" << webhook->port() << std::endl;
+  }
+
+  ObjectCache cache;
+  KubeOptions controller_options = options.controller;
+  std::vector<std::unique_ptr<Reflector>> reflectors;
+  for (const server::ResourceType* type : WatchedResources()) {
+    controller_options.watched.push_back(type->StoreKey());
+    reflectors.push_back(std::make_unique<Reflector>(client, *type, cache, ReflectorOptions{}));
+  }
+  KubeController controller(client, cache, controller_options);
+  // The controller subscribes before the reflectors deliver, so nothing is missed; it
+  // schedules only once every resource has listed.
+  std::atomic<int> exit_code{0};
+  std::atomic<bool> shutting_down{false};
+  std::unique_ptr<LeaderElector> elector;
+  std::thread signal_thread([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+  });
+  if (options.leader_elect) {
+    LeaderElectionConfig lc;
+    lc.lease_namespace =
+        options.lease_namespace.empty() ? connection->namespace_ : options.lease_namespace;
+    lc.lease_name = options.lease_name;
+    lc.on_started_leading = [&] {
+      out << "muster kube: leading (lease " << lc.lease_namespace << "/" << lc.lease_name << ")"
+          << std::endl;
+      controller.Start();
+    };
+    lc.on_stopped_leading = [&] {
+      if (shutting_down.load()) return;  // our own release at shutdown
+      // Another replica may lead now: stop writing at once and exit.
+      // A process-directed signal: the sigwait thread takes it, or it stays pending
+      // harmlessly (blocked everywhere) if shutdown already began.
+      exit_code = 2;
+      kill(getpid(), SIGTERM);
+    };
+    elector = std::make_unique<LeaderElector>(client, lc);
+  } else {
+    controller.Start();
+  }
+  for (auto& r : reflectors) r->Start();
+  if (elector) elector->Start();
+  out << "muster kube: watching " << reflectors.size() << " resources" << std::endl;
+
+  signal_thread.join();
+  shutting_down = true;
+  out << "muster kube: stopping" << std::endl;
+  controller.Stop();
+  if (elector) elector->Stop();  // releases the lease for a standby
+  for (auto& r : reflectors) r->Stop();
+  if (webhook) webhook->Stop();
+  out << "muster kube: stopped" << std::endl;
+  return exit_code.load();
+}
+
+}  // namespace muster::kube

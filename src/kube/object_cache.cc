@@ -1,0 +1,135 @@
+#include "kube/object_cache.h"
+
+#include <utility>
+
+namespace muster::kube {
+namespace {
+
+using json = nlohmann::json;
+
+std::string NamespaceOf(const json& object) {
+  return object.value("metadata", json::object()).value("namespace", "");
+}
+std::string NameOf(const json& object) {
+  return object.value("metadata", json::object()).value("name", "");
+}
+std::string VersionOf(const json& object) {
+  return object.value("metadata", json::object()).value("resourceVersion", "");
+}
+
+server::Change MakeChange(const std::string& resource, server::ChangeType type,
+                          const json& object) {
+  server::Change c;
+  c.type = type;
+  c.resource = resource;
+  c.namespace_ = NamespaceOf(object);
+  c.name = NameOf(object);
+  c.object = object;
+  const std::string rv = VersionOf(object);
+  char* end = nullptr;
+  long long n = rv.empty() ? 0 : std::strtoll(rv.c_str(), &end, 10);
+  c.resource_version = (end != nullptr && *end == '\0') ? n : 0;
+  return c;
+}
+
+}  // namespace
+
+void ObjectCache::Subscribe(Callback callback) {
+  std::lock_guard<std::mutex> lock(mu_);
+  callback_ = std::move(callback);
+}
+
+void ObjectCache::Notify(std::vector<server::Change> changes) {
+  Callback callback;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    callback = callback_;
+  }
+  if (!callback) return;
+  for (const auto& c : changes) callback(c);
+}
+
+void ObjectCache::Replace(const std::string& resource, std::vector<json> items) {
+  // notify_mu_ is held from the cache write to the callbacks, so two reflectors'
+  // changes reach the subscriber in the order the cache took them.
+  std::lock_guard<std::mutex> order(notify_mu_);
+  std::vector<server::Change> changes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& current = objects_[resource];
+    std::map<std::string, json> next;
+    for (auto& item : items) {
+      std::string id = NamespaceOf(item) + "/" + NameOf(item);
+      auto old = current.find(id);
+      if (old == current.end()) {
+        changes.push_back(MakeChange(resource, server::ChangeType::kAdded, item));
+      } else if (VersionOf(old->second) != VersionOf(item) || VersionOf(item).empty()) {
+        changes.push_back(MakeChange(resource, server::ChangeType::kModified, item));
+      }
+      next[id] = std::move(item);
+    }
+    for (const auto& [id, object] : current) {
+      if (next.count(id) == 0)
+        changes.push_back(MakeChange(resource, server::ChangeType::kDeleted, object));
+    }
+    current = std::move(next);
+    synced_.insert(resource);
+  }
+  Notify(std::move(changes));
+}
+
+void ObjectCache::Apply(const std::string& resource, server::ChangeType type, json object) {
+  std::lock_guard<std::mutex> order(notify_mu_);
+  server::Change change = MakeChange(resource, type, object);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& current = objects_[resource];
+    std::string id = change.namespace_ + "/" + change.name;
+    if (type == server::ChangeType::kDeleted) {
+      current.erase(id);
+    } else {
+      auto old = current.find(id);
+      // A watch may repeat what a relist already delivered: nothing changed.
+      if (old != current.end() && !VersionOf(object).empty() &&
+          VersionOf(old->second) == VersionOf(object))
+        return;
+      change.type =
+          old == current.end() ? server::ChangeType::kAdded : server::ChangeType::kModified;
+      current[id] = std::move(object);
+    }
+  }
+  Notify({std::move(change)});
+}
+
+bool ObjectCache::Synced(const std::vector<std::string>& resources) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& r : resources) {
+    if (synced_.count(r) == 0) return false;
+  }
+  return true;
+}
+
+Result<json> ObjectCache::Get(const server::ObjectKey& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto r = objects_.find(key.resource);
+  if (r != objects_.end()) {
+    auto it = r->second.find(key.namespace_ + "/" + key.name);
+    if (it != r->second.end()) return it->second;
+  }
+  return NotFound(key.resource + " \"" + key.name + "\" not found");
+}
+
+Result<server::ListResult> ObjectCache::List(const std::string& resource,
+                                             const std::string& namespace_) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  server::ListResult out;
+  auto r = objects_.find(resource);
+  if (r == objects_.end()) return out;
+  // Keys are "<namespace>/<name>", so map order is (namespace, name) order.
+  for (const auto& [id, object] : r->second) {
+    if (namespace_.empty() || NamespaceOf(object) == namespace_) out.items.push_back(object);
+  }
+  return out;
+}
+
+}  // namespace muster::kube

@@ -1,0 +1,258 @@
+// KubeController end to end against the fake API server: muster kube admits a queued
+// job by writing its Workload and unsuspending it with the flavor injected, binds the
+// gang only once every pod exists, preempts by suspending, restores the templates, and
+// re-admits after the preemptor finishes. The test plays the Job controller (it makes
+// and deletes the pods) and the kubelet (pod phases).
+#include "kube/kube_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "kube/fake_api_server.h"
+#include "kube/reflector.h"
+
+namespace muster::kube {
+namespace {
+
+using json = nlohmann::json;
+using testing::FakeApiServer;
+
+bool WaitFor(const std::function<bool()>& done, int seconds = 20) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return done();
+}
+
+json Cluster() {
+  return json::parse(R"([
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-1", "labels": {"pool": "a100"}},
+     "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "4", "pods": "110"}}},
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-2", "labels": {"pool": "a100"}},
+     "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "nvidia.com/gpu": "4", "pods": "110"}}},
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "urgent"},
+     "value": 1000},
+    {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ResourceFlavor", "metadata": {"name": "a100"},
+     "spec": {"nodeLabels": {"pool": "a100"}}},
+    {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "ClusterQueue", "metadata": {"name": "research"},
+     "spec": {"namespaceSelector": {}, "preemption": {"withinClusterQueue": "LowerPriority"},
+              "resourceGroups": [{"coveredResources": ["cpu", "nvidia.com/gpu"], "flavors": [
+                {"name": "a100", "resources": [{"name": "cpu", "nominalQuota": 64},
+                                               {"name": "nvidia.com/gpu", "nominalQuota": 8}]}]}]}},
+    {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "LocalQueue",
+     "metadata": {"name": "research", "namespace": "default"}, "spec": {"clusterQueue": "research"}}
+  ])");
+}
+
+json IndexedJob(const std::string& name, int pods, int gpus, const std::string& priority_class) {
+  json job = json::parse(R"({"apiVersion": "batch/v1", "kind": "Job",
+    "metadata": {"namespace": "default", "labels": {"kueue.x-k8s.io/queue-name": "research"}},
+    "spec": {"suspend": true, "completionMode": "Indexed",
+             "template": {"spec": {"schedulerName": "muster", "restartPolicy": "Never",
+                                   "containers": [{"name": "train", "image": "trainer"}]}}}})");
+  job["metadata"]["name"] = name;
+  job["spec"]["parallelism"] = pods;
+  job["spec"]["completions"] = pods;
+  job["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"] = {
+      {"cpu", "1"}, {"nvidia.com/gpu", std::to_string(gpus)}};
+  if (!priority_class.empty())
+    job["spec"]["template"]["spec"]["priorityClassName"] = priority_class;
+  return job;
+}
+
+// What the Job controller makes once the job is unsuspended: one pod per index.
+json PodOf(const json& job, int index) {
+  std::string name = job["metadata"]["name"].get<std::string>();
+  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+  pod["metadata"] = {
+      {"name", name + "-" + std::to_string(index) + "-x"},
+      {"namespace", "default"},
+      {"labels", {{"batch.kubernetes.io/job-name", name}}},
+      {"annotations", {{"batch.kubernetes.io/job-completion-index", std::to_string(index)}}},
+      {"ownerReferences", json::array({{{"apiVersion", "batch/v1"},
+                                        {"kind", "Job"},
+                                        {"name", name},
+                                        {"uid", job["metadata"]["uid"]},
+                                        {"controller", true}}})}};
+  pod["spec"] = job["spec"]["template"]["spec"];
+  pod["status"] = {{"phase", "Pending"}};
+  return pod;
+}
+
+class KubeControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (auto& o : Cluster()) fake_.Create(o);
+    client_ = std::make_unique<KubeClient>(fake_.connection());
+    KubeOptions options;
+    options.resync_seconds = 0.2;
+    for (const server::ResourceType* t : WatchedResources()) {
+      options.watched.push_back(t->StoreKey());
+      reflectors_.push_back(std::make_unique<Reflector>(*client_, *t, cache_, ReflectorOptions{}));
+    }
+    controller_ = std::make_unique<KubeController>(*client_, cache_, options);
+    controller_->Start();
+    for (auto& r : reflectors_) r->Start();
+  }
+  void TearDown() override {
+    controller_->Stop();
+    for (auto& r : reflectors_) r->Stop();
+  }
+
+  json Get(const std::string& resource, const std::string& name,
+           const std::string& ns = "default") {
+    auto o = fake_.store().Get({resource, ns, name});
+    return o.ok() ? *o : json();
+  }
+  json Job(const std::string& name) { return Get("jobs.batch", name); }
+  json Workload(const std::string& job) { return Get("workloads.kueue.x-k8s.io", "job-" + job); }
+  static std::string Condition(const json& object, const std::string& type) {
+    if (!object.is_object()) return "";
+    for (const auto& c :
+         object.value("status", json::object()).value("conditions", json::array())) {
+      if (c.value("type", "") == type) return c.value("status", "");
+    }
+    return "";
+  }
+  std::string NodeOf(const std::string& pod) {
+    return Get("pods", pod).value("spec", json::object()).value("nodeName", "");
+  }
+  void SetPhase(const std::string& pod, const std::string& phase) {
+    json p = Get("pods", pod);
+    p["status"]["phase"] = phase;
+    p["metadata"].erase("resourceVersion");
+    ASSERT_TRUE(
+        fake_.store().Update({"pods", "default", pod}, p, server::WriteScope::kStatus).ok());
+  }
+  void Finish(const std::string& job) {
+    json j = Job(job);
+    j["metadata"].erase("resourceVersion");
+    j["status"]["conditions"] = json::array({{{"type", "Complete"}, {"status", "True"}}});
+    ASSERT_TRUE(
+        fake_.store().Update({"jobs.batch", "default", job}, j, server::WriteScope::kStatus).ok());
+  }
+  int64_t Cycles() { return controller_->stats().cycles; }
+
+  FakeApiServer fake_;
+  std::unique_ptr<KubeClient> client_;
+  ObjectCache cache_;
+  std::vector<std::unique_ptr<Reflector>> reflectors_;
+  std::unique_ptr<KubeController> controller_;
+};
+
+TEST_F(KubeControllerTest, AdmitsThroughSuspendAndBindsTheWholeGang) {
+  json job = fake_.Create(IndexedJob("train", 2, 4, ""));
+  ASSERT_TRUE(WaitFor([&] { return Condition(Workload("train"), "Admitted") == "True"; }))
+      << Workload("train").dump(2);
+  ASSERT_TRUE(WaitFor([&] { return !Job("train")["spec"].value("suspend", true); }));
+  json admitted = Job("train");
+  EXPECT_EQ(admitted["spec"]["template"]["spec"]["nodeSelector"]["pool"], "a100");
+  json wl = Workload("train");
+  EXPECT_EQ(wl["status"]["admission"]["clusterQueue"], "research");
+  EXPECT_EQ(wl["status"]["admission"]["podSetAssignments"][0]["flavors"]["nvidia.com/gpu"], "a100");
+  json placement =
+      json::parse(wl["metadata"]["annotations"]["muster.dev/placement"].get<std::string>());
+  ASSERT_EQ(placement.size(), 2u);
+
+  // One pod of two: nothing is bound (never a partial gang).
+  fake_.Create(PodOf(admitted, 0));
+  int64_t seen = Cycles();
+  ASSERT_TRUE(WaitFor([&] { return Cycles() >= seen + 3; }));
+  EXPECT_EQ(NodeOf("train-0-x"), "");
+
+  fake_.Create(PodOf(admitted, 1));
+  ASSERT_TRUE(
+      WaitFor([&] { return !NodeOf("train-0-x").empty() && !NodeOf("train-1-x").empty(); }));
+  EXPECT_EQ(NodeOf("train-0-x"), placement[0]["node"]);
+  EXPECT_EQ(NodeOf("train-1-x"), placement[1]["node"]);
+  EXPECT_NE(NodeOf("train-0-x"), NodeOf("train-1-x"));  // 4 GPUs each, 4 per node
+  // Counted once the pass that bound them ends.
+  EXPECT_TRUE(WaitFor([&] { return controller_->stats().bindings == 2; }));
+
+  SetPhase("train-0-x", "Running");
+  SetPhase("train-1-x", "Running");
+  ASSERT_TRUE(WaitFor([&] { return Condition(Workload("train"), "PodsReady") == "True"; }));
+  Finish("train");
+  ASSERT_TRUE(WaitFor([&] { return Condition(Workload("train"), "Finished") == "True"; }));
+  // Queue status counts what is admitted and pending.
+  ASSERT_TRUE(WaitFor([&] {
+    json cq = Get("clusterqueues.kueue.x-k8s.io", "research", "");
+    return cq.value("status", json::object()).value("admittedWorkloads", -1) == 0;
+  }));
+}
+
+TEST_F(KubeControllerTest, PreemptionSuspendsRestoresAndReadmits) {
+  json low = fake_.Create(IndexedJob("low", 2, 4, ""));
+  ASSERT_TRUE(WaitFor([&] { return !Job("low")["spec"].value("suspend", true); }));
+  fake_.Create(PodOf(Job("low"), 0));
+  fake_.Create(PodOf(Job("low"), 1));
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("low-0-x").empty() && !NodeOf("low-1-x").empty(); }));
+
+  // An urgent job needing every GPU: the low one is preempted by suspending it.
+  fake_.Create(IndexedJob("urgent", 2, 4, "urgent"));
+  ASSERT_TRUE(WaitFor([&] { return Job("low")["spec"].value("suspend", false); }));
+  ASSERT_TRUE(WaitFor([&] { return Condition(Workload("low"), "Evicted") == "True"; }))
+      << Workload("low").dump(2);
+  // Its templates get back what admission injected once it is suspended.
+  ASSERT_TRUE(WaitFor([&] {
+    return !Job("low")["spec"]["template"]["spec"].contains("nodeSelector");
+  })) << Job("low").dump(2);
+  ASSERT_TRUE(WaitFor([&] { return !Job("urgent")["spec"].value("suspend", true); }));
+
+  // The urgent gang is not bound while the victim's pods still hold the nodes.
+  fake_.Create(PodOf(Job("urgent"), 0));
+  fake_.Create(PodOf(Job("urgent"), 1));
+  int64_t seen = Cycles();
+  ASSERT_TRUE(WaitFor([&] { return Cycles() >= seen + 3; }));
+  EXPECT_EQ(NodeOf("urgent-0-x"), "");
+  // The Job controller removes the suspended job's pods.
+  ASSERT_TRUE(fake_.store().Delete({"pods", "default", "low-0-x"}).ok());
+  ASSERT_TRUE(fake_.store().Delete({"pods", "default", "low-1-x"}).ok());
+  ASSERT_TRUE(
+      WaitFor([&] { return !NodeOf("urgent-0-x").empty() && !NodeOf("urgent-1-x").empty(); }));
+
+  // The urgent job finishes; the low one is admitted again.
+  SetPhase("urgent-0-x", "Succeeded");
+  SetPhase("urgent-1-x", "Succeeded");
+  Finish("urgent");
+  ASSERT_TRUE(WaitFor([&] { return !Job("low")["spec"].value("suspend", true); }));
+  EXPECT_EQ(Condition(Workload("low"), "Admitted"), "True");
+  EXPECT_EQ(Job("low")["spec"]["template"]["spec"]["nodeSelector"]["pool"], "a100");
+}
+
+TEST_F(KubeControllerTest, UnsuspendedQueuedJobIsSuspendedUntilAdmittedAndUnqueuedJobIgnored) {
+  // Too big to admit: it must stay suspended (and is suspended if created running).
+  json big = IndexedJob("big", 3, 4, "");
+  big["spec"]["suspend"] = false;
+  fake_.Create(big);
+  json plain = IndexedJob("plain", 1, 1, "");
+  plain["metadata"].erase("labels");
+  plain["spec"]["suspend"] = false;
+  fake_.Create(plain);
+  ASSERT_TRUE(WaitFor([&] { return Job("big")["spec"].value("suspend", false); }));
+  ASSERT_TRUE(WaitFor([&] { return Condition(Workload("big"), "QuotaReserved") == "False"; }));
+  EXPECT_FALSE(Workload("big")["status"]["conditions"].dump().empty());
+  // A job without a queue is not muster's (manageJobsWithoutQueueName=false).
+  int64_t seen = Cycles();
+  ASSERT_TRUE(WaitFor([&] { return Cycles() >= seen + 3; }));
+  EXPECT_FALSE(Job("plain")["spec"].value("suspend", false));
+  EXPECT_TRUE(Workload("plain").is_null());
+}
+
+TEST_F(KubeControllerTest, ConflictingWritesAreRetriedNotClobbered) {
+  // The first two writes to the job answer 409 (someone else wrote it first).
+  fake_.FailNext("PUT", "/jobs/train", 409, 2);
+  fake_.Create(IndexedJob("train", 1, 1, ""));
+  ASSERT_TRUE(WaitFor([&] { return !Job("train")["spec"].value("suspend", true); }));
+  EXPECT_GE(controller_->stats().conflicts, 2);
+  EXPECT_EQ(Job("train")["spec"]["template"]["spec"]["nodeSelector"]["pool"], "a100");
+}
+
+}  // namespace
+}  // namespace muster::kube
