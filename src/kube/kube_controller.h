@@ -108,6 +108,7 @@ class KubeController {
   void SetPodGroupPhase(const JobState& job, const std::string& phase);
   void BindGangs();
   void SyncWorkloads();
+  void SyncWorkload(const std::string& key, JobState& job, const std::string& now);
   void SyncQueues();
   void WriteEvents();
   bool NodesFree(const engine::WorkloadRecord& record, std::string& why) const;

@@ -83,7 +83,7 @@ void KubeController::WriteAdmission(const std::string& key, JobState& job) {
   const engine::WorkloadRecord* r = engine_->Find(key);
   // The Workload records the admission before the job starts (as Kueue does), so a
   // restarted muster finds it and adopts the gang.
-  SyncWorkloads();
+  SyncWorkload(key, job, Now());
   std::vector<std::pair<std::string, std::vector<std::string>>> pod_set_flavors;
   for (const auto& psa : r->assignment.pod_sets) {
     std::vector<std::string> names;
@@ -261,10 +261,14 @@ void KubeController::BindGangs() {
 
 void KubeController::SyncWorkloads() {
   const std::string now = Now();
-  for (auto& [key, job] : jobs_) {
-    if (!job.in_engine) continue;
+  for (auto& [key, job] : jobs_) SyncWorkload(key, job, now);
+}
+
+void KubeController::SyncWorkload(const std::string& key, JobState& job, const std::string& now) {
+  {
+    if (!job.in_engine) return;
     const engine::WorkloadRecord* r = engine_->Find(key);
-    if (r == nullptr) continue;
+    if (r == nullptr) return;
     server::WorkloadFacts facts;
     facts.record = r;
     facts.now = now;
@@ -290,7 +294,7 @@ void KubeController::SyncWorkloads() {
     } else if (desired["metadata"].contains("annotations")) {
       desired["metadata"]["annotations"].erase(kPlacementAnnotation);
     }
-    if (existing != nullptr && desired == *existing) continue;
+    if (existing != nullptr && desired == *existing) return;
     Result<json> written = Status();
     if (existing == nullptr) {
       json create = desired;
@@ -301,7 +305,7 @@ void KubeController::SyncWorkloads() {
         written = writer_.Get(kWorkloads, job.ref.namespace_, server::WorkloadObjectName(job.ref));
       if (!written.ok()) {
         Log("cannot create Workload for " + key + ": " + written.status().message());
-        continue;
+        return;
       }
       desired["metadata"]["resourceVersion"] = (*written)["metadata"]["resourceVersion"];
     }
