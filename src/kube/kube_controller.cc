@@ -143,13 +143,32 @@ void KubeController::Loop() {
       // The first complete view: build the engine from it and adopt what runs.
       if (!cache_.Synced(options_.watched)) continue;
       synced_ = true;
-      Rebuild();
+      try {
+        Rebuild();
+      } catch (const std::exception& e) {
+        Log("reading the cluster: " + std::string(e.what()));
+      }
       dirty = true;
       continue;  // the changes queued so far are in the view Rebuild read
     }
     bool rebuild = false;
-    for (const auto& c : changes) Apply(c, rebuild);
-    if (rebuild) Rebuild();
+    for (const auto& c : changes) {
+      // Objects come from anyone with API access: one of an unexpected shape is
+      // logged and skipped, never allowed to stop the scheduler.
+      try {
+        Apply(c, rebuild);
+      } catch (const std::exception& e) {
+        Log("ignoring a change of " + c.resource + " " + c.namespace_ + "/" + c.name + ": " +
+            e.what());
+      }
+    }
+    if (rebuild) {
+      try {
+        Rebuild();
+      } catch (const std::exception& e) {
+        Log("reading the cluster: " + std::string(e.what()));
+      }
+    }
     dirty = dirty || !changes.empty();
     auto now = std::chrono::steady_clock::now();
     if (engine_ != nullptr &&
@@ -164,7 +183,11 @@ void KubeController::Loop() {
 void KubeController::Step() {
   if (Status s = engine_->RunCycle(); !s.ok()) Log("scheduling cycle: " + s.message());
   ++stats_.cycles;
-  Sync();
+  try {
+    Sync();
+  } catch (const std::exception& e) {
+    Log("writing decisions: " + std::string(e.what()) + " (retried next pass)");
+  }
   stats_.synced = synced_;
   std::lock_guard<std::mutex> lock(mu_);
   published_ = stats_;
@@ -280,48 +303,19 @@ void KubeController::Adopt(const std::string& key, JobState& job) {
   const json status = job.written_workload.value("status", json::object());
   const json annotations =
       job.written_workload.value("metadata", json::object()).value("annotations", json::object());
-  if (!status.contains("admission") || !annotations.contains("muster.dev/placement")) return;
+  if (!status.contains("admission") || !annotations.is_object() ||
+      !annotations.value("muster.dev/placement", json()).is_string())
+    return;
   const engine::WorkloadRecord* record = engine_->Find(key);
   if (record == nullptr) return;
-  const model::Workload& w = record->workload;
-  admission::Assignment assignment;
-  for (const auto& a : status["admission"].value("podSetAssignments", json::array())) {
-    admission::PodSetAssignment psa;
-    psa.pod_set = a.value("name", "");
-    psa.count = a.value("count", 0);
-    const json flavors = a.value("flavors", json::object());
-    for (const auto& [res, flavor] : flavors.items()) {
-      if (flavor.is_string()) psa.flavors[res] = flavor.get<std::string>();
-    }
-    assignment.pod_sets.push_back(std::move(psa));
-  }
   json placement = json::parse(annotations["muster.dev/placement"].get<std::string>(), nullptr,
                                /*allow_exceptions=*/false);
-  placement::GangPlan plan;
-  plan.workload_key = key;
-  bool plan_ok = placement.is_array();
-  for (const auto& p : plan_ok ? placement : json::array()) {
-    placement::PodPlacement pod;
-    pod.pod_set = -1;
-    std::string set = p.value("podSet", "");
-    for (size_t i = 0; i < w.pod_sets.size(); ++i) {
-      if (w.pod_sets[i].name == set) pod.pod_set = static_cast<int32_t>(i);
-    }
-    auto node = engine_->cluster().FindNode(p.value("node", ""));
-    if (pod.pod_set < 0 || !node) {
-      plan_ok = false;
-      break;
-    }
-    pod.index = p.value("index", 0);
-    pod.node = *node;
-    pod.gpus = p.value("gpus", std::vector<int32_t>{});
-    pod.numa_zone = p.value("numaZone", -1);
-    pod.container_zones = p.value("containerZones", std::vector<int32_t>{});
-    plan.pods.push_back(std::move(pod));
-  }
+  server::RecordedAdmission recorded =
+      server::ReadRecordedAdmission(status["admission"], placement, *record, engine_->cluster());
   Time now = clock_.Now();
-  Status adopted = plan_ok ? engine_->Adopt(key, assignment, plan, now, now)
-                           : FailedPrecondition("its recorded placement names an unknown node");
+  Status adopted = recorded.status.ok()
+                       ? engine_->Adopt(key, recorded.assignment, recorded.plan, now, now)
+                       : recorded.status;
   if (adopted.ok()) {
     job.admission_written = true;
     adopted_.insert(key);

@@ -331,19 +331,8 @@ void KubeController::SyncWorkload(const std::string& key, JobState& job, const s
 }
 
 void KubeController::SyncQueues() {
-  std::map<std::string, std::pair<int64_t, int64_t>> cq_counts;  // pending, admitted
-  std::map<std::string, std::pair<int64_t, int64_t>> lq_counts;  // by "ns/name"
-  for (const auto& r : engine_->workloads()) {
-    if (!r.submitted || r.Finished()) continue;
-    admission::QueueInfo q = engine_->QueueOf(r.key());
-    auto& cq = cq_counts[q.cluster_queue];
-    auto& lq = lq_counts[r.workload.meta.namespace_ + "/" + q.local_queue];
-    if (r.Active()) {
-      ++cq.second, ++lq.second;
-    } else {
-      ++cq.first, ++lq.first;
-    }
-  }
+  server::QueueCounts counts = server::CountQueueWorkloads(*engine_);
+  server::QueueUsage usage = server::AdmittedUsage(*engine_);
   auto write = [&](const std::string& resource, const std::string& ns, const std::string& name,
                    const json& status) {
     const std::string id = resource + "/" + ns + "/" + name;
@@ -353,18 +342,12 @@ void KubeController::SyncQueues() {
     if (written.ok()) written_queue_status_[id] = status;
   };
   for (const auto& cq : config_.cluster_queues) {
-    auto counts = cq_counts[cq.meta.name];
     write("clusterqueues.kueue.x-k8s.io", "", cq.meta.name,
-          {{"pendingWorkloads", counts.first},
-           {"reservingWorkloads", counts.second},
-           {"admittedWorkloads", counts.second}});
+          server::ClusterQueueStatus(cq, counts.cluster_queues[cq.meta.name], usage));
   }
   for (const auto& lq : config_.local_queues) {
-    auto counts = lq_counts[lq.meta.namespace_ + "/" + lq.meta.name];
     write("localqueues.kueue.x-k8s.io", lq.meta.namespace_, lq.meta.name,
-          {{"pendingWorkloads", counts.first},
-           {"reservingWorkloads", counts.second},
-           {"admittedWorkloads", counts.second}});
+          server::QueueCountStatus(counts.local_queues[lq.meta.namespace_ + "/" + lq.meta.name]));
   }
 }
 

@@ -23,6 +23,18 @@ int64_t GenerationOf(const json& object) {
   return object.value("metadata", json::object()).value("generation", int64_t{0});
 }
 
+// What the engine reads of a configuration object: status writes (our own queue
+// counts) must not rebuild the engine. Node allocatable lives in status, so nodes
+// keep it.
+std::string Significant(const std::string& resource, json object) {
+  if (object.contains("metadata")) {
+    for (const char* f : {"resourceVersion", "generation", "managedFields", "creationTimestamp"})
+      object["metadata"].erase(f);
+  }
+  if (resource != "nodes") object.erase("status");
+  return object.dump();
+}
+
 }  // namespace
 
 Time SchedulerController::WallClock::Now() const {
@@ -84,6 +96,19 @@ void SchedulerController::Stop() {
 
 void SchedulerController::Rebuild(const std::map<std::string, RecoveredProcess>& recovered,
                                   bool at_start) {
+  // What the engine is built from counts as seen, so the first status write of each
+  // queue does not rebuild it again. Read before the snapshot: a change in between
+  // then differs from `seen` and rebuilds once more (never the reverse).
+  std::map<std::string, std::string> seen;
+  for (const auto& resource : ConfigResources()) {
+    auto list = store_->List(resource, "");
+    if (!list.ok()) continue;
+    for (const auto& o : list->items) {
+      const json& m = o["metadata"];
+      seen[ObjectId(resource, m.value("namespace", ""), m.value("name", ""))] =
+          Significant(resource, o);
+    }
+  }
   auto snapshot = ReadStoreSnapshot(*store_);
   if (!snapshot.ok()) {
     Log("cannot read the store: " + snapshot.status().message());
@@ -91,6 +116,8 @@ void SchedulerController::Rebuild(const std::map<std::string, RecoveredProcess>&
   }
   for (const auto& [object, problem] : snapshot->problems)
     Log("ignoring " + object + ": " + problem);
+  // The engine being replaced: gangs of jobs deleted since it last ran are stopped.
+  std::unique_ptr<engine::Engine> previous_engine;
   auto parts = engine::BuildEngineParts(snapshot->config);
   if (!parts.ok()) {
     engine_error_ = "the cluster configuration is not usable: " + parts.status().message();
@@ -98,6 +125,7 @@ void SchedulerController::Rebuild(const std::map<std::string, RecoveredProcess>&
     if (engine_ != nullptr) return;  // keep scheduling with the last good configuration
   } else {
     engine_error_.clear();
+    previous_engine = std::move(engine_);
     engine::EngineOptions options;
     options.check_invariants = true;
     engine_ = std::make_unique<engine::Engine>(snapshot->config, std::vector<model::Workload>{},
@@ -105,6 +133,7 @@ void SchedulerController::Rebuild(const std::map<std::string, RecoveredProcess>&
     engine_->SetExecutor(executor_.get());
     config_ = snapshot->config;
     executor_->SetEngine(engine_.get());
+    config_seen_ = std::move(seen);
     decisions_seen_ = 0;
   }
 
@@ -162,6 +191,12 @@ void SchedulerController::Rebuild(const std::map<std::string, RecoveredProcess>&
   if (!at_start) {
     for (auto& [key, job] : previous) {
       if (jobs_.count(key) == 0) {
+        // Deleted between the change that caused this rebuild and the read: its
+        // deletion arrives later as an unknown job, so its gang is stopped here.
+        const engine::Engine* old = previous_engine ? previous_engine.get() : engine_.get();
+        const engine::WorkloadRecord* r = old != nullptr ? old->Find(key) : nullptr;
+        if (r != nullptr && r->Active())
+          executor_->Stopped(*r, clock_.Now(), engine::StopCause::kDeleted);
         store_->Delete(
             {"workloads.kueue.x-k8s.io", job.ref.namespace_, WorkloadObjectName(job.ref)});
       }
@@ -180,42 +215,13 @@ void SchedulerController::AdoptFromStore(const std::string& key, JobState& job,
   const engine::WorkloadRecord* record = engine_->Find(key);
   if (record == nullptr) return;
   const model::Workload& w = record->workload;
-  admission::Assignment assignment;
-  for (const auto& a : status["admission"].value("podSetAssignments", json::array())) {
-    admission::PodSetAssignment psa;
-    psa.pod_set = a.value("name", "");
-    psa.count = a.value("count", 0);
-    const json flavors = a.value("flavors", json::object());
-    for (const auto& [res, flavor] : flavors.items()) {
-      if (flavor.is_string()) psa.flavors[res] = flavor.get<std::string>();
-    }
-    assignment.pod_sets.push_back(std::move(psa));
-  }
-  placement::GangPlan plan;
-  plan.workload_key = key;
-  bool plan_ok = true;
-  for (const auto& p : status["placement"].value("pods", json::array())) {
-    placement::PodPlacement pod;
-    std::string set = p.value("podSet", "");
-    pod.pod_set = -1;
-    for (size_t i = 0; i < w.pod_sets.size(); ++i) {
-      if (w.pod_sets[i].name == set) pod.pod_set = static_cast<int32_t>(i);
-    }
-    pod.index = p.value("index", 0);
-    auto node = engine_->cluster().FindNode(p.value("node", ""));
-    if (pod.pod_set < 0 || !node) {
-      plan_ok = false;
-      break;
-    }
-    pod.node = *node;
-    pod.gpus = p.value("gpus", std::vector<int32_t>{});
-    pod.numa_zone = p.value("numaZone", -1);
-    pod.container_zones = p.value("containerZones", std::vector<int32_t>{});
-    plan.pods.push_back(std::move(pod));
-  }
+  RecordedAdmission recorded =
+      ReadRecordedAdmission(status["admission"], status["placement"].value("pods", json::array()),
+                            *record, engine_->cluster());
+  const placement::GangPlan& plan = recorded.plan;
   Time now = clock_.Now();
-  Status adopted = plan_ok ? engine_->Adopt(key, assignment, plan, now, now)
-                           : FailedPrecondition("its recorded placement names an unknown node");
+  Status adopted = recorded.status.ok() ? engine_->Adopt(key, recorded.assignment, plan, now, now)
+                                        : recorded.status;
   if (adopted.ok()) {
     if (at_start) executor_->Adopt(*engine_->Find(key), now, recovered);
     return;
@@ -266,18 +272,8 @@ void SchedulerController::Apply(const Change& change, bool& rebuild) {
     // Only what the engine reads counts: our own queue status writes must not
     // trigger a rebuild. Node allocatable lives in status, so nodes keep it.
     const std::string id = ObjectId(change.resource, change.namespace_, change.name);
-    std::string significant;
-    if (change.type != ChangeType::kDeleted) {
-      json object = change.object;
-      if (object.contains("metadata")) {
-        for (const char* f :
-             {"resourceVersion", "generation", "managedFields", "creationTimestamp"}) {
-          object["metadata"].erase(f);
-        }
-      }
-      if (change.resource != "nodes") object.erase("status");
-      significant = object.dump();
-    }
+    std::string significant =
+        change.type == ChangeType::kDeleted ? "" : Significant(change.resource, change.object);
     auto it = config_seen_.find(id);
     if (it != config_seen_.end() && it->second == significant) return;
     if (significant.empty()) {

@@ -32,6 +32,7 @@
 #include "server/serve.h"
 #include "server/serve_executor.h"
 #include "server/store_snapshot.h"
+#include "server/workload_objects.h"
 
 namespace muster::server {
 
@@ -39,7 +40,7 @@ class SchedulerController : public Controller {
  public:
   // What admitted workloads hold per (cluster queue, flavor, resource): queue status
   // and the usage metric read the same numbers, computed once per sync.
-  using QueueUsage = std::map<std::tuple<std::string, std::string, std::string>, int64_t>;
+  using QueueUsage = server::QueueUsage;
 
   // `executor`: local processes (LocalExecutor) or emulated pods (EmulatedExecutor).
   explicit SchedulerController(ExecutorKind executor = ExecutorKind::kLocal)

@@ -18,23 +18,6 @@ void StripServerFields(json& object) {
   if (object.contains("metadata")) object["metadata"].erase("resourceVersion");
 }
 
-SchedulerController::QueueUsage AdmittedUsage(const engine::Engine& engine) {
-  SchedulerController::QueueUsage usage;
-  for (const auto& r : engine.workloads()) {
-    if (!r.Active()) continue;
-    std::string cq = engine.QueueOf(r.key()).cluster_queue;
-    for (size_t i = 0; i < r.assignment.pod_sets.size() && i < r.workload.pod_sets.size(); ++i) {
-      const auto& a = r.assignment.pod_sets[i];
-      ResourceList total = r.workload.pod_sets[i].requests.Scaled(a.count);
-      for (const auto& [res, flavor] : a.flavors) {
-        ResourceId id = ResourceNames::Intern(res);
-        usage[{cq, flavor, res}] += total.Get(id);
-      }
-    }
-  }
-  return usage;
-}
-
 }  // namespace
 
 void SchedulerController::SyncStatus(double cycle_seconds) {
@@ -89,19 +72,7 @@ void SchedulerController::SyncStatus(double cycle_seconds) {
 }
 
 void SchedulerController::SyncQueues(QueueUsage& usage) {
-  std::map<std::string, std::pair<int64_t, int64_t>> cq_counts;  // pending, admitted
-  std::map<std::string, std::pair<int64_t, int64_t>> lq_counts;  // by "ns/name"
-  for (const auto& r : engine_->workloads()) {
-    if (!r.submitted || r.Finished()) continue;
-    admission::QueueInfo q = engine_->QueueOf(r.key());
-    auto& cq = cq_counts[q.cluster_queue];
-    auto& lq = lq_counts[r.workload.meta.namespace_ + "/" + q.local_queue];
-    if (r.Active()) {
-      ++cq.second, ++lq.second;
-    } else {
-      ++cq.first, ++lq.first;
-    }
-  }
+  QueueCounts counts = CountQueueWorkloads(*engine_);
   auto write = [&](const ObjectKey& key, json status) {
     std::string id = key.resource + "/" + key.namespace_ + "/" + key.name;
     auto it = written_queue_status_.find(id);
@@ -110,33 +81,12 @@ void SchedulerController::SyncQueues(QueueUsage& usage) {
     if (store_->Update(key, object, WriteScope::kStatus).ok()) written_queue_status_[id] = status;
   };
   for (const auto& cq : config_.cluster_queues) {
-    const std::string& name = cq.meta.name;
-    auto counts = cq_counts[name];
-    json flavors = json::array();
-    for (const auto& group : cq.resource_groups) {
-      for (const auto& f : group.flavors) {
-        json resources = json::array();
-        for (const auto& res : f.resources) {
-          int64_t amount = usage[{name, f.name, res.name}];
-          resources.push_back(
-              {{"name", res.name},
-               {"total", ResourceList::FormatAmount(ResourceNames::Intern(res.name), amount)}});
-        }
-        flavors.push_back({{"name", f.name}, {"resources", resources}});
-      }
-    }
-    write({"clusterqueues.kueue.x-k8s.io", "", name}, {{"pendingWorkloads", counts.first},
-                                                       {"reservingWorkloads", counts.second},
-                                                       {"admittedWorkloads", counts.second},
-                                                       {"flavorsReservation", flavors},
-                                                       {"flavorsUsage", flavors}});
+    write({"clusterqueues.kueue.x-k8s.io", "", cq.meta.name},
+          ClusterQueueStatus(cq, counts.cluster_queues[cq.meta.name], usage));
   }
   for (const auto& lq : config_.local_queues) {
-    auto counts = lq_counts[lq.meta.namespace_ + "/" + lq.meta.name];
     write({"localqueues.kueue.x-k8s.io", lq.meta.namespace_, lq.meta.name},
-          {{"pendingWorkloads", counts.first},
-           {"reservingWorkloads", counts.second},
-           {"admittedWorkloads", counts.second}});
+          QueueCountStatus(counts.local_queues[lq.meta.namespace_ + "/" + lq.meta.name]));
   }
 }
 

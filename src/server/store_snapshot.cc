@@ -17,19 +17,6 @@ const std::set<std::string, std::less<>>& JobResources() {
   return kJobs;
 }
 
-// Kinds the api layer decodes that are neither jobs nor runtime objects.
-const std::vector<std::string>& ConfigResources() {
-  static const std::vector<std::string> kConfig = [] {
-    std::vector<std::string> out;
-    for (const auto& type : ResourceTypes()) {
-      std::string key = type.StoreKey();
-      if (type.validated && JobResources().count(key) == 0) out.push_back(key);
-    }
-    return out;
-  }();
-  return kConfig;
-}
-
 std::string ObjectLabel(const std::string& resource, const nlohmann::json& object) {
   const auto& meta = object.value("metadata", nlohmann::json::object());
   std::string ns = meta.value("namespace", "");
@@ -45,6 +32,19 @@ std::string FirstError(const api::DecodeResult& result) {
 }
 
 }  // namespace
+
+// Kinds the api layer decodes that are neither jobs nor runtime objects.
+const std::vector<std::string>& ConfigResources() {
+  static const std::vector<std::string> kConfig = [] {
+    std::vector<std::string> out;
+    for (const auto& type : ResourceTypes()) {
+      std::string key = type.StoreKey();
+      if (type.validated && JobResources().count(key) == 0) out.push_back(key);
+    }
+    return out;
+  }();
+  return kConfig;
+}
 
 bool IsConfigResource(std::string_view store_key) {
   const auto& config = ConfigResources();

@@ -20,6 +20,8 @@ namespace muster::server {
 // Store resources (ResourceType::StoreKey()) whose change means the engine must be
 // rebuilt: everything the ManifestSet holds except jobs.
 bool IsConfigResource(std::string_view store_key);
+// The store keys IsConfigResource accepts, in the order snapshots read them.
+const std::vector<std::string>& ConfigResources();
 // Store resources that are job kinds (batch Job, PyTorchJob, TFJob, MPIJob, JobSet,
 // Volcano Job): each becomes one Workload.
 bool IsJobResource(std::string_view store_key);

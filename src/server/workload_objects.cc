@@ -302,10 +302,14 @@ json WithJobStatus(const json& job_object, const WorkloadFacts& facts, int32_t r
 
 json DecisionEvent(const engine::LogEntry& e, const JobRef& ref, int64_t sequence) {
   static const std::map<std::string, std::pair<std::string, std::string>> kEvents = {
-      {"Admit", {"Admitted", "Normal"}},     {"Start", {"Started", "Normal"}},
-      {"Finish", {"Completed", "Normal"}},   {"Preempt", {"Preempting", "Normal"}},
-      {"Evict", {"Evicted", "Warning"}},     {"Restart", {"Restarting", "Warning"}},
-      {"Fail", {"Failed", "Warning"}},       {"Adopt", {"Adopted", "Normal"}},
+      {"Admit", {"Admitted", "Normal"}},
+      {"Start", {"Started", "Normal"}},
+      {"Finish", {"Completed", "Normal"}},
+      {"Preempt", {"Preempting", "Normal"}},
+      {"Evict", {"Evicted", "Warning"}},
+      {"Restart", {"Restarting", "Warning"}},
+      {"Fail", {"Failed", "Warning"}},
+      {"Adopt", {"Adopted", "Normal"}},
       {"WaitForNodes", {"WaitForNodes", "Normal"}}};
   auto it = kEvents.find(e.action);
   if (it == kEvents.end()) return json();
@@ -333,6 +337,128 @@ json DecisionEvent(const engine::LogEntry& e, const JobRef& ref, int64_t sequenc
           {"firstTimestamp", ts},
           {"lastTimestamp", ts},
           {"source", {{"component", "muster-scheduler"}}}};
+}
+
+RecordedAdmission ReadRecordedAdmission(const json& admission, const json& placement_pods,
+                                        const engine::WorkloadRecord& record,
+                                        const placement::ClusterState& cluster) {
+  RecordedAdmission out;
+  const model::Workload& w = record.workload;
+  // Anyone with access may have edited the object: every shape is checked.
+  if (!admission.is_object()) {
+    out.status = FailedPrecondition("its recorded admission is not an object");
+    return out;
+  }
+  const json assignments = admission.value("podSetAssignments", json::array());
+  for (const auto& a : assignments.is_array() ? assignments : json::array()) {
+    if (!a.is_object()) continue;
+    admission::PodSetAssignment psa;
+    psa.pod_set = a.value("name", "");
+    psa.count = a.value("count", 0);
+    const json flavors = a.value("flavors", json::object());
+    for (const auto& [res, flavor] : flavors.items()) {
+      if (flavor.is_string()) psa.flavors[res] = flavor.get<std::string>();
+    }
+    out.assignment.pod_sets.push_back(std::move(psa));
+  }
+  out.plan.workload_key = record.key();
+  if (!placement_pods.is_array()) {
+    out.status = FailedPrecondition("its recorded placement is not a list of pods");
+    return out;
+  }
+  for (const auto& p : placement_pods) {
+    placement::PodPlacement pod;
+    if (!p.is_object() || !p.value("podSet", json()).is_string() ||
+        !p.value("node", json()).is_string()) {
+      out.status = FailedPrecondition("its recorded placement has a malformed pod entry");
+      return out;
+    }
+    const std::string set = p.value("podSet", "");
+    pod.pod_set = -1;
+    for (size_t i = 0; i < w.pod_sets.size(); ++i) {
+      if (w.pod_sets[i].name == set) pod.pod_set = static_cast<int32_t>(i);
+    }
+    auto node = cluster.FindNode(p.value("node", ""));
+    if (pod.pod_set < 0 || !node) {
+      out.status = FailedPrecondition("its recorded placement names an unknown pod set or node");
+      return out;
+    }
+    pod.node = *node;
+    try {
+      pod.index = p.value("index", 0);
+      pod.gpus = p.value("gpus", std::vector<int32_t>{});
+      pod.numa_zone = p.value("numaZone", -1);
+      pod.container_zones = p.value("containerZones", std::vector<int32_t>{});
+    } catch (const json::exception& e) {
+      out.status =
+          FailedPrecondition(std::string("its recorded placement is malformed: ") + e.what());
+      return out;
+    }
+    out.plan.pods.push_back(std::move(pod));
+  }
+  return out;
+}
+
+QueueCounts CountQueueWorkloads(const engine::Engine& engine) {
+  QueueCounts out;
+  for (const auto& r : engine.workloads()) {
+    if (!r.submitted || r.Finished()) continue;
+    admission::QueueInfo q = engine.QueueOf(r.key());
+    auto& cq = out.cluster_queues[q.cluster_queue];
+    auto& lq = out.local_queues[r.workload.meta.namespace_ + "/" + q.local_queue];
+    if (r.Active()) {
+      ++cq.admitted, ++lq.admitted;
+    } else {
+      ++cq.pending, ++lq.pending;
+    }
+  }
+  return out;
+}
+
+json QueueCountStatus(const QueueCounts::Count& count) {
+  // Kueue counts a workload holding quota as both reserving and admitted.
+  return {{"pendingWorkloads", count.pending},
+          {"reservingWorkloads", count.admitted},
+          {"admittedWorkloads", count.admitted}};
+}
+
+QueueUsage AdmittedUsage(const engine::Engine& engine) {
+  QueueUsage usage;
+  for (const auto& r : engine.workloads()) {
+    if (!r.Active()) continue;
+    std::string cq = engine.QueueOf(r.key()).cluster_queue;
+    for (size_t i = 0; i < r.assignment.pod_sets.size() && i < r.workload.pod_sets.size(); ++i) {
+      const auto& a = r.assignment.pod_sets[i];
+      ResourceList total = r.workload.pod_sets[i].requests.Scaled(a.count);
+      for (const auto& [res, flavor] : a.flavors) {
+        ResourceId id = ResourceNames::Intern(res);
+        usage[{cq, flavor, res}] += total.Get(id);
+      }
+    }
+  }
+  return usage;
+}
+
+json ClusterQueueStatus(const model::ClusterQueue& cq, const QueueCounts::Count& count,
+                        const QueueUsage& usage) {
+  json flavors = json::array();
+  for (const auto& group : cq.resource_groups) {
+    for (const auto& f : group.flavors) {
+      json resources = json::array();
+      for (const auto& res : f.resources) {
+        auto it = usage.find({cq.meta.name, f.name, res.name});
+        int64_t amount = it == usage.end() ? 0 : it->second;
+        resources.push_back(
+            {{"name", res.name},
+             {"total", ResourceList::FormatAmount(ResourceNames::Intern(res.name), amount)}});
+      }
+      flavors.push_back({{"name", f.name}, {"resources", resources}});
+    }
+  }
+  json status = QueueCountStatus(count);
+  status["flavorsReservation"] = flavors;
+  status["flavorsUsage"] = flavors;
+  return status;
 }
 
 }  // namespace muster::server

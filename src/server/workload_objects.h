@@ -5,11 +5,14 @@
 // Pure functions of engine state: no I/O.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 
 #include "core/clock.h"
 #include "engine/decision_log.h"
+#include "engine/engine.h"
 #include "engine/workload_record.h"
 #include "placement/placement.h"
 #include "server/store_snapshot.h"
@@ -57,5 +60,44 @@ nlohmann::json WithJobStatus(const nlohmann::json& job_object, const WorkloadFac
 // so `kubectl describe` shows why things happened; null for other entries.
 // `sequence` makes the Event's name unique.
 nlohmann::json DecisionEvent(const engine::LogEntry& entry, const JobRef& job, int64_t sequence);
+
+// The admission and placement a Workload records (BuildWorkloadObject's
+// status.admission and placement pods), read back as engine values so a restarted or
+// rebuilt controller can adopt the running gang. `plan` holds the pods read before
+// any problem; `status` is kFailedPrecondition when a pod set or node is unknown.
+struct RecordedAdmission {
+  admission::Assignment assignment;
+  placement::GangPlan plan;
+  Status status;
+};
+RecordedAdmission ReadRecordedAdmission(const nlohmann::json& admission,
+                                        const nlohmann::json& placement_pods,
+                                        const engine::WorkloadRecord& record,
+                                        const placement::ClusterState& cluster);
+
+// Pending and admitted workloads per ClusterQueue (by name) and LocalQueue (by
+// "<namespace>/<name>"): what queue status reports. Finished workloads count nowhere.
+struct QueueCounts {
+  struct Count {
+    int64_t pending = 0;
+    int64_t admitted = 0;
+  };
+  std::map<std::string, Count> cluster_queues;
+  std::map<std::string, Count> local_queues;
+};
+QueueCounts CountQueueWorkloads(const engine::Engine& engine);
+
+// The counting part of a ClusterQueue's or LocalQueue's status.
+nlohmann::json QueueCountStatus(const QueueCounts::Count& count);
+
+// What admitted workloads hold per (cluster queue, flavor, resource): queue status and
+// the usage metric read the same numbers, computed once per sync.
+using QueueUsage = std::map<std::tuple<std::string, std::string, std::string>, int64_t>;
+QueueUsage AdmittedUsage(const engine::Engine& engine);
+
+// A ClusterQueue's status: counts plus flavorsReservation / flavorsUsage per flavor
+// and resource of its resource groups.
+nlohmann::json ClusterQueueStatus(const model::ClusterQueue& cq, const QueueCounts::Count& count,
+                                  const QueueUsage& usage);
 
 }  // namespace muster::server

@@ -218,7 +218,13 @@ TEST_F(EmulatedExecutorTest, DeletingARunningJobRemovesItsPods) {
   Create("jobs.batch", "default", GangJob("doomed", "team-a", 2, 1, ""));
   ASSERT_TRUE(WaitFor([&] { return AllPodsIn("doomed", 2, "Running"); }));
   ASSERT_TRUE(store_->Delete({"jobs.batch", "default", "doomed"}).ok());
-  EXPECT_TRUE(WaitFor([&] { return PodsOf("doomed").empty(); }));
+  EXPECT_TRUE(WaitFor([&] { return PodsOf("doomed").empty(); })) << [&] {
+    std::string out;
+    for (const auto& p : PodsOf("doomed")) out += p.dump() + "\n";
+    auto job = store_->Get({"jobs.batch", "default", "doomed"});
+    out += "job: " + (job.ok() ? job->dump() : job.status().message());
+    return out;
+  }();
   EXPECT_TRUE(WaitFor([&] {
     return store_->Get({"workloads.kueue.x-k8s.io", "default", "job-doomed"}).status().code() ==
            StatusCode::kNotFound;

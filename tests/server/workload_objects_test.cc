@@ -442,3 +442,42 @@ TEST_F(WorkloadObjectsTest, VolcanoJobPhaseAndCounts) {
 
 }  // namespace
 }  // namespace muster::server
+
+namespace muster::server {
+namespace {
+
+TEST_F(WorkloadObjectsTest, RecordedAdmissionReadsBackWhatWasWritten) {
+  AdmitAndRun();
+  json wl = BuildWorkloadObject(job_, Facts("2026-11-23T00:00:00Z"), nullptr);
+  RecordedAdmission back = ReadRecordedAdmission(
+      wl["status"]["admission"], wl["status"]["placement"]["pods"], record_, *cluster_);
+  ASSERT_TRUE(back.status.ok()) << back.status.message();
+  ASSERT_EQ(back.plan.pods.size(), record_.plan.pods.size());
+  for (size_t i = 0; i < back.plan.pods.size(); ++i) {
+    EXPECT_EQ(back.plan.pods[i].pod_set, record_.plan.pods[i].pod_set);
+    EXPECT_EQ(back.plan.pods[i].index, record_.plan.pods[i].index);
+    EXPECT_EQ(back.plan.pods[i].node, record_.plan.pods[i].node);
+    EXPECT_EQ(back.plan.pods[i].gpus, record_.plan.pods[i].gpus);
+    EXPECT_EQ(back.plan.pods[i].numa_zone, record_.plan.pods[i].numa_zone);
+  }
+  ASSERT_EQ(back.assignment.pod_sets.size(), 2u);
+  EXPECT_EQ(back.assignment.pod_sets[0].flavors.at("nvidia.com/gpu"), "a100");
+  EXPECT_EQ(back.assignment.pod_sets[1].count, 2);
+}
+
+TEST_F(WorkloadObjectsTest, RecordedAdmissionOfAnyShapeNeverThrows) {
+  AdmitAndRun();
+  const json admission = json::parse(R"({"podSetAssignments": [{"name": "master", "count": 1}]})");
+  for (const char* pods : {R"("not a list")", R"([{"podSet": "master", "node": "gone"}])",
+                           R"([{"podSet": "nope", "node": "node-a"}])", R"([7])",
+                           R"([{"podSet": "master", "node": "node-a", "gpus": "x"}])"}) {
+    RecordedAdmission back =
+        ReadRecordedAdmission(admission, json::parse(pods), record_, *cluster_);
+    EXPECT_EQ(back.status.code(), StatusCode::kFailedPrecondition) << pods;
+  }
+  RecordedAdmission bad = ReadRecordedAdmission(json("x"), json::array(), record_, *cluster_);
+  EXPECT_FALSE(bad.status.ok());
+}
+
+}  // namespace
+}  // namespace muster::server
