@@ -295,7 +295,7 @@ void KubeController::SyncWorkload(const std::string& key, JobState& job, const s
       desired["metadata"]["annotations"].erase(kPlacementAnnotation);
     }
     if (existing != nullptr && desired == *existing) return;
-    Result<json> written = Status();
+    Result<json> written = json::object();  // replaced by each write below
     if (existing == nullptr) {
       json create = desired;
       create.erase("status");
