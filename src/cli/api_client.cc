@@ -7,7 +7,7 @@
 #define CPPHTTPLIB_BROTLI_SUPPORT
 #include <httplib.h>
 
-#include <cctype>
+#include "core/percent_encode.h"
 
 namespace muster::cli {
 namespace {
@@ -17,21 +17,6 @@ using nlohmann::json;
 constexpr time_t kRequestTimeoutSeconds = 30;
 // Streams (watch, logs -f) may be silent for as long as the pod prints nothing.
 constexpr time_t kStreamTimeoutSeconds = 7 * 24 * 3600;
-
-std::string PercentEncode(const std::string& s) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 std::string NormalizeUrl(std::string url) {
   while (!url.empty() && url.back() == '/') url.pop_back();

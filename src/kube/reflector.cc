@@ -1,8 +1,9 @@
 #include "kube/reflector.h"
 
-#include <cctype>
 #include <iostream>
 #include <utility>
+
+#include "core/percent_encode.h"
 
 namespace muster::kube {
 namespace {
@@ -27,22 +28,6 @@ std::string StringField(const json& object, const char* key) {
   if (!object.is_object()) return "";
   auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-// Percent-encodes a query value (continue tokens are base64: '+', '/', '=').
-std::string QueryEscape(std::string_view value) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : value) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
 }
 
 // "<code> <message>" of a failed response, for logs.
@@ -220,7 +205,7 @@ Reflector::Outcome Reflector::ListVersion(const std::string& version, std::vecto
   std::string token;
   do {
     if (stopping()) return Outcome::kStopped;
-    HttpResponse r = client_.Get(token.empty() ? base : base + "&continue=" + QueryEscape(token));
+    HttpResponse r = client_.Get(token.empty() ? base : base + "&continue=" + PercentEncode(token));
     if (stopping()) return Outcome::kStopped;
     if (r.code == 404 && token.empty()) return Outcome::kNotFound;
     if (!r.ok()) {
@@ -258,7 +243,7 @@ Reflector::Outcome Reflector::Watch() {
   }
   std::string path = CollectionPath(version) + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=" +
                      std::to_string(options_.watch_timeout_s);
-  if (!from.empty()) path += "&resourceVersion=" + QueryEscape(from);
+  if (!from.empty()) path += "&resourceVersion=" + PercentEncode(from);
 
   uint64_t events = 0;
   bool gone = false;
