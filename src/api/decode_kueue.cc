@@ -9,7 +9,9 @@
 namespace muster::api::internal {
 namespace {
 
-std::optional<Quantity> QuotaField(const YamlValue& v) { return v.IsSet() ? v.Qty() : std::nullopt; }
+std::optional<Quantity> QuotaField(const YamlValue& v, const std::string& resource) {
+  return v.IsSet() ? v.ResourceQty(resource, QuantityScope::kQuota) : std::nullopt;
+}
 
 // spec.resourceGroups with the checks Kueue's webhook makes inside one object: a
 // flavor appears in one group only, a resource is covered by one group only, and
@@ -61,9 +63,9 @@ std::vector<model::ResourceGroup> DecodeResourceGroups(const YamlValue& v) {
         }
         YamlValue nominal = r.Get("nominalQuota");
         if (!nominal.IsSet()) nominal.Error("is required");
-        if (auto n = QuotaField(nominal)) q.nominal_quota = *n;
-        q.borrowing_limit = QuotaField(r.Get("borrowingLimit"));
-        q.lending_limit = QuotaField(r.Get("lendingLimit"));
+        if (auto n = QuotaField(nominal, q.name)) q.nominal_quota = *n;
+        q.borrowing_limit = QuotaField(r.Get("borrowingLimit"), q.name);
+        q.lending_limit = QuotaField(r.Get("lendingLimit"), q.name);
         if (q.lending_limit && nominal.IsSet() && *q.lending_limit > q.nominal_quota) {
           r.Get("lendingLimit").Error("must be less than or equal to nominalQuota (" +
                                       q.nominal_quota.ToString() + ")");
@@ -85,7 +87,8 @@ std::vector<model::ResourceGroup> DecodeResourceGroups(const YamlValue& v) {
 
 model::FairSharingSpec DecodeFairSharing(const YamlValue& v) {
   model::FairSharingSpec fs;
-  if (auto w = QuotaField(v.Get("weight"))) fs.weight_milli = w->MilliValue();
+  // A weight is a plain number: bounded like cpu so its milli value fits int64.
+  if (auto w = QuotaField(v.Get("weight"), "weight")) fs.weight_milli = w->MilliValue();
   return fs;
 }
 

@@ -41,7 +41,7 @@ ResourceList ZoneResources(const YamlValue& v) {
       amount.Error("is required (allocatable or capacity)");
       continue;
     }
-    if (auto q = amount.Qty()) named[name] = *q;
+    if (auto q = amount.ResourceQty(name, QuantityScope::kNode)) named[name] = *q;
   }
   return ResourceList::FromQuantities(named);
 }
@@ -62,8 +62,8 @@ void DecodeNode(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out
   YamlValue allocatable = status.Get("allocatable");
   YamlValue capacity = status.Get("capacity");
   // Read both so a malformed capacity is reported even when allocatable wins.
-  auto alloc = allocatable.QuantityMap();
-  auto cap = capacity.QuantityMap();
+  auto alloc = allocatable.QuantityMap(QuantityScope::kNode);
+  auto cap = capacity.QuantityMap(QuantityScope::kNode);
   node.allocatable = ResourceList::FromQuantities(allocatable.IsSet() ? alloc : cap);
   YamlValue spec = root.Get("spec");
   node.taints = DecodeTaints(spec.Get("taints"));

@@ -26,8 +26,8 @@ model::Container DecodeContainer(const YamlValue& v) {
     c.ports.push_back(std::move(port));
   }
   YamlValue resources = v.Get("resources");
-  c.requests = resources.Get("requests").QuantityMap();
-  c.limits = resources.Get("limits").QuantityMap();
+  c.requests = resources.Get("requests").QuantityMap(QuantityScope::kWorkload);
+  c.limits = resources.Get("limits").QuantityMap(QuantityScope::kWorkload);
   v.Get("workingDir").Read(c.working_dir);
   YamlValue restart = v.Get("restartPolicy");
   if (restart.IsSet() && restart.Enum({"Always"})) c.restart_policy = "Always";
@@ -147,7 +147,7 @@ model::PodSpec DecodePodSpec(const YamlValue& v) {
   for (const auto& c : v.Get("initContainers").Items()) {
     spec.init_containers.push_back(DecodeContainer(c));
   }
-  spec.overhead = v.Get("overhead").QuantityMap();
+  spec.overhead = v.Get("overhead").QuantityMap(QuantityScope::kWorkload);
   spec.node_selector = v.Get("nodeSelector").StringMap();
   spec.node_affinity = DecodeNodeAffinity(v.Get("affinity").Get("nodeAffinity"));
   spec.tolerations = DecodeTolerations(v.Get("tolerations"));

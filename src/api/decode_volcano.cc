@@ -83,9 +83,9 @@ void DecodeVolcanoQueue(const YamlValue& root, model::ObjectMeta meta, DecodeRes
   model::VolcanoQueue q;
   YamlValue spec = root.Get("spec");
   spec.Get("weight").Read(q.weight, 1);
-  q.capability = spec.Get("capability").QuantityMap();
-  q.deserved = spec.Get("deserved").QuantityMap();
-  q.guarantee = spec.Get("guarantee").Get("resource").QuantityMap();
+  q.capability = spec.Get("capability").QuantityMap(QuantityScope::kQuota);
+  q.deserved = spec.Get("deserved").QuantityMap(QuantityScope::kQuota);
+  q.guarantee = spec.Get("guarantee").Get("resource").QuantityMap(QuantityScope::kQuota);
   spec.Get("reclaimable").Read(q.reclaimable);
   spec.Get("parent").Read(q.parent);
   if (q.parent == "root") q.parent.clear();  // Volcano's implicit root queue
@@ -117,7 +117,7 @@ void DecodePodGroup(const YamlValue& root, model::ObjectMeta meta, DecodeResult&
   for (const auto& [task, value] : spec.Get("minTaskMember").Entries()) {
     if (auto n = value.Int32(0)) pg.min_task_member[task] = *n;
   }
-  pg.min_resources = spec.Get("minResources").QuantityMap();
+  pg.min_resources = spec.Get("minResources").QuantityMap(QuantityScope::kWorkload);
   spec.Get("queue").Read(pg.queue);
   if (pg.queue.empty()) pg.queue = "default";
   if (pg.queue != "default") spec.Get("queue").Ref("Queue", "", pg.queue);

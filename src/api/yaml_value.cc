@@ -207,6 +207,18 @@ std::optional<Quantity> YamlValue::Qty(bool allow_negative) const {
   return *q;
 }
 
+std::optional<Quantity> YamlValue::ResourceQty(std::string_view resource,
+                                               QuantityScope scope) const {
+  auto q = Qty();
+  if (!q) return std::nullopt;
+  const std::string why = CheckQuantityBound(resource, *q, scope);
+  if (!why.empty()) {
+    Error("Invalid value: " + Quote(*ScalarText()) + ": " + std::string(resource) + " " + why);
+    return std::nullopt;
+  }
+  return q;
+}
+
 std::optional<double> YamlValue::Duration() const {
   auto text = ScalarText();
   if (!text) return std::nullopt;
@@ -249,10 +261,10 @@ model::StringMap YamlValue::StringMap() const {
   return out;
 }
 
-model::QuantityMap YamlValue::QuantityMap() const {
+model::QuantityMap YamlValue::QuantityMap(QuantityScope scope) const {
   model::QuantityMap out;
   for (auto& [key, value] : Entries()) {
-    if (auto q = value.Qty()) out[key] = *q;
+    if (auto q = value.ResourceQty(key, scope)) out[key] = *q;
   }
   return out;
 }

@@ -16,6 +16,7 @@
 
 #include "api/decode.h"
 #include "core/quantity.h"
+#include "core/quantity_bounds.h"
 #include "model/meta.h"
 #include "model/pod.h"
 
@@ -83,6 +84,9 @@ class YamlValue {
   std::optional<double> Number() const;
   // Non-negative unless `allow_negative`.
   std::optional<Quantity> Qty(bool allow_negative = false) const;
+  // An amount of resource `resource`: non-negative and within its bounds for `scope`
+  // (core/quantity_bounds.h), so no object carries what the engine cannot hold.
+  std::optional<Quantity> ResourceQty(std::string_view resource, QuantityScope scope) const;
   // Seconds given as a number or a Go duration ("90", "1.5", "15m", "1h30m").
   std::optional<double> Duration() const;
   // Index of the value in `allowed`; reports "is not one of ...".
@@ -103,7 +107,8 @@ class YamlValue {
   }
 
   model::StringMap StringMap() const;
-  model::QuantityMap QuantityMap() const;
+  // resource name -> amount, each checked with ResourceQty.
+  model::QuantityMap QuantityMap(QuantityScope scope) const;
   std::vector<std::string> StringList() const;
 
   void Error(std::string message) const;

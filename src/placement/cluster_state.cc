@@ -4,6 +4,7 @@
 #include <charconv>
 #include <numeric>
 
+#include "core/quantity_bounds.h"
 #include "placement/numa_aligner.h"
 
 namespace muster::placement {
@@ -31,7 +32,11 @@ NodeInfo MakeNodeInfo(const model::Node& node, const model::NodeTopology* topo) 
   info.node = node;
   info.allocatable = node.allocatable;
   // Devices are tracked one by one; the node-level list keeps no GPU amounts.
-  int64_t gpu_count = info.allocatable.Get(kNvidiaGpu);
+  // Placement keeps a record per device: a node reporting more than a node can hold
+  // (bounded on input, core/quantity_bounds.h; clamped here for nodes from elsewhere)
+  // must not allocate without bound.
+  const int32_t gpu_count = static_cast<int32_t>(
+      std::clamp<int64_t>(info.allocatable.Get(kNvidiaGpu), 0, kMaxDevicesPerNode));
   info.allocatable.Set(kNvidiaGpu, 0);
   info.allocatable.Set(GpuMilliId(), 0);
   if (info.allocatable.Get(kPods) == 0) info.allocatable.Set(kPods, kDefaultMaxPods);

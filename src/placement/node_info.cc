@@ -1,6 +1,9 @@
 #include "placement/node_info.h"
 
+#include <algorithm>
 #include <map>
+
+#include "core/quantity_bounds.h"
 
 namespace muster::placement {
 
@@ -36,9 +39,14 @@ void SplitGpus(ResourceList& requests, int32_t& gpus, int32_t& milli) {
   int64_t m = requests.Get(GpuMilliId());
   requests.Set(kNvidiaGpu, 0);
   requests.Set(GpuMilliId(), 0);
+  // Amounts are bounded where objects enter (core/quantity_bounds.h); clamp anyway so
+  // that a count from elsewhere cannot wrap int32 into a negative device index. The
+  // clamped request is still more than any node has: it stays unschedulable.
+  whole = std::clamp<int64_t>(whole, 0, kMaxWholeUnits);
+  m = std::clamp<int64_t>(m, 0, kMaxWholeUnits);
   if (m >= kMilliPerGpu) {
     // A request of a whole GPU or more cannot share a device: round up to devices.
-    whole += (m + kMilliPerGpu - 1) / kMilliPerGpu;
+    whole = std::min<int64_t>(whole + (m + kMilliPerGpu - 1) / kMilliPerGpu, kMaxWholeUnits);
     m = 0;
   }
   gpus = static_cast<int32_t>(whole);

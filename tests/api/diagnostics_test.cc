@@ -285,6 +285,56 @@ metadata: {name: c, labels: {x: [bad]}}
   EXPECT_EQ(r.manifests.nodes[1].meta.source.line, 6);
 }
 
+TEST(Diagnostics, QuantitiesOutOfBoundsNameTheFieldAndTheRange) {
+  auto r = Decode(R"(apiVersion: v1
+kind: Node
+metadata: {name: n}
+status:
+  allocatable:
+    nvidia.com/gpu: "1e30"
+    memory: 9999999999999Ti
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec:
+  template:
+    spec:
+      containers:
+      - name: c
+        resources:
+          limits: {nvidia.com/gpu: "2147483648", cpu: abc}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  resourceGroups:
+  - coveredResources: [nvidia.com/gpu]
+    flavors:
+    - name: a
+      resources:
+      - {name: nvidia.com/gpu, nominalQuota: "0.5"}
+)");
+  EXPECT_THAT(
+      Lines(r),
+      ElementsAre(
+          "t.yaml:6: Node n: status.allocatable[nvidia.com/gpu]: Invalid value: \"1e30\": "
+          "nvidia.com/gpu must be less than or equal to 1024 (the most GPUs one node may have)",
+          "t.yaml:7: Node n: status.allocatable[memory]: Invalid value: \"9999999999999Ti\": "
+          "memory must be less than or equal to 8Pi",
+          "t.yaml:18: Job default/j: "
+          "spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: "
+          "Invalid value: \"2147483648\": nvidia.com/gpu must be less than or equal to "
+          "1000000000",
+          "t.yaml:18: Job default/j: spec.template.spec.containers[0].resources.limits[cpu]: "
+          "\"abc\" "
+          "is not a quantity",
+          "t.yaml:29: ClusterQueue cq: spec.resourceGroups[0].flavors[0].resources[0]."
+          "nominalQuota: Invalid value: \"0.5\": nvidia.com/gpu must be an integer"));
+  EXPECT_TRUE(r.manifests.nodes.empty());
+}
+
 TEST(Diagnostics, ValidInputHasNone) {
   auto r = Decode(R"(apiVersion: v1
 kind: Node
