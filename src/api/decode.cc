@@ -10,7 +10,9 @@
 #include <yaml-cpp/yaml.h>
 
 #include "api/decode_common.h"
+#include "api/object_names.h"
 #include "api/yaml_value.h"
+#include "core/nesting_depth.h"
 
 namespace muster::api {
 namespace {
@@ -34,6 +36,7 @@ const std::vector<KindInfo>& Kinds() {
   using namespace internal;  // NOLINT: the decoder table reads better unqualified
   static const std::vector<KindInfo> kinds = {
       {"", "Node", {"v1"}, false, DecodeNode},
+      {"", "Pod", {"v1"}, true, DecodeBarePod},
       {"topology.node.k8s.io", "NodeResourceTopology", {"v1alpha2"}, false,
        DecodeNodeResourceTopology},
       {"scheduling.k8s.io", "PriorityClass", {"v1"}, false, DecodePriorityClass},
@@ -63,22 +66,12 @@ const std::vector<KindInfo>& Kinds() {
 
 // Rejects documents nested deeper than any manifest needs before yaml-cpp sees
 // them: its recursive-descent parser would otherwise spend the stack on
-// "[[[[..." or "{{{{..." bombs. Block nesting is bounded by yaml-cpp's own guard.
+// "[[[[..." or "{{{{..." bombs. Brackets in double-quoted strings (JSON's, so an
+// annotation holding JSON passes) are skipped; a stray quote in a plain YAML scalar
+// can only make the count too low, and yaml-cpp's own depth guard backs it up.
 constexpr int kMaxFlowDepth = 256;
 
-bool FlowTooDeep(std::string_view text) {
-  int depth = 0;
-  for (char c : text) {
-    if (c == '[' || c == '{') {
-      if (++depth > kMaxFlowDepth) return true;
-    } else if (c == ']' || c == '}') {
-      depth = std::max(0, depth - 1);
-    }
-    // Brackets inside quoted or block scalars are counted too, which only errs
-    // towards rejecting absurd inputs.
-  }
-  return false;
-}
+bool FlowTooDeep(std::string_view text) { return ExceedsNestingDepth(text, kMaxFlowDepth); }
 
 void AddError(DecodeResult& out, const std::string& file, int line, std::string message) {
   Diagnostic d;
@@ -197,6 +190,14 @@ void DecodeDocument(const YAML::Node& doc, DocContext& ctx, DecodeResult& out) {
   if (meta.name.empty() && info->name_required) {
     md.Get("name").Error("is required (set metadata.name or metadata.generateName)");
     return;
+  }
+  // kube-apiserver's name rules (a Namespace is a DNS label, the rest subdomains),
+  // so `muster validate` refuses what the API refuses.
+  const NameRule rule = meta.kind == "Namespace" ? NameRule::kDnsLabel : NameRule::kDnsSubdomain;
+  if (!meta.name.empty() && meta.generate_name.empty()) {
+    for (const auto& m : ValidateName(meta.name, rule)) {
+      md.Get("name").Error("Invalid value: " + internal::Quote(meta.name) + ": " + m);
+    }
   }
   meta.order = out.next_order++;
   meta.source = {file, root.line()};

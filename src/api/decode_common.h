@@ -32,6 +32,8 @@ void AddTemplateRefs(const YamlValue& template_value, const model::PodTemplate& 
 // already in `meta`) and appends the object to `out.manifests` unless the document
 // had errors: a malformed object is reported, never half-used.
 void DecodeNode(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+// A Pod on its own: validated, not added to the ManifestSet (decode_bare_pod.cc).
+void DecodeBarePod(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeNodeResourceTopology(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodePriorityClass(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 

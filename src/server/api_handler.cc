@@ -7,10 +7,12 @@
 #include "server/api_status.h"
 #include "server/discovery.h"
 #include "server/json_merge_patch.h"
+#include "server/meta_validation.h"
 #include "server/metrics.h"
 #include "server/openapi.h"
 #include "server/pod_binding.h"
 #include "server/pod_log.h"
+#include "server/request_body.h"
 #include "server/request_target.h"
 #include "server/table_printer.h"
 #include "server/yaml_json.h"
@@ -45,43 +47,13 @@ IncludeObject ParseInclude(const ApiRequest& r) {
 
 int64_t NowUnix() { return static_cast<int64_t>(std::time(nullptr)); }
 
-std::string QualifiedKind(const ResourceType& t) {
-  return t.group.empty() ? t.kind : t.kind + "." + t.group;
-}
-
-// DNS-1123 subdomain (object names) or label (namespaces: no dots, 63 chars).
-bool ValidName(const std::string& name, bool label) {
-  if (name.empty() || name.size() > (label ? 63u : 253u)) return false;
-  for (size_t i = 0; i < name.size(); ++i) {
-    char c = name[i];
-    bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    bool edge = i == 0 || i + 1 == name.size();
-    if (!alnum && (edge || !(c == '-' || (c == '.' && !label)))) return false;
-  }
-  return true;
-}
-
-ApiError Invalid(const ResourceType& t, const std::string& name, std::vector<StatusCause> causes) {
-  ApiError e;
-  e.code = 422;
-  e.reason = "Invalid";
-  e.name = name;
-  e.group = t.group;
-  e.kind = t.kind;
-  e.message = QualifiedKind(t) + " \"" + name + "\" is invalid: ";
-  for (size_t i = 0; i < causes.size(); ++i) {
-    if (i > 0) e.message += ", ";
-    e.message += (causes[i].field.empty() ? "" : causes[i].field + ": ") + causes[i].message;
-  }
-  e.causes = std::move(causes);
-  return e;
-}
-
 // Decodes the object with the api layer, so the API accepts exactly what
 // `muster validate` accepts; warnings (references to absent objects) pass.
 std::optional<ApiError> ValidateObject(const ResourceType& t, const json& object,
                                        const std::string& name) {
-  if (!t.validated) return std::nullopt;
+  // Bare Pods are validated too (their spec is a pod template's), though the table's
+  // `validated` also means "engine configuration", which pods are not.
+  if (!t.validated && !(t.group.empty() && t.kind == "Pod")) return std::nullopt;
   api::DecodeResult result;
   api::DecodeText(object.dump(), "request", result);
   std::vector<StatusCause> causes;
@@ -89,7 +61,7 @@ std::optional<ApiError> ValidateObject(const ResourceType& t, const json& object
     if (!d.warning) causes.push_back({"FieldValueInvalid", d.message, d.field});
   }
   if (causes.empty()) return std::nullopt;
-  return Invalid(t, name, std::move(causes));
+  return InvalidObject(t, name, std::move(causes));
 }
 
 Result<json> ParseBody(const ApiRequest& r) {
@@ -283,10 +255,6 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r)
   json& meta = **md;
   std::string name = FieldValue(*body, "metadata.name");
   const std::string generate = FieldValue(*body, "metadata.generateName");
-  if (name.empty() && generate.empty()) {
-    return ErrorResponse(Invalid(type, "", {{"FieldValueRequired",
-                                             "name or generateName is required", "metadata.name"}}));
-  }
   for (const char* f : {"uid", "resourceVersion", "creationTimestamp", "generation",
                         "deletionTimestamp", "managedFields", "selfLink"}) {
     meta.erase(f);
@@ -294,10 +262,8 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r)
   // A Node's capacity lives in its status, and upstream keeps a Node's status on
   // create; other kinds with a status subresource start without one.
   if (type.has_status && type.kind != "Node") body->erase("status");
-  if (type.namespaced && !ValidName(t.namespace_, true)) {
-    return ErrorResponse(Invalid(type, name, {{"FieldValueInvalid",
-                                               "a lowercase RFC 1123 label is required",
-                                               "metadata.namespace"}}));
+  if (auto causes = ValidateObjectMeta(type, meta); !causes.empty()) {
+    return ErrorResponse(InvalidObject(type, name, std::move(causes)));
   }
   const bool dry_run = !Param(r, "dryRun").empty();
   for (int attempt = 0; attempt < 8; ++attempt) {
@@ -305,11 +271,6 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r)
       name = generate + RandomSuffix();
     }
     meta["name"] = name;
-    if (!ValidName(name, type.kind == "Namespace")) {
-      return ErrorResponse(Invalid(type, name, {{"FieldValueInvalid",
-                                                 "a lowercase RFC 1123 subdomain is required",
-                                                 "metadata.name"}}));
-    }
     if (auto invalid = ValidateObject(type, *body, name)) return ErrorResponse(*invalid);
     if (dry_run) return JsonResponse(201, *body);
     if (type.namespaced) EnsureNamespace(store, t.namespace_);
@@ -485,6 +446,7 @@ ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
     return ApiResponse{200, kMetricsContentType, metrics_->Render()};
   }
   if (path == "/readyz") return ready_ ? TextResponse(200, "ok") : TextResponse(503, "not ready");
+  if (auto bad = CheckRequestBody(request)) return ErrorResponse(*bad);
   if (request.method == "GET") {
     if (auto d = Discovery(path, server_address_)) return std::move(*d);
   }

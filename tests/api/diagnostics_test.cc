@@ -335,6 +335,26 @@ spec:
   EXPECT_TRUE(r.manifests.nodes.empty());
 }
 
+TEST(Diagnostics, NamesFollowKubernetesRules) {
+  auto r = Decode(R"(apiVersion: v1
+kind: Node
+metadata: {name: a..b}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c, resources: {requests: {cpu: abc}}}]}
+)");
+  EXPECT_THAT(Lines(r),
+              ElementsAre("t.yaml:3: Node a..b: metadata.name: Invalid value: \"a..b\": a lowercase "
+                          "RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                          "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+                          "'example.com', regex used for validation is "
+                          "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+                          "t.yaml:8: Pod default/p: spec.containers[0].resources.requests[cpu]: "
+                          "\"abc\" is not a quantity"));
+}
+
 TEST(Diagnostics, ValidInputHasNone) {
   auto r = Decode(R"(apiVersion: v1
 kind: Node

@@ -4,65 +4,20 @@
 
 #include <gtest/gtest.h>
 
+#include "api_fixture.h"
+
 namespace muster::server {
 namespace {
 
 using nlohmann::json;
 
-class ApiHandlerTest : public ::testing::Test {
+class ApiHandlerTest : public testing::ApiFixture {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("muster-api-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    auto opened = ObjectStore::Open(dir_.string());
-    ASSERT_TRUE(opened.ok());
-    store_ = std::move(opened).value();
-    handler_ = std::make_unique<ApiHandler>(*store_, "127.0.0.1:1");
-  }
-  void TearDown() override {
-    handler_.reset();
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
-  ApiResponse Call(std::string method, std::string path, std::string body = "",
-                   std::string content_type = "application/json", std::string accept = "") {
-    ApiRequest r;
-    r.method = std::move(method);
-    auto q = path.find('?');
-    if (q != std::string::npos) {
-      std::string query = path.substr(q + 1);
-      path = path.substr(0, q);
-      for (size_t pos = 0; pos < query.size();) {
-        size_t amp = query.find('&', pos);
-        if (amp == std::string::npos) amp = query.size();
-        std::string kv = query.substr(pos, amp - pos);
-        auto eq = kv.find('=');
-        r.query[kv.substr(0, eq)] = eq == std::string::npos ? "" : kv.substr(eq + 1);
-        pos = amp + 1;
-      }
-    }
-    r.path = path;
-    r.body = std::move(body);
-    r.content_type = std::move(content_type);
-    r.accept = std::move(accept);
-    auto result = handler_->Handle(r);
-    auto* resp = std::get_if<ApiResponse>(&result);
-    return resp ? *resp : ApiResponse{-1, "", "watch"};
-  }
-
-  static json Body(const ApiResponse& r) { return json::parse(r.body, nullptr, false); }
-
   const std::string cqs_ = "/apis/kueue.x-k8s.io/v1beta1/clusterqueues";
   const std::string cq_json_ =
       R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ClusterQueue",
           "metadata":{"name":"team-a","labels":{"team":"a"}},
           "spec":{"cohort":"org","namespaceSelector":{},"resourceGroups":[]}})";
-  std::filesystem::path dir_;
-  std::unique_ptr<ObjectStore> store_;
-  std::unique_ptr<ApiHandler> handler_;
 };
 
 TEST_F(ApiHandlerTest, Discovery) {
@@ -144,7 +99,7 @@ TEST_F(ApiHandlerTest, SelectorsAndTable) {
 
 TEST_F(ApiHandlerTest, NamespacedObjectsAndWatch) {
   const std::string pods = "/api/v1/namespaces/team-a/pods";
-  ASSERT_EQ(Call("POST", pods, R"({"metadata":{"generateName":"p-"},"spec":{}})").code, 201);
+  ASSERT_EQ(Call("POST", pods, R"({"metadata":{"generateName":"p-"},"spec":{"containers":[{"name":"c"}]}})").code, 201);
   EXPECT_EQ(Body(Call("GET", "/api/v1/pods"))["items"].size(), 1u);
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/team-a").code, 200);  // created on demand
   ApiRequest w;

@@ -189,7 +189,7 @@ for round in 1 2 3; do
     for i in $(seq 1 400); do
       name="p-$round-$i"
       code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
-        -d "{\"metadata\":{\"name\":\"$name\"},\"spec\":{}}" \
+        -d "{\"metadata\":{\"name\":\"$name\"},\"spec\":{\"containers\":[{\"name\":\"c\"}]}}" \
         "http://127.0.0.1:$PORT/api/v1/namespaces/burst/pods" 2>/dev/null)
       [ "$code" = 201 ] && echo "$name" >>"$TMP/acked"
     done

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "api_fixture.h"
 #include "server/api_handler.h"
 
 namespace muster::server {
@@ -96,23 +97,8 @@ TEST(MetricsRegistryTest, SchedulerFamiliesAsKueue) {
   EXPECT_EQ(text.find("le=\"20480\""), std::string::npos);
 }
 
-class MetricsEndpointTest : public ::testing::Test {
+class MetricsEndpointTest : public testing::ApiFixture {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("muster-metrics-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    auto opened = ObjectStore::Open(dir_.string());
-    ASSERT_TRUE(opened.ok());
-    store_ = std::move(opened).value();
-    handler_ = std::make_unique<ApiHandler>(*store_, "127.0.0.1:1");
-  }
-  void TearDown() override {
-    handler_.reset();
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
   ApiResponse Get(const std::string& path, std::map<std::string, std::string> query = {}) {
     ApiRequest r;
     r.method = "GET";
@@ -123,9 +109,6 @@ class MetricsEndpointTest : public ::testing::Test {
     return resp != nullptr ? *resp : ApiResponse{-1, "", "stream"};
   }
 
-  std::filesystem::path dir_;
-  std::unique_ptr<ObjectStore> store_;
-  std::unique_ptr<ApiHandler> handler_;
 };
 
 TEST_F(MetricsEndpointTest, ServesRegistryAndCountsRequests) {
