@@ -15,6 +15,7 @@
 #include "server/request_body.h"
 #include "server/request_target.h"
 #include "server/table_printer.h"
+#include "server/update_validation.h"
 #include "server/yaml_json.h"
 
 namespace muster::server {
@@ -62,6 +63,14 @@ std::optional<ApiError> ValidateObject(const ResourceType& t, const json& object
   }
   if (causes.empty()) return std::nullopt;
   return InvalidObject(t, name, std::move(causes));
+}
+
+// Immutability and metadata rules of an update (update_validation.h).
+std::optional<ApiError> CheckUpdate(const RequestTarget& t, const json& current, const json& next,
+                                    bool admitted) {
+  auto causes = ValidateUpdate(*t.type, current, next, UpdateContext{admitted});
+  if (causes.empty()) return std::nullopt;
+  return InvalidObject(*t.type, t.name, std::move(causes));
 }
 
 Result<json> ParseBody(const ApiRequest& r) {
@@ -299,8 +308,23 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
   if (scope != WriteScope::kStatus) {
     if (auto invalid = ValidateObject(*t.type, *body, t.name)) return ErrorResponse(*invalid);
   }
-  if (!Param(r, "dryRun").empty()) return JsonResponse(200, *body);
-  auto updated = store.Update({t.type->StoreKey(), t.namespace_, t.name}, std::move(*body), scope);
+  const bool admitted = scope != WriteScope::kStatus && JobAdmitted(store, *t.type, *body);
+  const bool dry_run = !Param(r, "dryRun").empty();
+  std::optional<ApiError> invalid;
+  bool checked_dry_run = false;
+  auto updated = store.Mutate(
+      {t.type->StoreKey(), t.namespace_, t.name},
+      [&](const json& current) -> Result<json> {
+        if (scope != WriteScope::kStatus) invalid = CheckUpdate(t, current, *body, admitted);
+        if (invalid) return InvalidArgument("invalid");
+        // A dry run stops here, after every check, without writing.
+        checked_dry_run = dry_run;
+        if (dry_run) return InvalidArgument("dry run");
+        return std::move(*body);
+      },
+      scope);
+  if (invalid) return ErrorResponse(*invalid);
+  if (checked_dry_run) return JsonResponse(200, *body);
   if (!updated.ok()) return StoreError(updated.status(), t, t.name);
   return JsonResponse(200, PresentObject(std::move(*updated), *t.type, t.version));
 }
@@ -319,6 +343,11 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
   StripDirectives(patch);
   const WriteScope scope = ScopeOf(t);
   std::optional<ApiError> invalid;
+  bool admitted = false;
+  if (scope != WriteScope::kStatus) {
+    auto stored = store.Get({t.type->StoreKey(), t.namespace_, t.name});
+    admitted = stored.ok() && JobAdmitted(store, *t.type, *stored);
+  }
   auto patched = store.Mutate(
       {t.type->StoreKey(), t.namespace_, t.name},
       [&](const json& current) -> Result<json> {
@@ -329,6 +358,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
         if (!md.ok()) return md.status();
         if (scope != WriteScope::kStatus) {
           invalid = ValidateObject(*t.type, next, t.name);
+          if (!invalid) invalid = CheckUpdate(t, current, next, admitted);
           if (invalid) return InvalidArgument("invalid");
         }
         return next;

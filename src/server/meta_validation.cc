@@ -154,7 +154,8 @@ StatusCause TooLong(const std::string& field, size_t max_bytes) {
           "Too long: must have at most " + std::to_string(max_bytes) + " bytes", field};
 }
 
-std::vector<StatusCause> ValidateObjectMeta(const ResourceType& type, const json& md) {
+std::vector<StatusCause> ValidateObjectMeta(const ResourceType& type, const json& md,
+                                            bool check_name) {
   std::vector<StatusCause> out;
   if (!md.is_object()) return {InvalidValue("metadata", md, "must be an object")};
   const api::NameRule rule = NameRuleOf(type);
@@ -165,12 +166,12 @@ std::vector<StatusCause> ValidateObjectMeta(const ResourceType& type, const json
   } else if (name.get<std::string>().empty() &&
              (!generate.is_string() || generate.get<std::string>().empty())) {
     out.push_back(RequiredValue("metadata.name", "name or generateName is required"));
-  } else if (!name.get<std::string>().empty()) {
+  } else if (!name.get<std::string>().empty() && check_name) {
     CheckName("metadata.name", name, rule, out);
   }
   if (!generate.is_string()) {
     out.push_back(InvalidValue("metadata.generateName", generate, "must be a string"));
-  } else if (!generate.get<std::string>().empty()) {
+  } else if (!generate.get<std::string>().empty() && check_name) {
     // A prefix may end in '-': checked as the name it will become (upstream masks
     // the trailing dash the same way).
     std::string prefix = generate.get<std::string>();
@@ -183,7 +184,7 @@ std::vector<StatusCause> ValidateObjectMeta(const ResourceType& type, const json
     const json ns = md.value("namespace", json(""));
     if (!ns.is_string()) {
       out.push_back(InvalidValue("metadata.namespace", ns, "must be a string"));
-    } else if (!ns.get<std::string>().empty()) {
+    } else if (!ns.get<std::string>().empty() && check_name) {
       CheckName("metadata.namespace", ns, api::NameRule::kDnsLabel, out);
     }
   }

@@ -18,9 +18,10 @@ namespace muster::server {
 // The rule kube-apiserver applies to the names of `type`.
 api::NameRule NameRuleOf(const ResourceType& type);
 
-// Checks `metadata` of an object of `type` being written. `generated`: the name
-// came from generateName (then generateName is checked as the prefix it is).
-std::vector<StatusCause> ValidateObjectMeta(const ResourceType& type, const nlohmann::json& md);
+// Checks `metadata` of an object of `type` being written; `check_name` false on an
+// update (the name cannot change, and upstream does not re-judge stored names).
+std::vector<StatusCause> ValidateObjectMeta(const ResourceType& type, const nlohmann::json& md,
+                                            bool check_name = true);
 
 // `Invalid value: "<value>": <message>` as field.Invalid prints a string value.
 StatusCause InvalidValue(const std::string& field, const nlohmann::json& value,
