@@ -2,12 +2,13 @@
 // in decode_<family>.cc.
 #include "api/decode.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <string>
-
-#include <yaml-cpp/yaml.h>
 
 #include "api/decode_common.h"
 #include "api/object_names.h"
@@ -207,7 +208,62 @@ void DecodeDocument(const YAML::Node& doc, DocContext& ctx, DecodeResult& out) {
   }
 }
 
+// The YAML node the text of `value` would parse to: scalars keep their JSON text
+// (numbers as nlohmann prints them, so DecodeObject and DecodeText read the same
+// values), null stays null. False when nested deeper than kMaxFlowDepth.
+bool JsonToYaml(const nlohmann::json& value, int depth, YAML::Node& out) {
+  if (depth > kMaxFlowDepth) return false;
+  switch (value.type()) {
+    case nlohmann::json::value_t::null:
+    case nlohmann::json::value_t::discarded:
+      out = YAML::Node(YAML::NodeType::Null);
+      return true;
+    case nlohmann::json::value_t::object:
+      out = YAML::Node(YAML::NodeType::Map);
+      for (const auto& [key, item] : value.items()) {
+        YAML::Node child;
+        if (!JsonToYaml(item, depth + 1, child)) return false;
+        out[key] = child;
+      }
+      return true;
+    case nlohmann::json::value_t::array:
+      out = YAML::Node(YAML::NodeType::Sequence);
+      for (const auto& item : value) {
+        YAML::Node child;
+        if (!JsonToYaml(item, depth + 1, child)) return false;
+        out.push_back(child);
+      }
+      return true;
+    case nlohmann::json::value_t::string:
+      out = YAML::Node(value.get_ref<const std::string&>());
+      return true;
+    default:  // numbers and booleans: their JSON text is their YAML scalar
+      out = YAML::Node(value.dump());
+      return true;
+  }
+}
+
 }  // namespace
+
+void DecodeObject(const nlohmann::json& object, const std::string& file, DecodeResult& out) {
+  if (std::find(out.files.begin(), out.files.end(), file) == out.files.end()) {
+    out.files.push_back(file);
+  }
+  DocContext ctx(file, &out.diagnostics);
+  YAML::Node node;
+  try {
+    if (!JsonToYaml(object, 0, node)) {
+      AddError(out, file, 1,
+               "invalid JSON: nested deeper than " + std::to_string(kMaxFlowDepth) + " levels");
+      return;
+    }
+    DecodeDocument(node, ctx, out);
+  } catch (const std::exception& e) {
+    AddError(out, file, 1, std::string("internal error while decoding: ") + e.what());
+  } catch (...) {
+    AddError(out, file, 1, "internal error while decoding");
+  }
+}
 
 void DecodeText(std::string_view text, const std::string& file, DecodeResult& out) {
   if (std::find(out.files.begin(), out.files.end(), file) == out.files.end()) {

@@ -2,6 +2,7 @@
 // reported as Diagnostics naming file, line, kind, object and field.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,11 @@ struct DecodeResult {
 // appending objects to `out.manifests` and problems to `out.diagnostics`. Never
 // throws, whatever the input. `file` names the source in diagnostics.
 void DecodeText(std::string_view text, const std::string& file, DecodeResult& out);
+
+// Decodes one object already parsed as JSON (an API request body, a stored object,
+// a watch event) exactly as DecodeText decodes its text, without serialising it back
+// to text first. Diagnostics carry line 1 (a JSON object has no lines once parsed).
+void DecodeObject(const nlohmann::json& object, const std::string& file, DecodeResult& out);
 
 // Reads PATHs as CONTRACT section 1 says (a file; a directory, recursively, files in
 // name order; "-" for stdin), decodes them, then runs cross-object validation.

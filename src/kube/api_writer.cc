@@ -36,8 +36,8 @@ Status StatusFromResponse(const HttpResponse& r, const std::string& what) {
 
 }  // namespace
 
-const server::ResourceType* TypeOfResource(const std::string& resource) {
-  for (const auto& t : server::ResourceTypes()) {
+const control::ResourceType* TypeOfResource(const std::string& resource) {
+  for (const auto& t : control::ResourceTypes()) {
     if (t.StoreKey() == resource) return &t;
   }
   return nullptr;
@@ -45,7 +45,7 @@ const server::ResourceType* TypeOfResource(const std::string& resource) {
 
 Result<std::string> ApiWriter::Path(const std::string& resource, const std::string& namespace_,
                                     const std::string& name, const std::string& sub) {
-  const server::ResourceType* type = TypeOfResource(resource);
+  const control::ResourceType* type = TypeOfResource(resource);
   if (type == nullptr) return InvalidArgument("unknown resource " + resource);
   std::string path = ApiPrefix(type->group, type->versions.front());
   if (type->namespaced && !namespace_.empty()) path += "/namespaces/" + namespace_;

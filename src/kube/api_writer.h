@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "control/resource_types.h"
 #include "core/status.h"
 #include "kube/kube_client.h"
-#include "server/resource_types.h"
 
 namespace muster::kube {
 
@@ -50,6 +50,6 @@ class ApiWriter {
 };
 
 // The served type with store key `resource`; nullptr if none.
-const server::ResourceType* TypeOfResource(const std::string& resource);
+const control::ResourceType* TypeOfResource(const std::string& resource);
 
 }  // namespace muster::kube

@@ -3,9 +3,9 @@
 #include <chrono>
 #include <iostream>
 
+#include "control/workload_objects.h"
 #include "kube/gang_binder.h"
 #include "kube/job_templates.h"
-#include "server/workload_objects.h"
 
 namespace muster::kube {
 namespace {
@@ -88,7 +88,7 @@ KubeController::KubeController(KubeClient& client, ObjectCache& cache, KubeOptio
 
 KubeController::~KubeController() { Stop(); }
 
-std::string KubeController::Now() const { return server::Rfc3339(clock_.Now()); }
+std::string KubeController::Now() const { return control::Rfc3339(clock_.Now()); }
 
 void KubeController::Log(const std::string& line) {
   std::cerr << "muster kube: " << line << std::endl;
@@ -101,7 +101,7 @@ void KubeController::Start() {
     started_ = true;
     stopping_ = false;
   }
-  cache_.Subscribe([this](const server::Change& change) {
+  cache_.Subscribe([this](const control::Change& change) {
     std::lock_guard<std::mutex> lock(mu_);
     changes_.push_back(change);
     cv_.notify_one();
@@ -131,7 +131,7 @@ void KubeController::Loop() {
   auto last_cycle = std::chrono::steady_clock::now() - std::chrono::hours(1);
   bool dirty = true;
   while (true) {
-    std::deque<server::Change> changes;
+    std::deque<control::Change> changes;
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait_for(lock, std::chrono::milliseconds(100),
@@ -202,7 +202,7 @@ bool KubeController::Managed(const json& job_object, const model::Workload& work
 }
 
 void KubeController::Rebuild() {
-  auto snapshot = server::ReadStoreSnapshot(cache_);
+  auto snapshot = control::ReadStoreSnapshot(cache_);
   if (!snapshot.ok()) {
     Log("cannot read the cluster view: " + snapshot.status().message());
     return;
@@ -230,7 +230,7 @@ void KubeController::Rebuild() {
   // Config objects seen so far count as seen (their changes were part of this read).
   config_seen_.clear();
   for (const auto& resource : options_.watched) {
-    if (!server::IsConfigResource(resource)) continue;
+    if (!control::IsConfigResource(resource)) continue;
     if (auto list = cache_.List(resource, ""); list.ok()) {
       for (const auto& o : list->items) {
         const json& m = o["metadata"];
@@ -261,7 +261,7 @@ void KubeController::Rebuild() {
     job.admission_written = false;
     job.eviction_pending = false;
     auto wl = cache_.Get(
-        {"workloads.kueue.x-k8s.io", sj.ref.namespace_, server::WorkloadObjectName(sj.ref)});
+        {"workloads.kueue.x-k8s.io", sj.ref.namespace_, control::WorkloadObjectName(sj.ref)});
     if (wl.ok()) {
       job.written_workload = *wl;
       for (const auto& c : wl->value("status", json::object()).value("conditions", json::array())) {
@@ -283,8 +283,8 @@ void KubeController::Rebuild() {
   pod_gang_.clear();
   if (auto pods = cache_.List("pods", ""); pods.ok()) {
     for (const auto& p : pods->items) {
-      server::Change c;
-      c.type = server::ChangeType::kAdded;
+      control::Change c;
+      c.type = control::ChangeType::kAdded;
       c.resource = "pods";
       c.namespace_ = p["metadata"].value("namespace", "");
       c.name = p["metadata"].value("name", "");
@@ -310,8 +310,8 @@ void KubeController::Adopt(const std::string& key, JobState& job) {
   if (record == nullptr) return;
   json placement = json::parse(annotations["muster.dev/placement"].get<std::string>(), nullptr,
                                /*allow_exceptions=*/false);
-  server::RecordedAdmission recorded =
-      server::ReadRecordedAdmission(status["admission"], placement, *record, engine_->cluster());
+  control::RecordedAdmission recorded =
+      control::ReadRecordedAdmission(status["admission"], placement, *record, engine_->cluster());
   Time now = clock_.Now();
   Status adopted = recorded.status.ok()
                        ? engine_->Adopt(key, recorded.assignment, recorded.plan, now, now)
@@ -352,7 +352,7 @@ void KubeController::RemoveJob(const std::string& key) {
   // also covers API servers without a garbage collector.
   if (it->second.written_workload.is_object()) {
     Status s = writer_.Delete("workloads.kueue.x-k8s.io", it->second.ref.namespace_,
-                              server::WorkloadObjectName(it->second.ref));
+                              control::WorkloadObjectName(it->second.ref));
     if (!s.ok() && s.code() != StatusCode::kNotFound) Log(s.message());
   }
   job_keys_.erase(
@@ -371,22 +371,22 @@ void KubeController::CheckFinished(const std::string& key, JobState& job) {
   if (!s.ok()) Log(key + ": " + s.message());
 }
 
-void KubeController::Apply(const server::Change& change, bool& rebuild) {
+void KubeController::Apply(const control::Change& change, bool& rebuild) {
   if (change.resource == "pods") return ApplyPod(change);
   if (change.resource == "workloads.kueue.x-k8s.io") {
     // Our own writes come back here. A Workload deleted by someone else is written
     // again at the next sync (Kueue re-creates it too).
-    if (change.type != server::ChangeType::kDeleted) return;
+    if (change.type != control::ChangeType::kDeleted) return;
     for (auto& [key, job] : jobs_) {
       if (job.ref.namespace_ == change.namespace_ &&
-          server::WorkloadObjectName(job.ref) == change.name)
+          control::WorkloadObjectName(job.ref) == change.name)
         job.written_workload = json();
     }
     return;
   }
-  if (server::IsConfigResource(change.resource)) {
+  if (control::IsConfigResource(change.resource)) {
     const std::string id = ObjectId(change.resource, change.namespace_, change.name);
-    std::string significant = change.type == server::ChangeType::kDeleted
+    std::string significant = change.type == control::ChangeType::kDeleted
                                   ? ""
                                   : Significant(change.resource, change.object);
     auto it = config_seen_.find(id);
@@ -400,13 +400,13 @@ void KubeController::Apply(const server::Change& change, bool& rebuild) {
     rebuild = true;
     return;
   }
-  if (server::IsJobResource(change.resource)) ApplyJob(change, rebuild);
+  if (control::IsJobResource(change.resource)) ApplyJob(change, rebuild);
 }
 
-void KubeController::ApplyJob(const server::Change& change, bool& rebuild) {
+void KubeController::ApplyJob(const control::Change& change, bool& rebuild) {
   const std::string id = ObjectId(change.resource, change.namespace_, change.name);
   auto known = job_keys_.find(id);
-  if (change.type == server::ChangeType::kDeleted) {
+  if (change.type == control::ChangeType::kDeleted) {
     if (known != job_keys_.end()) RemoveJob(known->second);
     return;
   }
@@ -422,16 +422,16 @@ void KubeController::ApplyJob(const server::Change& change, bool& rebuild) {
     // Our own admission / suspend writes change the spec too; only a pending job's
     // spec change by someone else is taken (Kueue re-creates the Workload).
     if (r == nullptr || r->phase != engine::Phase::kPending || !IsSuspended(change.object)) return;
-    auto workload = server::DecodeJob(change.object, config_);
+    auto workload = control::DecodeJob(change.object, config_);
     if (!workload.ok()) return;
     RemoveJob(key);
-    server::Change again = change;
-    again.type = server::ChangeType::kAdded;
+    control::Change again = change;
+    again.type = control::ChangeType::kAdded;
     ApplyJob(again, rebuild);
     return;
   }
   if (engine_ == nullptr) return;
-  auto workload = server::DecodeJob(change.object, config_);
+  auto workload = control::DecodeJob(change.object, config_);
   if (!workload.ok()) {
     Log("ignoring " + id + ": " + workload.status().message());
     return;
@@ -459,13 +459,13 @@ void KubeController::ApplyJob(const server::Change& change, bool& rebuild) {
   AddJob(stored, std::move(workload).value());
 }
 
-void KubeController::ApplyPod(const server::Change& change) {
+void KubeController::ApplyPod(const control::Change& change) {
   const std::string pod_id = change.namespace_ + "/" + change.name;
   if (auto old = pod_gang_.find(pod_id); old != pod_gang_.end()) {
     gang_pods_[old->second].erase(change.name);
     pod_gang_.erase(old);
   }
-  if (change.type == server::ChangeType::kDeleted) return;
+  if (change.type == control::ChangeType::kDeleted) return;
   auto identity = IdentifyPod(change.object);
   if (!identity) return;
   const std::string key = change.namespace_ + "/" + identity->job_name;

@@ -30,12 +30,12 @@
 #include <thread>
 #include <vector>
 
+#include "control/store_snapshot.h"
 #include "engine/engine.h"
 #include "kube/api_writer.h"
 #include "kube/kube_client.h"
 #include "kube/kube_executor.h"
 #include "kube/object_cache.h"
-#include "server/store_snapshot.h"
 
 namespace muster::kube {
 
@@ -77,7 +77,7 @@ class KubeController {
     Time Now() const override;
   };
   struct JobState {
-    server::JobRef ref;
+    control::JobRef ref;
     nlohmann::json object;  // latest job object seen
     int64_t generation = 0;
     bool in_engine = false;
@@ -89,9 +89,9 @@ class KubeController {
 
   void Loop();
   void Step();
-  void Apply(const server::Change& change, bool& rebuild);
-  void ApplyJob(const server::Change& change, bool& rebuild);
-  void ApplyPod(const server::Change& change);
+  void Apply(const control::Change& change, bool& rebuild);
+  void ApplyJob(const control::Change& change, bool& rebuild);
+  void ApplyPod(const control::Change& change);
   void Rebuild();
   void Adopt(const std::string& key, JobState& job);
   void AddJob(JobState& job, model::Workload workload);
@@ -141,7 +141,7 @@ class KubeController {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<server::Change> changes_;
+  std::deque<control::Change> changes_;
   bool stopping_ = false;
   bool started_ = false;
   Stats published_;

@@ -52,7 +52,7 @@ int RunKube(const KubeModeOptions& options, std::ostream& out, std::ostream& err
   ObjectCache cache;
   KubeOptions controller_options = options.controller;
   std::vector<std::unique_ptr<Reflector>> reflectors;
-  for (const server::ResourceType* type : WatchedResources()) {
+  for (const control::ResourceType* type : WatchedResources()) {
     controller_options.watched.push_back(type->StoreKey());
     reflectors.push_back(std::make_unique<Reflector>(client, *type, cache, ReflectorOptions{}));
   }

@@ -3,11 +3,11 @@
 // objects, queue status and Events. Runs on the controller thread.
 #include <algorithm>
 
+#include "control/workload_objects.h"
 #include "core/resource_name.h"
 #include "kube/gang_binder.h"
 #include "kube/job_templates.h"
 #include "kube/kube_controller.h"
-#include "server/workload_objects.h"
 
 namespace muster::kube {
 namespace {
@@ -269,7 +269,7 @@ void KubeController::SyncWorkload(const std::string& key, JobState& job, const s
     if (!job.in_engine) return;
     const engine::WorkloadRecord* r = engine_->Find(key);
     if (r == nullptr) return;
-    server::WorkloadFacts facts;
+    control::WorkloadFacts facts;
     facts.record = r;
     facts.now = now;
     facts.cluster = &engine_->cluster();
@@ -284,7 +284,7 @@ void KubeController::SyncWorkload(const std::string& key, JobState& job, const s
     }
     if (r->phase == engine::Phase::kPending) facts.pending_message = engine_->PendingMessage(key);
     const json* existing = job.written_workload.is_object() ? &job.written_workload : nullptr;
-    json desired = server::BuildWorkloadObject(job.ref, facts, existing);
+    json desired = control::BuildWorkloadObject(job.ref, facts, existing);
     // Kueue's Workload has no per-pod placement; muster keeps it in an annotation (a
     // status field would be pruned by Kueue's structural schema).
     json& status = desired["status"];
@@ -302,7 +302,7 @@ void KubeController::SyncWorkload(const std::string& key, JobState& job, const s
       create["metadata"].erase("resourceVersion");
       written = writer_.Create(kWorkloads, create);
       if (!written.ok() && written.status().code() == StatusCode::kAlreadyExists)
-        written = writer_.Get(kWorkloads, job.ref.namespace_, server::WorkloadObjectName(job.ref));
+        written = writer_.Get(kWorkloads, job.ref.namespace_, control::WorkloadObjectName(job.ref));
       if (!written.ok()) {
         Log("cannot create Workload for " + key + ": " + written.status().message());
         return;
@@ -322,7 +322,8 @@ void KubeController::SyncWorkload(const std::string& key, JobState& job, const s
     } else {
       if (written.status().code() == StatusCode::kConflict) ++stats_.conflicts;
       // Re-read: the next pass writes against the fresh object.
-      auto fresh = writer_.Get(kWorkloads, job.ref.namespace_, server::WorkloadObjectName(job.ref));
+      auto fresh =
+          writer_.Get(kWorkloads, job.ref.namespace_, control::WorkloadObjectName(job.ref));
       job.written_workload = fresh.ok() ? *fresh : json();
       if (written.status().code() != StatusCode::kConflict)
         Log("cannot write Workload for " + key + ": " + written.status().message());
@@ -331,8 +332,8 @@ void KubeController::SyncWorkload(const std::string& key, JobState& job, const s
 }
 
 void KubeController::SyncQueues() {
-  server::QueueCounts counts = server::CountQueueWorkloads(*engine_);
-  server::QueueUsage usage = server::AdmittedUsage(*engine_);
+  control::QueueCounts counts = control::CountQueueWorkloads(*engine_);
+  control::QueueUsage usage = control::AdmittedUsage(*engine_);
   auto write = [&](const std::string& resource, const std::string& ns, const std::string& name,
                    const json& status) {
     const std::string id = resource + "/" + ns + "/" + name;
@@ -343,11 +344,11 @@ void KubeController::SyncQueues() {
   };
   for (const auto& cq : config_.cluster_queues) {
     write("clusterqueues.kueue.x-k8s.io", "", cq.meta.name,
-          server::ClusterQueueStatus(cq, counts.cluster_queues[cq.meta.name], usage));
+          control::ClusterQueueStatus(cq, counts.cluster_queues[cq.meta.name], usage));
   }
   for (const auto& lq : config_.local_queues) {
     write("localqueues.kueue.x-k8s.io", lq.meta.namespace_, lq.meta.name,
-          server::QueueCountStatus(counts.local_queues[lq.meta.namespace_ + "/" + lq.meta.name]));
+          control::QueueCountStatus(counts.local_queues[lq.meta.namespace_ + "/" + lq.meta.name]));
   }
 }
 
@@ -357,7 +358,7 @@ void KubeController::WriteEvents() {
     const engine::LogEntry& e = entries[decisions_seen_];
     auto job = jobs_.find(e.workload);
     if (job == jobs_.end()) continue;
-    json event = server::DecisionEvent(e, job->second.ref, event_counter_ + 1);
+    json event = control::DecisionEvent(e, job->second.ref, event_counter_ + 1);
     if (event.is_null()) continue;
     ++event_counter_;
     if (Status s = writer_.CreateEvent(event); !s.ok())

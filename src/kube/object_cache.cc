@@ -17,9 +17,9 @@ std::string VersionOf(const json& object) {
   return object.value("metadata", json::object()).value("resourceVersion", "");
 }
 
-server::Change MakeChange(const std::string& resource, server::ChangeType type,
-                          const json& object) {
-  server::Change c;
+control::Change MakeChange(const std::string& resource, control::ChangeType type,
+                           const json& object) {
+  control::Change c;
   c.type = type;
   c.resource = resource;
   c.namespace_ = NamespaceOf(object);
@@ -39,7 +39,7 @@ void ObjectCache::Subscribe(Callback callback) {
   callback_ = std::move(callback);
 }
 
-void ObjectCache::Notify(std::vector<server::Change> changes) {
+void ObjectCache::Notify(std::vector<control::Change> changes) {
   Callback callback;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -53,7 +53,7 @@ void ObjectCache::Replace(const std::string& resource, std::vector<json> items) 
   // notify_mu_ is held from the cache write to the callbacks, so two reflectors'
   // changes reach the subscriber in the order the cache took them.
   std::lock_guard<std::mutex> order(notify_mu_);
-  std::vector<server::Change> changes;
+  std::vector<control::Change> changes;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto& current = objects_[resource];
@@ -62,15 +62,15 @@ void ObjectCache::Replace(const std::string& resource, std::vector<json> items) 
       std::string id = NamespaceOf(item) + "/" + NameOf(item);
       auto old = current.find(id);
       if (old == current.end()) {
-        changes.push_back(MakeChange(resource, server::ChangeType::kAdded, item));
+        changes.push_back(MakeChange(resource, control::ChangeType::kAdded, item));
       } else if (VersionOf(old->second) != VersionOf(item) || VersionOf(item).empty()) {
-        changes.push_back(MakeChange(resource, server::ChangeType::kModified, item));
+        changes.push_back(MakeChange(resource, control::ChangeType::kModified, item));
       }
       next[id] = std::move(item);
     }
     for (const auto& [id, object] : current) {
       if (next.count(id) == 0)
-        changes.push_back(MakeChange(resource, server::ChangeType::kDeleted, object));
+        changes.push_back(MakeChange(resource, control::ChangeType::kDeleted, object));
     }
     current = std::move(next);
     synced_.insert(resource);
@@ -78,14 +78,14 @@ void ObjectCache::Replace(const std::string& resource, std::vector<json> items) 
   Notify(std::move(changes));
 }
 
-void ObjectCache::Apply(const std::string& resource, server::ChangeType type, json object) {
+void ObjectCache::Apply(const std::string& resource, control::ChangeType type, json object) {
   std::lock_guard<std::mutex> order(notify_mu_);
-  server::Change change = MakeChange(resource, type, object);
+  control::Change change = MakeChange(resource, type, object);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto& current = objects_[resource];
     std::string id = change.namespace_ + "/" + change.name;
-    if (type == server::ChangeType::kDeleted) {
+    if (type == control::ChangeType::kDeleted) {
       current.erase(id);
     } else {
       auto old = current.find(id);
@@ -94,7 +94,7 @@ void ObjectCache::Apply(const std::string& resource, server::ChangeType type, js
           VersionOf(old->second) == VersionOf(object))
         return;
       change.type =
-          old == current.end() ? server::ChangeType::kAdded : server::ChangeType::kModified;
+          old == current.end() ? control::ChangeType::kAdded : control::ChangeType::kModified;
       current[id] = std::move(object);
     }
   }
@@ -109,7 +109,7 @@ bool ObjectCache::Synced(const std::vector<std::string>& resources) const {
   return true;
 }
 
-Result<json> ObjectCache::Get(const server::ObjectKey& key) const {
+Result<json> ObjectCache::Get(const control::ObjectKey& key) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto r = objects_.find(key.resource);
   if (r != objects_.end()) {
@@ -119,10 +119,10 @@ Result<json> ObjectCache::Get(const server::ObjectKey& key) const {
   return NotFound(key.resource + " \"" + key.name + "\" not found");
 }
 
-Result<server::ListResult> ObjectCache::List(const std::string& resource,
-                                             const std::string& namespace_) const {
+Result<control::ListResult> ObjectCache::List(const std::string& resource,
+                                              const std::string& namespace_) const {
   std::lock_guard<std::mutex> lock(mu_);
-  server::ListResult out;
+  control::ListResult out;
   auto r = objects_.find(resource);
   if (r == objects_.end()) return out;
   // Keys are "<namespace>/<name>", so map order is (namespace, name) order.

@@ -1,7 +1,7 @@
 // ObjectCache: muster's mirror of the cluster objects it reads, filled by reflectors
 // (list, then watch) and read by the controller like the serve store (it is a
-// server::ObjectReader, so server::ReadStoreSnapshot decodes it unchanged). Every change
-// that reaches the cache is handed to the subscriber as a server::Change, in the order
+// control::ObjectReader, so control::ReadStoreSnapshot decodes it unchanged). Every change
+// that reaches the cache is handed to the subscriber as a control::Change, in the order
 // the reflectors delivered it; resource_version carries the object's own
 // metadata.resourceVersion when numeric (0 otherwise: it is opaque in Kubernetes).
 //
@@ -16,14 +16,14 @@
 #include <string>
 #include <vector>
 
-#include "server/object_reader.h"
+#include "control/object_reader.h"
 #include "server/watch_hub.h"
 
 namespace muster::kube {
 
-class ObjectCache : public server::ObjectReader {
+class ObjectCache : public control::ObjectReader {
  public:
-  using Callback = std::function<void(const server::Change&)>;
+  using Callback = std::function<void(const control::Change&)>;
 
   // The one subscriber (the controller); set before any reflector starts. Called with
   // the cache's lock released, from the reflector's thread: queue and return.
@@ -34,18 +34,18 @@ class ObjectCache : public server::ObjectReader {
   // vanished while no watch ran give kDeleted. Marks the resource synced.
   void Replace(const std::string& resource, std::vector<nlohmann::json> items);
   // One watch event for `resource` (kDeleted: `object` is the last state).
-  void Apply(const std::string& resource, server::ChangeType type, nlohmann::json object);
+  void Apply(const std::string& resource, control::ChangeType type, nlohmann::json object);
 
   // Every resource named has completed its first list: the view is complete enough to
   // decide on (the controller never schedules before this).
   bool Synced(const std::vector<std::string>& resources) const;
 
-  Result<nlohmann::json> Get(const server::ObjectKey& key) const override;
-  Result<server::ListResult> List(const std::string& resource,
-                                  const std::string& namespace_) const override;
+  Result<nlohmann::json> Get(const control::ObjectKey& key) const override;
+  Result<control::ListResult> List(const std::string& resource,
+                                   const std::string& namespace_) const override;
 
  private:
-  void Notify(std::vector<server::Change> changes);
+  void Notify(std::vector<control::Change> changes);
 
   mutable std::mutex mu_;
   // resource -> "<namespace>/<name>" -> object

@@ -50,7 +50,7 @@ bool IsGoneStatus(const json& status) {
 
 }  // namespace
 
-Reflector::Reflector(KubeClient& client, const server::ResourceType& type, ObjectCache& cache,
+Reflector::Reflector(KubeClient& client, const control::ResourceType& type, ObjectCache& cache,
                      ReflectorOptions options)
     : client_(client),
       type_(type),
@@ -263,9 +263,9 @@ Reflector::Outcome Reflector::Watch() {
     const std::string rv = ResourceVersionOf(object);
     if (type == "ADDED" || type == "MODIFIED" || type == "DELETED") {
       Complete(object, version);
-      const server::ChangeType change = type == "ADDED"      ? server::ChangeType::kAdded
-                                        : type == "MODIFIED" ? server::ChangeType::kModified
-                                                             : server::ChangeType::kDeleted;
+      const control::ChangeType change = type == "ADDED"      ? control::ChangeType::kAdded
+                                         : type == "MODIFIED" ? control::ChangeType::kModified
+                                                              : control::ChangeType::kDeleted;
       cache_.Apply(resource_, change, std::move(object));
     } else if (type != "BOOKMARK") {
       return true;  // an event type from a newer server: nothing to mirror
@@ -311,8 +311,8 @@ Reflector::Outcome Reflector::Watch() {
   return Outcome::kOk;
 }
 
-const std::vector<const server::ResourceType*>& WatchedResources() {
-  static const std::vector<const server::ResourceType*> watched = [] {
+const std::vector<const control::ResourceType*>& WatchedResources() {
+  static const std::vector<const control::ResourceType*> watched = [] {
     // (group, kind) in the order muster kube starts them: capacity, then queues, then jobs.
     const std::vector<std::pair<std::string, std::string>> wanted = {
         {"", "Node"},
@@ -337,9 +337,9 @@ const std::vector<const server::ResourceType*>& WatchedResources() {
         {"batch.volcano.sh", "Job"},
         {"", "Pod"},
     };
-    std::vector<const server::ResourceType*> out;
+    std::vector<const control::ResourceType*> out;
     for (const auto& [group, kind] : wanted) {
-      for (const auto& t : server::ResourceTypes()) {
+      for (const auto& t : control::ResourceTypes()) {
         if (t.group == group && t.kind == kind) out.push_back(&t);
       }
     }

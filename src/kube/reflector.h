@@ -21,10 +21,10 @@
 #include <thread>
 #include <vector>
 
+#include "control/resource_types.h"
 #include "kube/backoff.h"
 #include "kube/kube_client.h"
 #include "kube/object_cache.h"
-#include "server/resource_types.h"
 
 namespace muster::kube {
 
@@ -51,8 +51,8 @@ struct ReflectorCounters {
 
 class Reflector {
  public:
-  // `type` must outlive the reflector (server::ResourceTypes() entries do).
-  Reflector(KubeClient& client, const server::ResourceType& type, ObjectCache& cache,
+  // `type` must outlive the reflector (control::ResourceTypes() entries do).
+  Reflector(KubeClient& client, const control::ResourceType& type, ObjectCache& cache,
             ReflectorOptions options = {});
   ~Reflector();  // Stop()
   Reflector(const Reflector&) = delete;
@@ -76,7 +76,7 @@ class Reflector {
   ReflectorCounters counters() const;
   // The ObjectCache key: type.StoreKey().
   const std::string& resource() const { return resource_; }
-  const server::ResourceType& type() const { return type_; }
+  const control::ResourceType& type() const { return type_; }
 
  private:
   enum class Outcome { kOk, kGone, kNotFound, kAbsent, kFailed, kStopped };
@@ -100,7 +100,7 @@ class Reflector {
   void Log(const std::string& line) const;
 
   KubeClient& client_;
-  const server::ResourceType& type_;
+  const control::ResourceType& type_;
   ObjectCache& cache_;
   ReflectorOptions options_;
   const std::string resource_;
@@ -122,7 +122,7 @@ class Reflector {
 // NodeResourceTopology, batch Jobs, JobSets, PyTorchJob/MPIJob/TFJob, Volcano
 // Jobs/PodGroups/Queues/HyperNodes, the Kueue kinds (ResourceFlavor, ClusterQueue,
 // LocalQueue, Cohort, WorkloadPriorityClass, Topology, Workload) and muster's
-// SchedulerConfiguration. Entries of server::ResourceTypes().
-const std::vector<const server::ResourceType*>& WatchedResources();
+// SchedulerConfiguration. Entries of control::ResourceTypes().
+const std::vector<const control::ResourceType*>& WatchedResources();
 
 }  // namespace muster::kube

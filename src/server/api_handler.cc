@@ -50,13 +50,13 @@ int64_t NowUnix() { return static_cast<int64_t>(std::time(nullptr)); }
 
 // Decodes the object with the api layer, so the API accepts exactly what
 // `muster validate` accepts; warnings (references to absent objects) pass.
-std::optional<ApiError> ValidateObject(const ResourceType& t, const json& object,
+std::optional<ApiError> ValidateObject(const control::ResourceType& t, const json& object,
                                        const std::string& name) {
   // Bare Pods are validated too (their spec is a pod template's), though the table's
   // `validated` also means "engine configuration", which pods are not.
   if (!t.validated && !(t.group.empty() && t.kind == "Pod")) return std::nullopt;
   api::DecodeResult result;
-  api::DecodeText(object.dump(), "request", result);
+  api::DecodeObject(object, "request", result);
   std::vector<StatusCause> causes;
   for (const auto& d : result.diagnostics) {
     if (!d.warning) causes.push_back({"FieldValueInvalid", d.message, d.field});
@@ -94,7 +94,7 @@ Result<json*> CheckBody(json& body, const RequestTarget& t) {
                            ") does not match the resource (" + t.type->kind + ")");
   }
   if (body.contains("apiVersion") && body["apiVersion"].is_string() &&
-      FindByKind(body["apiVersion"].get<std::string>(), t.type->kind) != t.type) {
+      control::FindByKind(body["apiVersion"].get<std::string>(), t.type->kind) != t.type) {
     return InvalidArgument("apiVersion " + body["apiVersion"].dump() + " does not match " +
                            t.type->ApiVersion(t.version));
   }
@@ -216,7 +216,7 @@ ApiResult HandleWatch(ObjectStore& store, const RequestTarget& t, const ApiReque
 }
 
 ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
-  const ResourceType& type = *t.type;
+  const control::ResourceType& type = *t.type;
   TableOptions topts;
   topts.include = ParseInclude(r);
   topts.now_unix = NowUnix();
@@ -250,7 +250,7 @@ ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest
 }
 
 ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r) {
-  const ResourceType& type = *t.type;
+  const control::ResourceType& type = *t.type;
   if (!t.subresource.empty()) return ErrorResponse(MethodNotAllowed("cannot create a status"));
   auto body = ParseBody(r);
   if (!body.ok()) return ErrorResponse(BadRequest(body.status().message()));
@@ -384,7 +384,7 @@ ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequ
       if (pre.contains("uid") && pre["uid"].is_string()) uid = pre["uid"].get<std::string>();
     }
   }
-  const ObjectKey key{t.type->StoreKey(), t.namespace_, t.name};
+  const control::ObjectKey key{t.type->StoreKey(), t.namespace_, t.name};
   if (!Param(r, "dryRun").empty()) {
     auto obj = store.Get(key);
     if (!obj.ok()) return StoreError(obj.status(), t, t.name);

@@ -1,13 +1,13 @@
 #include "server/discovery.h"
 
-#include "server/resource_types.h"
+#include "control/resource_types.h"
 
 namespace muster::server {
 namespace {
 
 using nlohmann::json;
 
-json GroupJson(const ApiGroupInfo& g) {
+json GroupJson(const control::ApiGroupInfo& g) {
   json versions = json::array();
   for (const auto& v : g.versions) {
     versions.push_back({{"groupVersion", g.name + "/" + v}, {"version", v}});
@@ -29,12 +29,12 @@ json CoreApiVersions(const std::string& server_address) {
 
 json ApiGroupList() {
   json groups = json::array();
-  for (const auto& g : ApiGroups()) groups.push_back(GroupJson(g));
+  for (const auto& g : control::ApiGroups()) groups.push_back(GroupJson(g));
   return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}};
 }
 
 std::optional<json> ApiGroupDocument(const std::string& group) {
-  for (const auto& g : ApiGroups()) {
+  for (const auto& g : control::ApiGroups()) {
     if (g.name != group) continue;
     json doc = GroupJson(g);
     doc["kind"] = "APIGroup";
@@ -46,7 +46,7 @@ std::optional<json> ApiGroupDocument(const std::string& group) {
 
 std::optional<json> ApiResourceList(const std::string& group, const std::string& version) {
   json resources = json::array();
-  for (const auto& t : ResourceTypes()) {
+  for (const auto& t : control::ResourceTypes()) {
     if (t.group != group || !t.ServesVersion(version)) continue;
     json r = {{"name", t.plural},
               {"singularName", t.singular},

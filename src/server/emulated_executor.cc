@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "control/workload_objects.h"
 #include "server/table_printer.h"
-#include "server/workload_objects.h"
 #include "workloads/workloads.h"
 
 namespace muster::server {
@@ -48,7 +48,7 @@ void EmulatedExecutor::Run(const engine::WorkloadRecord& record, Time started_at
   }
   Gang gang;
   gang.workload = record.workload;
-  const std::string started = Rfc3339(started_at);
+  const std::string started = control::Rfc3339(started_at);
   for (const auto& p : record.plan.pods) {
     PodRunView pod;
     pod.pod_set = p.pod_set;
@@ -85,7 +85,7 @@ void EmulatedExecutor::Stopped(const engine::WorkloadRecord& record, Time now,
     for (auto& pod : gang.pods) {
       if (pod.state != PodRunState::kRunning) continue;
       changed = true;
-      pod.finished_at = Rfc3339(now);
+      pod.finished_at = control::Rfc3339(now);
       if (cause == engine::StopCause::kSucceeded) {
         pod.state = PodRunState::kSucceeded;
         pod.message = "completed";
@@ -119,7 +119,7 @@ std::vector<GangOutcome> EmulatedExecutor::Poll(Time now) {
       pod.state = PodRunState::kSucceeded;
       pod.exit_code = 0;
       pod.message = "completed after its sim.muster.dev/duration";
-      pod.finished_at = Rfc3339(ends_at);
+      pod.finished_at = control::Rfc3339(ends_at);
     }
     WritePods(gang, now);
     outcomes.push_back(GangOutcome{key, true, ""});
@@ -162,7 +162,7 @@ void EmulatedExecutor::WritePods(const Gang& gang, Time now) {
   ++changes_;
   const std::string& ns = gang.workload.meta.namespace_;
   for (const auto& pod : gang.pods) {
-    ObjectKey key{"pods", ns, pod.name};
+    control::ObjectKey key{"pods", ns, pod.name};
     nlohmann::json object = BuildPodObject(gang.workload, pod, now);
     // Update first: after the first start of a job its pod objects exist.
     auto updated = store_.Update(key, object, WriteScope::kAll);

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
+#include "control/workload_objects.h"
 #include "server/local_node.h"
 #include "server/pod_object.h"
 #include "server/pod_paths.h"
 #include "server/port_allocator.h"
-#include "server/workload_objects.h"
 #include "workloads/workloads.h"
 
 namespace muster::server {
@@ -196,7 +196,7 @@ void LocalExecutor::Launch(Gang& gang, Time now) {
     // GPU ids are nvidia-smi's (PCI bus order); CUDA's default order is fastest-first.
     spec.env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
     pod.restarts = restarts_[gang.namespace_ + "/" + pod.name]++;
-    pod.started_at = Rfc3339(now);
+    pod.started_at = control::Rfc3339(now);
     if (spec.argv.empty()) {
       pod.state = PodState::kFailed;
       pod.exit_code = 127;
@@ -276,7 +276,7 @@ std::vector<GangOutcome> LocalExecutor::Poll(Time now) {
     if (g == gangs_.end()) continue;
     PodRun& pod = g->second.pods[i];
     pod.exit_code = exit.exit_code;
-    pod.finished_at = Rfc3339(now);
+    pod.finished_at = control::Rfc3339(now);
     pod.state = exit.exit_code == 0 ? PodState::kSucceeded : PodState::kFailed;
     pod.message = exit.lost     ? "the process vanished"
                   : exit.signal ? "killed by signal " + std::to_string(exit.signal)
@@ -362,7 +362,7 @@ void LocalExecutor::WritePod(const Gang& gang, const PodRun& pod, Time now) {
   view.finished_at = pod.finished_at;
   view.restarts = pod.restarts;
   json object = BuildPodObject(gang.workload, view, now);
-  ObjectKey key{"pods", gang.namespace_, pod.name};
+  control::ObjectKey key{"pods", gang.namespace_, pod.name};
   if (store_.Get(key).ok()) {
     store_.Update(key, std::move(object), WriteScope::kAll);
   } else {

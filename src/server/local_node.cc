@@ -11,9 +11,9 @@
 #include <sstream>
 #include <thread>
 
+#include "control/resource_types.h"
 #include "core/quantity.h"
 #include "server/api_handler.h"
-#include "server/resource_types.h"
 
 namespace muster::server {
 namespace {
@@ -326,7 +326,7 @@ Status CreateLocalNode(ApiHandler& handler, const std::vector<json>& manifests) 
   for (const auto& m : manifests) {
     const std::string api_version = m.value("apiVersion", "");
     const std::string kind = m.value("kind", "");
-    const ResourceType* type = FindByKind(api_version, kind);
+    const control::ResourceType* type = control::FindByKind(api_version, kind);
     if (type == nullptr || type->namespaced) {
       return Internal("local node: unexpected kind " + api_version + " " + kind);
     }

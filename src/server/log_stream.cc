@@ -15,8 +15,8 @@ constexpr uint64_t kMaxChunk = 64u << 10;
 
 }  // namespace
 
-LogStream::LogStream(ObjectStore& store, ObjectKey pod, std::string path, std::string initial,
-                     uint64_t offset, std::optional<uint64_t> limit_bytes)
+LogStream::LogStream(ObjectStore& store, control::ObjectKey pod, std::string path,
+                     std::string initial, uint64_t offset, std::optional<uint64_t> limit_bytes)
     : store_(store),
       pod_(std::move(pod)),
       path_(std::move(path)),

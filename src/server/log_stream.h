@@ -17,7 +17,7 @@ class LogStream {
  public:
   // Streams `initial` first, then what is appended to `path` after byte `offset`.
   // `limit_bytes` caps everything sent, `initial` included (nullopt: no cap).
-  LogStream(ObjectStore& store, ObjectKey pod, std::string path, std::string initial,
+  LogStream(ObjectStore& store, control::ObjectKey pod, std::string path, std::string initial,
             uint64_t offset, std::optional<uint64_t> limit_bytes);
 
   // Same contract as WatchStream::Next: the next bytes, "" when nothing was appended
@@ -33,7 +33,7 @@ class LogStream {
   std::string Capped(std::string bytes);
 
   ObjectStore& store_;
-  ObjectKey pod_;
+  control::ObjectKey pod_;
   std::string path_;
   std::string pending_;
   uint64_t offset_;

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "api/decode.h"
-#include "server/resource_types.h"
+#include "control/resource_types.h"
 #include "server/yaml_json.h"
 
 namespace muster::server {
@@ -76,7 +76,7 @@ Result<SeedStats> SeedManifests(ApiHandler& handler, const std::vector<std::stri
     for (auto& doc : *docs) {
       const std::string api_version = doc.value("apiVersion", "");
       const std::string kind = doc.value("kind", "");
-      const ResourceType* type = FindByKind(api_version, kind);
+      const control::ResourceType* type = control::FindByKind(api_version, kind);
       if (!type) {
         ++stats.skipped;
         continue;

@@ -15,7 +15,7 @@ std::string Quoted(const json& value) {
   return s;
 }
 
-std::string QualifiedKind(const ResourceType& t) {
+std::string QualifiedKind(const control::ResourceType& t) {
   return t.group.empty() ? t.kind : t.kind + "." + t.group;
 }
 
@@ -130,7 +130,7 @@ void CheckFinalizers(const json& md, std::vector<StatusCause>& out) {
 
 }  // namespace
 
-api::NameRule NameRuleOf(const ResourceType& type) {
+api::NameRule NameRuleOf(const control::ResourceType& type) {
   if (type.kind == "Namespace") return api::NameRule::kDnsLabel;
   if (type.group == "rbac.authorization.k8s.io") return api::NameRule::kPathSegment;
   return api::NameRule::kDnsSubdomain;
@@ -154,7 +154,7 @@ StatusCause TooLong(const std::string& field, size_t max_bytes) {
           "Too long: must have at most " + std::to_string(max_bytes) + " bytes", field};
 }
 
-std::vector<StatusCause> ValidateObjectMeta(const ResourceType& type, const json& md,
+std::vector<StatusCause> ValidateObjectMeta(const control::ResourceType& type, const json& md,
                                             bool check_name) {
   std::vector<StatusCause> out;
   if (!md.is_object()) return {InvalidValue("metadata", md, "must be an object")};
@@ -195,7 +195,7 @@ std::vector<StatusCause> ValidateObjectMeta(const ResourceType& type, const json
   return out;
 }
 
-ApiError InvalidObject(const ResourceType& type, const std::string& name,
+ApiError InvalidObject(const control::ResourceType& type, const std::string& name,
                        std::vector<StatusCause> causes) {
   ApiError e;
   e.code = 422;

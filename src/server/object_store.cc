@@ -52,10 +52,10 @@ Status SqliteError(sqlite3* db, const std::string& what) {
   return Status(StatusCode::kUnavailable, "sqlite: " + what + ": " + sqlite3_errmsg(db));
 }
 
-ChangeType ParseChangeType(const std::string& s) {
-  if (s == "ADDED") return ChangeType::kAdded;
-  if (s == "DELETED") return ChangeType::kDeleted;
-  return ChangeType::kModified;
+control::ChangeType ParseChangeType(const std::string& s) {
+  if (s == "ADDED") return control::ChangeType::kAdded;
+  if (s == "DELETED") return control::ChangeType::kDeleted;
+  return control::ChangeType::kModified;
 }
 
 // Everything outside metadata and status: what metadata.generation counts.
@@ -153,14 +153,14 @@ Status ObjectStore::Init() {
     if (!q.ok() || q.Step() != SQLITE_ROW) return SqliteError(db_, "read resourceVersion");
     rv_ = q.Int(0);
   }
-  std::vector<Change> history;
+  std::vector<control::Change> history;
   Stmt q(db_,
          "SELECT rv, type, resource, namespace, name, body FROM events WHERE rv > ? ORDER BY rv");
   if (!q.ok()) return SqliteError(db_, "read events");
   q.Bind(1, rv_ - static_cast<int64_t>(options_.event_retention));
   int rc;
   while ((rc = q.Step()) == SQLITE_ROW) {
-    Change c;
+    control::Change c;
     c.resource_version = q.Int(0);
     c.type = ParseChangeType(q.Text(1));
     c.resource = q.Text(2);
@@ -202,7 +202,7 @@ int64_t ObjectStore::resource_version() const {
   return rv_;
 }
 
-Result<std::optional<json>> ObjectStore::ReadLocked(const ObjectKey& key) const {
+Result<std::optional<json>> ObjectStore::ReadLocked(const control::ObjectKey& key) const {
   Stmt q(db_, "SELECT body FROM objects WHERE resource = ? AND namespace = ? AND name = ?");
   if (!q.ok()) return SqliteError(db_, "prepare get");
   q.Bind(1, key.resource);
@@ -216,7 +216,7 @@ Result<std::optional<json>> ObjectStore::ReadLocked(const ObjectKey& key) const 
   return std::optional<json>(std::move(body));
 }
 
-Result<json> ObjectStore::Get(const ObjectKey& key) const {
+Result<json> ObjectStore::Get(const control::ObjectKey& key) const {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto r = ReadLocked(key);
   if (!r.ok()) return r.status();
@@ -224,8 +224,8 @@ Result<json> ObjectStore::Get(const ObjectKey& key) const {
   return std::move(**r);
 }
 
-Result<ListResult> ObjectStore::List(const std::string& resource,
-                                     const std::string& namespace_) const {
+Result<control::ListResult> ObjectStore::List(const std::string& resource,
+                                              const std::string& namespace_) const {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   Stmt q(db_, namespace_.empty()
                   ? "SELECT body FROM objects WHERE resource = ? ORDER BY namespace, name"
@@ -234,7 +234,7 @@ Result<ListResult> ObjectStore::List(const std::string& resource,
   if (!q.ok()) return SqliteError(db_, "prepare list");
   q.Bind(1, resource);
   if (!namespace_.empty()) q.Bind(2, namespace_);
-  ListResult out;
+  control::ListResult out;
   out.resource_version = rv_;
   int rc;
   while ((rc = q.Step()) == SQLITE_ROW) {
@@ -245,7 +245,8 @@ Result<ListResult> ObjectStore::List(const std::string& resource,
   return out;
 }
 
-Result<int64_t> ObjectStore::CommitLocked(const ObjectKey& key, ChangeType type, json& object) {
+Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control::ChangeType type,
+                                          json& object) {
   // Inside a Batch the transaction is the batch's: no BEGIN/COMMIT here, and a
   // failure poisons the batch, which rolls back as a whole.
   const bool in_batch = batch_depth_ > 0;
@@ -267,7 +268,7 @@ Result<int64_t> ObjectStore::CommitLocked(const ObjectKey& key, ChangeType type,
     return s;
   };
   {
-    Stmt w(db_, type == ChangeType::kDeleted
+    Stmt w(db_, type == control::ChangeType::kDeleted
                     ? "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
                     : "INSERT OR REPLACE INTO objects (resource, namespace, name, rv, body) "
                       "VALUES (?, ?, ?, ?, ?)");
@@ -275,7 +276,7 @@ Result<int64_t> ObjectStore::CommitLocked(const ObjectKey& key, ChangeType type,
     w.Bind(1, key.resource);
     w.Bind(2, key.namespace_);
     w.Bind(3, key.name);
-    if (type != ChangeType::kDeleted) {
+    if (type != control::ChangeType::kDeleted) {
       w.Bind(4, rv);
       w.Bind(5, body);
     }
@@ -286,7 +287,7 @@ Result<int64_t> ObjectStore::CommitLocked(const ObjectKey& key, ChangeType type,
                 "VALUES (?, ?, ?, ?, ?, ?)");
     if (!e.ok()) return fail("prepare event");
     e.Bind(1, rv);
-    e.Bind(2, std::string(ChangeTypeName(type)));
+    e.Bind(2, std::string(control::ChangeTypeName(type)));
     e.Bind(3, key.resource);
     e.Bind(4, key.namespace_);
     e.Bind(5, key.name);
@@ -311,7 +312,7 @@ Result<int64_t> ObjectStore::CommitLocked(const ObjectKey& key, ChangeType type,
     return fail("commit");
   }
   rv_ = rv;
-  Change change;
+  control::Change change;
   change.resource_version = rv;
   change.type = type;
   change.resource = key.resource;
@@ -365,7 +366,7 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
   return Status::Ok();
 }
 
-Result<json> ObjectStore::Create(const ObjectKey& key, json object) {
+Result<json> ObjectStore::Create(const control::ObjectKey& key, json object) {
   if (!object.is_object()) return InvalidArgument("object must be a JSON object");
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
@@ -381,17 +382,18 @@ Result<json> ObjectStore::Create(const ObjectKey& key, json object) {
   md["uid"] = NewUid();
   md["creationTimestamp"] = Now();
   md["generation"] = 1;
-  auto rv = CommitLocked(key, ChangeType::kAdded, object);
+  auto rv = CommitLocked(key, control::ChangeType::kAdded, object);
   if (!rv.ok()) return rv.status();
   return object;
 }
 
-Result<json> ObjectStore::Update(const ObjectKey& key, json object, WriteScope scope) {
+Result<json> ObjectStore::Update(const control::ObjectKey& key, json object, WriteScope scope) {
   return Mutate(
       key, [&object](const json&) -> Result<json> { return std::move(object); }, scope);
 }
 
-Result<json> ObjectStore::Mutate(const ObjectKey& key, const Mutator& mutate, WriteScope scope) {
+Result<json> ObjectStore::Mutate(const control::ObjectKey& key, const Mutator& mutate,
+                                 WriteScope scope) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
   if (!existing.ok()) return existing.status();
@@ -439,12 +441,12 @@ Result<json> ObjectStore::Mutate(const ObjectKey& key, const Mutator& mutate, Wr
   }
   Metadata(next)["resourceVersion"] = current["metadata"].value("resourceVersion", "");
   if (next == current) return next;  // a no-op write keeps its resourceVersion
-  auto rv = CommitLocked(key, ChangeType::kModified, next);
+  auto rv = CommitLocked(key, control::ChangeType::kModified, next);
   if (!rv.ok()) return rv.status();
   return next;
 }
 
-Result<json> ObjectStore::Delete(const ObjectKey& key, std::optional<int64_t> expected_rv,
+Result<json> ObjectStore::Delete(const control::ObjectKey& key, std::optional<int64_t> expected_rv,
                                  std::optional<std::string> expected_uid) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
@@ -457,7 +459,7 @@ Result<json> ObjectStore::Delete(const ObjectKey& key, std::optional<int64_t> ex
   if (expected_uid && *expected_uid != object["metadata"].value("uid", "")) {
     return Conflict("precondition failed: uid does not match");
   }
-  auto rv = CommitLocked(key, ChangeType::kDeleted, object);
+  auto rv = CommitLocked(key, control::ChangeType::kDeleted, object);
   if (!rv.ok()) return rv.status();
   return object;
 }

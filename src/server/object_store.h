@@ -18,15 +18,14 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "control/object_reader.h"
 #include "core/status.h"
-#include "server/object_reader.h"
 #include "server/watch_hub.h"
 
 struct sqlite3;
@@ -46,7 +45,7 @@ struct StoreOptions {
   std::function<std::string()> now;
 };
 
-class ObjectStore : public ObjectReader {
+class ObjectStore : public control::ObjectReader {
  public:
   // Opens (creating if needed) DIR/muster.db. Fails if another process holds it.
   static Result<std::unique_ptr<ObjectStore>> Open(const std::string& dir,
@@ -55,29 +54,32 @@ class ObjectStore : public ObjectReader {
   ObjectStore(const ObjectStore&) = delete;
   ObjectStore& operator=(const ObjectStore&) = delete;
 
-  Result<nlohmann::json> Get(const ObjectKey& key) const override;
+  Result<nlohmann::json> Get(const control::ObjectKey& key) const override;
   // `namespace_` empty: every namespace.
-  Result<ListResult> List(const std::string& resource,
-                          const std::string& namespace_) const override;
+  Result<control::ListResult> List(const std::string& resource,
+                                   const std::string& namespace_) const override;
 
   // Stores a new object. Sets metadata.uid, creationTimestamp, generation (1),
   // resourceVersion; kAlreadyExists if the key is taken.
-  Result<nlohmann::json> Create(const ObjectKey& key, nlohmann::json object);
+  Result<nlohmann::json> Create(const control::ObjectKey& key, nlohmann::json object);
 
   // Replaces the stored object within `scope`. If object.metadata.resourceVersion is
   // set it must equal the stored one (kConflict otherwise: optimistic concurrency).
   // uid and creationTimestamp are kept; generation grows when anything outside
   // metadata and status changes. An update that changes nothing writes nothing.
-  Result<nlohmann::json> Update(const ObjectKey& key, nlohmann::json object, WriteScope scope);
+  Result<nlohmann::json> Update(const control::ObjectKey& key, nlohmann::json object,
+                                WriteScope scope);
 
   // Read-modify-write under the write lock (PATCH): `mutate` gets the stored object
   // and returns the desired one, which is then applied like Update().
   using Mutator = std::function<Result<nlohmann::json>(const nlohmann::json& current)>;
-  Result<nlohmann::json> Mutate(const ObjectKey& key, const Mutator& mutate, WriteScope scope);
+  Result<nlohmann::json> Mutate(const control::ObjectKey& key, const Mutator& mutate,
+                                WriteScope scope);
 
   // Removes the object and returns it as it was. `expected_rv`/`expected_uid`:
   // DeleteOptions preconditions (kConflict on mismatch).
-  Result<nlohmann::json> Delete(const ObjectKey& key, std::optional<int64_t> expected_rv = {},
+  Result<nlohmann::json> Delete(const control::ObjectKey& key,
+                                std::optional<int64_t> expected_rv = {},
                                 std::optional<std::string> expected_uid = {});
 
   // Runs `writes` (Create / Update / Mutate / Delete calls on this store, made from
@@ -96,9 +98,10 @@ class ObjectStore : public ObjectReader {
  private:
   ObjectStore(sqlite3* db, StoreOptions options);
   Status Init();
-  Result<std::optional<nlohmann::json>> ReadLocked(const ObjectKey& key) const;
+  Result<std::optional<nlohmann::json>> ReadLocked(const control::ObjectKey& key) const;
   // One transaction: bump the rv, write (or delete) the row, log the change.
-  Result<int64_t> CommitLocked(const ObjectKey& key, ChangeType type, nlohmann::json& object);
+  Result<int64_t> CommitLocked(const control::ObjectKey& key, control::ChangeType type,
+                               nlohmann::json& object);
   std::string NewUid();
   std::string Now() const;
 
@@ -108,7 +111,7 @@ class ObjectStore : public ObjectReader {
   mutable std::recursive_mutex mu_;
   int batch_depth_ = 0;
   Status batch_error_;                 // first failure inside the open batch
-  std::vector<Change> batch_changes_;  // published when the batch commits
+  std::vector<control::Change> batch_changes_;  // published when the batch commits
   int64_t rv_ = 0;
   int64_t writes_since_prune_ = 0;
   std::mt19937_64 rng_;

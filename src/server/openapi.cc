@@ -1,6 +1,6 @@
 #include "server/openapi.h"
 
-#include "server/resource_types.h"
+#include "control/resource_types.h"
 
 namespace muster::server {
 namespace {
@@ -20,7 +20,7 @@ json OpenApiV3Index() {
     paths[p] = {{"serverRelativeURL", "/openapi/v3/" + p}};
   };
   add("", "v1");
-  for (const auto& g : ApiGroups()) {
+  for (const auto& g : control::ApiGroups()) {
     for (const auto& v : g.versions) add(g.name, v);
   }
   return {{"paths", paths}};
@@ -28,7 +28,7 @@ json OpenApiV3Index() {
 
 std::optional<json> OpenApiV3Document(const std::string& group, const std::string& version) {
   json paths = json::object();
-  for (const auto& t : ResourceTypes()) {
+  for (const auto& t : control::ResourceTypes()) {
     if (t.group != group || !t.ServesVersion(version)) continue;
     std::string path = "/" + GroupVersionPath(group, version) +
                        (t.namespaced ? "/namespaces/{namespace}/" : "/") + t.plural + "/{name}";

@@ -144,7 +144,7 @@ ApiResult HandlePodBinding(ObjectStore& store, const PodBindingTarget& target,
     SetScheduledCondition(next);
     return next;
   };
-  const ObjectKey key{"pods", target.namespace_, target.name};
+  const control::ObjectKey key{"pods", target.namespace_, target.name};
   Status status = Status::Ok();
   if (dry_run) {
     auto current = store.Get(key);

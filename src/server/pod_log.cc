@@ -87,7 +87,7 @@ ApiResult HandlePodLog(ObjectStore& store, const std::string& data_dir, const Po
         MethodNotAllowed("the server does not allow this method on the requested "
                          "resource"));
   }
-  const ObjectKey key{"pods", target.namespace_, target.name};
+  const control::ObjectKey key{"pods", target.namespace_, target.name};
   auto pod = store.Get(key);
   if (!pod.ok()) return Error(FromStatus(pod.status(), "pods", "", target.name));
 

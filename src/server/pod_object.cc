@@ -1,6 +1,6 @@
 #include "server/pod_object.h"
 
-#include "server/workload_objects.h"
+#include "control/workload_objects.h"
 
 namespace muster::server {
 namespace {
@@ -59,12 +59,13 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
     case PodRunState::kSucceeded:
     case PodRunState::kFailed:
       phase = pod.state == PodRunState::kSucceeded ? "Succeeded" : "Failed";
-      state = {{"terminated",
-                {{"exitCode", pod.exit_code},
-                 {"reason", pod.exit_code == 0 ? "Completed" : "Error"},
-                 {"message", pod.message},
-                 {"startedAt", pod.started_at},
-                 {"finishedAt", pod.finished_at.empty() ? Rfc3339(now) : pod.finished_at}}}};
+      state = {
+          {"terminated",
+           {{"exitCode", pod.exit_code},
+            {"reason", pod.exit_code == 0 ? "Completed" : "Error"},
+            {"message", pod.message},
+            {"startedAt", pod.started_at},
+            {"finishedAt", pod.finished_at.empty() ? control::Rfc3339(now) : pod.finished_at}}}};
       break;
   }
   json status = {

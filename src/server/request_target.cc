@@ -28,13 +28,13 @@ Result<RequestTarget> ParseRequestTarget(std::string_view path) {
   // "namespaces/<ns>/<plural>" is a namespaced path only when <plural> is a served
   // resource: /api/v1/namespaces/<name>/status addresses a Namespace's status.
   if (seg.size() >= rest + 3 && seg[rest] == "namespaces" &&
-      FindResource(t.group, t.version, seg[rest + 2]) != nullptr) {
+      control::FindResource(t.group, t.version, seg[rest + 2]) != nullptr) {
     t.namespace_ = seg[rest + 1];
     rest += 2;
   }
   const size_t n = seg.size() - rest;
   if (n < 1 || n > 3) return NotFound("the server could not find the requested resource");
-  t.type = FindResource(t.group, t.version, seg[rest]);
+  t.type = control::FindResource(t.group, t.version, seg[rest]);
   if (!t.type) return NotFound("the server could not find the requested resource");
   if (n >= 2) t.name = seg[rest + 1];
   if (n == 3) t.subresource = seg[rest + 2];

@@ -6,15 +6,15 @@
 #include <string>
 #include <string_view>
 
+#include "control/resource_types.h"
 #include "core/status.h"
-#include "server/resource_types.h"
 
 namespace muster::server {
 
 struct RequestTarget {
   std::string group;
   std::string version;
-  const ResourceType* type = nullptr;
+  const control::ResourceType* type = nullptr;
   std::string namespace_;  // "" for cluster-scoped types or an all-namespaces list
   std::string name;        // "" for collection requests
   std::string subresource;  // "" or "status"

@@ -4,11 +4,11 @@
 #include <functional>
 #include <iostream>
 
+#include "control/workload_objects.h"
 #include "server/emulated_executor.h"
 #include "server/local_executor.h"
 #include "server/metrics.h"
 #include "server/pod_paths.h"
-#include "server/workload_objects.h"
 
 namespace muster::server {
 namespace {
@@ -44,7 +44,7 @@ Time SchedulerController::WallClock::Now() const {
 
 SchedulerController::~SchedulerController() { Stop(); }
 
-std::string SchedulerController::Now() const { return Rfc3339(clock_.Now()); }
+std::string SchedulerController::Now() const { return control::Rfc3339(clock_.Now()); }
 
 void SchedulerController::Log(const std::string& line) {
   std::cerr << "muster serve: scheduler: " << line << std::endl;
@@ -64,8 +64,9 @@ Status SchedulerController::Start(ServeContext& context) {
 
   // Subscribe before reading, so no change between the read and the subscription is
   // lost; changes already reflected in the read are applied again harmlessly.
-  subscription_ = store_->hub().Subscribe([this](const Change& change) {
-    if (!IsConfigResource(change.resource) && !IsJobResource(change.resource)) return;
+  subscription_ = store_->hub().Subscribe([this](const control::Change& change) {
+    if (!control::IsConfigResource(change.resource) && !control::IsJobResource(change.resource))
+      return;
     std::lock_guard<std::mutex> lock(mu_);
     changes_.push_back(change);
     cv_.notify_one();
@@ -100,7 +101,7 @@ void SchedulerController::Rebuild(const std::map<std::string, RecoveredProcess>&
   // queue does not rebuild it again. Read before the snapshot: a change in between
   // then differs from `seen` and rebuilds once more (never the reverse).
   std::map<std::string, std::string> seen;
-  for (const auto& resource : ConfigResources()) {
+  for (const auto& resource : control::ConfigResources()) {
     auto list = store_->List(resource, "");
     if (!list.ok()) continue;
     for (const auto& o : list->items) {
@@ -109,7 +110,7 @@ void SchedulerController::Rebuild(const std::map<std::string, RecoveredProcess>&
           Significant(resource, o);
     }
   }
-  auto snapshot = ReadStoreSnapshot(*store_);
+  auto snapshot = control::ReadStoreSnapshot(*store_);
   if (!snapshot.ok()) {
     Log("cannot read the store: " + snapshot.status().message());
     return;
@@ -154,8 +155,8 @@ void SchedulerController::Rebuild(const std::map<std::string, RecoveredProcess>&
     if (object.ok()) job.object = *object;
     job.generation = GenerationOf(job.object);
     job.in_engine = false;
-    auto wl =
-        store_->Get({"workloads.kueue.x-k8s.io", sj.ref.namespace_, WorkloadObjectName(sj.ref)});
+    auto wl = store_->Get(
+        {"workloads.kueue.x-k8s.io", sj.ref.namespace_, control::WorkloadObjectName(sj.ref)});
     if (wl.ok()) {
       job.written_workload = *wl;
       for (const auto& c : wl->value("status", json::object()).value("conditions", json::array())) {
@@ -198,7 +199,7 @@ void SchedulerController::Rebuild(const std::map<std::string, RecoveredProcess>&
         if (r != nullptr && r->Active())
           executor_->Stopped(*r, clock_.Now(), engine::StopCause::kDeleted);
         store_->Delete(
-            {"workloads.kueue.x-k8s.io", job.ref.namespace_, WorkloadObjectName(job.ref)});
+            {"workloads.kueue.x-k8s.io", job.ref.namespace_, control::WorkloadObjectName(job.ref)});
       }
     }
   }
@@ -215,9 +216,9 @@ void SchedulerController::AdoptFromStore(const std::string& key, JobState& job,
   const engine::WorkloadRecord* record = engine_->Find(key);
   if (record == nullptr) return;
   const model::Workload& w = record->workload;
-  RecordedAdmission recorded =
-      ReadRecordedAdmission(status["admission"], status["placement"].value("pods", json::array()),
-                            *record, engine_->cluster());
+  control::RecordedAdmission recorded = control::ReadRecordedAdmission(
+      status["admission"], status["placement"].value("pods", json::array()), *record,
+      engine_->cluster());
   const placement::GangPlan& plan = recorded.plan;
   Time now = clock_.Now();
   Status adopted = recorded.status.ok() ? engine_->Adopt(key, recorded.assignment, plan, now, now)
@@ -260,20 +261,21 @@ void SchedulerController::RemoveJob(const std::string& key) {
   auto it = jobs_.find(key);
   if (it == jobs_.end()) return;
   if (it->second.in_engine && engine_ != nullptr) engine_->RemoveWorkload(key);
-  store_->Delete(
-      {"workloads.kueue.x-k8s.io", it->second.ref.namespace_, WorkloadObjectName(it->second.ref)});
+  store_->Delete({"workloads.kueue.x-k8s.io", it->second.ref.namespace_,
+                  control::WorkloadObjectName(it->second.ref)});
   job_keys_.erase(
       ObjectId(it->second.ref.resource, it->second.ref.namespace_, it->second.ref.name));
   jobs_.erase(it);
 }
 
-void SchedulerController::Apply(const Change& change, bool& rebuild) {
-  if (IsConfigResource(change.resource)) {
+void SchedulerController::Apply(const control::Change& change, bool& rebuild) {
+  if (control::IsConfigResource(change.resource)) {
     // Only what the engine reads counts: our own queue status writes must not
     // trigger a rebuild. Node allocatable lives in status, so nodes keep it.
     const std::string id = ObjectId(change.resource, change.namespace_, change.name);
-    std::string significant =
-        change.type == ChangeType::kDeleted ? "" : Significant(change.resource, change.object);
+    std::string significant = change.type == control::ChangeType::kDeleted
+                                  ? ""
+                                  : Significant(change.resource, change.object);
     auto it = config_seen_.find(id);
     if (it != config_seen_.end() && it->second == significant) return;
     if (significant.empty()) {
@@ -286,7 +288,7 @@ void SchedulerController::Apply(const Change& change, bool& rebuild) {
   }
   const std::string id = ObjectId(change.resource, change.namespace_, change.name);
   auto known = job_keys_.find(id);
-  if (change.type == ChangeType::kDeleted) {
+  if (change.type == control::ChangeType::kDeleted) {
     if (known != job_keys_.end()) RemoveJob(known->second);
     return;
   }
@@ -305,8 +307,8 @@ void SchedulerController::Apply(const Change& change, bool& rebuild) {
     // A pending job's spec changed: take the new spec (Kueue re-creates the Workload).
     std::string key = known->second;
     RemoveJob(key);
-    Change again = change;
-    again.type = ChangeType::kAdded;
+    control::Change again = change;
+    again.type = control::ChangeType::kAdded;
     Apply(again, rebuild);
     return;
   }
@@ -314,7 +316,7 @@ void SchedulerController::Apply(const Change& change, bool& rebuild) {
     rebuild = true;  // retried with the configuration at the next rebuild
     return;
   }
-  auto workload = DecodeJob(change.object, config_);
+  auto workload = control::DecodeJob(change.object, config_);
   if (!workload.ok()) {
     Log("ignoring " + id + ": " + workload.status().message());
     return;
@@ -373,7 +375,7 @@ void SchedulerController::Loop() {
   // the store however long the sync grows; changes queue meanwhile.
   auto next_cycle = std::chrono::steady_clock::now();
   while (true) {
-    std::deque<Change> changes;
+    std::deque<control::Change> changes;
     {
       std::unique_lock<std::mutex> lock(mu_);
       if (std::chrono::steady_clock::now() < next_cycle) {

@@ -27,21 +27,17 @@
 #include <thread>
 #include <tuple>
 
+#include "control/store_snapshot.h"
+#include "control/workload_objects.h"
 #include "engine/engine.h"
 #include "server/process_supervisor.h"
 #include "server/serve.h"
 #include "server/serve_executor.h"
-#include "server/store_snapshot.h"
-#include "server/workload_objects.h"
 
 namespace muster::server {
 
 class SchedulerController : public Controller {
  public:
-  // What admitted workloads hold per (cluster queue, flavor, resource): queue status
-  // and the usage metric read the same numbers, computed once per sync.
-  using QueueUsage = server::QueueUsage;
-
   // `executor`: local processes (LocalExecutor) or emulated pods (EmulatedExecutor).
   explicit SchedulerController(ExecutorKind executor = ExecutorKind::kLocal)
       : executor_kind_(executor) {}
@@ -57,7 +53,7 @@ class SchedulerController : public Controller {
     Time Now() const override;
   };
   struct JobState {
-    JobRef ref;
+    control::JobRef ref;
     nlohmann::json object;  // latest job object seen
     int64_t generation = 0;
     nlohmann::json written_workload;  // the Workload object as last written
@@ -72,15 +68,15 @@ class SchedulerController : public Controller {
   void Rebuild(const std::map<std::string, RecoveredProcess>& recovered, bool at_start);
   void AdoptFromStore(const std::string& key, JobState& job,
                       const std::map<std::string, RecoveredProcess>& recovered, bool at_start);
-  void Apply(const Change& change, bool& rebuild);
+  void Apply(const control::Change& change, bool& rebuild);
   void AddJob(JobState& job, model::Workload workload);
   void RemoveJob(const std::string& key);
   void HandleOutcomes(const std::vector<GangOutcome>& outcomes);
   // Writes what changed and updates metrics after a cycle that took `cycle_seconds`.
   void SyncStatus(double cycle_seconds);
-  void SyncQueues(QueueUsage& usage);
+  void SyncQueues(control::QueueUsage& usage);
   void WriteEvents();
-  void UpdateMetrics(double cycle_seconds, QueueUsage& usage);
+  void UpdateMetrics(double cycle_seconds, control::QueueUsage& usage);
   void Log(const std::string& line);
   std::string Now() const;
 
@@ -107,7 +103,7 @@ class SchedulerController : public Controller {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Change> changes_;
+  std::deque<control::Change> changes_;
   bool stopping_ = false;
   WatchHub::SubscriptionId subscription_ = 0;
   std::thread thread_;

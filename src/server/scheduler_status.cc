@@ -4,10 +4,10 @@
 #include <map>
 #include <tuple>
 
+#include "control/workload_objects.h"
 #include "core/resource_name.h"
 #include "server/metrics.h"
 #include "server/scheduler_controller.h"
-#include "server/workload_objects.h"
 
 namespace muster::server {
 namespace {
@@ -27,7 +27,7 @@ void SchedulerController::SyncStatus(double cycle_seconds) {
     if (!job.in_engine) continue;
     const engine::WorkloadRecord* r = engine_->Find(key);
     if (r == nullptr) continue;
-    WorkloadFacts facts;
+    control::WorkloadFacts facts;
     facts.record = r;
     facts.now = now;
     facts.cluster = &engine_->cluster();
@@ -35,9 +35,10 @@ void SchedulerController::SyncStatus(double cycle_seconds) {
     facts.pods_ready = executor_->PodsReady(key);
     if (r->phase == engine::Phase::kPending) facts.pending_message = engine_->PendingMessage(key);
     const json* existing = job.written_workload.is_null() ? nullptr : &job.written_workload;
-    json desired = BuildWorkloadObject(job.ref, facts, existing);
+    json desired = control::BuildWorkloadObject(job.ref, facts, existing);
     if (existing == nullptr || desired != *existing) {
-      ObjectKey wk{"workloads.kueue.x-k8s.io", job.ref.namespace_, WorkloadObjectName(job.ref)};
+      control::ObjectKey wk{"workloads.kueue.x-k8s.io", job.ref.namespace_,
+                            control::WorkloadObjectName(job.ref)};
       StripServerFields(desired);
       auto written = existing == nullptr ? store_->Create(wk, desired)
                                          : store_->Update(wk, desired, WriteScope::kAll);
@@ -55,7 +56,7 @@ void SchedulerController::SyncStatus(double cycle_seconds) {
     }
     GangPodCounts counts = executor_->Counts(key);
     json with_status =
-        WithJobStatus(job.object, facts, counts.running, counts.succeeded, counts.failed);
+        control::WithJobStatus(job.object, facts, counts.running, counts.succeeded, counts.failed);
     std::string status_text = with_status.value("status", json::object()).dump();
     if (status_text != job.written_status) {
       StripServerFields(with_status);
@@ -65,15 +66,15 @@ void SchedulerController::SyncStatus(double cycle_seconds) {
     }
     if (r->Finished()) job.finished = true;
   }
-  QueueUsage usage = AdmittedUsage(*engine_);
+  control::QueueUsage usage = control::AdmittedUsage(*engine_);
   SyncQueues(usage);
   WriteEvents();
   UpdateMetrics(cycle_seconds, usage);
 }
 
-void SchedulerController::SyncQueues(QueueUsage& usage) {
-  QueueCounts counts = CountQueueWorkloads(*engine_);
-  auto write = [&](const ObjectKey& key, json status) {
+void SchedulerController::SyncQueues(control::QueueUsage& usage) {
+  control::QueueCounts counts = control::CountQueueWorkloads(*engine_);
+  auto write = [&](const control::ObjectKey& key, json status) {
     std::string id = key.resource + "/" + key.namespace_ + "/" + key.name;
     auto it = written_queue_status_.find(id);
     if (it != written_queue_status_.end() && it->second == status) return;
@@ -82,11 +83,11 @@ void SchedulerController::SyncQueues(QueueUsage& usage) {
   };
   for (const auto& cq : config_.cluster_queues) {
     write({"clusterqueues.kueue.x-k8s.io", "", cq.meta.name},
-          ClusterQueueStatus(cq, counts.cluster_queues[cq.meta.name], usage));
+          control::ClusterQueueStatus(cq, counts.cluster_queues[cq.meta.name], usage));
   }
   for (const auto& lq : config_.local_queues) {
     write({"localqueues.kueue.x-k8s.io", lq.meta.namespace_, lq.meta.name},
-          QueueCountStatus(counts.local_queues[lq.meta.namespace_ + "/" + lq.meta.name]));
+          control::QueueCountStatus(counts.local_queues[lq.meta.namespace_ + "/" + lq.meta.name]));
   }
 }
 
@@ -98,8 +99,8 @@ void SchedulerController::WriteEvents() {
     const engine::LogEntry& e = entries[decisions_seen_];
     auto job = jobs_.find(e.workload);
     if (job == jobs_.end()) continue;
-    const JobRef& ref = job->second.ref;
-    json event = DecisionEvent(e, ref, event_counter_ + 1);
+    const control::JobRef& ref = job->second.ref;
+    json event = control::DecisionEvent(e, ref, event_counter_ + 1);
     if (event.is_null()) continue;
     ++event_counter_;
     std::string name = event["metadata"]["name"];
@@ -123,7 +124,7 @@ void SchedulerController::WriteEvents() {
   }
 }
 
-void SchedulerController::UpdateMetrics(double cycle_seconds, QueueUsage& usage) {
+void SchedulerController::UpdateMetrics(double cycle_seconds, control::QueueUsage& usage) {
   if (metrics_ == nullptr || engine_ == nullptr) return;
   metrics_->Observe(kSchedulingCycleDurationSeconds, {}, cycle_seconds);
   std::map<std::string, std::tuple<int64_t, int64_t, int64_t>>

@@ -84,7 +84,7 @@ Column JobState() {
           0};
 }
 
-std::vector<Column> KindColumns(const ResourceType& t) {
+std::vector<Column> KindColumns(const control::ResourceType& t) {
   const std::string& k = t.kind;
   if (k == "ClusterQueue") {
     return {FirstOf("Cohort", {"spec.cohort", "spec.cohortName"}),
@@ -165,7 +165,7 @@ int64_t ParseTimestamp(const std::string& text) {
   return static_cast<int64_t>(timegm(&tm));
 }
 
-json RenderTable(const ResourceType& type, const std::vector<json>& objects,
+json RenderTable(const control::ResourceType& type, const std::vector<json>& objects,
                  const std::string& resource_version, const TableOptions& options) {
   std::vector<Column> cols;
   cols.push_back(Path("Name", "metadata.name"));

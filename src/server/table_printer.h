@@ -5,12 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "server/resource_types.h"
+#include "control/resource_types.h"
 
 namespace muster::server {
 
@@ -22,7 +21,8 @@ struct TableOptions {
   int64_t now_unix = 0;  // for AGE
 };
 
-nlohmann::json RenderTable(const ResourceType& type, const std::vector<nlohmann::json>& objects,
+nlohmann::json RenderTable(const control::ResourceType& type,
+                           const std::vector<nlohmann::json>& objects,
                            const std::string& resource_version, const TableOptions& options);
 
 // kubectl's short age format: "45s", "3m20s", "5h", "2d3h", "400d".

@@ -1,8 +1,8 @@
 #include "server/update_validation.h"
 
+#include "control/store_snapshot.h"
+#include "control/workload_objects.h"
 #include "server/meta_validation.h"
-#include "server/store_snapshot.h"
-#include "server/workload_objects.h"
 
 namespace muster::server {
 namespace {
@@ -136,7 +136,7 @@ void ValidateVolcanoJob(const json& cur, const json& next, std::vector<StatusCau
   }
 }
 
-void ValidateKubeflowJob(const ResourceType& type, const json& cur, const json& next,
+void ValidateKubeflowJob(const control::ResourceType& type, const json& cur, const json& next,
                          const UpdateContext& context, std::vector<StatusCause>& out) {
   if (!context.admitted) return;
   // The engine admitted the gang these replica specs describe: muster would store
@@ -217,11 +217,11 @@ bool WorkloadAdmitted(const json& workload) {
 
 }  // namespace
 
-std::vector<StatusCause> ValidateUpdate(const ResourceType& type, const json& current,
+std::vector<StatusCause> ValidateUpdate(const control::ResourceType& type, const json& current,
                                         const json& next, const UpdateContext& context) {
   std::vector<StatusCause> out =
       ValidateObjectMeta(type, At(next, {"metadata"}), /*check_name=*/false);
-  const bool is_job = IsJobResource(type.StoreKey());
+  const bool is_job = control::IsJobResource(type.StoreKey());
   if (is_job && context.admitted) {
     const json old_queue = At(current, {"metadata", "labels", kQueueNameLabel});
     const json new_queue = At(next, {"metadata", "labels", kQueueNameLabel});
@@ -257,16 +257,18 @@ std::vector<StatusCause> ValidateUpdate(const ResourceType& type, const json& cu
   return out;
 }
 
-bool JobAdmitted(const ObjectReader& store, const ResourceType& type, const json& job) {
-  if (!IsJobResource(type.StoreKey())) return false;
-  JobRef ref;
+bool JobAdmitted(const control::ObjectReader& store, const control::ResourceType& type,
+                 const json& job) {
+  if (!control::IsJobResource(type.StoreKey())) return false;
+  control::JobRef ref;
   ref.kind = type.kind;
   ref.name = At(job, {"metadata", "name"}).is_string()
                  ? At(job, {"metadata", "name"}).get<std::string>()
                  : "";
   const json ns = At(job, {"metadata", "namespace"});
-  auto workload = store.Get({"workloads.kueue.x-k8s.io",
-                             ns.is_string() ? ns.get<std::string>() : "", WorkloadObjectName(ref)});
+  auto workload =
+      store.Get({"workloads.kueue.x-k8s.io", ns.is_string() ? ns.get<std::string>() : "",
+                 control::WorkloadObjectName(ref)});
   return workload.ok() && WorkloadAdmitted(*workload);
 }
 

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "control/object_reader.h"
+#include "control/resource_types.h"
 #include "server/api_status.h"
-#include "server/object_reader.h"
-#include "server/resource_types.h"
 
 namespace muster::server {
 
@@ -33,10 +33,12 @@ struct UpdateContext {
 // What is wrong with changing `current` into `next` (both whole objects of `type`).
 // Metadata of `next` is validated as on create, except for the name, which an
 // update cannot change.
-std::vector<StatusCause> ValidateUpdate(const ResourceType& type, const nlohmann::json& current,
-                                        const nlohmann::json& next, const UpdateContext& context);
+std::vector<StatusCause> ValidateUpdate(const control::ResourceType& type,
+                                        const nlohmann::json& current, const nlohmann::json& next,
+                                        const UpdateContext& context);
 
 // Whether the job `job` of `type` is admitted, read from its Workload object.
-bool JobAdmitted(const ObjectReader& store, const ResourceType& type, const nlohmann::json& job);
+bool JobAdmitted(const control::ObjectReader& store, const control::ResourceType& type,
+                 const nlohmann::json& job);
 
 }  // namespace muster::server

@@ -2,19 +2,7 @@
 
 namespace muster::server {
 
-const char* ChangeTypeName(ChangeType type) {
-  switch (type) {
-    case ChangeType::kAdded:
-      return "ADDED";
-    case ChangeType::kModified:
-      return "MODIFIED";
-    case ChangeType::kDeleted:
-      return "DELETED";
-  }
-  return "MODIFIED";
-}
-
-void WatchHub::Reset(int64_t current_rv, std::vector<Change> history) {
+void WatchHub::Reset(int64_t current_rv, std::vector<control::Change> history) {
   std::lock_guard<std::mutex> lock(mu_);
   history_.clear();
   for (auto& c : history) history_.push_back(std::move(c));
@@ -25,7 +13,7 @@ void WatchHub::Reset(int64_t current_rv, std::vector<Change> history) {
   oldest_servable_ = history_.empty() ? current_rv : history_.front().resource_version - 1;
 }
 
-void WatchHub::Publish(Change change) {
+void WatchHub::Publish(control::Change change) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     current_rv_ = change.resource_version;
@@ -40,13 +28,13 @@ void WatchHub::Publish(Change change) {
   for (auto& [id, cb] : subscribers_) cb(change);
 }
 
-Result<std::vector<Change>> WatchHub::Since(int64_t since, size_t max) const {
+Result<std::vector<control::Change>> WatchHub::Since(int64_t since, size_t max) const {
   std::lock_guard<std::mutex> lock(mu_);
   if (since < oldest_servable_) {
     return FailedPrecondition("too old resource version: " + std::to_string(since) + " (" +
                               std::to_string(oldest_servable_) + ")");
   }
-  std::vector<Change> out;
+  std::vector<control::Change> out;
   // History is ascending; skip to the first newer change from the back, since
   // watchers are usually near the head.
   auto it = history_.end();

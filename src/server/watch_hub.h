@@ -11,32 +11,18 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "control/change.h"
 #include "core/status.h"
 
 namespace muster::server {
 
-enum class ChangeType { kAdded, kModified, kDeleted };
-
-// "ADDED", "MODIFIED", "DELETED": the watch event type names.
-const char* ChangeTypeName(ChangeType type);
-
-struct Change {
-  int64_t resource_version = 0;
-  ChangeType type = ChangeType::kAdded;
-  std::string resource;  // ResourceType::StoreKey(): "clusterqueues.kueue.x-k8s.io"
-  std::string namespace_;
-  std::string name;
-  nlohmann::json object;  // the object after the change (before it, for kDeleted)
-};
-
 class WatchHub {
  public:
-  using Callback = std::function<void(const Change&)>;
+  using Callback = std::function<void(const control::Change&)>;
   using SubscriptionId = int64_t;
 
   // `retention`: how many changes are kept for watches that resume from an older
@@ -45,14 +31,14 @@ class WatchHub {
 
   // Sets the history after a restart: `current_rv` is the store's resourceVersion
   // and `history` the retained changes (ascending, all <= current_rv).
-  void Reset(int64_t current_rv, std::vector<Change> history);
+  void Reset(int64_t current_rv, std::vector<control::Change> history);
 
   // Appends a committed change; wakes waiting watches and calls subscribers.
-  void Publish(Change change);
+  void Publish(control::Change change);
 
   // Changes with resource_version > `since`, at most `max`. kFailedPrecondition
   // ("too old") when changes after `since` were already dropped from history.
-  Result<std::vector<Change>> Since(int64_t since, size_t max = 1000) const;
+  Result<std::vector<control::Change>> Since(int64_t since, size_t max = 1000) const;
 
   // Blocks until a change newer than `since` exists, `timeout` passes or Close()
   // is called. Returns whether there is something new.
@@ -73,7 +59,7 @@ class WatchHub {
   const size_t retention_;
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
-  std::deque<Change> history_;
+  std::deque<control::Change> history_;
   int64_t current_rv_ = 0;
   int64_t oldest_servable_ = 0;  // a watch from rv >= this sees every later change
   bool closed_ = false;

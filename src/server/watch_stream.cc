@@ -8,7 +8,7 @@ namespace muster::server {
 
 using nlohmann::json;
 
-json PresentObject(json object, const ResourceType& type, const std::string& version) {
+json PresentObject(json object, const control::ResourceType& type, const std::string& version) {
   if (object.is_object()) {
     object["apiVersion"] = type.ApiVersion(version);
     object["kind"] = type.kind;
@@ -25,7 +25,7 @@ WatchStream::WatchStream(const WatchHub& hub, WatchFilter filter, int64_t from_r
       deadline_(std::chrono::steady_clock::now() + timeout),
       last_sent_(std::chrono::steady_clock::now()) {}
 
-bool WatchStream::Matches(const Change& c) const {
+bool WatchStream::Matches(const control::Change& c) const {
   if (c.resource != filter_.type->StoreKey()) return false;
   if (!filter_.namespace_.empty() && c.namespace_ != filter_.namespace_) return false;
   // A change that moves an object out of a selector is not reported as DELETED,
@@ -75,7 +75,8 @@ std::optional<std::string> WatchStream::Next(std::chrono::milliseconds wait) {
   for (const auto& c : *changes) {
     cursor_ = c.resource_version;
     if (!Matches(c)) continue;
-    out += Event(ChangeTypeName(c.type), PresentObject(c.object, *filter_.type, filter_.version));
+    out += Event(control::ChangeTypeName(c.type),
+                 PresentObject(c.object, *filter_.type, filter_.version));
   }
   if (out.empty() && filter_.bookmarks &&
       std::chrono::steady_clock::now() - last_sent_ > std::chrono::seconds(30)) {

@@ -5,21 +5,20 @@
 
 #include <chrono>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "control/resource_types.h"
 #include "server/label_selector.h"
-#include "server/resource_types.h"
 #include "server/table_printer.h"
 #include "server/watch_hub.h"
 
 namespace muster::server {
 
 struct WatchFilter {
-  const ResourceType* type = nullptr;
+  const control::ResourceType* type = nullptr;
   std::string version;     // the version of the request path: objects are served in it
   std::string namespace_;  // "" for every namespace
   LabelSelector labels;
@@ -31,7 +30,7 @@ struct WatchFilter {
 
 // Serves the object in the requested version: the store keeps one copy per object
 // whatever version wrote it (the versions muster serves share one schema).
-nlohmann::json PresentObject(nlohmann::json object, const ResourceType& type,
+nlohmann::json PresentObject(nlohmann::json object, const control::ResourceType& type,
                              const std::string& version);
 
 class WatchStream {
@@ -47,7 +46,7 @@ class WatchStream {
   std::optional<std::string> Next(std::chrono::milliseconds wait);
 
  private:
-  bool Matches(const Change& change) const;
+  bool Matches(const control::Change& change) const;
   std::string Event(const char* type, const nlohmann::json& object);
 
   const WatchHub& hub_;

@@ -8,8 +8,8 @@
 #include <iostream>
 #include <utility>
 
+#include "control/resource_types.h"
 #include "server/api_status.h"
-#include "server/resource_types.h"
 
 namespace muster::kube::testing {
 namespace {
@@ -131,7 +131,7 @@ ClusterConnection FakeApiServer::connection() const {
 json FakeApiServer::Create(json object) {
   const std::string api_version = object.value("apiVersion", "");
   const std::string kind = object.value("kind", "");
-  const server::ResourceType* type = server::FindByKind(api_version, kind);
+  const control::ResourceType* type = control::FindByKind(api_version, kind);
   if (type == nullptr) Die("no resource for " + api_version + " " + kind);
   json& md = object["metadata"];
   std::string ns = md.value("namespace", "");

@@ -143,7 +143,7 @@ TEST_P(KubeConformanceTest, FirstDecisionsEqualTheSimulation) {
   options.manage_jobs_without_queue_name = true;  // cases without queues admit directly
   options.resync_seconds = 0.1;
   std::vector<std::unique_ptr<Reflector>> reflectors;
-  for (const server::ResourceType* t : WatchedResources()) {
+  for (const control::ResourceType* t : WatchedResources()) {
     options.watched.push_back(t->StoreKey());
     reflectors.push_back(std::make_unique<Reflector>(client, *t, cache, ReflectorOptions{}));
   }

@@ -92,7 +92,7 @@ class KubeControllerTest : public ::testing::Test {
     client_ = std::make_unique<KubeClient>(fake_.connection());
     KubeOptions options;
     options.resync_seconds = 0.2;
-    for (const server::ResourceType* t : WatchedResources()) {
+    for (const control::ResourceType* t : WatchedResources()) {
       options.watched.push_back(t->StoreKey());
       reflectors_.push_back(std::make_unique<Reflector>(*client_, *t, cache_, ReflectorOptions{}));
     }

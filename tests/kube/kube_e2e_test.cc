@@ -75,7 +75,7 @@ TEST(KubeE2E, QueuedJobIsAdmittedBoundAndCompletes) {
   ObjectCache cache;
   KubeOptions options;
   std::vector<std::unique_ptr<Reflector>> reflectors;
-  for (const server::ResourceType* t : WatchedResources()) {
+  for (const control::ResourceType* t : WatchedResources()) {
     options.watched.push_back(t->StoreKey());
     reflectors.push_back(std::make_unique<Reflector>(client, *t, cache, ReflectorOptions{}));
   }

@@ -15,17 +15,17 @@
 namespace muster::kube {
 namespace {
 
+using control::ChangeType;
 using nlohmann::json;
-using server::ChangeType;
 using testing::FakeApiServer;
 using testing::FakeApiServerOptions;
 
-const server::ResourceType& TypeOf(const std::string& group, const std::string& kind) {
-  for (const auto& t : server::ResourceTypes()) {
+const control::ResourceType& TypeOf(const std::string& group, const std::string& kind) {
+  for (const auto& t : control::ResourceTypes()) {
     if (t.group == group && t.kind == kind) return t;
   }
   ADD_FAILURE() << "no resource type " << group << " " << kind;
-  return server::ResourceTypes().front();
+  return control::ResourceTypes().front();
 }
 
 json PodJson(const std::string& name) {
@@ -61,7 +61,7 @@ class ReflectorTest : public ::testing::Test {
         {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "default"}}}});
     client_ = std::make_unique<KubeClient>(server_->connection());
     cache_ = std::make_unique<ObjectCache>();
-    cache_->Subscribe([this](const server::Change& c) {
+    cache_->Subscribe([this](const control::Change& c) {
       std::lock_guard<std::mutex> lock(mu_);
       changes_.push_back(c);
     });
@@ -81,7 +81,7 @@ class ReflectorTest : public ::testing::Test {
     return o;
   }
 
-  Reflector& Start(const server::ResourceType& type, ReflectorOptions options) {
+  Reflector& Start(const control::ResourceType& type, ReflectorOptions options) {
     reflector_ = std::make_unique<Reflector>(*client_, type, *cache_, std::move(options));
     reflector_->Start();
     return *reflector_;
@@ -98,7 +98,7 @@ class ReflectorTest : public ::testing::Test {
     return true;
   }
 
-  std::vector<server::Change> Changes() {
+  std::vector<control::Change> Changes() {
     std::lock_guard<std::mutex> lock(mu_);
     return changes_;
   }
@@ -118,13 +118,13 @@ class ReflectorTest : public ::testing::Test {
     std::vector<std::string> out;
     auto changes = Changes();
     for (size_t i = from; i < changes.size(); ++i) {
-      out.push_back(std::string(server::ChangeTypeName(changes[i].type)) + " " + changes[i].name);
+      out.push_back(std::string(control::ChangeTypeName(changes[i].type)) + " " + changes[i].name);
     }
     return out;
   }
   std::vector<std::string> CachedPodNames() {
     std::vector<std::string> names;
-    const Result<server::ListResult> list = cache_->List("pods", "");
+    const Result<control::ListResult> list = cache_->List("pods", "");
     if (!list.ok()) return names;
     for (const auto& p : list.value().items) names.push_back(p["metadata"]["name"]);
     return names;
@@ -147,7 +147,7 @@ class ReflectorTest : public ::testing::Test {
   // Destroyed bottom-up: the reflector stops before the client, the server and what
   // its callbacks write to go.
   std::mutex mu_;
-  std::vector<server::Change> changes_;
+  std::vector<control::Change> changes_;
   std::vector<std::string> log_;
   std::unique_ptr<FakeApiServer> server_;
   std::unique_ptr<KubeClient> client_;
@@ -352,7 +352,7 @@ TEST_F(ReflectorTest, AbsentResourceIsSyncedEmptyAndPickedUpWhenInstalled) {
   ASSERT_TRUE(WaitFor([&] { return r.synced(); }));
   EXPECT_TRUE(r.absent());
   EXPECT_TRUE(cache_->Synced({"pytorchjobs.kubeflow.org"}));
-  const Result<server::ListResult> jobs = cache_->List("pytorchjobs.kubeflow.org", "");
+  const Result<control::ListResult> jobs = cache_->List("pytorchjobs.kubeflow.org", "");
   ASSERT_TRUE(jobs.ok());
   EXPECT_TRUE(jobs.value().items.empty());
   // Re-checked periodically, logged once.

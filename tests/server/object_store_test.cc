@@ -36,7 +36,7 @@ class ObjectStoreTest : public ::testing::Test {
   }
 
   std::filesystem::path dir_;
-  const ObjectKey key_{"clusterqueues.kueue.x-k8s.io", "", "team-a"};
+  const control::ObjectKey key_{"clusterqueues.kueue.x-k8s.io", "", "team-a"};
 };
 
 TEST_F(ObjectStoreTest, CreateAssignsServerFields) {
@@ -122,7 +122,7 @@ TEST_F(ObjectStoreTest, SurvivesRestartWithHistory) {
   auto events = store->hub().Since(0);
   ASSERT_TRUE(events.ok());
   ASSERT_EQ(events->size(), 3u);
-  EXPECT_EQ((*events)[2].type, ChangeType::kDeleted);
+  EXPECT_EQ((*events)[2].type, control::ChangeType::kDeleted);
   // New writes continue the sequence.
   auto c = store->Create({"pods", "ns", "b"}, {{"metadata", json::object()}});
   EXPECT_EQ((*c)["metadata"]["resourceVersion"], "4");
@@ -137,7 +137,8 @@ TEST_F(ObjectStoreTest, SecondOpenOfSameDirectoryFails) {
 TEST_F(ObjectStoreTest, SubscribersSeeCommitsInOrder) {
   auto store = Open();
   std::vector<int64_t> seen;
-  auto id = store->hub().Subscribe([&](const Change& c) { seen.push_back(c.resource_version); });
+  auto id =
+      store->hub().Subscribe([&](const control::Change& c) { seen.push_back(c.resource_version); });
   store->Create(key_, Cq("a"));
   store->Mutate(
       key_,
@@ -155,7 +156,8 @@ TEST_F(ObjectStoreTest, SubscribersSeeCommitsInOrder) {
 TEST(WatchHubTest, TooOldResourceVersionIsRefused) {
   WatchHub hub(/*retention=*/2);
   hub.Reset(0, {});
-  for (int64_t rv = 1; rv <= 4; ++rv) hub.Publish({rv, ChangeType::kAdded, "pods", "", "x", {}});
+  for (int64_t rv = 1; rv <= 4; ++rv)
+    hub.Publish({rv, control::ChangeType::kAdded, "pods", "", "x", {}});
   EXPECT_FALSE(hub.Since(1).ok());
   auto recent = hub.Since(2);
   ASSERT_TRUE(recent.ok());

@@ -11,11 +11,11 @@
 #include <string_view>
 #include <vector>
 
+#include "control/object_reader.h"
 #include "model/manifest_set.h"
 #include "model/workload.h"
-#include "server/object_reader.h"
 
-namespace muster::server {
+namespace muster::control {
 
 // Store resources (ResourceType::StoreKey()) whose change means the engine must be
 // rebuilt: everything the ManifestSet holds except jobs.
@@ -55,4 +55,4 @@ Result<StoreSnapshot> ReadStoreSnapshot(const ObjectReader& store);
 // Decodes one job object against `config` (priority classes, pod groups).
 Result<model::Workload> DecodeJob(const nlohmann::json& object, const model::ManifestSet& config);
 
-}  // namespace muster::server
+}  // namespace muster::control

@@ -1,13 +1,13 @@
-#include "server/store_snapshot.h"
+#include "control/store_snapshot.h"
 
 #include <algorithm>
 #include <set>
 
 #include "api/decode.h"
-#include "server/resource_types.h"
+#include "control/resource_types.h"
 #include "workloads/workloads.h"
 
-namespace muster::server {
+namespace muster::control {
 namespace {
 
 const std::set<std::string, std::less<>>& JobResources() {
@@ -57,7 +57,7 @@ Result<model::Workload> DecodeJob(const nlohmann::json& object, const model::Man
   api::DecodeResult decoded;
   std::string label = object.value("kind", "") + " " +
                       object.value("metadata", nlohmann::json::object()).value("name", "");
-  api::DecodeText(object.dump(), "store:" + label, decoded);
+  api::DecodeObject(object, "store:" + label, decoded);
   if (decoded.HasErrors()) return InvalidArgument(FirstError(decoded));
   if (decoded.manifests.jobs.size() != 1) {
     return InvalidArgument("store:" + label + ": not a job object muster runs");
@@ -76,13 +76,13 @@ Result<StoreSnapshot> ReadStoreSnapshot(const ObjectReader& store) {
       api::DecodeResult one;
       one.next_order = config.next_order;
       std::string label = ObjectLabel(resource, object);
-      api::DecodeText(object.dump(), "store:" + label, one);
+      api::DecodeObject(object, "store:" + label, one);
       if (one.HasErrors()) {
         snapshot.problems[label] = FirstError(one);
         continue;
       }
       config.next_order = one.next_order;
-      api::DecodeText(object.dump(), "store:" + label, config);
+      api::DecodeObject(object, "store:" + label, config);
     }
   }
   snapshot.config = std::move(config.manifests);
@@ -119,4 +119,4 @@ Result<StoreSnapshot> ReadStoreSnapshot(const ObjectReader& store) {
   return snapshot;
 }
 
-}  // namespace muster::server
+}  // namespace muster::control

@@ -1,40 +1,21 @@
-#include "server/store_snapshot.h"
-
-#include "server/object_store.h"
+#include "control/store_snapshot.h"
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 
-namespace muster::server {
+#include "control/memory_objects.h"
+
+namespace muster::control {
 namespace {
 
 using nlohmann::json;
 
 class StoreSnapshotTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("muster-snapshot-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    StoreOptions opts;
-    // Each write gets the next timestamp, so creation order is under the test's control.
-    opts.now = [this] { return now_; };
-    auto s = ObjectStore::Open(dir_.string(), opts);
-    ASSERT_TRUE(s.ok()) << s.status().ToString();
-    store_ = std::move(*s);
-  }
-  void TearDown() override {
-    store_.reset();
-    std::filesystem::remove_all(dir_);
-  }
-
   void Create(const std::string& resource, const std::string& ns, const json& object) {
-    auto created =
-        store_->Create({resource, ns, object["metadata"]["name"].get<std::string>()}, object);
-    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    store_.now = now_;
+    store_.Create(resource, ns, object);
   }
 
   void CreateConfig() {
@@ -102,9 +83,8 @@ class StoreSnapshotTest : public ::testing::Test {
             {"spec", {{"pytorchReplicaSpecs", {{"Master", replica}, {"Worker", replica}}}}}};
   }
 
-  std::filesystem::path dir_;
   std::string now_ = "2026-01-01T00:00:00Z";
-  std::unique_ptr<ObjectStore> store_;
+  testing::MemoryObjects store_;
 };
 
 TEST(StoreResourceKindsTest, ConfigAndJobResources) {
@@ -132,7 +112,7 @@ TEST(StoreResourceKindsTest, ConfigAndJobResources) {
 }
 
 TEST_F(StoreSnapshotTest, EmptyStoreIsEmpty) {
-  auto snapshot = ReadStoreSnapshot(*store_);
+  auto snapshot = ReadStoreSnapshot(store_);
   ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
   EXPECT_TRUE(snapshot->config.nodes.empty());
   EXPECT_TRUE(snapshot->jobs.empty());
@@ -151,7 +131,7 @@ TEST_F(StoreSnapshotTest, ConfigWithoutJobsAndJobsInCreationOrder) {
   now_ = "2026-01-01T00:00:09Z";
   Create("pytorchjobs.kubeflow.org", "default", PyTorchJob("mid"));
 
-  auto snapshot = ReadStoreSnapshot(*store_);
+  auto snapshot = ReadStoreSnapshot(store_);
   ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
   EXPECT_TRUE(snapshot->problems.empty());
   const model::ManifestSet& config = snapshot->config;
@@ -187,8 +167,8 @@ TEST_F(StoreSnapshotTest, ConfigWithoutJobsAndJobsInCreationOrder) {
 
 TEST_F(StoreSnapshotTest, BrokenObjectsAreReportedAndDoNotHideOthers) {
   CreateConfig();
-  // The store validates on the API path, not on Create: write objects that no
-  // longer decode, as an older server version or a schema change would leave them.
+  // Stores validate on the API path: objects that no longer decode are what an
+  // older server version or a schema change leaves behind.
   Create("nodes", "",
          {{"apiVersion", "v1"},
           {"kind", "Node"},
@@ -199,7 +179,7 @@ TEST_F(StoreSnapshotTest, BrokenObjectsAreReportedAndDoNotHideOthers) {
   bad["spec"]["parallelism"] = "many";
   Create("jobs.batch", "default", bad);
 
-  auto snapshot = ReadStoreSnapshot(*store_);
+  auto snapshot = ReadStoreSnapshot(store_);
   ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
   EXPECT_EQ(snapshot->problems.size(), 2u);
   EXPECT_EQ(snapshot->problems.count("nodes//broken-node"), 1u);
@@ -214,7 +194,7 @@ TEST_F(StoreSnapshotTest, BrokenObjectsAreReportedAndDoNotHideOthers) {
 
 TEST_F(StoreSnapshotTest, DecodeJobRejectsNonJobs) {
   CreateConfig();
-  auto snapshot = ReadStoreSnapshot(*store_);
+  auto snapshot = ReadStoreSnapshot(store_);
   ASSERT_TRUE(snapshot.ok());
   json node = {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "n"}}}};
   EXPECT_FALSE(DecodeJob(node, snapshot->config).ok());
@@ -224,4 +204,4 @@ TEST_F(StoreSnapshotTest, DecodeJobRejectsNonJobs) {
 }
 
 }  // namespace
-}  // namespace muster::server
+}  // namespace muster::control

@@ -10,14 +10,14 @@
 #include <string>
 #include <tuple>
 
+#include "control/store_snapshot.h"
 #include "core/clock.h"
 #include "engine/decision_log.h"
 #include "engine/engine.h"
 #include "engine/workload_record.h"
 #include "placement/placement.h"
-#include "server/store_snapshot.h"
 
-namespace muster::server {
+namespace muster::control {
 
 // RFC 3339 UTC with seconds ("2026-11-23T01:19:11Z") for a Unix time.
 std::string Rfc3339(Time unix_seconds);
@@ -100,4 +100,4 @@ QueueUsage AdmittedUsage(const engine::Engine& engine);
 nlohmann::json ClusterQueueStatus(const model::ClusterQueue& cq, const QueueCounts::Count& count,
                                   const QueueUsage& usage);
 
-}  // namespace muster::server
+}  // namespace muster::control

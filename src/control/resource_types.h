@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace muster::server {
+namespace muster::control {
 
 struct ResourceType {
   std::string group;                  // "" for the core group
@@ -47,4 +47,4 @@ struct ApiGroupInfo {
 };
 std::vector<ApiGroupInfo> ApiGroups();
 
-}  // namespace muster::server
+}  // namespace muster::control

@@ -8,7 +8,7 @@
 
 #include "core/resource_name.h"
 
-namespace muster::server {
+namespace muster::control {
 namespace {
 
 using json = nlohmann::json;
@@ -441,9 +441,9 @@ TEST_F(WorkloadObjectsTest, VolcanoJobPhaseAndCounts) {
 }
 
 }  // namespace
-}  // namespace muster::server
+}  // namespace muster::control
 
-namespace muster::server {
+namespace muster::control {
 namespace {
 
 TEST_F(WorkloadObjectsTest, RecordedAdmissionReadsBackWhatWasWritten) {
@@ -480,4 +480,4 @@ TEST_F(WorkloadObjectsTest, RecordedAdmissionOfAnyShapeNeverThrows) {
 }
 
 }  // namespace
-}  // namespace muster::server
+}  // namespace muster::control

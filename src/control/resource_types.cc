@@ -1,10 +1,10 @@
 // The served resource table. Short names follow the upstream CRDs (Kueue's cq, lq,
 // wl, rf; Volcano's vcjob, pg; core's po, no, ns, ev) so users' habits carry over.
-#include "server/resource_types.h"
+#include "control/resource_types.h"
 
 #include <algorithm>
 
-namespace muster::server {
+namespace muster::control {
 
 std::string ResourceType::StoreKey() const {
   return group.empty() ? plural : plural + "." + group;
@@ -111,4 +111,4 @@ std::vector<ApiGroupInfo> ApiGroups() {
   return groups;
 }
 
-}  // namespace muster::server
+}  // namespace muster::control

@@ -1,4 +1,4 @@
-#include "server/workload_objects.h"
+#include "control/workload_objects.h"
 
 #include <algorithm>
 #include <cctype>
@@ -9,7 +9,7 @@
 #include "core/resource_list.h"
 #include "core/resource_name.h"
 
-namespace muster::server {
+namespace muster::control {
 namespace {
 
 using json = nlohmann::json;
@@ -461,4 +461,4 @@ json ClusterQueueStatus(const model::ClusterQueue& cq, const QueueCounts::Count&
   return status;
 }
 
-}  // namespace muster::server
+}  // namespace muster::control

@@ -11,7 +11,7 @@
 
 #include "core/status.h"
 
-namespace muster::server {
+namespace muster::control {
 
 struct ObjectKey {
   std::string resource;    // ResourceType::StoreKey()
@@ -33,4 +33,4 @@ class ObjectReader {
                                   const std::string& namespace_) const = 0;
 };
 
-}  // namespace muster::server
+}  // namespace muster::control

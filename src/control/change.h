@@ -1,0 +1,27 @@
+// Change: one committed change of a Kubernetes-style object, as a value. The serve
+// store publishes one per write (server/watch_hub.h) and the kube adapter's mirror of
+// a cluster one per watch event (kube/object_cache.h); the reconciler applies them in
+// the order they are delivered, whichever mode produced them.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace muster::control {
+
+enum class ChangeType { kAdded, kModified, kDeleted };
+
+// "ADDED", "MODIFIED", "DELETED": the watch event type names.
+const char* ChangeTypeName(ChangeType type);
+
+struct Change {
+  int64_t resource_version = 0;
+  ChangeType type = ChangeType::kAdded;
+  std::string resource;  // ResourceType::StoreKey(): "clusterqueues.kueue.x-k8s.io"
+  std::string namespace_;
+  std::string name;
+  nlohmann::json object;  // the object after the change (before it, for kDeleted)
+};
+
+}  // namespace muster::control
