@@ -416,7 +416,9 @@ void KubeController::ApplyJob(const control::Change& change, bool& rebuild) {
     job.object = change.object;
     CheckFinished(key, job);
     int64_t generation = GenerationOf(change.object);
-    if (generation == job.generation) return;
+    // Generations only grow: the watch event of our own earlier write (a suspend
+    // followed by a restore) arriving after the later write's answer is not news.
+    if (generation <= job.generation) return;
     job.generation = generation;
     const auto* r = engine_ ? engine_->Find(key) : nullptr;
     // Our own admission / suspend writes change the spec too; only a pending job's

@@ -1,4 +1,4 @@
-#include "server/workload_objects.h"
+#include "control/workload_objects.h"
 
 #include <gtest/gtest.h>
 
