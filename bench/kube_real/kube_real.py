@@ -267,10 +267,14 @@ def measure(run, args, bins, workdir):
             list(pool.map(create, range(args.jobs)))
         r["create_s"] = time.monotonic() - t0
 
-        last_progress, last_bound = time.monotonic(), -1
+        last_progress, last_bound, last_report = time.monotonic(), -1, t0
         while True:
-            bound, _, _, _ = kubelet.counts()
+            bound, live, _, _ = kubelet.counts()
             now = time.monotonic()
+            if now - last_report >= 30:
+                last_report = now
+                print("  %s: %.0f s, %d pods, %d of %d bound, load %s"
+                      % (run, now - t0, live, bound, fitting, loadavg()), flush=True)
             if bound >= fitting:
                 break
             if bound != last_bound:
@@ -307,10 +311,16 @@ def measure(run, args, bins, workdir):
         r["apiserver_rss_mb"] = cp.processes["kube-apiserver"].memory_mb()[0]
 
         # Delete every Job (the garbage collector deletes their pods), then memory.
+        # One DELETE per Job, as users do: a single DELETE of the collection can run
+        # past the API server's 60 s request timeout at this size.
         t = time.monotonic()
-        client.delete("/apis/batch/v1/namespaces/%s/jobs" % NAMESPACE,
-                      {"kind": "DeleteOptions", "apiVersion": "v1",
-                       "propagationPolicy": "Background"})
+
+        def delete(i):
+            client.delete("/apis/batch/v1/namespaces/%s/jobs/train-%05d" % (NAMESPACE, i),
+                          {"kind": "DeleteOptions", "apiVersion": "v1",
+                           "propagationPolicy": "Background"})
+        with concurrent.futures.ThreadPoolExecutor(args.create_threads) as pool:
+            list(pool.map(delete, range(args.jobs)))
         try:
             wait_for(lambda: kubelet.counts()[1] == 0, 600, "every pod deleted", 0.5)
         except TimeoutError as e:
