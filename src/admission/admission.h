@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "admission/admission_snapshot.h"
 #include "core/clock.h"
 #include "core/resource_list.h"
 #include "core/status.h"
@@ -152,6 +153,10 @@ class Admitter {
                        Time /*now*/) {
     return FailedPrecondition("this admitter cannot adopt " + workload.key);
   }
+
+  // Added: the numbers behind the decisions (quota, usage, availability, shares, queue
+  // order) for dashboards and explanations (admission_snapshot.h). Read only.
+  virtual AdmissionSnapshot Snapshot() const { return {}; }
 };
 
 // Builds the queue tree from the manifests' ClusterQueues, LocalQueues, Cohorts,

@@ -44,6 +44,7 @@ class AdmitterImpl : public Admitter {
   void SetClusterCapacity(const ResourceList& total) override;
   void UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) override;
   Status Adopt(const model::Workload& workload, const Assignment& assignment, Time now) override;
+  AdmissionSnapshot Snapshot() const override;  // admitter_snapshot.cc
   // Forgets every cached flavor assignment and candidate list without unparking
   // anything: results must not change (tests check the caches against this).
   void DropCaches() {

@@ -83,6 +83,8 @@ class PendingQueue {
   bool Empty() const { return active_.empty() && parked_.empty(); }
   size_t Size() const { return active_.size() + parked_.size(); }
   bool HasParked() const { return !parked_.empty(); }
+  // The parked (inadmissible) keys, in queue order.
+  const std::set<QueueKey>& parked() const { return parked_; }
   // Every pending key, active then parked (each in queue order).
   std::vector<QueueKey> All() const;
   // Re-keys `from` as `to`, keeping it active or parked.
