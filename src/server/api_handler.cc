@@ -16,6 +16,7 @@
 #include "server/request_target.h"
 #include "server/table_printer.h"
 #include "server/update_validation.h"
+#include "server/view_routes.h"
 #include "server/yaml_json.h"
 
 namespace muster::server {
@@ -479,6 +480,9 @@ ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
   if (auto bad = CheckRequestBody(request)) return ErrorResponse(*bad);
   if (request.method == "GET") {
     if (auto d = Discovery(path, server_address_)) return std::move(*d);
+  }
+  if (views_ != nullptr) {
+    if (auto view = HandleViewRoute(views_, request)) return std::move(*view);
   }
   // The log subresource is read from the executor's files, not the store.
   if (auto log = MatchPodLogPath(path)) return HandlePodLog(store_, data_dir_, *log, request);

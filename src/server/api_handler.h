@@ -37,6 +37,11 @@ using ApiResult =
     std::variant<ApiResponse, std::unique_ptr<WatchStream>, std::unique_ptr<LogStream>>;
 
 class MetricsRegistry;  // server/metrics.h
+}  // namespace muster::server
+namespace muster::ui {
+class ViewPublisher;  // ui/view_publisher.h
+}  // namespace muster::ui
+namespace muster::server {
 
 class ApiHandler {
  public:
@@ -60,6 +65,10 @@ class ApiHandler {
   // serving; the registry must outlive the handler's requests.
   void set_metrics(MetricsRegistry* metrics) { metrics_ = metrics; }
 
+  // GET of the muster.dev/v1alpha1 view resources reads the view `views` holds
+  // (server/view_routes.h; 503 while none is published, 404 while unset).
+  void set_views(const ui::ViewPublisher* views) { views_ = views; }
+
  private:
   ApiResult Dispatch(const ApiRequest& request);
 
@@ -68,6 +77,7 @@ class ApiHandler {
   std::string data_dir_;
   std::atomic<bool> ready_{false};
   MetricsRegistry* metrics_ = nullptr;
+  const ui::ViewPublisher* views_ = nullptr;
 };
 
 }  // namespace muster::server

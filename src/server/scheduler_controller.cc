@@ -53,6 +53,7 @@ void SchedulerController::Log(const std::string& line) {
 Status SchedulerController::Start(ServeContext& context) {
   store_ = &context.store;
   metrics_ = context.metrics;
+  views_ = context.views;
   data_dir_ = context.data_dir;
   if (metrics_ != nullptr) DeclareSchedulerMetrics(*metrics_);
   processes_ = std::make_unique<ProcessSupervisor>(data_dir_ + "/pods");
@@ -74,6 +75,7 @@ Status SchedulerController::Start(ServeContext& context) {
   std::map<std::string, RecoveredProcess> recovered;
   for (auto& p : processes_->Recover()) recovered[p.id] = p;
   Rebuild(recovered, /*at_start=*/true);
+  PublishView();
   {
     std::lock_guard<std::mutex> lock(mu_);
     changes_.clear();  // the rebuild read everything up to now
@@ -353,6 +355,16 @@ void SchedulerController::HandleOutcomes(const std::vector<GangOutcome>& outcome
   }
 }
 
+void SchedulerController::PublishView() {
+  if (views_ == nullptr) return;
+  control::ViewInputs in;
+  in.engine = engine_.get();
+  in.config = &config_;
+  in.now = clock_.Now();
+  in.engine_error = engine_error_;
+  views_->Publish(control::BuildSchedulerView(in, views_->Current().get()));
+}
+
 void SchedulerController::Loop() {
   bool dirty = true;
   auto last_cycle = std::chrono::steady_clock::now();
@@ -414,6 +426,7 @@ void SchedulerController::Loop() {
         SyncStatus(seconds);
       });
       dirty = !more.empty();
+      PublishView();
       auto end = std::chrono::steady_clock::now();
       next_cycle = end + (end - begin);
     }

@@ -33,6 +33,7 @@
 #include "server/process_supervisor.h"
 #include "server/serve.h"
 #include "server/serve_executor.h"
+#include "ui/view_publisher.h"
 
 namespace muster::server {
 
@@ -78,10 +79,13 @@ class SchedulerController : public Controller {
   void WriteEvents();
   void UpdateMetrics(double cycle_seconds, control::QueueUsage& usage);
   void Log(const std::string& line);
+  // Builds the scheduler view (control/scheduler_view.h) and publishes it.
+  void PublishView();
   std::string Now() const;
 
   ObjectStore* store_ = nullptr;
   MetricsRegistry* metrics_ = nullptr;
+  ui::ViewPublisher* views_ = nullptr;
   std::string data_dir_;
   WallClock clock_;
   std::unique_ptr<ProcessSupervisor> processes_;

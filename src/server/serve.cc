@@ -12,6 +12,8 @@
 #include "server/local_node.h"
 #include "server/manifest_seed.h"
 #include "server/metrics.h"
+#include "ui/dashboard.h"
+#include "ui/view_publisher.h"
 
 namespace muster::server {
 
@@ -45,9 +47,18 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
   MetricsRegistry metrics;
   DeclareApiMetrics(metrics);
   DeclareSchedulerMetrics(metrics);
+  ui::ViewPublisher views;
   ApiHandler handler(db, host + ":" + std::to_string(port));
   handler.set_metrics(&metrics);
-  HttpServer http(handler);
+  handler.set_views(&views);
+  // The dashboard's page and scripts under /ui/ (static: it reads the API like any
+  // client, with the user's credentials); everything else is the API.
+  HttpServer http([&handler](const ApiRequest& r) -> ApiResult {
+    if (auto page = ui::ServeDashboard(r.method, r.path)) {
+      return ApiResponse{page->code, page->content_type, std::string(page->body)};
+    }
+    return handler.Handle(r);
+  });
   if (Status s = http.Bind(host, port); !s.ok()) {
     err << "muster serve: " << s.message() << "\n";
     return 1;
@@ -85,7 +96,7 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
       }
     }
   }
-  ServeContext context{db, options.data_dir, &metrics};
+  ServeContext context{db, options.data_dir, &metrics, &views};
   for (auto& c : controllers) {
     if (Status s = c->Start(context); !s.ok()) {
       err << "muster serve: " << c->name() << ": " << s.message() << "\n";
@@ -104,7 +115,8 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
   });
   handler.set_ready(true);
   out << "muster serve: listening on http://" << host << ":" << http.port() << " (data "
-      << options.data_dir << ", resourceVersion " << db.resource_version() << ")" << std::endl;
+      << options.data_dir << ", resourceVersion " << db.resource_version() << "; dashboard /ui/)"
+      << std::endl;
   http.Serve();
   // Serve() also returns if listening failed: wake the signal thread then.
   if (!stopping) pthread_kill(signal_thread.native_handle(), SIGTERM);

@@ -21,6 +21,11 @@
 namespace muster::server {
 
 class MetricsRegistry;  // server/metrics.h
+}  // namespace muster::server
+namespace muster::ui {
+class ViewPublisher;  // ui/view_publisher.h
+}  // namespace muster::ui
+namespace muster::server {
 
 // What a controller gets at start: the open, seeded store, the data directory (pod
 // working directories and logs live under it) and the registry /metrics renders.
@@ -28,6 +33,8 @@ struct ServeContext {
   ObjectStore& store;
   std::string data_dir;
   MetricsRegistry* metrics = nullptr;
+  // Where the scheduler publishes its view (the dashboard's muster.dev resources).
+  ui::ViewPublisher* views = nullptr;
 };
 
 class Controller {

@@ -130,6 +130,33 @@ std::vector<Column> KindColumns(const control::ResourceType& t) {
     return {Path("Weight", "spec.weight"), Path("State", "status.state"),
             Path("Parent", "spec.parent")};
   }
+  // muster.dev/v1alpha1 scheduler views (ui/view_api.h).
+  if (k == "WorkloadView") {
+    return {Path("Queue", "queue.clusterQueue"), Path("State", "state"),
+            Path("Position", "positionInClusterQueue"), Path("Priority", "priority"),
+            Path("Reason", "reason"), Path("Message", "message", 1)};
+  }
+  if (k == "QueueView") {
+    return {Path("Kind", "queue.kind"), Path("Parent", "parent"),
+            Count("Pending", "workloads.pending"), Count("Admitted", "workloads.admitted"),
+            Path("Share", "fairSharing.weightedShare")};
+  }
+  // "used/allocatable" GPUs of a NodeView or the ClusterView (resource names hold dots,
+  // so no dotted path reaches them).
+  const Column gpus = {"GPUs", "string", "used/allocatable nvidia.com/gpu",
+                       [](const json& o) -> json {
+                         auto get = [&](const char* m) -> std::string {
+                           if (!o.contains(m) || !o[m].is_object()) return "0";
+                           return o[m].value("nvidia.com/gpu", "0");
+                         };
+                         return get("used") + "/" + get("allocatable");
+                       },
+                       0};
+  if (k == "NodeView") return {Path("Ready", "ready"), gpus};
+  if (k == "ClusterView") {
+    return {Path("Nodes", "nodes.total"), gpus, Count("Pending", "workloads.Pending"),
+            Count("Running", "workloads.Running")};
+  }
   if (k == "PodGroup") {
     return {Path("Status", "status.phase"), Path("MinMember", "spec.minMember"),
             Path("Queue", "spec.queue")};

@@ -1,0 +1,73 @@
+#include "server/view_routes.h"
+
+#include <ctime>
+
+#include "server/table_printer.h"
+#include "ui/view_api.h"
+#include "ui/view_json.h"
+
+namespace muster::server {
+namespace {
+
+using nlohmann::json;
+
+// The view kinds as ResourceTypes, for Table rendering.
+const ResourceType& TypeOf(const ui::ViewKind& kind) {
+  static const std::vector<ResourceType> kTypes = [] {
+    std::vector<ResourceType> out;
+    for (const auto& k : ui::ViewKinds()) {
+      out.push_back({ui::kViewGroup,
+                     {ui::kViewVersion},
+                     k.kind,
+                     k.plural,
+                     k.singular,
+                     k.short_names,
+                     k.namespaced,
+                     false,
+                     false});
+    }
+    return out;
+  }();
+  for (const auto& t : kTypes) {
+    if (t.plural == kind.plural) return t;
+  }
+  return kTypes.front();
+}
+
+}  // namespace
+
+std::optional<ApiResponse> HandleViewRoute(const ui::ViewPublisher* views,
+                                           const ApiRequest& request) {
+  std::string path = request.path;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  auto target = ui::ParseViewPath(path);
+  if (!target) return std::nullopt;
+  if (request.method != "GET") {
+    json status = {{"kind", "Status"},
+                   {"apiVersion", "v1"},
+                   {"metadata", json::object()},
+                   {"status", "Failure"},
+                   {"message", target->plural + ".muster.dev is read only: get and list"},
+                   {"reason", "MethodNotAllowed"},
+                   {"code", 405}};
+    return ApiResponse{405, "application/json", status.dump()};
+  }
+  target->query = request.query;
+  auto current = views != nullptr ? views->Current() : nullptr;
+  ui::ViewResponse r = ui::HandleViewRead(current.get(), *target);
+  const bool table = request.accept.find("as=Table") != std::string::npos;
+  if (r.code == 200 && table && target->subresource.empty()) {
+    const ResourceType& type = TypeOf(*ui::FindViewKind(target->plural));
+    TableOptions options;
+    options.now_unix = static_cast<int64_t>(std::time(nullptr));
+    const std::string rv = r.body["metadata"].value("resourceVersion", "");
+    json t = r.body.contains("items")
+                 ? RenderTable(type, r.body["items"].get<std::vector<json>>(), rv, options)
+                 : RenderTable(type, {r.body}, rv, options);
+    if (r.body.contains("items")) t["metadata"] = r.body["metadata"];
+    return ApiResponse{200, "application/json", t.dump()};
+  }
+  return ApiResponse{r.code, "application/json", r.body.dump()};
+}
+
+}  // namespace muster::server
