@@ -13,6 +13,12 @@ PACKAGES=(
 # kubectl for tests/server/kubectl_test.sh: Debian ships it as kubernetes-client; a
 # machine with a kubectl from elsewhere (Google's "kubectl" package) needs neither.
 command -v kubectl >/dev/null 2>&1 || PACKAGES+=(kubernetes-client)
+# The dashboard's browser test (tests/ui/browser_test.sh): Debian's chromium, driven by
+# puppeteer-core from npm (which downloads no browser); a Node.js from elsewhere
+# (nodesource ships npm inside its nodejs) needs neither Debian package.
+PACKAGES+=(chromium curl)
+command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
+command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

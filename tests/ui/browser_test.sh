@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The dashboard in a real browser (issue 17): Debian's chromium, headless, scripted over
+# the DevTools protocol with puppeteer-core (tests/ui/dashboard.test.mjs), against a real
+# `muster serve` on 127.0.0.1 port 0 with a temporary data directory:
+#   1. pages: a small emulated GPU cluster (tests/ui/make_cluster.py); every page loads
+#      without console errors, shows the numbers kubectl and curl read from the API, and
+#      a job applied during the test appears and becomes Running without a reload;
+#   2. scale: MUSTER_UI_SCALE_JOBS workloads (default 10000) on MUSTER_UI_SCALE_NODES
+#      emulated nodes (default 1000): the workloads page's first render is reported (not
+#      asserted), with screenshots of the big pages. MUSTER_UI_SCALE_JOBS=0 skips it.
+# Screenshots and the figures (report-*.json) go to $SCREENSHOT_DIR (default
+# BUILD/ui-screenshots).
+#
+# Usage: tests/ui/browser_test.sh BUILD_DIR
+set -euo pipefail
+BUILD=$(cd "${1:?usage: browser_test.sh BUILD_DIR}" && pwd)
+MUSTER="$BUILD/muster"
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+SHOTS=${SCREENSHOT_DIR:-$BUILD/ui-screenshots}
+SCALE_JOBS=${MUSTER_UI_SCALE_JOBS:-10000}
+SCALE_NODES=${MUSTER_UI_SCALE_NODES:-1000}
+export CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+
+for tool in node npm kubectl curl python3 "$CHROMIUM"; do
+  command -v "$tool" >/dev/null || { echo "browser_test: $tool is missing (scripts/install-deps.sh)" >&2; exit 1; }
+done
+
+# puppeteer-core from the lock file; it downloads no browser.
+if [ ! -d "$HERE/node_modules/puppeteer-core" ] || [ "$HERE/package-lock.json" -nt "$HERE/node_modules/.package-lock.json" ]; then
+  (cd "$HERE" && timeout 600 npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+TMP=$(mktemp -d /tmp/muster-ui-test.XXXXXX)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+mkdir -p "$SHOTS"
+rm -f "$SHOTS"/*.png "$SHOTS"/report-*.json
+
+# Starts muster serve on port 0; prints its URL.
+serve() {
+  local name=$1
+  shift
+  "$MUSTER" serve --executor emulated --no-local-node --data "$TMP/$name" --listen 127.0.0.1:0 "$@" \
+    >"$TMP/$name.log" 2>&1 &
+  PIDS+=($!)
+  local pid=$! port="" start=$SECONDS
+  while [ -z "$port" ]; do
+    port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/$name.log" | head -1)
+    if ! kill -0 "$pid" 2>/dev/null || [ $((SECONDS - start)) -gt 300 ]; then
+      echo "browser_test: muster serve did not start:" >&2
+      tail -20 "$TMP/$name.log" >&2
+      exit 1
+    fi
+    [ -z "$port" ] && sleep 0.1
+  done
+  echo "http://127.0.0.1:$port"
+}
+
+# Waits until the scheduler has looked at every job: admitted + pending = jobs.
+settle() {
+  local url=$1 jobs=$2 start=$SECONDS
+  while true; do
+    local n
+    n=$(curl -sf "$url/apis/muster.dev/v1alpha1/clusterviews/cluster" |
+      python3 -c 'import json,sys; print(sum(json.load(sys.stdin)["workloads"].values()))' 2>/dev/null || echo 0)
+    [ "$n" -ge "$jobs" ] && return 0
+    if [ $((SECONDS - start)) -gt 600 ]; then
+      echo "browser_test: only $n of $jobs workloads seen after 600 s" >&2
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+echo "== dashboard pages"
+python3 "$HERE/make_cluster.py" cluster "$TMP/cluster.yaml"
+python3 "$HERE/make_cluster.py" jobs "$TMP/jobs.yaml"
+URL=$(serve pages -f "$TMP/cluster.yaml" -f "$TMP/jobs.yaml")
+settle "$URL" 8
+MUSTER_URL=$URL SCREENSHOT_DIR=$SHOTS timeout 600 node "$HERE/dashboard.test.mjs" pages
+
+if [ "$SCALE_JOBS" -gt 0 ]; then
+  echo "== dashboard at scale: $SCALE_JOBS workloads on $SCALE_NODES nodes"
+  "$MUSTER" gen cluster --nodes "$SCALE_NODES" --gpus-per-node 8 --cluster-queues 8 --cohorts 2 \
+    --seed 7 -o "$TMP/scale-cluster.yaml"
+  "$MUSTER" gen workload --jobs "$SCALE_JOBS" --queues 8 --gpus-per-node 8 --seed 7 \
+    -o "$TMP/scale-workload.yaml"
+  python3 "$ROOT/bench/serve_emulated.py" split "$TMP/scale-workload.yaml" "$TMP/scale-config.yaml" \
+    "$TMP/scale-jobs.jsonl"
+  SCALE_URL=$(serve scale -f "$TMP/scale-cluster.yaml" -f "$TMP/scale-config.yaml")
+  start=$SECONDS
+  timeout 900 node "$HERE/submit_jobs.mjs" "$SCALE_URL" "$TMP/scale-jobs.jsonl" 8
+  settle "$SCALE_URL" "$SCALE_JOBS"
+  echo "submitted and scheduled $SCALE_JOBS jobs in $((SECONDS - start)) s"
+  MUSTER_URL=$SCALE_URL SCREENSHOT_DIR=$SHOTS timeout 600 node "$HERE/dashboard.test.mjs" scale
+fi
+echo "screenshots: $(ls "$SHOTS"/*.png | tr '\n' ' ')"
+echo "browser tests passed"
