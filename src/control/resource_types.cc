@@ -20,7 +20,7 @@ bool ResourceType::ServesVersion(std::string_view version) const {
 
 const std::vector<ResourceType>& ResourceTypes() {
   // Fields: group, versions, kind, plural, singular, short names, namespaced,
-  // has_status, validated.
+  // has_status, validated, view.
   static const std::vector<ResourceType> kTypes = {
       {"", {"v1"}, "Node", "nodes", "node", {"no"}, false, true, true},
       {"", {"v1"}, "Pod", "pods", "pod", {"po"}, true, true, false},
@@ -63,6 +63,15 @@ const std::vector<ResourceType>& ResourceTypes() {
       {"muster.dev", {"v1alpha1"}, "SchedulerConfiguration", "schedulerconfigurations",
        "schedulerconfiguration", {}, false, false, true},
       {"coordination.k8s.io", {"v1"}, "Lease", "leases", "lease", {}, true, false, false},
+      // The scheduler's view (the dashboard's data): read-only, not stored.
+      {"muster.dev", {"v1alpha1"}, "QueueView", "queueviews", "queueview", {"qv"}, false, false,
+       false, true},
+      {"muster.dev", {"v1alpha1"}, "WorkloadView", "workloadviews", "workloadview", {"wlv"}, true,
+       false, false, true},
+      {"muster.dev", {"v1alpha1"}, "NodeView", "nodeviews", "nodeview", {"nv"}, false, false,
+       false, true},
+      {"muster.dev", {"v1alpha1"}, "ClusterView", "clusterviews", "clusterview", {}, false, false,
+       false, true},
   };
   return kTypes;
 }

@@ -23,6 +23,9 @@ struct ResourceType {
   // Decoded and validated with api::DecodeText on every create and update. False for
   // kinds the api layer does not model (Pod, Namespace, Event, Workload).
   bool validated = true;
+  // Read-only and not stored: served from the scheduler's published view
+  // (control/scheduler_view.h, ui/view_api.h); get and list only.
+  bool view = false;
 
   // The store key: "<plural>" for the core group, "<plural>.<group>" otherwise, so
   // batch Jobs and Volcano Jobs never share a key. Independent of the version.

@@ -4,9 +4,9 @@
 #include "control/scheduler_view.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "control/scheduler_view_parts.h"
+#include "control/workload_objects.h"
 
 namespace muster::control {
 namespace {
@@ -146,7 +146,10 @@ WorkloadView BuildWorkload(const engine::Engine& engine, const engine::WorkloadR
   const model::Workload& w = r.workload;
   WorkloadView v;
   v.namespace_ = w.meta.namespace_.empty() ? "default" : w.meta.namespace_;
-  v.name = WorkloadViewName(w);
+  JobRef job;
+  job.kind = w.meta.kind;
+  job.name = w.meta.name;
+  v.name = WorkloadObjectName(job);
   v.key = w.key;
   v.job_kind = w.meta.kind;
   v.job_name = w.meta.name;
@@ -265,14 +268,6 @@ void AddSample(UtilizationSeries& s, Time now, const ClusterView& c) {
 }
 
 }  // namespace
-
-std::string WorkloadViewName(const model::Workload& workload) {
-  std::string kind = workload.meta.kind;
-  for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::string name = kind + "-" + workload.meta.name;
-  if (name.size() > 253) name.resize(253);
-  return name;
-}
 
 SchedulerView BuildSchedulerView(const ViewInputs& in, const SchedulerView* previous) {
   SchedulerView view;

@@ -250,7 +250,4 @@ struct ViewInputs {
 // utilisation history and the timeline forward.
 SchedulerView BuildSchedulerView(const ViewInputs& inputs, const SchedulerView* previous);
 
-// The Workload object name of a workload, as the adapters write it.
-std::string WorkloadViewName(const model::Workload& workload);
-
 }  // namespace muster::control

@@ -48,13 +48,24 @@ std::optional<json> ApiResourceList(const std::string& group, const std::string&
   json resources = json::array();
   for (const auto& t : control::ResourceTypes()) {
     if (t.group != group || !t.ServesVersion(version)) continue;
+    json verbs = t.view ? json{"get", "list"}
+                        : json{"create", "delete", "get", "list", "patch", "update", "watch"};
     json r = {{"name", t.plural},
               {"singularName", t.singular},
               {"namespaced", t.namespaced},
               {"kind", t.kind},
-              {"verbs", {"create", "delete", "get", "list", "patch", "update", "watch"}}};
+              {"verbs", verbs}};
     if (!t.short_names.empty()) r["shortNames"] = t.short_names;
     resources.push_back(std::move(r));
+    if (t.view && t.kind == "ClusterView") {
+      for (const char* sub : {"utilization", "timeline"}) {
+        resources.push_back({{"name", t.plural + "/" + sub},
+                             {"singularName", ""},
+                             {"namespaced", false},
+                             {"kind", t.kind},
+                             {"verbs", {"get"}}});
+      }
+    }
     if (t.has_status) {
       resources.push_back({{"name", t.plural + "/status"},
                            {"singularName", ""},

@@ -11,29 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-// The view kinds as ResourceTypes, for Table rendering.
-const ResourceType& TypeOf(const ui::ViewKind& kind) {
-  static const std::vector<ResourceType> kTypes = [] {
-    std::vector<ResourceType> out;
-    for (const auto& k : ui::ViewKinds()) {
-      out.push_back({ui::kViewGroup,
-                     {ui::kViewVersion},
-                     k.kind,
-                     k.plural,
-                     k.singular,
-                     k.short_names,
-                     k.namespaced,
-                     false,
-                     false});
-    }
-    return out;
-  }();
-  for (const auto& t : kTypes) {
-    if (t.plural == kind.plural) return t;
-  }
-  return kTypes.front();
-}
-
 }  // namespace
 
 std::optional<ApiResponse> HandleViewRoute(const ui::ViewPublisher* views,
@@ -57,7 +34,7 @@ std::optional<ApiResponse> HandleViewRoute(const ui::ViewPublisher* views,
   ui::ViewResponse r = ui::HandleViewRead(current.get(), *target);
   const bool table = request.accept.find("as=Table") != std::string::npos;
   if (r.code == 200 && table && target->subresource.empty()) {
-    const ResourceType& type = TypeOf(*ui::FindViewKind(target->plural));
+    const control::ResourceType& type = *ui::FindViewKind(target->plural);
     TableOptions options;
     options.now_unix = static_cast<int64_t>(std::time(nullptr));
     const std::string rv = r.body["metadata"].value("resourceVersion", "");

@@ -165,21 +165,16 @@ bool LabelSelectorMatchesUnlabelled(const std::string& selector) {
 
 }  // namespace
 
-const std::vector<ViewKind>& ViewKinds() {
-  static const std::vector<ViewKind> kKinds = {
-      {"QueueView", "queueviews", "queueview", {"qv"}, false},
-      {"WorkloadView", "workloadviews", "workloadview", {"wlv"}, true},
-      {"NodeView", "nodeviews", "nodeview", {"nv"}, false},
-      {"ClusterView", "clusterviews", "clusterview", {}, false},
-  };
-  return kKinds;
+std::vector<const control::ResourceType*> ViewKinds() {
+  std::vector<const control::ResourceType*> out;
+  for (const auto& t : control::ResourceTypes()) {
+    if (t.view) out.push_back(&t);
+  }
+  return out;
 }
 
-const ViewKind* FindViewKind(const std::string& plural) {
-  for (const auto& k : ViewKinds()) {
-    if (k.plural == plural) return &k;
-  }
-  return nullptr;
+const control::ResourceType* FindViewKind(const std::string& plural) {
+  return control::FindResource(kViewGroup, kViewVersion, plural);
 }
 
 std::optional<ViewRequest> ParseViewPath(std::string_view path) {
@@ -199,8 +194,9 @@ std::optional<ViewRequest> ParseViewPath(std::string_view path) {
     i = 2;
   }
   if (i >= seg.size() || seg.size() - i > 3) return std::nullopt;
-  const ViewKind* kind = FindViewKind(seg[i]);
-  if (kind == nullptr || (!kind->namespaced && !r.namespace_.empty())) return std::nullopt;
+  const control::ResourceType* kind = FindViewKind(seg[i]);
+  if (kind == nullptr || !kind->view || (!kind->namespaced && !r.namespace_.empty()))
+    return std::nullopt;
   r.plural = seg[i];
   if (i + 1 < seg.size()) r.name = seg[i + 1];
   if (i + 2 < seg.size()) r.subresource = seg[i + 2];
@@ -208,8 +204,8 @@ std::optional<ViewRequest> ParseViewPath(std::string_view path) {
 }
 
 ViewResponse HandleViewRead(const control::SchedulerView* view, const ViewRequest& r) {
-  const ViewKind* kind = FindViewKind(r.plural);
-  if (kind == nullptr) {
+  const control::ResourceType* kind = FindViewKind(r.plural);
+  if (kind == nullptr || !kind->view) {
     return Status(404, "NotFound", "the server could not find the requested resource");
   }
   if (view == nullptr) {

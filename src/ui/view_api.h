@@ -28,21 +28,14 @@
 #include <string_view>
 #include <vector>
 
+#include "control/resource_types.h"
 #include "control/scheduler_view.h"
 
 namespace muster::ui {
 
-struct ViewKind {
-  std::string kind;
-  std::string plural;
-  std::string singular;
-  std::vector<std::string> short_names;
-  bool namespaced = false;
-};
-
-// The four kinds, for discovery and the kind table.
-const std::vector<ViewKind>& ViewKinds();
-const ViewKind* FindViewKind(const std::string& plural);
+// The view kinds: the kind table's entries with `view` set (control/resource_types.h).
+std::vector<const control::ResourceType*> ViewKinds();
+const control::ResourceType* FindViewKind(const std::string& plural);
 
 struct ViewRequest {
   std::string plural;       // "workloadviews"

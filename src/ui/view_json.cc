@@ -1,8 +1,6 @@
 #include "ui/view_json.h"
 
-#include <cmath>
-#include <ctime>
-
+#include "control/workload_objects.h"
 #include "core/resource_list.h"
 #include "core/resource_name.h"
 
@@ -32,7 +30,7 @@ json Object(const char* kind, json metadata) {
 }
 
 void PutTime(json& out, const char* key, const std::optional<Time>& t) {
-  if (t) out[key] = Rfc3339Utc(*t);
+  if (t) out[key] = control::Rfc3339(*t);
 }
 
 // A weight in milli-units as a quantity ("1", "2.5").
@@ -41,15 +39,6 @@ std::string Weight(int64_t milli) {
 }
 
 }  // namespace
-
-std::string Rfc3339Utc(Time unix_seconds) {
-  std::time_t t = static_cast<std::time_t>(std::floor(unix_seconds));
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 json QueueViewJson(const control::QueueView& v, int64_t generation) {
   json o = Object("QueueView", Metadata(v.name, "", generation));
@@ -142,7 +131,7 @@ json WorkloadViewJson(const control::WorkloadView& v, int64_t generation) {
   o["placement"] = std::move(placement);
   json evictions = json::array();
   for (const auto& e : v.evictions) {
-    json ev = {{"time", Rfc3339Utc(e.time)}, {"reason", e.reason}};
+    json ev = {{"time", control::Rfc3339(e.time)}, {"reason", e.reason}};
     if (!e.detail.empty()) ev["detail"] = e.detail;
     if (!e.by.empty()) ev["by"] = e.by;
     evictions.push_back(std::move(ev));
@@ -150,7 +139,7 @@ json WorkloadViewJson(const control::WorkloadView& v, int64_t generation) {
   o["evictions"] = std::move(evictions);
   json decisions = json::array();
   for (const auto& d : v.decisions) {
-    decisions.push_back({{"time", Rfc3339Utc(d.time)},
+    decisions.push_back({{"time", control::Rfc3339(d.time)},
                          {"action", d.action},
                          {"reason", d.reason},
                          {"message", d.message}});
@@ -196,7 +185,7 @@ json NodeViewJson(const control::NodeView& v, int64_t generation) {
 
 json ClusterViewJson(const control::ClusterView& v, int64_t generation) {
   json o = Object("ClusterView", Metadata(kClusterViewName, "", generation));
-  o["updateTime"] = Rfc3339Utc(v.updated);
+  o["updateTime"] = control::Rfc3339(v.updated);
   o["nodes"] = {{"total", v.nodes}, {"ready", v.ready_nodes}};
   o["allocatable"] = Quantities(v.allocatable);
   o["used"] = Quantities(v.used);
@@ -226,8 +215,8 @@ json ClusterTimelineJson(const control::ClusterView& v, int64_t generation, size
   const size_t from = v.timeline.size() > limit ? v.timeline.size() - limit : 0;
   for (size_t i = from; i < v.timeline.size(); ++i) {
     const auto& e = v.timeline[i];
-    json entry = {{"time", Rfc3339Utc(e.time)}, {"unixTime", e.time}, {"action", e.action},
-                  {"workload", e.workload},     {"reason", e.reason}, {"message", e.message}};
+    json entry = {{"time", control::Rfc3339(e.time)}, {"unixTime", e.time}, {"action", e.action},
+                  {"workload", e.workload},           {"reason", e.reason}, {"message", e.message}};
     if (!e.cluster_queue.empty()) entry["clusterQueue"] = e.cluster_queue;
     entries.push_back(std::move(entry));
   }

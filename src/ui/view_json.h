@@ -29,7 +29,4 @@ nlohmann::json ClusterUtilizationJson(const control::ClusterView& v, int64_t gen
 // Subresource "timeline": the latest `limit` entries, oldest first.
 nlohmann::json ClusterTimelineJson(const control::ClusterView& v, int64_t generation, size_t limit);
 
-// "2026-11-23T01:19:11Z" for a Unix time.
-std::string Rfc3339Utc(Time unix_seconds);
-
 }  // namespace muster::ui
