@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "sim/svg_chart.h"
+#include "sim/report_charts.h"
 
 namespace muster::sim {
 namespace {
@@ -101,45 +101,62 @@ std::string RenderReportHtml(const SimulationResult& r) {
       "th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}\n"
       "table.kv th,table.grid td:first-child{text-align:left}\n"
       "th{background:#f3f3f3}svg.chart{display:block;margin:8px 0}\n"
-      ".note{color:#666;font-size:12px}\n</style>\n</head>\n<body>\n"
+      ".note{color:#666;font-size:12px}.chart{margin:8px 0}\n</style>\n" +
+      ChartStyle() +
+      "</head>\n<body>\n"
       "<h1>muster simulation report</h1>\n<h2>Summary</h2>\n";
   page += SummaryTable(r);
 
-  LineChart util;
+  std::vector<ChartSpec> charts;
+  ChartSpec util;
+  util.id = "chart-utilization";
   util.title = "Cluster utilization (allocated / total)";
   util.x_label = "virtual time";
   util.y_label = "fraction allocated";
   util.y_max = 1;
-  util.lines.push_back({"GPU", PaletteColor(0), Downsample(r.gpu_utilization, kMaxPointsPerLine)});
-  util.lines.push_back({"cpu", PaletteColor(1), Downsample(r.cpu_utilization, kMaxPointsPerLine)});
-  page += "<h2>Utilization over time</h2>\n" + RenderSvg(util);
+  util.y_percent = true;
+  util.x_max = r.end_time;
+  util.series.push_back({"GPU", PaletteColor(0), Downsample(r.gpu_utilization, kMaxPointsPerLine)});
+  util.series.push_back({"cpu", PaletteColor(1), Downsample(r.cpu_utilization, kMaxPointsPerLine)});
+  page += "<h2>Utilization over time</h2>\n" + ChartContainer(util.id);
+  charts.push_back(std::move(util));
 
-  LineChart queues;
+  ChartSpec queues;
+  queues.id = "chart-queues";
   queues.title = "GPUs in use per queue (dashed: nominal quota)";
   queues.x_label = "virtual time";
   queues.y_label = "GPUs";
-  double x_end = r.end_time;
+  queues.x_max = r.end_time;
   for (size_t i = 0; i < r.queues.size(); ++i) {
     const QueueResult& q = r.queues[i];
     std::string color = PaletteColor(i);
-    queues.lines.push_back({q.name, color, Downsample(q.gpu_usage, kMaxPointsPerLine)});
+    queues.series.push_back({q.name, color, Downsample(q.gpu_usage, kMaxPointsPerLine)});
     if (q.gpu_quota) {
-      queues.lines.push_back(
-          {q.name + " quota", color, {{0, *q.gpu_quota}, {x_end, *q.gpu_quota}}, false, true});
+      queues.series.push_back(
+          {q.name + " quota", color, {{0, *q.gpu_quota}, {r.end_time, *q.gpu_quota}}, false, true});
     }
   }
   page += "<h2>Per-queue usage against quota</h2>\n";
-  page += r.queues.empty() ? "<p class=\"note\">No queues.</p>\n" : RenderSvg(queues);
+  if (r.queues.empty()) {
+    page += "<p class=\"note\">No queues.</p>\n";
+  } else {
+    page += ChartContainer(queues.id);
+    charts.push_back(std::move(queues));
+  }
 
-  LineChart cdf;
+  ChartSpec cdf;
+  cdf.id = "chart-delay-cdf";
   cdf.title = "Queueing delay CDF (submit to admission)";
   cdf.x_label = "queueing delay";
   cdf.y_label = "fraction of workloads";
   cdf.y_max = 1;
-  cdf.lines.push_back({"all queues", PaletteColor(0), Downsample(DelayCdf(r), kMaxPointsPerLine)});
-  page += "<h2>Queueing delay CDF</h2>\n" + RenderSvg(cdf);
+  cdf.y_percent = true;
+  cdf.series.push_back({"all queues", PaletteColor(0), Downsample(DelayCdf(r), kMaxPointsPerLine)});
+  page += "<h2>Queueing delay CDF</h2>\n" + ChartContainer(cdf.id);
+  charts.push_back(std::move(cdf));
 
   page += "<h2>Per-queue JCT and queueing delay</h2>\n" + QueueTable(r);
+  page += ChartScripts(charts);
   page += "</body>\n</html>\n";
   return page;
 }

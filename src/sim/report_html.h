@@ -1,5 +1,6 @@
-// `muster simulate --report DIR`: one self-contained HTML page (inline CSS and SVG,
-// no JavaScript, no external URLs) a person can open in a browser.
+// `muster simulate --report DIR`: one self-contained HTML page (inline CSS, the
+// dashboard's chart module and the data inline, no external URLs) a person can open in
+// a browser.
 #pragma once
 
 #include <string>

@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 
 #include "api/decode.h"
+#include "sim/report_charts.h"
 #include "sim/report_html.h"
 #include "sim/result_json.h"
 #include "sim/simulator.h"
-#include "sim/svg_chart.h"
 
 namespace muster::sim {
 namespace {
@@ -136,15 +136,23 @@ TEST(ReportMetricsTest, JsonKeepsTheContractKeysFirst) {
 TEST(ReportHtmlTest, PageHasChartsAndQueues) {
   std::string page = RenderReportHtml(RunScenario());
   EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
-  size_t svgs = 0;
-  for (size_t at = page.find("<svg"); at != std::string::npos; at = page.find("<svg", at + 1)) {
-    svgs++;
+  // Three chart containers, drawn by the dashboard's own chart module, embedded.
+  size_t charts = 0;
+  for (size_t at = page.find("<div class=\"chart\""); at != std::string::npos;
+       at = page.find("<div class=\"chart\"", at + 1)) {
+    charts++;
   }
-  EXPECT_EQ(svgs, 3u);
-  EXPECT_NE(page.find("team-a"), std::string::npos);
-  EXPECT_NE(page.find("team-a quota"), std::string::npos);
-  EXPECT_NE(page.find("stroke-dasharray"), std::string::npos);
-  EXPECT_EQ(page.find("<script"), std::string::npos);
+  EXPECT_EQ(charts, 3u);
+  EXPECT_NE(page.find("root.MusterChart = {"), std::string::npos);
+  EXPECT_NE(page.find(".mchart-line"), std::string::npos);  // its stylesheet
+  EXPECT_NE(page.find("MusterChart.line(document.getElementById(c.id), c.spec)"),
+            std::string::npos);
+  // The data: the queue's usage and its quota as a dashed line.
+  EXPECT_NE(page.find("\"name\":\"team-a\""), std::string::npos);
+  EXPECT_NE(page.find("\"name\":\"team-a quota\""), std::string::npos);
+  EXPECT_NE(page.find("\"dashed\":true"), std::string::npos);
+  // Self-contained: no script or stylesheet from anywhere.
+  EXPECT_EQ(page.find("src="), std::string::npos);
   EXPECT_EQ(page.find("https://"), std::string::npos);
 }
 
@@ -152,7 +160,7 @@ TEST(ReportHtmlTest, SameInputsSameBytes) {
   EXPECT_EQ(RenderReportHtml(RunScenario()), RenderReportHtml(RunScenario()));
 }
 
-TEST(SvgChartTest, DownsampleKeepsEndsAndSpikes) {
+TEST(ReportChartsTest, DownsampleKeepsEndsAndSpikes) {
   std::vector<SeriesPoint> points;
   for (int i = 0; i < 10000; ++i) points.push_back({double(i), i == 5000 ? 9.0 : 1.0});
   auto out = Downsample(points, 2000);
@@ -164,13 +172,16 @@ TEST(SvgChartTest, DownsampleKeepsEndsAndSpikes) {
   EXPECT_TRUE(spike);
 }
 
-TEST(SvgChartTest, EscapesNames) {
-  LineChart c;
-  c.title = "a<b";
-  c.lines.push_back({"q&1", "#000", {{0, 1}, {10, 2}}});
-  std::string svg = RenderSvg(c);
-  EXPECT_NE(svg.find("a&lt;b"), std::string::npos);
-  EXPECT_NE(svg.find("q&amp;1"), std::string::npos);
+TEST(ReportChartsTest, DataCannotEndItsScriptElement) {
+  ChartSpec c;
+  c.id = "x";
+  c.title = "a</script><b>";
+  c.series.push_back({"q&1", "#000", {{0, 1}, {10, 2}}});
+  std::string json = ChartsJson({c});
+  EXPECT_EQ(json.find("</"), std::string::npos);
+  EXPECT_NE(json.find("a<\\/script><b>"), std::string::npos);
+  EXPECT_NE(json.find("\"q&1\""), std::string::npos);
+  EXPECT_NE(json.find("[[0.0,1.0],[10.0,2.0]]"), std::string::npos);
 }
 
 }  // namespace

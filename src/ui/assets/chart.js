@@ -146,7 +146,7 @@
     const sx = (x) => m.l + ((x - xMin) / (xMax - xMin)) * pw;
     const sy = (y) => m.t + ph - ((y - yMin) / (yMax - yMin)) * ph;
     const fx = xFormatter(spec.x);
-    const fy = spec.yFormat || formatNumber;
+    const fy = spec.yFormat || (spec.yPercent ? (v) => +(v * 100).toFixed(1) + '%' : formatNumber);
 
     if (spec.title) text(svg, m.l, 18, spec.title, { class: 'mchart-title' });
     const grid = el('g', { class: 'mchart-grid' }, svg);
