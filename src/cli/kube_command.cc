@@ -34,6 +34,12 @@ void RegisterKubeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--webhook-cert-dir", opts->webhook_cert_dir,
                   "Directory with the webhook's tls.crt and tls.key")
       ->capture_default_str();
+  cmd->add_option("--dashboard-port", opts->dashboard_port,
+                  "Serve the dashboard on this port, forwarding API reads with the user's own "
+                  "credentials (0: off)")
+      ->capture_default_str();
+  cmd->add_option("--dashboard-host", opts->dashboard_host, "Address the dashboard listens on")
+      ->capture_default_str();
   cmd->callback([opts, &exit_code] { exit_code = kube::RunKube(*opts, std::cout, std::cerr); });
 }
 

@@ -189,8 +189,18 @@ void KubeController::Step() {
     Log("writing decisions: " + std::string(e.what()) + " (retried next pass)");
   }
   stats_.synced = synced_;
+  PublishView();
   std::lock_guard<std::mutex> lock(mu_);
   published_ = stats_;
+}
+
+void KubeController::PublishView() {
+  if (options_.views == nullptr) return;
+  control::ViewInputs in;
+  in.engine = engine_.get();
+  in.config = &config_;
+  in.now = clock_.Now();
+  options_.views->Publish(control::BuildSchedulerView(in, options_.views->Current().get()));
 }
 
 bool KubeController::Managed(const json& job_object, const model::Workload& workload) const {

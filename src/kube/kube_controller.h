@@ -36,6 +36,7 @@
 #include "kube/kube_client.h"
 #include "kube/kube_executor.h"
 #include "kube/object_cache.h"
+#include "ui/view_publisher.h"
 
 namespace muster::kube {
 
@@ -47,6 +48,8 @@ struct KubeOptions {
   double resync_seconds = 1.0;  // a cycle runs at least this often
   // Store keys the reflectors fill; scheduling waits until all have synced.
   std::vector<std::string> watched;
+  // Where each step's scheduler view is published (the dashboard); may be null.
+  ui::ViewPublisher* views = nullptr;
 };
 
 class KubeController {
@@ -114,6 +117,8 @@ class KubeController {
   bool NodesFree(const engine::WorkloadRecord& record, std::string& why) const;
   Result<nlohmann::json> ReplaceJob(JobState& job, const nlohmann::json& desired);
   void Log(const std::string& line);
+  // Builds the scheduler view (control/scheduler_view.h) and publishes it.
+  void PublishView();
   std::string Now() const;
 
   KubeClient& client_;

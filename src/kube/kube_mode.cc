@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "kube/cluster_connection.h"
+#include "kube/dashboard_server.h"
 #include "kube/leader_election.h"
 #include "kube/object_cache.h"
 #include "kube/reflector.h"
@@ -49,8 +50,28 @@ int RunKube(const KubeModeOptions& options, std::ostream& out, std::ostream& err
     out << "muster kube: admission webhook on :" << webhook->port() << std::endl;
   }
 
+  // The scheduler's view, published by the controller after each step, read by the
+  // dashboard's listener.
+  ui::ViewPublisher views;
+  std::unique_ptr<DashboardServer> dashboard;
+  if (options.dashboard_port > 0) {
+    DashboardServerOptions d;
+    d.host = options.dashboard_host;
+    d.port = options.dashboard_port;
+    d.upstream = *connection;
+    d.views = &views;
+    dashboard = std::make_unique<DashboardServer>(d);
+    if (Status s = dashboard->Start(); !s.ok()) {
+      err << "muster kube: dashboard: " << s.message() << "\n";
+      return 1;
+    }
+    out << "muster kube: dashboard on http://" << d.host << ":" << dashboard->port() << "/ui/"
+        << std::endl;
+  }
+
   ObjectCache cache;
   KubeOptions controller_options = options.controller;
+  controller_options.views = &views;
   std::vector<std::unique_ptr<Reflector>> reflectors;
   for (const control::ResourceType* type : WatchedResources()) {
     controller_options.watched.push_back(type->StoreKey());
@@ -99,6 +120,7 @@ int RunKube(const KubeModeOptions& options, std::ostream& out, std::ostream& err
   if (elector) elector->Stop();  // releases the lease for a standby
   for (auto& r : reflectors) r->Stop();
   if (webhook) webhook->Stop();
+  if (dashboard) dashboard->Stop();
   out << "muster kube: stopped" << std::endl;
   return exit_code.load();
 }

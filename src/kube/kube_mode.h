@@ -24,6 +24,9 @@ struct KubeModeOptions {
   std::string lease_name = "muster-scheduler";
   int webhook_port = 0;  // 0: no webhook listener
   std::string webhook_cert_dir = "/etc/muster/certs";
+  // The dashboard's listener (kube/dashboard_server.h); 0: none.
+  int dashboard_port = 0;
+  std::string dashboard_host = "127.0.0.1";
 };
 
 // Returns the process exit code: 0 after a clean shutdown, 1 when the connection or

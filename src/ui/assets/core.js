@@ -330,7 +330,12 @@
               if (!line) continue;
               const ev = JSON.parse(line);
               if (ev.type === 'ERROR') {
-                if (ev.object && ev.object.code === 410) {
+                const code = ev.object && ev.object.code;
+                if (code === 403 || code === 401) {  // a proxy refusing mid-stream
+                  this.setState('denied');
+                  return;
+                }
+                if (code === 410) {
                   rv = '';
                   if (this.options.onResync) this.options.onResync();
                 }
