@@ -10,7 +10,8 @@
 //                                   workloads (reported, not asserted) and a screenshot
 //
 // Environment: MUSTER_URL (http://127.0.0.1:PORT), SCREENSHOT_DIR, CHROMIUM (default
-// /usr/bin/chromium), MAKE_CLUSTER (tests/ui/make_cluster.py), KUBECTL (default kubectl).
+// /usr/bin/chromium), MAKE_CLUSTER (tests/ui/make_cluster.py), KUBECTL (default kubectl),
+// REPORT_FILE (a `muster simulate --report` page: its charts are checked too).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -255,6 +256,22 @@ async function pagesPhase() {
   }
 }
 
+// `muster simulate --report`: the same chart module draws the report's charts.
+async function reportPhase(file) {
+  console.log('simulator report');
+  const page = await browser.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+  page.on('pageerror', (e) => errors.push('exception: ' + e.message));
+  page.on('request', (r) => { if (!r.url().startsWith('file:')) errors.push('fetched from elsewhere: ' + r.url()); });
+  await page.goto('file://' + file, { waitUntil: 'load', timeout: 60000 });
+  const charts = await page.$$eval('div.chart', (divs) => divs.map((d) => [d.id, d.querySelectorAll('path.mchart-line').length]));
+  check(charts.length === 3 && charts.every(([, n]) => n > 0), `report: 3 charts drawn by chart.js (${JSON.stringify(charts)})`);
+  await shoot(page, 'report');
+  noErrors(errors, 'report');
+  await page.close();
+}
+
 async function scalePhase() {
   console.log('workloads page at scale');
   const cluster = curlJson('/apis/muster.dev/v1alpha1/clusterviews/cluster');
@@ -296,7 +313,10 @@ async function scalePhase() {
 
 try {
   if (mode === 'scale') await scalePhase();
-  else await pagesPhase();
+  else {
+    await pagesPhase();
+    if (process.env.REPORT_FILE) await reportPhase(process.env.REPORT_FILE);
+  }
 } catch (e) {
   failures.push('exception: ' + (e.stack || e));
   console.log('  FAIL ' + (e.stack || e));
