@@ -17,7 +17,6 @@
 // goes upstream without credentials (the API server decides what anonymous may read).
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -64,7 +63,6 @@ class DashboardServer {
   std::unique_ptr<httplib::Server> server_;
   std::mutex stop_mu_;
   std::thread serve_thread_;
-  std::atomic<bool> serve_returned_{false};
   int port_ = 0;
 };
 

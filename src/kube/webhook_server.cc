@@ -13,6 +13,8 @@
 #include <iostream>
 #include <utility>
 
+#include "kube/http_listener.h"
+
 namespace muster::kube {
 namespace {
 
@@ -66,27 +68,14 @@ Status WebhookServer::Start() {
     res.set_content("ok", "text/plain");
   });
 
-  if (options_.port == 0) {
-    port_ = server->bind_to_any_port(options_.host);
-    if (port_ <= 0) return Status(StatusCode::kUnavailable, "cannot listen on " + options_.host);
-  } else {
-    if (!server->bind_to_port(options_.host, options_.port)) {
-      return Status(StatusCode::kUnavailable,
-                    "cannot listen on " + options_.host + ":" + std::to_string(options_.port));
-    }
-    port_ = options_.port;
-  }
+  // The loop thread keeps a reference to *server: keep it, then start it.
   server_ = std::move(server);
-  serve_returned_ = false;
-  serve_thread_ = std::thread([this] {
-    server_->listen_after_bind();
-    serve_returned_ = true;
-  });
-  // httplib's stop() does nothing until the accept loop runs, so a Stop() right after
-  // Start() would leave the thread serving: wait for the loop (microseconds).
-  while (!server_->is_running() && !serve_returned_) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  Result<int> bound = ListenOnThread(*server_, options_.host, options_.port, serve_thread_);
+  if (!bound.ok()) {
+    server_.reset();
+    return bound.status();
   }
+  port_ = *bound;
   return Status::Ok();
 }
 

@@ -8,7 +8,6 @@
 // share nothing.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -53,7 +52,6 @@ class WebhookServer {
   std::unique_ptr<httplib::SSLServer> server_;
   std::mutex stop_mu_;  // two Stop()s must not both join
   std::thread serve_thread_;
-  std::atomic<bool> serve_returned_{false};
   int port_ = 0;
 };
 
