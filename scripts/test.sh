@@ -43,6 +43,9 @@ bash tests/server/serve_recovery_test.sh build
 echo "== muster client commands against muster serve"
 bash tests/cli/client_test.sh build/muster
 
+echo "== muster kube --dashboard-port against muster serve"
+timeout 300 bash tests/kube/dashboard_port_test.sh build/muster
+
 echo "== the dashboard in headless chromium (pages, live updates, 10,000 workloads)"
 timeout 1500 bash tests/ui/browser_test.sh build
 
