@@ -21,6 +21,12 @@ class DecisionLog {
  public:
   void Add(LogEntry entry) { entries_.push_back(std::move(entry)); }
   const std::vector<LogEntry>& entries() const { return entries_; }
+  // The entries so far, moved out; the log is empty after.
+  std::vector<LogEntry> Take() {
+    std::vector<LogEntry> out;
+    out.swap(entries_);
+    return out;
+  }
   // "t=100 Admit team-a/a-job: ..." lines, for debugging output.
   std::string ToString() const;
 

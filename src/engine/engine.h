@@ -96,6 +96,23 @@ class Engine {
   Status Adopt(const std::string& key, const admission::Assignment& assignment,
                placement::GangPlan plan, Time admitted_at, Time started_at);
 
+  // The cluster, queue or flavor configuration changed (engine_reconfigure.cc): a new
+  // engine with `parts`, built from `manifests`, takes over every workload of `old`
+  // (records, order, history, pending reasons, decision log) in memory. Running gangs
+  // stay where they run: their plans are committed to the new cluster (node indices
+  // mapped by name) and their assignments charged to the new queues, without telling
+  // the executor. A gang whose node is gone, or that the new nodes or queues no longer
+  // take, is stopped (executor Stopped, kEvicted) and requeued with reason NodeFailure
+  // or ConfigurationChanged; admitted gangs still waiting for nodes and pending
+  // workloads queue again at their submission time.
+  static std::unique_ptr<Engine> Reconfigured(std::unique_ptr<Engine> old,
+                                              const model::ManifestSet& manifests,
+                                              EngineParts parts);
+
+  // The decision-log entries since the last call, moved out (a long-running server
+  // consumes them; the log would otherwise grow for ever).
+  std::vector<LogEntry> TakeLog() { return log_.Take(); }
+
   // Admission and placement until nothing changes at clock.Now().
   Status RunCycle();
 

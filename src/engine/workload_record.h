@@ -32,6 +32,8 @@ inline constexpr const char* kReasonNodeFailure = "NodeFailure";
 inline constexpr const char* kReasonPodsReadyTimeout = "PodsReadyTimeout";
 inline constexpr const char* kReasonDeactivated = "Deactivated";
 inline constexpr const char* kReasonClusterQueueStopped = "ClusterQueueStopped";
+// The cluster or queue configuration changed and no longer takes a running gang.
+inline constexpr const char* kReasonConfigurationChanged = "ConfigurationChanged";
 
 struct Eviction {
   Time time = 0;

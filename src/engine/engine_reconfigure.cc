@@ -1,0 +1,95 @@
+// Engine::Reconfigured: the cluster, queue or flavor configuration of a long-running
+// server changed (a node added, relabelled or removed, a queue's quota edited...).
+// The lower layers are rebuilt from the new manifests, and every workload carries
+// over in memory: its record, its order, its history, and, for a running gang, its
+// nodes and quota. Nothing is re-read or re-adopted from stored objects and the
+// executor hears only of gangs that must stop.
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "engine/engine.h"
+
+namespace muster::engine {
+
+std::unique_ptr<Engine> Engine::Reconfigured(std::unique_ptr<Engine> old,
+                                             const model::ManifestSet& manifests,
+                                             EngineParts parts) {
+  auto fresh = std::make_unique<Engine>(manifests, std::vector<model::Workload>{}, std::move(parts),
+                                        old->clock_, old->options_);
+  Engine& e = *fresh;
+  e.executor_ = old->executor_;
+  e.log_ = std::move(old->log_);
+  e.cycles_ = old->cycles_;
+  e.generation_ = old->generation_ + 1;
+  e.errors_ = std::move(old->errors_);
+  e.records_ = std::move(old->records_);
+  e.index_ = std::move(old->index_);
+  e.pending_ = std::move(old->pending_);
+  e.UpdateClusterCapacity();
+  const placement::ClusterState& before = *old->parts_.cluster;
+  const Time now = e.Now();
+
+  // Waiting workloads queue again at their original submission time (their place in
+  // line); admitted gangs still waiting for nodes start over from the queue.
+  std::vector<WorkloadRecord*> running;
+  for (WorkloadRecord& r : e.records_) {
+    if (!r.submitted || r.Finished()) continue;
+    if (r.phase == Phase::kRunning && r.bound) {
+      running.push_back(&r);
+      continue;
+    }
+    if (r.phase == Phase::kAdmitted) {
+      r.assignment = admission::Assignment{};
+      r.plan.pods.clear();
+      r.bound = false;
+      r.phase = Phase::kPending;
+    }
+    e.parts_.admitter->Enqueue(r.workload, r.submit_time.value_or(now));
+  }
+  // Running gangs stay on their nodes (indices mapped by name) with their quota.
+  size_t kept = 0;
+  for (WorkloadRecord* r : running) {
+    placement::GangPlan plan = r->plan;
+    std::string lost;
+    for (placement::PodPlacement& pod : plan.pods) {
+      const std::string& name = before.GetNode(pod.node).meta.name;
+      auto index = e.parts_.cluster->FindNode(name);
+      if (!index) {
+        lost = "node " + name + " was removed";
+        break;
+      }
+      pod.node = *index;
+    }
+    Status st = lost.empty() ? Status::Ok() : FailedPrecondition(lost);
+    if (st.ok()) st = e.parts_.cluster->Commit(plan, r->workload);
+    if (st.ok()) {
+      st = e.parts_.admitter->Adopt(r->workload, r->assignment, now);
+      if (!st.ok()) e.parts_.cluster->Release(r->key());
+    }
+    if (st.ok()) {
+      r->plan = std::move(plan);
+      e.RememberQueue(*r);
+      ++kept;
+      continue;
+    }
+    // Its node is gone or no longer takes it, or its queue no longer admits it: it
+    // stops (the executor still knows the plan by the old cluster's indices, which
+    // it resolved when the gang started) and waits again.
+    const std::string reason = lost.empty() ? kReasonConfigurationChanged : kReasonNodeFailure;
+    if (e.executor_ != nullptr) e.executor_->Stopped(*r, now, StopCause::kEvicted);
+    r->bound = false;
+    r->plan.pods.clear();
+    r->assignment = admission::Assignment{};
+    r->phase = Phase::kPending;
+    e.log_.Add({now, r->key(), "Evict", reason, st.message()});
+    r->evictions.push_back(Eviction{now, reason, st.message(), ""});
+    e.parts_.admitter->Enqueue(r->workload, r->submit_time.value_or(now));
+  }
+  e.parts_.admitter->NotifyCapacityChanged();
+  e.log_.Add({now, "", "Reconfigured", "",
+              fmt::format("{} nodes, {} running gangs kept", e.parts_.cluster->NodeCount(), kept)});
+  return fresh;
+}
+
+}  // namespace muster::engine
