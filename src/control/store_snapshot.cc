@@ -65,6 +65,51 @@ Result<model::Workload> DecodeJob(const nlohmann::json& object, const model::Man
   return workloads::BuildWorkload(decoded.manifests.jobs.front(), config);
 }
 
+Result<model::ManifestSet> DecodeConfigObject(const std::string& resource,
+                                              const nlohmann::json& object) {
+  api::DecodeResult one;
+  api::DecodeObject(object, "store:" + ObjectLabel(resource, object), one);
+  if (one.HasErrors()) return InvalidArgument(FirstError(one));
+  one.manifests.jobs.clear();
+  return std::move(one.manifests);
+}
+
+std::vector<SnapshotJob> ReadJobs(const ObjectReader& store, const model::ManifestSet& config,
+                                  std::map<std::string, std::string>& problems) {
+  std::vector<SnapshotJob> jobs;
+  for (const auto& resource : JobResources()) {
+    auto list = store.List(resource, "");
+    if (!list.ok()) {
+      problems[resource] = list.status().message();
+      continue;
+    }
+    for (const auto& object : list->items) {
+      std::string label = ObjectLabel(resource, object);
+      auto workload = DecodeJob(object, config);
+      if (!workload.ok()) {
+        problems[label] = workload.status().message();
+        continue;
+      }
+      const auto& meta = object.value("metadata", nlohmann::json::object());
+      SnapshotJob job;
+      job.ref = {resource,
+                 meta.value("namespace", ""),
+                 meta.value("name", ""),
+                 object.value("kind", ""),
+                 object.value("apiVersion", ""),
+                 meta.value("uid", "")};
+      job.created = meta.value("creationTimestamp", "");
+      job.workload = std::move(workload).value();
+      jobs.push_back(std::move(job));
+    }
+  }
+  std::sort(jobs.begin(), jobs.end(), [](const SnapshotJob& a, const SnapshotJob& b) {
+    return std::tie(a.created, a.ref.namespace_, a.ref.name, a.ref.resource) <
+           std::tie(b.created, b.ref.namespace_, b.ref.name, b.ref.resource);
+  });
+  return jobs;
+}
+
 Result<StoreSnapshot> ReadStoreSnapshot(const ObjectReader& store) {
   StoreSnapshot snapshot;
   api::DecodeResult config;
@@ -87,35 +132,7 @@ Result<StoreSnapshot> ReadStoreSnapshot(const ObjectReader& store) {
   }
   snapshot.config = std::move(config.manifests);
   snapshot.config.jobs.clear();
-
-  for (const auto& resource : JobResources()) {
-    auto list = store.List(resource, "");
-    if (!list.ok()) return list.status();
-    for (const auto& object : list->items) {
-      std::string label = ObjectLabel(resource, object);
-      auto workload = DecodeJob(object, snapshot.config);
-      if (!workload.ok()) {
-        snapshot.problems[label] = workload.status().message();
-        continue;
-      }
-      const auto& meta = object.value("metadata", nlohmann::json::object());
-      SnapshotJob job;
-      job.ref = {resource,
-                 meta.value("namespace", ""),
-                 meta.value("name", ""),
-                 object.value("kind", ""),
-                 object.value("apiVersion", ""),
-                 meta.value("uid", "")};
-      job.created = meta.value("creationTimestamp", "");
-      job.workload = std::move(workload).value();
-      snapshot.jobs.push_back(std::move(job));
-    }
-  }
-  std::sort(snapshot.jobs.begin(), snapshot.jobs.end(),
-            [](const SnapshotJob& a, const SnapshotJob& b) {
-              return std::tie(a.created, a.ref.namespace_, a.ref.name, a.ref.resource) <
-                     std::tie(b.created, b.ref.namespace_, b.ref.name, b.ref.resource);
-            });
+  snapshot.jobs = ReadJobs(store, snapshot.config, snapshot.problems);
   return snapshot;
 }
 

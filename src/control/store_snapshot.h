@@ -52,6 +52,16 @@ struct StoreSnapshot {
 // Reads every config and job object (one List per resource type).
 Result<StoreSnapshot> ReadStoreSnapshot(const ObjectReader& store);
 
+// One configuration object (of store resource `resource`) decoded alone; the first
+// error when it does not decode.
+Result<model::ManifestSet> DecodeConfigObject(const std::string& resource,
+                                              const nlohmann::json& object);
+
+// Every job object decoded against `config`, by (creationTimestamp, namespace,
+// name); the ones that do not decode are in `problems` ("<resource>/<ns>/<name>").
+std::vector<SnapshotJob> ReadJobs(const ObjectReader& store, const model::ManifestSet& config,
+                                  std::map<std::string, std::string>& problems);
+
 // Decodes one job object against `config` (priority classes, pod groups).
 Result<model::Workload> DecodeJob(const nlohmann::json& object, const model::ManifestSet& config);
 

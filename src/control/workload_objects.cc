@@ -300,6 +300,37 @@ json WithJobStatus(const json& job_object, const WorkloadFacts& facts, int32_t r
   return object;
 }
 
+void MovePlacementToAnnotation(json& workload) {
+  json& status = workload["status"];
+  json& meta = workload["metadata"];
+  if (status.is_object() && status.contains("placement")) {
+    meta["annotations"][kPlacementAnnotation] =
+        status["placement"].value("pods", json::array()).dump();
+    status.erase("placement");
+  } else if (meta.contains("annotations") && meta["annotations"].is_object()) {
+    meta["annotations"].erase(kPlacementAnnotation);
+    if (meta["annotations"].empty()) meta.erase("annotations");
+  }
+}
+
+json ParkedWorkloadObject(const json& existing, const std::string& why, const std::string& now) {
+  if (!existing.is_object()) return json();
+  json object = existing;
+  json& status = object["status"];
+  if (!status.is_object()) status = json::object();
+  status.erase("admission");
+  status.erase("placement");
+  json conditions = status.value("conditions", json::array());
+  SetCondition(conditions, "QuotaReserved", false, "Inadmissible",
+               why + "; it waits until the job changes", now);
+  SetCondition(conditions, "Admitted", false, "NoReservation", "The workload has no reservation",
+               now);
+  status["conditions"] = std::move(conditions);
+  if (object["metadata"].contains("annotations") && object["metadata"]["annotations"].is_object())
+    object["metadata"]["annotations"].erase(kPlacementAnnotation);
+  return object;
+}
+
 json DecisionEvent(const engine::LogEntry& e, const JobRef& ref, int64_t sequence) {
   static const std::map<std::string, std::pair<std::string, std::string>> kEvents = {
       {"Admit", {"Admitted", "Normal"}},
@@ -310,7 +341,8 @@ json DecisionEvent(const engine::LogEntry& e, const JobRef& ref, int64_t sequenc
       {"Restart", {"Restarting", "Warning"}},
       {"Fail", {"Failed", "Warning"}},
       {"Adopt", {"Adopted", "Normal"}},
-      {"WaitForNodes", {"WaitForNodes", "Normal"}}};
+      {"WaitForNodes", {"WaitForNodes", "Normal"}},
+      {"Inadmissible", {"FailedToStart", "Warning"}}};
   auto it = kEvents.find(e.action);
   if (it == kEvents.end()) return json();
   const auto& [reason, type] = it->second;

@@ -55,8 +55,21 @@ nlohmann::json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts
 nlohmann::json WithJobStatus(const nlohmann::json& job_object, const WorkloadFacts& facts,
                              int32_t running_pods, int32_t succeeded_pods, int32_t failed_pods);
 
+// Cluster mode: Kueue's Workload has no per-pod placement and its structural schema
+// prunes unknown status fields, so muster keeps the placement (status.placement.pods)
+// in this annotation instead.
+inline constexpr const char* kPlacementAnnotation = "muster.dev/placement";
+void MovePlacementToAnnotation(nlohmann::json& workload);
+
+// The Workload of a job the API server refused to start (a 4xx on unsuspend): no
+// admission, QuotaReserved False with reason Inadmissible and `why`. Null when
+// `existing` is null (nothing was written yet: there is nothing to correct).
+nlohmann::json ParkedWorkloadObject(const nlohmann::json& existing, const std::string& why,
+                                    const std::string& now);
+
 // The v1 Event on the job for a lifecycle entry of the decision log (Admitted,
-// Started, Completed, Preempting, Evicted, Restarting, Failed, Adopted, WaitForNodes),
+// Started, Completed, Preempting, Evicted, Restarting, Failed, Adopted, WaitForNodes,
+// and the reconciler's own Inadmissible),
 // so `kubectl describe` shows why things happened; null for other entries.
 // `sequence` makes the Event's name unique.
 nlohmann::json DecisionEvent(const engine::LogEntry& entry, const JobRef& job, int64_t sequence);

@@ -17,12 +17,11 @@ std::string EmulatedExecutor::NodeName(int32_t node_index) const {
   return engine_->cluster().GetNode(node_index).meta.name;
 }
 
-void EmulatedExecutor::Started(const engine::WorkloadRecord& record, Time now) {
-  Run(record, now);
-}
+void EmulatedExecutor::Started(const engine::WorkloadRecord& record, Time now) { Run(record, now); }
 
-void EmulatedExecutor::Adopt(const engine::WorkloadRecord& record, Time now,
-                             const std::map<std::string, RecoveredProcess>& /*recovered*/) {
+void EmulatedExecutor::AdoptRecovered(
+    const engine::WorkloadRecord& record, Time now,
+    const std::map<std::string, RecoveredProcess>& /*recovered*/) {
   Run(record, RecordedStart(record).value_or(now));
 }
 
@@ -100,17 +99,18 @@ void EmulatedExecutor::Stopped(const engine::WorkloadRecord& record, Time now,
     if (changed) WritePods(gang, now);
   }
   last_counts_[it->first] = Counts(it->first);
+  MarkChanged(it->first);
   gangs_.erase(it);
   ++changes_;
 }
 
-std::vector<GangOutcome> EmulatedExecutor::Poll(Time now) {
+std::vector<control::GangOutcome> EmulatedExecutor::Poll(Time now) {
   for (const auto& key : to_write_) {
     auto it = gangs_.find(key);
     if (it != gangs_.end()) WritePods(it->second, now);
   }
   to_write_.clear();
-  std::vector<GangOutcome> outcomes;
+  std::vector<control::GangOutcome> outcomes;
   while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
     auto [ends_at, key] = *deadlines_.begin();
     deadlines_.erase(deadlines_.begin());
@@ -122,18 +122,18 @@ std::vector<GangOutcome> EmulatedExecutor::Poll(Time now) {
       pod.finished_at = control::Rfc3339(ends_at);
     }
     WritePods(gang, now);
-    outcomes.push_back(GangOutcome{key, true, ""});
+    outcomes.push_back(control::GangOutcome{key, true, ""});
   }
   return outcomes;
 }
 
-GangPodCounts EmulatedExecutor::Counts(const std::string& key) const {
+control::GangPodCounts EmulatedExecutor::Counts(const std::string& key) const {
   auto it = gangs_.find(key);
   if (it == gangs_.end()) {
     auto last = last_counts_.find(key);
-    return last == last_counts_.end() ? GangPodCounts{} : last->second;
+    return last == last_counts_.end() ? control::GangPodCounts{} : last->second;
   }
-  GangPodCounts counts;
+  control::GangPodCounts counts;
   for (const auto& pod : it->second.pods) {
     switch (pod.state) {
       case PodRunState::kWaiting:
@@ -154,12 +154,13 @@ GangPodCounts EmulatedExecutor::Counts(const std::string& key) const {
 }
 
 bool EmulatedExecutor::PodsReady(const std::string& key) const {
-  GangPodCounts c = Counts(key);
+  control::GangPodCounts c = Counts(key);
   return c.waiting == 0 && c.failed == 0 && c.running + c.succeeded > 0;
 }
 
 void EmulatedExecutor::WritePods(const Gang& gang, Time now) {
   ++changes_;
+  MarkChanged(gang.workload.key);
   const std::string& ns = gang.workload.meta.namespace_;
   for (const auto& pod : gang.pods) {
     control::ObjectKey key{"pods", ns, pod.name};

@@ -33,13 +33,13 @@ class EmulatedExecutor : public ServeExecutor {
   void Started(const engine::WorkloadRecord& record, Time now) override;
   void Stopped(const engine::WorkloadRecord& record, Time now, engine::StopCause cause) override;
   // `recovered` is ignored: nothing ran as a process.
-  void Adopt(const engine::WorkloadRecord& record, Time now,
-             const std::map<std::string, RecoveredProcess>& recovered) override;
-  std::vector<GangOutcome> Poll(Time now) override;
-  GangPodCounts Counts(const std::string& key) const override;
+  void AdoptRecovered(const engine::WorkloadRecord& record, Time now,
+                      const std::map<std::string, RecoveredProcess>& recovered) override;
+  std::vector<control::GangOutcome> Poll(Time now) override;
+  control::GangPodCounts Counts(const std::string& key) const override;
   bool PodsReady(const std::string& key) const override;
   int32_t RunningProcesses() const override { return 0; }
-  uint64_t changes() const override { return changes_; }
+  uint64_t changes() const { return changes_; }
 
   // Gangs started and not yet stopped.
   size_t RunningGangs() const { return gangs_.size(); }
@@ -63,11 +63,11 @@ class EmulatedExecutor : public ServeExecutor {
   ObjectStore& store_;
   const engine::Engine* engine_ = nullptr;
   uint64_t changes_ = 0;
-  std::map<std::string, Gang> gangs_;                 // by workload key
-  std::set<std::pair<Time, std::string>> deadlines_;  // (ends_at, key) of running gangs
-  std::map<std::string, int32_t> starts_;             // "<ns>/<pod>" -> starts so far
-  std::map<std::string, GangPodCounts> last_counts_;  // of the last stopped gang per key
-  std::vector<std::string> to_write_;                 // started gangs whose pods Poll writes
+  std::map<std::string, Gang> gangs_;                          // by workload key
+  std::set<std::pair<Time, std::string>> deadlines_;           // (ends_at, key) of running gangs
+  std::map<std::string, int32_t> starts_;                      // "<ns>/<pod>" -> starts so far
+  std::map<std::string, control::GangPodCounts> last_counts_;  // of the last stopped gang per key
+  std::vector<std::string> to_write_;  // started gangs whose pods Poll writes
 };
 
 }  // namespace muster::server

@@ -76,8 +76,8 @@ void LocalExecutor::Started(const engine::WorkloadRecord& record, Time now) {
   for (const auto& pod : stored.pods) WritePod(stored, pod, now);
 }
 
-void LocalExecutor::Adopt(const engine::WorkloadRecord& record, Time now,
-                          const std::map<std::string, RecoveredProcess>& recovered) {
+void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time now,
+                                   const std::map<std::string, RecoveredProcess>& recovered) {
   Started(record, now);
   Gang& gang = gangs_.at(current_.at(record.key()));
   gang.launched = true;
@@ -215,7 +215,7 @@ void LocalExecutor::Launch(Gang& gang, Time now) {
   }
 }
 
-std::optional<GangOutcome> LocalExecutor::Evaluate(Gang& gang, Time now) const {
+std::optional<control::GangOutcome> LocalExecutor::Evaluate(Gang& gang, Time now) const {
   if (gang.stopping || gang.reported || !gang.launched) return std::nullopt;
   // Which pods decide success: the upstream controllers' defaults.
   const std::string& kind = gang.workload.meta.kind;
@@ -253,11 +253,11 @@ std::optional<GangOutcome> LocalExecutor::Evaluate(Gang& gang, Time now) const {
       grace = std::max(grace, static_cast<double>(ps.tmpl.spec.termination_grace_period_seconds));
     }
     if (live && now - gang.decided_at < grace) return std::nullopt;
-    return GangOutcome{gang.key, true, ""};
+    return control::GangOutcome{gang.key, true, ""};
   }
   for (const auto& pod : gang.pods) {
     if (pod.state == PodState::kFailed) {
-      return GangOutcome{
+      return control::GangOutcome{
           gang.key, false,
           "pod " + pod.name + " failed: " +
               (pod.message.empty() ? "exit code " + std::to_string(pod.exit_code) : pod.message)};
@@ -266,7 +266,7 @@ std::optional<GangOutcome> LocalExecutor::Evaluate(Gang& gang, Time now) const {
   return std::nullopt;
 }
 
-std::vector<GangOutcome> LocalExecutor::Poll(Time now) {
+std::vector<control::GangOutcome> LocalExecutor::Poll(Time now) {
   for (const ProcessExit& exit : processes_.Poll()) {
     auto it = by_process_.find(exit.id);
     if (it == by_process_.end()) continue;
@@ -284,7 +284,7 @@ std::vector<GangOutcome> LocalExecutor::Poll(Time now) {
     if (!g->second.deleted) WritePod(g->second, pod, now);
   }
 
-  std::vector<GangOutcome> outcomes;
+  std::vector<control::GangOutcome> outcomes;
   for (auto it = gangs_.begin(); it != gangs_.end();) {
     Gang& gang = it->second;
     if (!gang.launched && !gang.stopping && CanLaunch(gang)) Launch(gang, now);
@@ -305,8 +305,8 @@ std::vector<GangOutcome> LocalExecutor::Poll(Time now) {
   return outcomes;
 }
 
-GangPodCounts LocalExecutor::Counts(const std::string& key) const {
-  GangPodCounts counts;
+control::GangPodCounts LocalExecutor::Counts(const std::string& key) const {
+  control::GangPodCounts counts;
   auto cur = current_.find(key);
   if (cur == current_.end()) {
     auto last = last_counts_.find(key);
@@ -332,7 +332,7 @@ GangPodCounts LocalExecutor::Counts(const std::string& key) const {
 }
 
 bool LocalExecutor::PodsReady(const std::string& key) const {
-  GangPodCounts c = Counts(key);
+  control::GangPodCounts c = Counts(key);
   return c.waiting == 0 && c.failed == 0 && c.running + c.succeeded > 0;
 }
 
@@ -346,6 +346,7 @@ bool LocalExecutor::Idle() const {
 
 void LocalExecutor::WritePod(const Gang& gang, const PodRun& pod, Time now) {
   ++changes_;
+  MarkChanged(gang.key);
   PodRunView view;
   view.name = pod.name;
   view.pod_set = pod.pod_set;

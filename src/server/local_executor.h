@@ -50,17 +50,17 @@ class LocalExecutor : public ServeExecutor {
   // Takes over a gang a previous server started (after Engine::Adopt): its pods'
   // processes are running, or finished while the server was down (`recovered`).
   // A pod with no process at all counts as failed.
-  void Adopt(const engine::WorkloadRecord& record, Time now,
-             const std::map<std::string, RecoveredProcess>& recovered) override;
+  void AdoptRecovered(const engine::WorkloadRecord& record, Time now,
+                      const std::map<std::string, RecoveredProcess>& recovered) override;
 
   // Starts gangs whose GPUs and pod names are free, reaps exits, enforces kill
   // deadlines and updates pod objects. Returns what happened to running gangs.
-  std::vector<GangOutcome> Poll(Time now) override;
+  std::vector<control::GangOutcome> Poll(Time now) override;
 
-  GangPodCounts Counts(const std::string& key) const override;
+  control::GangPodCounts Counts(const std::string& key) const override;
   bool PodsReady(const std::string& key) const override;
   int32_t RunningProcesses() const override;
-  uint64_t changes() const override { return changes_; }
+  uint64_t changes() const { return changes_; }
   // Nothing left to wait for: no process running or waiting to start.
   bool Idle() const;
 
@@ -94,7 +94,7 @@ class LocalExecutor : public ServeExecutor {
 
   void Launch(Gang& gang, Time now);
   bool CanLaunch(const Gang& gang) const;
-  std::optional<GangOutcome> Evaluate(Gang& gang, Time now) const;
+  std::optional<control::GangOutcome> Evaluate(Gang& gang, Time now) const;
   void WritePod(const Gang& gang, const PodRun& pod, Time now);
   void DeletePods(const Gang& gang);
   std::vector<std::string> PhysicalGpus(const std::string& node) const;
@@ -109,7 +109,7 @@ class LocalExecutor : public ServeExecutor {
   std::map<std::string, int64_t> current_;  // workload key -> its live attempt
   std::map<std::string, std::pair<int64_t, size_t>> by_process_;  // process id -> pod
   std::map<std::string, int32_t> restarts_;                       // pod object key -> starts so far
-  std::map<std::string, GangPodCounts> last_counts_;  // of the last stopped gang per key
+  std::map<std::string, control::GangPodCounts> last_counts_;  // of the last stopped gang per key
 };
 
 }  // namespace muster::server

@@ -1,7 +1,8 @@
 // MemoryObjects: an in-memory ObjectReader for control-layer tests (the serve store
 // and the kube cache are the real ones; the control layer must not depend on them).
-// Create stamps what an API server would: uid, creationTimestamp (the test's `now`),
-// resourceVersion and generation.
+// Create and Replace stamp what an API server would: uid, creationTimestamp (the
+// test's `now`), resourceVersion, and generation (grows when anything but metadata
+// and status changes).
 #pragma once
 
 #include <map>
@@ -9,6 +10,7 @@
 #include <string>
 #include <tuple>
 
+#include "control/change.h"
 #include "control/object_reader.h"
 
 namespace muster::control::testing {
@@ -17,20 +19,48 @@ class MemoryObjects : public ObjectReader {
  public:
   std::string now = "2026-01-01T00:00:00Z";
 
-  nlohmann::json Create(const std::string& resource, const std::string& ns, nlohmann::json object) {
+  // The object as stored, and the change a watch would deliver.
+  Change Create(const std::string& resource, const std::string& ns, nlohmann::json object) {
     auto& meta = object["metadata"];
     meta["namespace"] = ns;
     if (ns.empty()) meta.erase("namespace");
-    std::string serial = std::to_string(++rv_);
+    std::string serial = std::to_string(++uids_);
     meta["uid"] = "00000000-0000-4000-8000-" + std::string(12 - serial.size(), '0') + serial;
     meta["creationTimestamp"] = now;
-    meta["resourceVersion"] = std::to_string(rv_);
+    meta["resourceVersion"] = std::to_string(++rv_);
     meta["generation"] = 1;
     objects_[{resource, ns, meta.value("name", "")}] = object;
-    return object;
+    return {rv_, ChangeType::kAdded, resource, ns, meta.value("name", ""), object};
   }
-  void Delete(const std::string& resource, const std::string& ns, const std::string& name) {
-    objects_.erase({resource, ns, name});
+  // Replaces a stored object (kNotFound when absent); keeps uid and creation time.
+  Result<Change> Replace(const std::string& resource, const std::string& ns,
+                         nlohmann::json object) {
+    const std::string name = object["metadata"].value("name", "");
+    auto it = objects_.find({resource, ns, name});
+    if (it == objects_.end()) return NotFound(resource + " " + name + " not found");
+    const nlohmann::json& old = it->second;
+    auto& meta = object["metadata"];
+    for (const char* kept : {"uid", "creationTimestamp", "namespace"}) {
+      if (old["metadata"].contains(kept)) meta[kept] = old["metadata"][kept];
+    }
+    nlohmann::json a = object, b = old;
+    for (auto* o : {&a, &b}) {
+      o->erase("metadata");
+      o->erase("status");
+    }
+    int64_t generation = old["metadata"].value("generation", int64_t{1});
+    meta["generation"] = a == b ? generation : generation + 1;
+    meta["resourceVersion"] = std::to_string(++rv_);
+    it->second = object;
+    return Change{rv_, ChangeType::kModified, resource, ns, name, object};
+  }
+  Result<Change> Delete(const std::string& resource, const std::string& ns,
+                        const std::string& name) {
+    auto it = objects_.find({resource, ns, name});
+    if (it == objects_.end()) return NotFound(resource + " " + name + " not found");
+    Change c{++rv_, ChangeType::kDeleted, resource, ns, name, it->second};
+    objects_.erase(it);
+    return c;
   }
 
   Result<nlohmann::json> Get(const ObjectKey& key) const override {
@@ -52,6 +82,7 @@ class MemoryObjects : public ObjectReader {
 
  private:
   int64_t rv_ = 0;
+  int64_t uids_ = 0;
   std::map<std::tuple<std::string, std::string, std::string>, nlohmann::json> objects_;
 };
 

@@ -1,9 +1,9 @@
-#include "kube/job_templates.h"
+#include "control/job_templates.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace muster::kube {
+namespace muster::control {
 namespace {
 
 using json = nlohmann::json;
@@ -181,4 +181,4 @@ std::optional<json> Restored(const json& job) {
   return out;
 }
 
-}  // namespace muster::kube
+}  // namespace muster::control

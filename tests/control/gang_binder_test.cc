@@ -1,8 +1,8 @@
-#include "kube/gang_binder.h"
+#include "control/gang_binder.h"
 
 #include <gtest/gtest.h>
 
-namespace muster::kube {
+namespace muster::control {
 namespace {
 
 using json = nlohmann::json;
@@ -86,4 +86,4 @@ TEST(GangBinderTest, ExtraPodsStayUnbound) {
 }
 
 }  // namespace
-}  // namespace muster::kube
+}  // namespace muster::control

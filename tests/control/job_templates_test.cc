@@ -1,8 +1,8 @@
-#include "kube/job_templates.h"
+#include "control/job_templates.h"
 
 #include <gtest/gtest.h>
 
-namespace muster::kube {
+namespace muster::control {
 namespace {
 
 using json = nlohmann::json;
@@ -111,4 +111,4 @@ TEST(JobTemplatesTest, MalformedOriginalsAnnotationIsIgnored) {
 }
 
 }  // namespace
-}  // namespace muster::kube
+}  // namespace muster::control

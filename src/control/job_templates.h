@@ -14,7 +14,7 @@
 
 #include "core/status.h"
 
-namespace muster::kube {
+namespace muster::control {
 
 // Annotation on the job holding the pod templates' scheduling fields from before the
 // injection: [{"path": "/spec/template", "nodeSelector": {...}, "tolerations": [...]}].
@@ -58,4 +58,4 @@ Result<nlohmann::json> Suspended(const nlohmann::json& job);
 // nullopt when there is nothing to restore.
 std::optional<nlohmann::json> Restored(const nlohmann::json& job);
 
-}  // namespace muster::kube
+}  // namespace muster::control

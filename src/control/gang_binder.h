@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace muster::kube {
+namespace muster::control {
 
 // A pod's place in its job, read from the labels and annotations each kind's
 // controller sets.
@@ -26,6 +26,20 @@ struct PodIdentity {
 
 // Nullopt for pods no known job controller owns.
 std::optional<PodIdentity> IdentifyPod(const nlohmann::json& pod);
+
+// What the binder and the Workload's PodsReady condition need of a pod: kept per pod
+// instead of the pod object (a cluster's pods are the bulk of what muster mirrors).
+struct WatchedPod {
+  std::string pod_set;
+  int32_t index = -1;
+  int32_t job_index = -1;
+  std::string node;            // spec.nodeName ("" while unbound)
+  std::string scheduler_name;  // spec.schedulerName ("default-scheduler" when unset)
+  bool live = false;           // neither terminal nor being deleted
+  bool terminal = false;       // Succeeded or Failed
+  bool ready = false;          // Running or Succeeded
+};
+WatchedPod MakeWatchedPod(const nlohmann::json& pod, const PodIdentity& identity);
 
 // Succeeded or Failed: holds nothing any more.
 bool PodTerminal(const nlohmann::json& pod);
@@ -56,4 +70,4 @@ struct BindPlan {
 // slots of their pod set in name order. Pods beyond the plan stay unbound.
 BindPlan PlanBindings(const std::vector<PlannedSlot>& slots, const std::vector<GangPod>& pods);
 
-}  // namespace muster::kube
+}  // namespace muster::control

@@ -1,11 +1,11 @@
-#include "kube/gang_binder.h"
+#include "control/gang_binder.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
 
-namespace muster::kube {
+namespace muster::control {
 namespace {
 
 using json = nlohmann::json;
@@ -108,6 +108,24 @@ bool PodDeleting(const json& pod) {
   return pod.value("metadata", json::object()).contains("deletionTimestamp");
 }
 
+WatchedPod MakeWatchedPod(const json& pod, const PodIdentity& identity) {
+  WatchedPod view;
+  view.pod_set = identity.pod_set;
+  view.index = identity.index;
+  view.job_index = identity.job_index;
+  const json spec = pod.value("spec", json::object());
+  if (spec.is_object()) {
+    view.node = spec.value("nodeName", "");
+    view.scheduler_name = spec.value("schedulerName", "default-scheduler");
+  }
+  const json status = pod.value("status", json::object());
+  const std::string phase = status.is_object() ? status.value("phase", "") : "";
+  view.terminal = PodTerminal(pod);
+  view.live = !view.terminal && !PodDeleting(pod);
+  view.ready = phase == "Running" || phase == "Succeeded";
+  return view;
+}
+
 BindPlan PlanBindings(const std::vector<PlannedSlot>& slots, const std::vector<GangPod>& pods) {
   BindPlan out;
   // slot position by (pod set, index); which pod fills each slot.
@@ -167,4 +185,4 @@ BindPlan PlanBindings(const std::vector<PlannedSlot>& slots, const std::vector<G
   return out;
 }
 
-}  // namespace muster::kube
+}  // namespace muster::control

@@ -1,0 +1,48 @@
+// GangRuntime: what runs the gangs the engine starts when muster itself is the
+// kubelet (`muster serve`: local processes, or emulated pods). The engine calls
+// Started / Stopped inside a cycle; the reconciler calls the rest between cycles, on
+// its own thread. In cluster mode (`muster kube`) the cluster's controllers and
+// kubelets run the pods and the reconciler follows them from pod and job changes, so
+// there is no GangRuntime.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "engine/engine.h"
+#include "engine/executor.h"
+
+namespace muster::control {
+
+struct GangOutcome {
+  std::string key;
+  bool succeeded = false;
+  std::string message;  // failures: which pod exited how
+};
+
+struct GangPodCounts {
+  int32_t waiting = 0, running = 0, succeeded = 0, failed = 0;
+};
+
+class GangRuntime : public engine::Executor {
+ public:
+  // The engine whose cluster names the plans' nodes; set again after a reconfigure.
+  virtual void SetEngine(const engine::Engine* engine) = 0;
+  // Takes over a gang that already ran before the reconciler started (after
+  // Engine::Adopt): its pods run, or finished while nobody watched.
+  virtual void Adopt(const engine::WorkloadRecord& record, Time now) = 0;
+  // Advances running gangs to `now`; returns the gangs that finished (succeeded or
+  // failed) since the last call, each once.
+  virtual std::vector<GangOutcome> Poll(Time now) = 0;
+  // Pods of the current gang of `key` by state (of its last gang once stopped).
+  virtual GangPodCounts Counts(const std::string& key) const = 0;
+  // Every pod of the current gang of `key` runs.
+  virtual bool PodsReady(const std::string& key) const = 0;
+  // Gangs whose pods changed state since the last call (their job status and
+  // Workload PodsReady condition are written again); each key once.
+  virtual std::vector<std::string> TakeChangedGangs() = 0;
+};
+
+}  // namespace muster::control

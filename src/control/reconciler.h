@@ -1,0 +1,218 @@
+// Reconciler: the one control loop of `muster serve` and `muster kube`. It owns the
+// engine and turns object changes into engine events and engine decisions into
+// object writes, synchronously and without I/O:
+//   - Apply(change) takes one committed change of a watched object (jobs, the
+//     configuration kinds, pods, Workloads), in the order the adapter delivers them;
+//   - Step() reads back finished writes, reconfigures the engine if configuration
+//     objects changed (nodes, queues, flavors, priority classes, scheduler and Kueue
+//     configuration: in memory, running gangs stay where they run), runs a cycle when
+//     something changed (or the resync interval passed), and submits the writes of
+//     what changed to the StatusSink: Workload objects, job status or job
+//     suspend/unsuspend, pod bindings, queue status and Events.
+// The clock, the sink and (serve) the GangRuntime are injected, so its tests run like
+// engine tests: a manual clock, a recording sink, no threads and no sleeps. The
+// adapters (server/scheduler_controller.h, kube/kube_controller.h) add a thread, a
+// change queue and a sink that writes to the store or to the API server.
+//
+// Work per Step grows with what changed: only jobs whose engine record, pods or
+// object changed since the last Step are looked at (a dirty set fed by the engine's
+// decision log, the runtime's changed gangs, pod and job changes and write results).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "control/change.h"
+#include "control/gang_binder.h"
+#include "control/gang_runtime.h"
+#include "control/object_reader.h"
+#include "control/status_sink.h"
+#include "control/store_snapshot.h"
+#include "core/clock.h"
+#include "engine/engine.h"
+#include "model/manifest_set.h"
+
+namespace muster::control {
+
+enum class ReconcilerMode {
+  // `muster serve`: muster is the job controller and the kubelet too. The
+  // GangRuntime runs the pods; the reconciler writes each job's status as its
+  // upstream controller would.
+  kServe,
+  // `muster kube`: the cluster's job controllers and kubelets run the pods. Admission
+  // writes the Workload, then unsuspends the job with its flavors' node labels and
+  // tolerations injected (Kueue's job integrations); eviction suspends it, resets
+  // status.startTime and restores its templates (Kueue's Stop); muster binds a gang's
+  // pods once every one exists; a job is finished when its controller says so.
+  kCluster,
+};
+
+struct ReconcilerOptions {
+  ReconcilerMode mode = ReconcilerMode::kServe;
+  // Kueue's manageJobsWithoutQueueName: also admit jobs that name no queue (serve
+  // admits every job).
+  bool manage_jobs_without_queue_name = false;
+  // Pods whose spec.schedulerName is one of these are bound by muster (cluster mode).
+  std::vector<std::string> scheduler_names = {"muster"};
+  // A cycle runs at least this often (timers: reservations, requeue backoff).
+  double resync_seconds = 1.0;
+  // Engine invariants after every cycle (tests; O(cluster) per cycle).
+  bool check_invariants = false;
+  // One line per problem or notable action; null: dropped.
+  std::function<void(const std::string&)> log;
+  // Called with each decision-log entry as it is consumed (serve: metrics).
+  std::function<void(const engine::LogEntry&, const engine::Engine&)> on_decision;
+};
+
+class Reconciler {
+ public:
+  struct Stats {
+    int64_t cycles = 0;
+    int64_t reconfigures = 0;  // in-memory configuration changes (no rebuild)
+    int64_t writes = 0;        // writes submitted
+    int64_t conflicts = 0;     // writes refused with 409 (retried on a fresh object)
+    int64_t admitted = 0;      // cluster: jobs unsuspended
+    int64_t evicted = 0;       // cluster: jobs suspended (or Volcano pods deleted)
+    int64_t bindings = 0;      // cluster: pods bound
+    int64_t parked = 0;        // jobs the API server refused to start (4xx)
+    size_t jobs = 0;           // jobs known
+    size_t dirty = 0;          // jobs looked at by the last Step
+  };
+
+  // `runtime`: serve's executor (required in kServe, null in kCluster). The sink and
+  // the runtime outlive the reconciler.
+  Reconciler(const Clock& clock, StatusSink& sink, GangRuntime* runtime, ReconcilerOptions options);
+  ~Reconciler();
+  Reconciler(const Reconciler&) = delete;
+  Reconciler& operator=(const Reconciler&) = delete;
+
+  // Builds the engine from `view` (the serve store, or the mirror of a cluster) and
+  // adopts the gangs that already run where they run: their Workload objects record
+  // the admission and placement. At start-up and on leader takeover only; every later
+  // change arrives through Apply. `view` is kept for reads (PodGroups, Workloads) and
+  // must outlive the reconciler.
+  void Build(const ObjectReader& view);
+
+  // One committed change of a watched object, in delivery order.
+  void Apply(const Change& change);
+
+  // What is still to do: writes in flight or to retry. The adapter calls Step again
+  // when a result or a change arrives, and at least every resync interval.
+  struct StepResult {
+    bool cycled = false;   // a scheduling cycle ran
+    size_t submitted = 0;  // writes submitted by this step
+    size_t in_flight = 0;  // writes not yet finished
+    bool retry = false;    // something failed and is retried at the next step
+  };
+  StepResult Step();
+
+  // Null before Build, or when the configuration never formed a usable engine.
+  const engine::Engine* engine() const { return engine_.get(); }
+  const Stats& stats() const { return stats_; }
+  // Why there is no engine (an unusable configuration); empty when there is one.
+  const std::string& engine_error() const { return engine_error_; }
+  // What the engine runs with (no jobs).
+  const model::ManifestSet& config() const { return config_; }
+  // The writes believed done were not stored after all (serve: the step's store
+  // transaction failed): everything is written again from the next Step on.
+  void ForgetWrites();
+  // Keys of the jobs muster manages (for tests and status output).
+  std::vector<std::string> JobKeys() const;
+  // The Workload object of `key` as last written (null when none).
+  const nlohmann::json* WrittenWorkload(const std::string& key) const;
+
+ private:
+  struct JobState;
+  struct ConfigObject;
+  struct InFlight;
+
+  // reconciler_jobs.cc
+  void ApplyJob(const Change& change);
+  bool Managed(const nlohmann::json& job_object, const model::Workload& workload) const;
+  JobState& AddJob(const std::string& id, const Change& change, model::Workload workload);
+  void SubmitToEngine(JobState& job, model::Workload workload);
+  void RemoveJob(const std::string& key);
+  void CheckFinished(JobState& job);
+  void AdoptRunning(JobState& job);
+  void ApplyPod(const Change& change);
+  void ApplyWorkload(const Change& change);
+
+  // reconciler_config.cc
+  bool ApplyConfig(const Change& change);
+  void Reconfigure();
+  model::ManifestSet AssembleConfig() const;
+
+  // reconciler_sync.cc
+  void ApplyResults();
+  void ConsumeDecisions();
+  void SyncJob(JobState& job);
+  void SyncWorkload(JobState& job);
+  void SyncServeJob(JobState& job);
+  bool PodsReady(const JobState& job, const engine::WorkloadRecord& record) const;
+  void SyncQueues();
+  // Submits `op` for `job` (null: a write of no job); `epoch`: the admission a
+  // Workload write records (-1: none).
+  uint64_t Submit(JobState* job, WriteOp op, int64_t epoch = -1);
+  // The v1 Event of a decision (or of a refused start) about the job `ref`.
+  void SubmitEvent(const engine::LogEntry& entry, const JobRef& ref);
+  void Log(const std::string& line) const;
+  std::string Now() const;
+
+  // reconciler_cluster.cc (kCluster)
+  void SyncClusterJob(JobState& job);
+  void WriteAdmission(JobState& job);
+  void WriteStop(JobState& job);
+  void BindGang(JobState& job);
+  void SetPodGroupPhase(JobState& job, const std::string& phase);
+  bool NodesFree(const engine::WorkloadRecord& record, std::string& why) const;
+  void Park(JobState& job, const std::string& why);
+  void SyncParkedWorkload(JobState& job);
+  void ApplyJobResult(JobState& job, const InFlight& pending, WriteResult& result);
+  void ApplyBindResult(JobState& job, const InFlight& pending, WriteResult& result);
+
+  const Clock& clock_;
+  StatusSink& sink_;
+  GangRuntime* runtime_;
+  ReconcilerOptions options_;
+  const ObjectReader* view_ = nullptr;
+
+  std::unique_ptr<engine::Engine> engine_;
+  std::string engine_error_;
+  model::ManifestSet config_;  // what the engine runs with (no jobs)
+  // Configuration objects by "<resource>/<ns>/<name>": what the engine reads of each
+  // (to tell real changes from status writes and heartbeats) and its decoded form.
+  std::map<std::string, ConfigObject> config_objects_;
+  bool config_dirty_ = false;
+  std::map<std::string, nlohmann::json> flavors_;  // ResourceFlavor objects by name
+
+  std::map<std::string, std::unique_ptr<JobState>> jobs_;  // by workload key "<ns>/<name>"
+  std::map<std::string, std::string> job_keys_;  // "<resource>/<ns>/<name>" -> workload key
+  // Cluster mode: the live pods of each gang ("<ns>/<job>" -> pod name -> pod), and
+  // which gang a pod belongs to ("<ns>/<pod>").
+  std::map<std::string, std::map<std::string, WatchedPod>> gang_pods_;
+  std::map<std::string, std::string> pod_gang_;
+  // Cluster mode: gangs with pods not yet terminal on each node (node -> gang -> pods),
+  // so a planned gang waits for the pods of stopped gangs to leave its nodes.
+  std::map<std::string, std::map<std::string, int32_t>> node_gangs_;
+  std::set<std::string> waiting_for_nodes_;  // gangs NodesFree held back
+  std::set<std::string> dirty_;              // workload keys to look at in the next Step
+  bool queues_dirty_ = true;
+  std::map<std::string, nlohmann::json> written_queue_status_;
+  std::map<uint64_t, InFlight> in_flight_;  // by op id
+  uint64_t next_op_ = 1;
+  int64_t next_order_ = 0;  // arrival order of jobs
+  int64_t event_counter_ = 0;
+  std::optional<Time> last_cycle_;
+  bool retry_ = false;
+  bool cycle_needed_ = true;
+  Stats stats_;
+};
+
+}  // namespace muster::control

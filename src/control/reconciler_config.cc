@@ -1,0 +1,144 @@
+// The reconciler's configuration half: nodes, flavors, queues, priority classes and
+// the scheduler / Kueue configuration objects. Each object is decoded once, when what
+// the engine reads of it changes (node heartbeats and our own queue status writes
+// change nothing); the engine is then reconfigured in memory, once per Step however
+// many objects changed, and running gangs stay where they run.
+#include <utility>
+
+#include "control/reconciler.h"
+#include "control/reconciler_state.h"
+#include "control/resource_types.h"
+
+namespace muster::control {
+namespace {
+
+using json = nlohmann::json;
+
+// What the engine reads of a configuration object. Node heartbeats and conditions
+// change every few seconds: only labels, annotations, spec (taints, unschedulable)
+// and capacity count; other kinds drop their status (our own queue status writes).
+std::string Significant(const std::string& resource, const json& object) {
+  json meta = object.value("metadata", json::object());
+  if (!meta.is_object()) meta = json::object();
+  json kept = {{"labels", meta.value("labels", json::object())},
+               {"annotations", meta.value("annotations", json::object())}};
+  json out = {{"metadata", kept}, {"spec", object.value("spec", json())}};
+  if (resource == "nodes") {
+    const json status = object.value("status", json::object());
+    if (status.is_object()) {
+      out["allocatable"] = status.value("allocatable", json());
+      out["capacity"] = status.value("capacity", json());
+    }
+  } else {
+    json copy = object;
+    copy.erase("status");
+    copy.erase("metadata");
+    out["rest"] = std::move(copy);
+  }
+  return out.dump();
+}
+
+template <typename T>
+void AppendAll(std::vector<T>& into, std::vector<T>& from, int64_t& order) {
+  for (auto& item : from) {
+    item.meta.order = order++;
+    into.push_back(std::move(item));
+  }
+}
+
+// Appends `from` (one decoded object) to `into`, numbering objects in input order as
+// one DecodeText over all of them would.
+void AppendManifests(model::ManifestSet& into, model::ManifestSet from, int64_t& order) {
+  AppendAll(into.nodes, from.nodes, order);
+  AppendAll(into.node_topologies, from.node_topologies, order);
+  AppendAll(into.priority_classes, from.priority_classes, order);
+  AppendAll(into.resource_flavors, from.resource_flavors, order);
+  AppendAll(into.cluster_queues, from.cluster_queues, order);
+  AppendAll(into.local_queues, from.local_queues, order);
+  AppendAll(into.cohorts, from.cohorts, order);
+  AppendAll(into.workload_priority_classes, from.workload_priority_classes, order);
+  AppendAll(into.topologies, from.topologies, order);
+  AppendAll(into.volcano_queues, from.volcano_queues, order);
+  AppendAll(into.pod_groups, from.pod_groups, order);
+  AppendAll(into.hyper_nodes, from.hyper_nodes, order);
+  if (from.kueue_config) into.kueue_config = std::move(from.kueue_config);
+  if (from.scheduler_config) into.scheduler_config = std::move(from.scheduler_config);
+}
+
+}  // namespace
+
+bool Reconciler::ApplyConfig(const Change& change) {
+  const std::string id = change.resource + "/" + change.namespace_ + "/" + change.name;
+  const bool flavor = change.resource == "resourceflavors.kueue.x-k8s.io";
+  if (change.type == ChangeType::kDeleted) {
+    if (flavor) flavors_.erase(change.name);
+    return config_objects_.erase(id) != 0;
+  }
+  std::string significant = Significant(change.resource, change.object);
+  auto it = config_objects_.find(id);
+  if (it != config_objects_.end() && it->second.significant == significant) return false;
+  ConfigObject object;
+  object.significant = std::move(significant);
+  auto decoded = DecodeConfigObject(change.resource, change.object);
+  if (decoded.ok()) {
+    object.decoded = std::move(decoded).value();
+  } else {
+    object.problem = decoded.status().message();
+    Log("ignoring " + id + ": " + object.problem);
+  }
+  config_objects_[id] = std::move(object);
+  if (flavor) flavors_[change.name] = change.object;
+  return true;
+}
+
+model::ManifestSet Reconciler::AssembleConfig() const {
+  model::ManifestSet config;
+  int64_t order = 0;
+  // By kind in ConfigResources() order, then by (namespace, name): the order a
+  // snapshot of the store lists them in.
+  for (const auto& resource : ConfigResources()) {
+    const std::string prefix = resource + "/";
+    for (auto it = config_objects_.lower_bound(prefix);
+         it != config_objects_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+      if (it->second.problem.empty()) AppendManifests(config, it->second.decoded, order);
+    }
+  }
+  return config;
+}
+
+void Reconciler::Reconfigure() {
+  config_dirty_ = false;
+  model::ManifestSet config = AssembleConfig();
+  auto parts = engine::BuildEngineParts(config);
+  if (!parts.ok()) {
+    engine_error_ = "the cluster configuration is not usable: " + parts.status().message();
+    Log(engine_error_ + (engine_ ? " (scheduling goes on with the last good one)" : ""));
+    return;
+  }
+  engine_error_.clear();
+  if (engine_ != nullptr) {
+    // In memory: running gangs keep their nodes and quota (those that lost their
+    // node or queue are evicted, with the reason); no JSON, no re-adoption.
+    engine_ = engine::Engine::Reconfigured(std::move(engine_), config, std::move(parts).value());
+    config_ = std::move(config);
+    ++stats_.reconfigures;
+  } else {
+    engine::EngineOptions eo;
+    eo.check_invariants = options_.check_invariants;
+    engine_ = std::make_unique<engine::Engine>(config, std::vector<model::Workload>{},
+                                               std::move(parts).value(), clock_, eo);
+    engine_->SetExecutor(runtime_);
+    config_ = std::move(config);
+    // Jobs that arrived while no configuration was usable.
+    for (auto& [key, job] : jobs_) {
+      if (job->in_engine || job->finished || !job->parked.empty()) continue;
+      auto workload = DecodeJob(job->object, config_);
+      if (workload.ok()) SubmitToEngine(*job, std::move(workload).value());
+    }
+  }
+  if (runtime_ != nullptr) runtime_->SetEngine(engine_.get());
+  cycle_needed_ = true;
+  queues_dirty_ = true;
+}
+
+}  // namespace muster::control

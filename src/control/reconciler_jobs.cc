@@ -1,0 +1,448 @@
+// The reconciler's input half: building from a view at start-up, and jobs, pods and
+// Workloads as their changes arrive.
+#include <algorithm>
+
+#include "control/gang_binder.h"
+#include "control/job_templates.h"
+#include "control/reconciler.h"
+#include "control/reconciler_state.h"
+#include "control/resource_types.h"
+#include "control/workload_objects.h"
+
+namespace muster::control {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kWorkloads = "workloads.kueue.x-k8s.io";
+
+std::string ObjectId(const std::string& resource, const std::string& ns, const std::string& name) {
+  return resource + "/" + ns + "/" + name;
+}
+
+int64_t GenerationOf(const json& object) {
+  const json* meta =
+      object.is_object() && object.contains("metadata") ? &object["metadata"] : nullptr;
+  if (meta == nullptr || !meta->is_object()) return 0;
+  auto it = meta->find("generation");
+  return it != meta->end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+bool OwnedByJobSet(const json& job) {
+  for (const auto& o :
+       job.value("metadata", json::object()).value("ownerReferences", json::array())) {
+    if (o.is_object() && o.value("kind", "") == "JobSet") return true;
+  }
+  return false;
+}
+
+// The job's own controller finished it (cluster mode): nullopt while it runs; true
+// on success.
+std::optional<bool> JobFinished(const json& job, std::string& message) {
+  const std::string kind = job.value("kind", "");
+  const json status = job.value("status", json::object());
+  if (!status.is_object()) return std::nullopt;
+  if (kind == "Job" && status.contains("state")) {  // Volcano
+    std::string phase = status["state"].value("phase", "");
+    if (phase == "Completed") return true;
+    if (phase == "Failed" || phase == "Aborted" || phase == "Terminated") {
+      message = "Volcano Job " + phase;
+      return false;
+    }
+    return std::nullopt;
+  }
+  for (const auto& c : status.value("conditions", json::array())) {
+    if (!c.is_object() || c.value("status", "") != "True") continue;
+    const std::string type = c.value("type", "");
+    if (type == "Complete" || type == "Completed" || type == "Succeeded") return true;
+    if (type == "Failed") {
+      message = c.value("message", c.value("reason", "the job failed"));
+      return false;
+    }
+  }
+  return std::nullopt;
+}
+
+bool WorkloadFinished(const json& workload) {
+  if (!workload.is_object()) return false;
+  for (const auto& c :
+       workload.value("status", json::object()).value("conditions", json::array())) {
+    if (c.is_object() && c.value("type", "") == "Finished" && c.value("status", "") == "True")
+      return true;
+  }
+  return false;
+}
+
+JobRef RefOf(const std::string& resource, const json& object) {
+  const json meta = object.value("metadata", json::object());
+  return {resource,
+          meta.value("namespace", ""),
+          meta.value("name", ""),
+          object.value("kind", ""),
+          object.value("apiVersion", ""),
+          meta.value("uid", "")};
+}
+
+}  // namespace
+
+Reconciler::Reconciler(const Clock& clock, StatusSink& sink, GangRuntime* runtime,
+                       ReconcilerOptions options)
+    : clock_(clock), sink_(sink), runtime_(runtime), options_(std::move(options)) {}
+
+Reconciler::~Reconciler() = default;
+
+void Reconciler::Log(const std::string& line) const {
+  if (options_.log) options_.log(line);
+}
+
+std::string Reconciler::Now() const { return Rfc3339(clock_.Now()); }
+
+std::vector<std::string> Reconciler::JobKeys() const {
+  std::vector<std::string> out;
+  for (const auto& [key, job] : jobs_) out.push_back(key);
+  return out;
+}
+
+const json* Reconciler::WrittenWorkload(const std::string& key) const {
+  auto it = jobs_.find(key);
+  if (it == jobs_.end() || it->second->workload.is_null()) return nullptr;
+  return &it->second->workload;
+}
+
+void Reconciler::Build(const ObjectReader& view) {
+  view_ = &view;
+  jobs_.clear();
+  job_keys_.clear();
+  dirty_.clear();
+  config_objects_.clear();
+  flavors_.clear();
+  for (const auto& resource : ConfigResources()) {
+    auto list = view.List(resource, "");
+    if (!list.ok()) {
+      Log("cannot read " + resource + ": " + list.status().message());
+      continue;
+    }
+    for (const auto& o : list->items) {
+      const json& m = o["metadata"];
+      Change c;
+      c.type = ChangeType::kAdded;
+      c.resource = resource;
+      c.namespace_ = m.value("namespace", "");
+      c.name = m.value("name", "");
+      c.object = o;
+      ApplyConfig(c);
+    }
+  }
+  config_dirty_ = false;
+  engine_.reset();
+  Reconfigure();  // no engine yet: creates it
+
+  std::map<std::string, std::string> problems;
+  std::vector<SnapshotJob> snapshot = ReadJobs(view, config_, problems);
+  for (const auto& [object, problem] : problems) Log("ignoring " + object + ": " + problem);
+  std::vector<JobState*> added;
+  for (auto& sj : snapshot) {
+    auto object = view.Get({sj.ref.resource, sj.ref.namespace_, sj.ref.name});
+    if (!object.ok() || !Managed(*object, sj.workload)) continue;
+    if (jobs_.count(sj.workload.key) != 0) {
+      Log("job " + sj.ref.kind + " " + sj.workload.key +
+          " has the name of another job in its namespace; ignored");
+      continue;
+    }
+    Change c;
+    c.type = ChangeType::kAdded;
+    c.resource = sj.ref.resource;
+    c.namespace_ = sj.ref.namespace_;
+    c.name = sj.ref.name;
+    c.object = std::move(*object);
+    auto wl = view.Get({kWorkloads, sj.ref.namespace_, WorkloadObjectName(sj.ref)});
+    JobState& job = AddJob(ObjectId(c.resource, c.namespace_, c.name), c, std::move(sj.workload));
+    if (wl.ok()) {
+      job.workload = std::move(*wl);
+      job.finished = WorkloadFinished(job.workload);
+    }
+    added.push_back(&job);
+  }
+  if (options_.mode == ReconcilerMode::kCluster) {
+    gang_pods_.clear();
+    pod_gang_.clear();
+    if (auto pods = view.List("pods", ""); pods.ok()) {
+      for (auto& p : pods->items) {
+        Change c;
+        c.type = ChangeType::kAdded;
+        c.resource = "pods";
+        c.namespace_ = p["metadata"].value("namespace", "");
+        c.name = p["metadata"].value("name", "");
+        c.object = std::move(p);
+        ApplyPod(c);
+      }
+    }
+  }
+  if (engine_ == nullptr) return;
+  // Jobs in arrival order, then the gangs that run adopted where they run.
+  for (JobState* job : added) {
+    if (!job->finished) {
+      auto workload = DecodeJob(job->object, config_);
+      if (workload.ok()) SubmitToEngine(*job, std::move(workload).value());
+    }
+  }
+  int adopted = 0;
+  for (JobState* job : added) {
+    if (!job->in_engine) continue;
+    AdoptRunning(*job);
+    const engine::WorkloadRecord* r = engine_->Find(job->key);
+    if (r != nullptr && r->phase == engine::Phase::kRunning) ++adopted;
+  }
+  if (adopted > 0) Log("adopted " + std::to_string(adopted) + " running gangs where they run");
+  for (JobState* job : added) {
+    CheckFinished(*job);
+    dirty_.insert(job->key);
+  }
+  queues_dirty_ = true;
+}
+
+// A gang that already runs (a restart, a leader change): its Workload object records
+// the admission and the placement (serve: status.placement; cluster: an annotation,
+// since Kueue's structural schema would prune an unknown status field).
+void Reconciler::AdoptRunning(JobState& job) {
+  if (!job.workload.is_object()) return;  // stopped before its Workload was first written
+  const bool cluster = options_.mode == ReconcilerMode::kCluster;
+  if (cluster && IsSuspended(job.object)) return;
+  const json status = job.workload.value("status", json::object());
+  if (!status.is_object() || !status.contains("admission")) return;
+  json placement;
+  if (cluster) {
+    const json annotations =
+        job.workload.value("metadata", json::object()).value("annotations", json::object());
+    if (!annotations.is_object() || !annotations.value(kPlacementAnnotation, json()).is_string())
+      return;
+    placement = json::parse(annotations[kPlacementAnnotation].get<std::string>(), nullptr,
+                            /*allow_exceptions=*/false);
+  } else {
+    if (!status.contains("placement") || !status["placement"].is_object()) return;
+    placement = status["placement"].value("pods", json::array());
+  }
+  const engine::WorkloadRecord* record = engine_->Find(job.key);
+  if (record == nullptr) return;
+  RecordedAdmission recorded =
+      ReadRecordedAdmission(status["admission"], placement, *record, engine_->cluster());
+  const Time now = clock_.Now();
+  Status adopted = recorded.status.ok()
+                       ? engine_->Adopt(job.key, recorded.assignment, recorded.plan, now, now)
+                       : recorded.status;
+  if (adopted.ok()) {
+    job.admission_written = true;
+    job.workload_admit_epoch = job.admit_epoch;
+    if (runtime_ != nullptr) runtime_->Adopt(*engine_->Find(job.key), now);
+    return;
+  }
+  // It runs but can no longer be adopted: stop it; it is requeued.
+  Log("cannot adopt running " + job.key + " (" + adopted.message() + "): stopping it; it is " +
+      "requeued");
+  if (runtime_ != nullptr) {
+    engine::WorkloadRecord old = *record;
+    old.plan = recorded.plan;
+    runtime_->Stopped(old, now, engine::StopCause::kEvicted);
+  }
+  // Cluster mode: the job is unsuspended; the stop chain suspends it (the record is
+  // pending and the job is not).
+}
+
+bool Reconciler::Managed(const json& job_object, const model::Workload& workload) const {
+  if (options_.mode == ReconcilerMode::kServe) return true;
+  if (job_object.value("kind", "") == "Job" &&
+      job_object.value("apiVersion", "").rfind("batch/", 0) == 0 && OwnedByJobSet(job_object))
+    return false;  // the JobSet is the workload
+  if (!workload.local_queue.empty() || !workload.volcano_queue.empty()) return true;
+  return options_.manage_jobs_without_queue_name;
+}
+
+Reconciler::JobState& Reconciler::AddJob(const std::string& id, const Change& change,
+                                         model::Workload workload) {
+  auto job = std::make_unique<JobState>();
+  job->ref = RefOf(change.resource, change.object);
+  job->key = workload.key;
+  job->object = change.object;
+  job->generation = GenerationOf(change.object);
+  job_keys_[id] = job->key;
+  JobState& stored = *jobs_.emplace(job->key, std::move(job)).first->second;
+  stats_.jobs = jobs_.size();
+  return stored;
+}
+
+void Reconciler::SubmitToEngine(JobState& job, model::Workload workload) {
+  if (engine_ == nullptr) return;
+  if (options_.mode == ReconcilerMode::kCluster) {
+    // Restarts after failures are the job controller's (backoffLimit,
+    // restartPolicy): a job it failed is failed for good here.
+    workload.lifecycle.max_restarts = 0;
+    workload.lifecycle.restart_on_failure = false;
+  }
+  workload.meta.order = next_order_++;
+  std::string key = workload.key;
+  if (Status s = engine_->AddWorkload(std::move(workload)); !s.ok()) {
+    Log("cannot schedule " + key + ": " + s.message());
+    return;
+  }
+  if (Status s = engine_->Submit(key); !s.ok()) {
+    Log("cannot submit " + key + ": " + s.message());
+    return;
+  }
+  job.in_engine = true;
+  dirty_.insert(key);
+}
+
+void Reconciler::RemoveJob(const std::string& key) {
+  auto it = jobs_.find(key);
+  if (it == jobs_.end()) return;
+  JobState& job = *it->second;
+  if (job.in_engine && engine_ != nullptr) engine_->RemoveWorkload(key);
+  // The Workload is owned by the job (garbage-collected with it); deleting it here
+  // also covers API servers without a garbage collector, and the serve store.
+  if (!job.workload.is_null() || job.workload_op != 0) {
+    WriteOp op;
+    op.kind = WriteKind::kDeleteWorkload;
+    op.resource = kWorkloads;
+    op.namespace_ = job.ref.namespace_;
+    op.name = WorkloadObjectName(job.ref);
+    Submit(nullptr, std::move(op));
+  }
+  job_keys_.erase(ObjectId(job.ref.resource, job.ref.namespace_, job.ref.name));
+  dirty_.erase(key);
+  jobs_.erase(it);
+  stats_.jobs = jobs_.size();
+  queues_dirty_ = true;
+}
+
+void Reconciler::CheckFinished(JobState& job) {
+  if (options_.mode != ReconcilerMode::kCluster || !job.in_engine || job.finished) return;
+  const engine::WorkloadRecord* r = engine_ ? engine_->Find(job.key) : nullptr;
+  if (r == nullptr || r->phase != engine::Phase::kRunning) return;
+  std::string message;
+  auto finished = JobFinished(job.object, message);
+  if (!finished) return;
+  Status s = *finished ? engine_->Succeed(job.key) : engine_->FailPods(job.key, message);
+  if (!s.ok()) Log(job.key + ": " + s.message());
+  dirty_.insert(job.key);
+}
+
+void Reconciler::Apply(const Change& change) {
+  if (change.resource == "pods") {
+    if (options_.mode == ReconcilerMode::kCluster) ApplyPod(change);
+    return;
+  }
+  if (change.resource == kWorkloads) return ApplyWorkload(change);
+  if (IsConfigResource(change.resource)) {
+    if (ApplyConfig(change)) config_dirty_ = true;
+    return;
+  }
+  if (IsJobResource(change.resource)) ApplyJob(change);
+}
+
+// Our own writes come back here. A Workload deleted by someone else is written again
+// at the next sync (Kueue re-creates it too).
+void Reconciler::ApplyWorkload(const Change& change) {
+  if (change.type != ChangeType::kDeleted) return;
+  auto owner = jobs_.end();
+  for (auto it = jobs_.begin(); it != jobs_.end(); ++it) {
+    if (it->second->ref.namespace_ == change.namespace_ &&
+        WorkloadObjectName(it->second->ref) == change.name)
+      owner = it;
+  }
+  if (owner == jobs_.end() || owner->second->workload_op != 0) return;
+  owner->second->workload = json();
+  dirty_.insert(owner->first);
+}
+
+void Reconciler::ApplyJob(const Change& change) {
+  const std::string id = ObjectId(change.resource, change.namespace_, change.name);
+  auto known = job_keys_.find(id);
+  if (change.type == ChangeType::kDeleted) {
+    if (known != job_keys_.end()) RemoveJob(known->second);
+    return;
+  }
+  if (known != job_keys_.end()) {
+    const std::string key = known->second;
+    JobState& job = *jobs_.at(key);
+    const int64_t generation = GenerationOf(change.object);
+    // Generations only grow: the watch event of our own earlier write (a suspend,
+    // then a restore) arriving after the later write's answer is old news.
+    if (generation < job.generation) return;
+    job.object = change.object;
+    CheckFinished(job);
+    if (generation == job.generation) return;  // status or metadata (often our own write)
+    job.generation = generation;
+    const engine::WorkloadRecord* r = engine_ ? engine_->Find(key) : nullptr;
+    if (options_.mode == ReconcilerMode::kCluster) {
+      // Our own admission and suspend writes change the spec too: only a change by
+      // someone else of a job that waits (suspended) or was refused is taken.
+      if (job.job_op != 0) return;
+      if (job.parked.empty() &&
+          (r == nullptr || r->phase != engine::Phase::kPending || !IsSuspended(change.object)))
+        return;
+    } else if (r != nullptr && r->phase != engine::Phase::kPending) {
+      Log("spec of " + key + " changed while it runs or ran; the change applies when it is " +
+          "requeued");
+      return;
+    }
+    if (!DecodeJob(change.object, config_).ok()) return;
+    // A waiting job's spec changed: take the new spec (Kueue re-creates the Workload).
+    RemoveJob(key);
+  }
+  auto workload = DecodeJob(change.object, config_);
+  if (!workload.ok()) {
+    Log("ignoring " + id + ": " + workload.status().message());
+    return;
+  }
+  if (!Managed(change.object, *workload)) return;
+  if (jobs_.count(workload->key) != 0) {
+    Log("ignoring " + id + ": another job in namespace " + change.namespace_ + " is named " +
+        change.name);
+    return;
+  }
+  JobState& job = AddJob(id, change, *workload);
+  SubmitToEngine(job, std::move(workload).value());
+  queues_dirty_ = true;
+}
+
+void Reconciler::ApplyPod(const Change& change) {
+  const std::string pod_id = change.namespace_ + "/" + change.name;
+  bool freed = false;  // a pod left a node (or stopped holding it)
+  if (auto old = pod_gang_.find(pod_id); old != pod_gang_.end()) {
+    auto gang = gang_pods_.find(old->second);
+    if (gang != gang_pods_.end()) {
+      auto pod = gang->second.find(change.name);
+      if (pod != gang->second.end()) {
+        if (!pod->second.node.empty() && !pod->second.terminal) {
+          auto on_node = node_gangs_.find(pod->second.node);
+          if (on_node != node_gangs_.end() && --on_node->second[old->second] <= 0) {
+            on_node->second.erase(old->second);
+            if (on_node->second.empty()) node_gangs_.erase(on_node);
+          }
+          freed = true;
+        }
+        gang->second.erase(pod);
+      }
+      if (gang->second.empty()) gang_pods_.erase(gang);
+    }
+    dirty_.insert(old->second);
+    pod_gang_.erase(old);
+  }
+  if (change.type != ChangeType::kDeleted) {
+    if (auto identity = IdentifyPod(change.object)) {
+      const std::string key = change.namespace_ + "/" + identity->job_name;
+      WatchedPod view = MakeWatchedPod(change.object, *identity);
+      if (!view.node.empty() && !view.terminal) {
+        ++node_gangs_[view.node][key];
+        freed = false;
+      }
+      gang_pods_[key][change.name] = std::move(view);
+      pod_gang_[pod_id] = key;
+      if (jobs_.count(key) != 0) dirty_.insert(key);
+    }
+  }
+  // Gangs held back by pods of stopped gangs look again.
+  if (freed) dirty_.insert(waiting_for_nodes_.begin(), waiting_for_nodes_.end());
+}
+
+}  // namespace muster::control

@@ -1,0 +1,51 @@
+// The reconciler's per-job and per-configuration-object state (private to the
+// reconciler_*.cc files).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "control/reconciler.h"
+#include "model/manifest_set.h"
+
+namespace muster::control {
+
+struct Reconciler::JobState {
+  JobRef ref;
+  std::string key;        // workload key "<ns>/<name>"
+  nlohmann::json object;  // latest job object seen (or written)
+  int64_t generation = 0;
+  bool in_engine = false;
+  bool finished = false;      // succeeded or failed: never resubmitted
+  nlohmann::json workload;    // the Workload object as last written or read (null: none)
+  size_t written_status = 0;  // serve: hash of the job status as last written (0: none)
+
+  // Cluster mode. An admission is written in two steps, Workload first (so a
+  // restarted muster finds it and adopts the gang), then the job unsuspended.
+  int64_t admit_epoch = 0;            // counts the gang's admissions
+  int64_t workload_admit_epoch = -1;  // the admission the written Workload records
+  bool admission_written = false;     // unsuspended for the current admission
+  bool delete_pods = false;           // evicted Volcano Job: its pods are deleted
+  std::string parked;                 // why the API server refused to start it
+  bool stop_refused = false;          // a suspend or restore was refused (4xx)
+
+  // Writes in flight: at most one of each per job (op ids; 0: none).
+  uint64_t workload_op = 0;
+  uint64_t job_op = 0;
+  uint64_t bind_op = 0;
+};
+
+struct Reconciler::InFlight {
+  WriteOp op;
+  std::string job_key;  // "" for writes of no job (queues, Events, deletions)
+  int64_t epoch = -1;   // kWorkload: the admission it records
+};
+
+struct Reconciler::ConfigObject {
+  std::string significant;     // what the engine reads of it (compact JSON)
+  model::ManifestSet decoded;  // the object alone, decoded
+  std::string problem;         // why it does not decode ("" when it does)
+};
+
+}  // namespace muster::control

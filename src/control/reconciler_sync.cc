@@ -1,0 +1,307 @@
+// The reconciler's output half: Step(), write results, the decision log turned into
+// dirty jobs and Events, and the writes both modes make (Workload objects, queue
+// status; serve's job status).
+#include <functional>
+#include <utility>
+
+#include "control/job_templates.h"
+#include "control/reconciler.h"
+#include "control/reconciler_state.h"
+#include "control/workload_objects.h"
+
+namespace muster::control {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kWorkloads = "workloads.kueue.x-k8s.io";
+
+void StripServerFields(json& object) {
+  if (object.is_object() && object.contains("metadata") && object["metadata"].is_object())
+    object["metadata"].erase("resourceVersion");
+}
+
+}  // namespace
+
+uint64_t Reconciler::Submit(JobState* job, WriteOp op, int64_t epoch) {
+  op.id = next_op_++;
+  InFlight pending;
+  pending.op = op;
+  pending.job_key = job != nullptr ? job->key : "";
+  pending.epoch = epoch;
+  // Only what reading the result back needs is kept (not the object).
+  pending.op.object = nullptr;
+  in_flight_.emplace(op.id, std::move(pending));
+  ++stats_.writes;
+  const uint64_t id = op.id;
+  sink_.Submit(std::move(op));
+  return id;
+}
+
+Reconciler::StepResult Reconciler::Step() {
+  StepResult out;
+  const size_t writes_before = stats_.writes;
+  ApplyResults();
+  if (config_dirty_) Reconfigure();
+  if (engine_ != nullptr) {
+    const Time now = clock_.Now();
+    auto handle = [&](const std::vector<GangOutcome>& outcomes) {
+      for (const GangOutcome& o : outcomes) {
+        const engine::WorkloadRecord* r = engine_->Find(o.key);
+        if (r == nullptr || r->phase != engine::Phase::kRunning) continue;
+        Status s = o.succeeded ? engine_->Succeed(o.key) : engine_->FailPods(o.key, o.message);
+        if (!s.ok()) Log(o.key + ": " + s.message());
+        cycle_needed_ = true;
+      }
+    };
+    if (runtime_ != nullptr) handle(runtime_->Poll(now));
+    if (!dirty_.empty()) cycle_needed_ = true;
+    if (cycle_needed_ || !last_cycle_ || now - *last_cycle_ >= options_.resync_seconds) {
+      if (Status s = engine_->RunCycle(); !s.ok()) Log("scheduling cycle: " + s.message());
+      ++stats_.cycles;
+      out.cycled = true;
+      last_cycle_ = now;
+      cycle_needed_ = false;
+      // Gangs the cycle started launch now rather than at the next step.
+      if (runtime_ != nullptr) handle(runtime_->Poll(clock_.Now()));
+    }
+    ConsumeDecisions();
+    if (runtime_ != nullptr) {
+      for (auto& key : runtime_->TakeChangedGangs()) dirty_.insert(std::move(key));
+    }
+    // A synchronous sink (serve, tests) has finished the writes already: a job whose
+    // Workload was just written may take its next step in the same pass.
+    stats_.dirty = 0;
+    for (int round = 0; round < 4 && !dirty_.empty(); ++round) {
+      std::set<std::string> dirty;
+      dirty.swap(dirty_);
+      stats_.dirty += dirty.size();
+      for (const std::string& key : dirty) {
+        auto it = jobs_.find(key);
+        if (it != jobs_.end()) SyncJob(*it->second);
+      }
+      ApplyResults();
+    }
+    if (queues_dirty_) SyncQueues();
+  }
+  out.submitted = static_cast<size_t>(stats_.writes - writes_before);
+  out.in_flight = in_flight_.size();
+  out.retry = retry_;
+  retry_ = false;
+  return out;
+}
+
+void Reconciler::ConsumeDecisions() {
+  std::vector<engine::LogEntry> entries = engine_->TakeLog();
+  if (!entries.empty()) queues_dirty_ = true;
+  for (const engine::LogEntry& e : entries) {
+    if (options_.on_decision) options_.on_decision(e, *engine_);
+    auto it = jobs_.find(e.workload);
+    if (it == jobs_.end()) continue;
+    JobState& job = *it->second;
+    dirty_.insert(job.key);
+    if (e.action == "Start") {
+      ++job.admit_epoch;
+      job.admission_written = false;
+    } else if (e.action == "Evict" || e.action == "Restart") {
+      job.admission_written = false;
+      if (!SuspendPath(job.ref.kind)) job.delete_pods = true;
+    }
+    // Adoption is how a restart resumes, not news: no Event per running job.
+    if (e.action == "Adopt") continue;
+    SubmitEvent(e, job.ref);
+  }
+}
+
+void Reconciler::SubmitEvent(const engine::LogEntry& entry, const JobRef& ref) {
+  json event = DecisionEvent(entry, ref, event_counter_ + 1);
+  if (event.is_null()) return;  // a decision no Event reports
+  ++event_counter_;
+  WriteOp op;
+  op.kind = WriteKind::kEvent;
+  op.resource = "events";
+  op.namespace_ = ref.namespace_;
+  op.name = event["metadata"].value("name", "");
+  op.object = std::move(event);
+  Submit(nullptr, std::move(op));
+}
+
+void Reconciler::ApplyResults() {
+  for (WriteResult& result : sink_.TakeResults()) {
+    auto it = in_flight_.find(result.id);
+    if (it == in_flight_.end()) continue;
+    InFlight pending = std::move(it->second);
+    in_flight_.erase(it);
+    auto job = jobs_.find(pending.job_key);
+    if (pending.job_key.empty() || job == jobs_.end()) {
+      // Queue status written or not: a failure is written again next time.
+      if (!result.status.ok() && pending.op.kind == WriteKind::kMergeStatus) {
+        written_queue_status_.erase(pending.op.resource + "/" + pending.op.namespace_ + "/" +
+                                    pending.op.name);
+        queues_dirty_ = true;
+        retry_ = true;
+      }
+      if (!result.status.ok() && result.status.code() != StatusCode::kNotFound &&
+          pending.op.kind != WriteKind::kMergeStatus)
+        Log("cannot write " + pending.op.resource + " " + pending.op.namespace_ + "/" +
+            pending.op.name + ": " + result.status.message());
+      continue;
+    }
+    JobState& state = *job->second;
+    if (result.status.code() == StatusCode::kConflict) ++stats_.conflicts;
+    switch (pending.op.kind) {
+      case WriteKind::kWorkload:
+        state.workload_op = 0;
+        if (result.status.ok()) {
+          state.workload = std::move(result.object);
+          if (pending.epoch >= 0) state.workload_admit_epoch = pending.epoch;
+        } else {
+          // Written again from the fresh object (or created again) next pass.
+          state.workload = std::move(result.object);
+          retry_ = true;
+          if (result.status.code() != StatusCode::kConflict)
+            Log("cannot write Workload for " + state.key + ": " + result.status.message());
+        }
+        break;
+      case WriteKind::kJobStatus:
+        state.job_op = 0;
+        if (result.status.ok()) {
+          if (result.object.is_object()) state.object = std::move(result.object);
+        } else {
+          state.written_status = 0;
+          retry_ = true;
+        }
+        break;
+      case WriteKind::kJob:
+        state.job_op = 0;
+        ApplyJobResult(state, pending, result);
+        break;
+      case WriteKind::kBind:
+        state.bind_op = 0;
+        ApplyBindResult(state, pending, result);
+        break;
+      default:
+        break;
+    }
+    dirty_.insert(state.key);
+  }
+}
+
+void Reconciler::ForgetWrites() {
+  for (auto& [key, job] : jobs_) {
+    job->workload = json();
+    job->written_status = 0;
+    dirty_.insert(key);
+  }
+  written_queue_status_.clear();
+  queues_dirty_ = true;
+}
+
+void Reconciler::SyncJob(JobState& job) {
+  if (!job.parked.empty()) return SyncParkedWorkload(job);
+  if (!job.in_engine) return;
+  const engine::WorkloadRecord* r = engine_->Find(job.key);
+  if (r == nullptr) return;
+  SyncWorkload(job);
+  if (options_.mode == ReconcilerMode::kServe) {
+    SyncServeJob(job);
+  } else {
+    SyncClusterJob(job);
+  }
+  if (r->Finished()) job.finished = true;
+}
+
+void Reconciler::SyncWorkload(JobState& job) {
+  if (job.workload_op != 0) return;  // its result marks the job dirty again
+  const engine::WorkloadRecord* r = engine_->Find(job.key);
+  WorkloadFacts facts;
+  facts.record = r;
+  facts.now = Now();
+  facts.cluster = &engine_->cluster();
+  facts.cluster_queue = engine_->QueueOf(job.key).cluster_queue;
+  if (r->phase == engine::Phase::kRunning) facts.pods_ready = PodsReady(job, *r);
+  if (r->phase == engine::Phase::kPending) facts.pending_message = engine_->PendingMessage(job.key);
+  const json* existing = job.workload.is_object() ? &job.workload : nullptr;
+  json desired = BuildWorkloadObject(job.ref, facts, existing);
+  if (options_.mode == ReconcilerMode::kCluster) MovePlacementToAnnotation(desired);
+  if (existing != nullptr && desired == *existing) return;
+  WriteOp op;
+  op.kind = WriteKind::kWorkload;
+  op.resource = kWorkloads;
+  op.namespace_ = job.ref.namespace_;
+  op.name = WorkloadObjectName(job.ref);
+  op.create = existing == nullptr;
+  if (op.create) {
+    StripServerFields(desired);
+  } else {
+    json a = desired, b = *existing;
+    a.erase("status");
+    b.erase("status");
+    op.status_only = a == b;
+  }
+  op.object = std::move(desired);
+  job.workload_op =
+      Submit(&job, std::move(op), r->phase == engine::Phase::kRunning ? job.admit_epoch : -1);
+}
+
+bool Reconciler::PodsReady(const JobState& job, const engine::WorkloadRecord& r) const {
+  if (runtime_ != nullptr) return runtime_->PodsReady(job.key);
+  auto gang = gang_pods_.find(job.key);
+  if (gang == gang_pods_.end()) return false;
+  size_t ready = 0;
+  for (const auto& [name, pod] : gang->second) ready += pod.ready ? 1 : 0;
+  return ready >= r.plan.pods.size();
+}
+
+// Serve plays the job's controller: the job's status follows the engine and the pods.
+void Reconciler::SyncServeJob(JobState& job) {
+  if (job.job_op != 0) return;
+  const engine::WorkloadRecord* r = engine_->Find(job.key);
+  WorkloadFacts facts;
+  facts.record = r;
+  facts.now = Now();
+  GangPodCounts counts = runtime_->Counts(job.key);
+  json with_status =
+      WithJobStatus(job.object, facts, counts.running, counts.succeeded, counts.failed);
+  const size_t hash = std::hash<std::string>()(with_status.value("status", json::object()).dump());
+  if (hash == job.written_status) return;
+  job.written_status = hash;
+  StripServerFields(with_status);
+  WriteOp op;
+  op.kind = WriteKind::kJobStatus;
+  op.resource = job.ref.resource;
+  op.namespace_ = job.ref.namespace_;
+  op.name = job.ref.name;
+  op.object = std::move(with_status);
+  job.job_op = Submit(&job, std::move(op));
+}
+
+void Reconciler::SyncQueues() {
+  queues_dirty_ = false;
+  QueueCounts counts = CountQueueWorkloads(*engine_);
+  QueueUsage usage = AdmittedUsage(*engine_);
+  auto write = [&](const std::string& resource, const std::string& ns, const std::string& name,
+                   json status) {
+    const std::string id = resource + "/" + ns + "/" + name;
+    auto it = written_queue_status_.find(id);
+    if (it != written_queue_status_.end() && it->second == status) return;
+    written_queue_status_[id] = status;
+    WriteOp op;
+    op.kind = WriteKind::kMergeStatus;
+    op.resource = resource;
+    op.namespace_ = ns;
+    op.name = name;
+    op.object = {{"status", std::move(status)}};
+    Submit(nullptr, std::move(op));
+  };
+  for (const auto& cq : config_.cluster_queues) {
+    write("clusterqueues.kueue.x-k8s.io", "", cq.meta.name,
+          ClusterQueueStatus(cq, counts.cluster_queues[cq.meta.name], usage));
+  }
+  for (const auto& lq : config_.local_queues) {
+    write("localqueues.kueue.x-k8s.io", lq.meta.namespace_, lq.meta.name,
+          QueueCountStatus(counts.local_queues[lq.meta.namespace_ + "/" + lq.meta.name]));
+  }
+}
+
+}  // namespace muster::control

@@ -1,0 +1,182 @@
+// The reconciler in serve mode: muster is the job controller and the kubelet. Jobs
+// become Workloads, the executor runs admitted gangs, job and queue status follow,
+// configuration changes reach the engine in memory, and a step looks only at what
+// changed.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "control/reconciler_harness.h"
+
+namespace muster::control {
+namespace {
+
+using testing::Bench;
+using testing::Condition;
+using ::testing::ElementsAre;
+using testing::IndexedJob;
+using ::testing::IsEmpty;
+using testing::json;
+
+class ReconcilerServeTest : public ::testing::Test {
+ protected:
+  ReconcilerServeTest() : bench_(ReconcilerMode::kServe) {}
+  Bench bench_;
+};
+
+TEST_F(ReconcilerServeTest, AdmitsRunsAndFinishesAJob) {
+  bench_.Configure(2, 4, 8);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 2, 4));
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  json wl = bench_.Workload("train");
+  EXPECT_EQ(Condition(wl, "QuotaReserved"), "True");
+  EXPECT_EQ(Condition(wl, "Admitted"), "True");
+  EXPECT_EQ(Condition(wl, "PodsReady"), "True");
+  EXPECT_EQ(wl["status"]["placement"]["pods"].size(), 2u);
+  EXPECT_EQ(wl["status"]["admission"]["clusterQueue"], "research");
+  // serve plays the Job controller: the job's status follows.
+  EXPECT_EQ(bench_.Job("train")["status"]["active"], 1);
+  json cq = bench_.Get("clusterqueues.kueue.x-k8s.io", "", "research");
+  EXPECT_EQ(cq["status"]["admittedWorkloads"], 1);
+  EXPECT_EQ(bench_.sink.Count("event events ml/train.", 0), 2);  // Admitted, Started
+  EXPECT_EQ(bench_.sink.Count(" Admitted"), 1);
+  EXPECT_EQ(bench_.sink.Count(" Started"), 1);
+
+  bench_.runtime.Finish("ml/train", true);
+  bench_.Step();
+  wl = bench_.Workload("train");
+  EXPECT_EQ(Condition(wl, "Finished"), "True");
+  EXPECT_EQ(Condition(bench_.Job("train"), "Complete"), "True");
+  EXPECT_EQ(
+      bench_.Get("clusterqueues.kueue.x-k8s.io", "", "research")["status"]["admittedWorkloads"], 0);
+  EXPECT_THAT(bench_.logs, IsEmpty());
+}
+
+TEST_F(ReconcilerServeTest, AStepWithNothingNewWritesNothingAndLooksAtNoJob) {
+  bench_.Configure(16, 8, 128);
+  bench_.Build();
+  for (int i = 0; i < 16; ++i)
+    bench_.Create("jobs.batch", "ml", IndexedJob("j" + std::to_string(i), 1, 8));
+  bench_.Steps(2);
+  ASSERT_EQ(bench_.runtime.running.size(), 16u);
+  const size_t writes = bench_.sink.log.size();
+  for (int i = 0; i < 5; ++i) {
+    bench_.clock.Advance(2);  // past the resync interval: a cycle runs
+    auto result = bench_.Step();
+    EXPECT_TRUE(result.cycled);
+    EXPECT_EQ(result.submitted, 0u);
+    EXPECT_EQ(bench_.reconciler->stats().dirty, 0u);
+  }
+  EXPECT_EQ(bench_.sink.log.size(), writes);
+  // The decision log is consumed, not kept for ever.
+  EXPECT_TRUE(bench_.reconciler->engine()->log().entries().empty());
+}
+
+TEST_F(ReconcilerServeTest, NodeHeartbeatsChangeNothingAndALabelChangeKeepsRunningGangs) {
+  bench_.Configure(2, 4, 8);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 2, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+
+  // A heartbeat: conditions and times in status change, nothing the engine reads.
+  json node = bench_.Get("nodes", "", "gpu-0");
+  node["status"]["conditions"] = json::array(
+      {{{"type", "Ready"}, {"status", "True"}, {"lastHeartbeatTime", "2027-01-15T08:00:10Z"}}});
+  bench_.Replace("nodes", "", node);
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+
+  // A label: the engine is reconfigured in memory; the gang keeps running (no stop,
+  // no restart, no Adopted events).
+  node = bench_.Get("nodes", "", "gpu-0");
+  node["metadata"]["labels"]["rack"] = "r1";
+  bench_.Replace("nodes", "", node);
+  const size_t writes = bench_.sink.log.size();
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 1);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  EXPECT_EQ(bench_.sink.Count("event", writes), 0);
+  EXPECT_EQ(bench_.reconciler->engine()->Find("ml/train")->phase, engine::Phase::kRunning);
+  // Still exactly one gang's worth of quota: a second job of 8 GPUs does not fit.
+  bench_.Create("jobs.batch", "ml", IndexedJob("more", 2, 4));
+  bench_.Step();
+  EXPECT_EQ(Condition(bench_.Workload("more"), "QuotaReserved"), "False");
+}
+
+TEST_F(ReconcilerServeTest, ARemovedNodeEvictsItsGangWhichRunsAgainElsewhere) {
+  bench_.Configure(2, 4, 8);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Step();
+  json wl = bench_.Workload("train");
+  const std::string node = wl["status"]["placement"]["pods"][0]["node"];
+  bench_.Delete("nodes", "", node);
+  bench_.Step();
+  // Stopped, requeued with the reason, and started again on the other node.
+  EXPECT_THAT(bench_.runtime.events,
+              ElementsAre("start ml/train", "evicted ml/train", "start ml/train"));
+  wl = bench_.Workload("train");
+  EXPECT_NE(wl["status"]["placement"]["pods"][0]["node"], node);
+  EXPECT_EQ(bench_.sink.Count(" Evicted"), 1);
+}
+
+TEST_F(ReconcilerServeTest, QuotaRaisedAdmitsWhatWaits) {
+  bench_.Configure(2, 4, 4);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("a", 1, 4));
+  bench_.Create("jobs.batch", "ml", IndexedJob("b", 1, 4));
+  bench_.Step();
+  EXPECT_EQ(bench_.runtime.running.size(), 1u);
+  std::string reason;
+  EXPECT_EQ(Condition(bench_.Workload("b"), "QuotaReserved", &reason), "False");
+  json cq = bench_.Get("clusterqueues.kueue.x-k8s.io", "", "research");
+  cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][1]["nominalQuota"] = 8;
+  bench_.Replace("clusterqueues.kueue.x-k8s.io", "", cq);
+  bench_.Step();
+  EXPECT_EQ(bench_.runtime.running.size(), 2u);
+  EXPECT_EQ(Condition(bench_.Workload("b"), "QuotaReserved"), "True");
+}
+
+TEST_F(ReconcilerServeTest, RestartAdoptsRunningGangsWithoutEvents) {
+  bench_.Configure(2, 4, 8);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 2, 4));
+  bench_.Step();
+  // A new reconciler over the same objects (a restarted server).
+  Bench restarted(ReconcilerMode::kServe);
+  restarted.objects = bench_.objects;
+  restarted.Build();
+  restarted.Step();
+  EXPECT_THAT(restarted.runtime.events, ElementsAre("adopt ml/train"));
+  EXPECT_EQ(restarted.reconciler->engine()->Find("ml/train")->phase, engine::Phase::kRunning);
+  EXPECT_EQ(restarted.sink.Count("event"), 0);
+  EXPECT_THAT(restarted.logs, ElementsAre("adopted 1 running gangs where they run"));
+}
+
+TEST_F(ReconcilerServeTest, DeletedJobStopsItsGangAndRemovesItsWorkload) {
+  bench_.Configure(2, 4, 8);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 2, 4));
+  bench_.Step();
+  bench_.Delete("jobs.batch", "ml", "train");
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "deleted ml/train"));
+  EXPECT_TRUE(bench_.Workload("train").is_null());
+  EXPECT_TRUE(bench_.reconciler->JobKeys().empty());
+}
+
+TEST_F(ReconcilerServeTest, AFailedStoreTransactionIsWrittenAgain) {
+  bench_.Configure(1, 4, 4);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Step();
+  bench_.objects.Delete("workloads.kueue.x-k8s.io", "ml", "job-train");  // rolled back
+  bench_.reconciler->ForgetWrites();
+  bench_.Step();
+  EXPECT_EQ(Condition(bench_.Workload("train"), "Admitted"), "True");
+}
+
+}  // namespace
+}  // namespace muster::control
