@@ -43,14 +43,15 @@ bool Contains(const json& array, const json& value) {
 
 }  // namespace
 
-std::optional<std::string> SuspendPath(const std::string& kind) {
+std::optional<std::string> SuspendPath(const std::string& kind, const std::string& api_version) {
+  if (kind == "Job" && api_version.rfind("batch.volcano.sh/", 0) == 0) return std::nullopt;
   if (kind == "Job" || kind == "JobSet") return "/spec/suspend";
   if (ReplicaSpecsField(kind) != nullptr) return "/spec/runPolicy/suspend";
   return std::nullopt;  // Volcano Job: no suspend field
 }
 
 bool IsSuspended(const json& job) {
-  auto path = SuspendPath(job.value("kind", ""));
+  auto path = SuspendPath(job.value("kind", ""), job.value("apiVersion", ""));
   if (!path) return false;
   Pointer p(*path);
   return job.contains(p) && job.at(p).is_boolean() && job.at(p).get<bool>();
@@ -137,12 +138,13 @@ Result<json> Admitted(const json& job, const std::vector<PodSetInjection>& injec
     }
   }
   if (!have_originals) annotations[kOriginalTemplatesAnnotation] = originals.dump();
-  if (auto path = SuspendPath(job.value("kind", ""))) out[Pointer(*path)] = false;
+  if (auto path = SuspendPath(job.value("kind", ""), job.value("apiVersion", "")))
+    out[Pointer(*path)] = false;
   return out;
 }
 
 Result<json> Suspended(const json& job) {
-  auto path = SuspendPath(job.value("kind", ""));
+  auto path = SuspendPath(job.value("kind", ""), job.value("apiVersion", ""));
   if (!path) return FailedPrecondition(job.value("kind", "") + " has no suspend field");
   json out = job;
   out[Pointer(*path)] = true;

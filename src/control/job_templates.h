@@ -21,9 +21,10 @@ namespace muster::control {
 inline constexpr const char* kOriginalTemplatesAnnotation = "muster.dev/original-pod-templates";
 
 // JSON pointer of the kind's suspend field ("/spec/suspend",
-// "/spec/runPolicy/suspend"); nullopt for kinds without one (Volcano Job: its pods are
-// gated by binding instead).
-std::optional<std::string> SuspendPath(const std::string& kind);
+// "/spec/runPolicy/suspend"); nullopt for kinds without one (Volcano Job, kind "Job" of
+// batch.volcano.sh: its pods are gated by binding instead, and its webhook refuses any
+// spec change beyond minAvailable and replicas, so muster never writes its spec).
+std::optional<std::string> SuspendPath(const std::string& kind, const std::string& api_version);
 
 bool IsSuspended(const nlohmann::json& job);
 

@@ -77,7 +77,7 @@ void Reconciler::WriteAdmission(JobState& job) {
     }
     pod_set_flavors.emplace_back(psa.pod_set, std::move(names));
   }
-  if (!SuspendPath(job.ref.kind)) {
+  if (!SuspendPath(job.ref.kind, job.ref.api_version)) {
     // Volcano's job controller creates a job's pods once its PodGroup is Inqueue (its
     // scheduler's enqueue action): muster admitting the job is that step.
     SetPodGroupPhase(job, "Inqueue");
@@ -108,7 +108,7 @@ void Reconciler::WriteAdmission(JobState& job) {
 // Job's status.startTime is reset and the templates get back what admission injected.
 void Reconciler::WriteStop(JobState& job) {
   if (job.job_op != 0 || job.stop_refused) return;
-  if (!SuspendPath(job.ref.kind)) {
+  if (!SuspendPath(job.ref.kind, job.ref.api_version)) {
     if (!job.delete_pods) return;
     // No suspend switch (Volcano Job): its pods are removed; its controller makes new
     // ones, which stay unbound until the gang is admitted again.

@@ -105,7 +105,7 @@ void Reconciler::ConsumeDecisions() {
       job.admission_written = false;
     } else if (e.action == "Evict" || e.action == "Restart") {
       job.admission_written = false;
-      if (!SuspendPath(job.ref.kind)) job.delete_pods = true;
+      if (!SuspendPath(job.ref.kind, job.ref.api_version)) job.delete_pods = true;
     }
     // Adoption is how a restart resumes, not news: no Event per running job.
     if (e.action == "Adopt") continue;

@@ -34,11 +34,12 @@ std::map<std::string, json> Flavors() {
 }
 
 TEST(JobTemplatesTest, SuspendPathPerKind) {
-  EXPECT_EQ(SuspendPath("Job"), "/spec/suspend");
-  EXPECT_EQ(SuspendPath("JobSet"), "/spec/suspend");
-  EXPECT_EQ(SuspendPath("PyTorchJob"), "/spec/runPolicy/suspend");
-  EXPECT_EQ(SuspendPath("MPIJob"), "/spec/runPolicy/suspend");
-  EXPECT_FALSE(SuspendPath("Unknown").has_value());
+  EXPECT_EQ(SuspendPath("Job", "batch/v1"), "/spec/suspend");
+  EXPECT_EQ(SuspendPath("JobSet", "jobset.x-k8s.io/v1alpha2"), "/spec/suspend");
+  EXPECT_EQ(SuspendPath("PyTorchJob", "kubeflow.org/v1"), "/spec/runPolicy/suspend");
+  EXPECT_EQ(SuspendPath("MPIJob", "kubeflow.org/v2beta1"), "/spec/runPolicy/suspend");
+  EXPECT_FALSE(SuspendPath("Job", "batch.volcano.sh/v1alpha1").has_value());
+  EXPECT_FALSE(SuspendPath("Unknown", "example.com/v1").has_value());
 }
 
 TEST(JobTemplatesTest, PodTemplatePaths) {
