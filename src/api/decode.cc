@@ -141,6 +141,16 @@ void DecodeDocument(const YAML::Node& doc, DocContext& ctx, DecodeResult& out) {
   root.Get("apiVersion").Read(meta.api_version);
   root.Get("kind").Read(meta.kind);
   ctx.SetObject(meta.kind, "", "");
+  if (meta.api_version.empty() && meta.kind.empty() &&
+      (root.Get("actions").IsSet() || root.Get("tiers").IsSet())) {
+    // A raw volcano-scheduler.conf (what Volcano's --scheduler-conf file holds).
+    ctx.SetObject(std::string(internal::kVolcanoSchedulerConfKey), "", "");
+    meta.name = internal::kVolcanoSchedulerConfKey;
+    meta.order = out.next_order++;
+    meta.source = {file, root.line()};
+    internal::DecodeVolcanoSchedulerConf(root, std::move(meta), out);
+    return;
+  }
   if (meta.api_version.empty()) root.Get("apiVersion").Error("is required");
   if (meta.kind.empty()) root.Get("kind").Error("is required");
   if (meta.api_version.empty() || meta.kind.empty()) return;
@@ -178,6 +188,13 @@ void DecodeDocument(const YAML::Node& doc, DocContext& ctx, DecodeResult& out) {
   meta.labels = md.Get("labels").StringMap();
   meta.annotations = md.Get("annotations").StringMap();
 
+  if (group.empty() && meta.kind == "ConfigMap" && !meta.name.empty() &&
+      root.Get("data").Get(internal::kVolcanoSchedulerConfKey).IsSet()) {
+    // Volcano's scheduler ConfigMap: its volcano-scheduler.conf is decoded as the
+    // raw file would be, with lines counted in this file.
+    internal::DecodeVolcanoSchedulerConfigMap(root, meta, out);
+    if (!info) return;
+  }
   if (!info) {
     if (kind_known) {
       root.Get("apiVersion").Warn(internal::Quote(meta.api_version) + " is not a supported version of " +

@@ -58,6 +58,14 @@ void DecodeKueueConfiguration(const YamlValue& root, model::ObjectMeta meta, Dec
 void DecodeSchedulerConfiguration(const YamlValue& root, model::ObjectMeta meta,
                                   DecodeResult& out);
 
+// Volcano's scheduler configuration (decode_volcano_scheduler.cc): the raw
+// volcano-scheduler.conf document, or Volcano's ConfigMap holding it under this key.
+// Both are mapped onto muster's SchedulerConfiguration.
+inline constexpr char kVolcanoSchedulerConfKey[] = "volcano-scheduler.conf";
+void DecodeVolcanoSchedulerConf(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeVolcanoSchedulerConfigMap(const YamlValue& root, const model::ObjectMeta& meta,
+                                     DecodeResult& out);
+
 // Shared by batch Job and JobSet replicated jobs: batch/v1 JobSpec with defaults.
 model::BatchJobSpec DecodeBatchJobSpec(const YamlValue& spec);
 

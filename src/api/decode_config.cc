@@ -74,6 +74,25 @@ void DecodeSchedulerConfiguration(const YamlValue& root, model::ObjectMeta meta,
   if (auto d = v.Get("reservationAfter").Duration()) cfg.reservation_after_seconds = *d;
   v.Get("quotaOnlyAdmission").Read(cfg.quota_only_admission);
   v.Get("maxAdmissionsPerQueuePerCycle").Read(cfg.max_admissions_per_queue_per_cycle);
+  // What Volcano's actions and plugins switch (docs: "Volcano's scheduler configuration").
+  YamlValue vol = v.Get("volcano");
+  vol.Get("preempt").Read(cfg.volcano.preempt);
+  vol.Get("reclaim").Read(cfg.volcano.reclaim);
+  vol.Get("drfJobOrder").Read(cfg.volcano.drf_job_order);
+  vol.Get("sla").Read(cfg.volcano.sla);
+  vol.Get("taskTopology").Read(cfg.volcano.task_topology);
+  if (auto w = vol.Get("taskTopologyWeight").Int(0, 1000000)) {
+    cfg.volcano.task_topology_weight = static_cast<int32_t>(*w);
+  }
+  if (vol.Get("slaWaitingTime").IsSet()) {
+    if (auto d = vol.Get("slaWaitingTime").Duration()) {
+      if (*d <= 0) {
+        vol.Get("slaWaitingTime").Error("must be a positive duration");
+      } else {
+        cfg.volcano.sla_waiting_seconds = *d;
+      }
+    }
+  }
   if (out.manifests.scheduler_config) {
     root.Get("kind").Error("a second SchedulerConfiguration; the first is at " +
                            out.manifests.scheduler_config->meta.source.file + ":" +

@@ -41,6 +41,20 @@ struct KueueConfiguration {
 
 enum class ScoringPolicy { kBinpack, kSpread, kGpuPacking, kBestFit, kFgd };
 
+// What Volcano's scheduler does for jobs in Volcano queues (and jobs without a
+// queue), as its volcano-scheduler.conf actions and plugins switch it. The
+// defaults are what muster does without a Volcano configuration.
+struct VolcanoSchedulingConfig {
+  bool preempt = true;               // preempt action: lower-priority jobs of the same queue
+  bool reclaim = true;               // reclaim action: jobs of overused reclaimable queues
+  bool drf_job_order = true;         // drf plugin: a queue's jobs by dominant share
+  bool sla = true;                   // sla plugin: sla-waiting-time annotations act
+  bool task_topology = true;         // task-topology plugin: the task-topology annotations act
+  int32_t task_topology_weight = 1;  // task-topology.weight (node score multiplier)
+  // sla plugin argument sla-waiting-time: the default for jobs without the annotation.
+  std::optional<double> sla_waiting_seconds;
+};
+
 // muster.dev/v1alpha1 SchedulerConfiguration.
 struct SchedulerConfiguration {
   ObjectMeta meta;
@@ -52,6 +66,9 @@ struct SchedulerConfiguration {
   bool quota_only_admission = false;
   // Maximum workloads admitted per ClusterQueue per cycle (0 = unlimited).
   int32_t max_admissions_per_queue_per_cycle = 0;
+  VolcanoSchedulingConfig volcano;
+  // "volcano-scheduler.conf" when this configuration was mapped from Volcano's.
+  std::string mapped_from;
 };
 
 }  // namespace muster::model
