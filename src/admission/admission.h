@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "admission/admission_snapshot.h"
@@ -43,8 +44,16 @@ inline constexpr const char* kVolcanoReclaim = "VolcanoReclaim";
 inline constexpr const char* kVolcanoPreempt = "VolcanoPreempt";
 
 struct Victim {
+  Victim() = default;
+  Victim(std::string key, std::string why, std::vector<int32_t> shrink = {})
+      : workload_key(std::move(key)), detail(std::move(why)), shrink_to(std::move(shrink)) {}
+
   std::string workload_key;
   std::string detail;  // one of the names above
+  // Added (elastic workloads): non-empty = shrink the victim to these pods per pod
+  // set (its highest-index pods stop) instead of evicting it: it runs above its
+  // minimum and giving up those pods lets the preemptor in.
+  std::vector<int32_t> shrink_to;
 };
 
 struct Decision {
@@ -87,6 +96,16 @@ class PlacementOracle {
   // The admitter admitted the workload with this assignment: bind the placement the
   // last CanPlace found for it now, so the rest of the cycle sees it.
   virtual void Commit(const model::Workload& workload, const Assignment& assignment) = 0;
+
+  // Added (elastic victims): could the gang be placed if `assume_evicted` were gone
+  // and each workload of `shrink_to` kept only its lowest-index pods, that many per
+  // pod set? The default answers no, so victims are evicted whole.
+  virtual Check CanPlaceShrinking(
+      const model::Workload& /*workload*/, const Assignment& /*assignment*/,
+      const std::vector<std::string>& /*assume_evicted*/,
+      const std::vector<std::pair<std::string, std::vector<int32_t>>>& /*shrink_to*/) {
+    return Check{false, "Unschedulable", "this oracle cannot plan with shrunk workloads"};
+  }
 };
 
 // Where a workload is queued, for output.
@@ -157,6 +176,23 @@ class Admitter {
   // Added: the numbers behind the decisions (quota, usage, availability, shares, queue
   // order) for dashboards and explanations (admission_snapshot.h). Read only.
   virtual AdmissionSnapshot Snapshot() const { return {}; }
+  // Added (elastic workloads, workloads/elastic.h): could the admitted workload
+  // run with `assignment` (its flavors, other counts) instead of what it holds?
+  // Kueue: the usage of the new counts, its current usage released, within what
+  // its ClusterQueue may use now (nominal, borrowing and lending limits up the
+  // cohort) with the flavors it has (Kueue's workload slices keep them); in a
+  // StrictFIFO queue no pending workload may be ahead of the new pods. Volcano:
+  // the added pods within the queue's capability and deserved share. Never while
+  // it was picked as a victim of a preemptor that is not admitted yet. Changes
+  // nothing; FailedPrecondition says why not, InvalidArgument for a wrong shape.
+  virtual Status CheckResize(const std::string& workload_key, const Assignment& /*assignment*/) {
+    return FailedPrecondition("this admitter cannot resize " + workload_key);
+  }
+  // Charges `assignment` instead of what the workload holds: after CheckResize
+  // said yes (growth), or to shrink it (always allowed).
+  virtual Status Resize(const std::string& workload_key, const Assignment& /*assignment*/) {
+    return FailedPrecondition("this admitter cannot resize " + workload_key);
+  }
 };
 
 // Builds the queue tree from the manifests' ClusterQueues, LocalQueues, Cohorts,

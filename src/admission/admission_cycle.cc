@@ -2,6 +2,7 @@
 // than one workload per queue per cycle (rounds of heads until nothing moves).
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "admission/admitter_impl.h"
 
@@ -13,6 +14,8 @@ Assignment QuotaFreeAssignment(const model::Workload& wl) {
   for (const auto& ps : wl.pod_sets) a.pod_sets.push_back(PodSetAssignment{ps.name, ps.count, {}});
   return a;
 }
+
+const std::set<std::string> kNone;
 
 std::string Plural(size_t n) { return std::to_string(n) + (n == 1 ? " workload" : " workloads"); }
 
@@ -107,10 +110,46 @@ std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(const Cycle& cycle) 
 const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
   int64_t gen = root_gen_[RootOf(ws.queue)];
   if (ws.flavors_gen != gen) {
-    ws.flavors = AssignFlavors(ws.wl, cqs_[ws.queue], tree_, flavors_, {fair_sharing_});
+    ws.flavors = AssignFlavors(ws.wl, cqs_[ws.queue], tree_, flavors_, AssignOptionsFor(ws));
     ws.flavors_gen = gen;
   }
   return ws.flavors;
+}
+
+AssignOptions AdmitterImpl::AssignOptionsFor(const WorkloadState& ws) const {
+  AssignOptions options;
+  options.fair_sharing = fair_sharing_;
+  if (ws.wl.preemption_never) {
+    // It preempts nobody: a flavor that needs preemption has no candidates for it.
+    options.has_candidates = [](const std::vector<FrId>&) { return false; };
+    return options;
+  }
+  options.has_candidates = [this, &ws](const std::vector<FrId>& frs) {
+    auto root = cqs_by_root_.find(RootOf(ws.queue));
+    if (root == cqs_by_root_.end()) return false;
+    std::vector<PreemptionCandidate> admitted;
+    for (int32_t c : root->second) {
+      for (const std::string& key : cq_admitted_[c]) {
+        const WorkloadState& other = workloads_.at(key);
+        PreemptionCandidate pc;
+        pc.key = other.wl.key;
+        pc.cq = c;
+        pc.priority = other.wl.priority;
+        pc.created = other.qkey.created;
+        pc.order = other.qkey.order;
+        pc.admit_seq = other.admit_seq;
+        pc.usage = &other.usage;
+        admitted.push_back(pc);
+      }
+    }
+    IncomingWorkload in;
+    in.cq = ws.queue;
+    in.priority = ws.wl.priority;
+    in.created = ws.qkey.created;
+    in.order = ws.qkey.order;
+    return !FindCandidates(in, frs, tree_, cqs_, admitted).empty();
+  };
+  return options;
 }
 
 AdmitterImpl::Outcome AdmitterImpl::Process(Entry& e, Cycle& cycle, PlacementOracle& oracle,
@@ -129,6 +168,13 @@ AdmitterImpl::Outcome AdmitterImpl::Process(Entry& e, Cycle& cycle, PlacementOra
   }
   // No queue: no quota, but still a gang the nodes must hold at once.
   Assignment asg = QuotaFreeAssignment(ws.wl);
+  if (Elastic(ws)) {
+    // As many pods as fit, down to the minimum; nothing is preempted without a queue.
+    auto fit = LargestElasticFit(
+        ws.wl, asg, [&](const Assignment& a) { return oracle.CanPlace(ws.wl, a, {}).fits; });
+    if (fit) return Admit(ws, std::move(*fit), {}, cycle, oracle, out);
+    asg = ElasticMinimum(ws.wl, asg);
+  }
   PlacementOracle::Check check = oracle.CanPlace(ws.wl, asg, {});
   if (check.fits) return Admit(ws, asg, {}, cycle, oracle, out);
   ws.parked_physical = true;
@@ -139,18 +185,23 @@ AdmitterImpl::Outcome AdmitterImpl::Process(Entry& e, Cycle& cycle, PlacementOra
 AdmitterImpl::Outcome AdmitterImpl::ProcessKueue(Entry& e, Cycle& cycle, PlacementOracle& oracle,
                                                  std::vector<Decision>& out) {
   WorkloadState& ws = *e.ws;
-  Plan plan = PlanKueue(ws, FlavorsFor(ws), cycle, oracle);
+  bool elastic = Elastic(ws);
+  Plan plan =
+      elastic ? PlanElasticKueue(ws, cycle, oracle) : PlanKueue(ws, FlavorsFor(ws), cycle, oracle);
   // Kueue tries smaller counts only when the full counts can neither be admitted
   // nor preempt their way in.
-  if (plan.kind == Plan::Kind::kPending) {
+  if (plan.kind == Plan::Kind::kPending && !elastic) {
     if (auto partial = PlanPartial(ws, cycle, oracle)) plan = std::move(*partial);
   }
   switch (plan.kind) {
     case Plan::Kind::kAdmit:
       return Admit(ws, std::move(plan.flavors.assignment), std::move(plan.flavors.usage), cycle,
                    oracle, out);
-    case Plan::Kind::kPreempt:
-      return EmitPreemption(ws, plan.flavors.assignment, std::move(plan.victims), cycle, out);
+    case Plan::Kind::kPreempt: {
+      std::vector<Victim> victims =
+          PreferShrinking(ws, plan.flavors.assignment, std::move(plan.victims), oracle);
+      return EmitPreemption(ws, plan.flavors.assignment, std::move(victims), cycle, out);
+    }
     case Plan::Kind::kBlocked:
       SetPending(ws, std::move(plan.reason), std::move(plan.message), &out);
       return Outcome::kPreempting;  // retried next cycle, not parked
@@ -166,15 +217,25 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
                                                    std::vector<Decision>& out) {
   WorkloadState& ws = *e.ws;
   int32_t q = e.queue;
-  std::string why = volcano_.NotAllocatable(q, ws.request);
+  Assignment asg = QuotaFreeAssignment(ws.wl);
+  if (Elastic(ws)) {
+    // As many tasks as the queue and the nodes take without preempting anyone...
+    auto fit = LargestElasticFit(ws.wl, asg, [&](const Assignment& a) {
+      return volcano_.NotAllocatable(q, AssignedRequest(ws.wl, a)).empty() &&
+             oracle.CanPlace(ws.wl, a, {}).fits;
+    });
+    if (fit) return Admit(ws, std::move(*fit), {}, cycle, oracle, out);
+    // ...else only its minimum may preempt (Volcano's starving jobs).
+    asg = ElasticMinimum(ws.wl, asg);
+  }
+  std::string why = volcano_.NotAllocatable(q, AssignedRequest(ws.wl, asg));
   if (!why.empty()) {
     SetPending(ws, "QueueQuotaExceeded", why, &out);
     return Outcome::kPending;
   }
-  Assignment asg = QuotaFreeAssignment(ws.wl);
   PlacementOracle::Check check = oracle.CanPlace(ws.wl, asg, {});
   if (check.fits) return Admit(ws, asg, {}, cycle, oracle, out);
-  if (!ws.wl.preemption_never) {
+  if (!ws.wl.preemption_never && (volcano_cfg_.preempt || volcano_cfg_.reclaim)) {
     struct Cand {
       const WorkloadState* ws;
       int32_t queue;
@@ -187,7 +248,7 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
     std::vector<Victim> optional;
     // Volcano's preempt action: lower-priority jobs of the same queue.
     std::vector<Cand> own;
-    for (const std::string& key : vq_admitted_[q]) {
+    for (const std::string& key : volcano_cfg_.preempt ? vq_admitted_[q] : kNone) {
       const WorkloadState& c = workloads_.at(key);
       if (c.wl.priority < ws.wl.priority && !cycle.admitted.count(key)) own.push_back({&c, q});
     }
@@ -195,7 +256,7 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
     for (const Cand& c : own) optional.push_back({c.ws->wl.key, kVolcanoPreempt});
     // Reclaim: from other reclaimable queues while they stay above deserved.
     std::vector<Cand> others;
-    for (int32_t oq = 0; oq < volcano_.size(); ++oq) {
+    for (int32_t oq = 0; volcano_cfg_.reclaim && oq < volcano_.size(); ++oq) {
       if (oq == q || !volcano_.queue(oq).reclaimable) continue;
       for (const std::string& key : vq_admitted_[oq]) {
         if (!cycle.admitted.count(key)) others.push_back({&workloads_.at(key), oq});
@@ -206,11 +267,14 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
     for (const Cand& c : others) {
       auto it = allocated.try_emplace(c.queue, volcano_.queue(c.queue).allocated).first;
       if (!volcano_.OverusedWith(c.queue, it->second)) continue;
-      it->second -= c.ws->request;
+      it->second -= c.ws->allocated;
       optional.push_back({c.ws->wl.key, kVolcanoReclaim});
     }
     auto victims = PhysicalPreemption(ws, asg, {}, optional, cycle, oracle);
-    if (victims) return EmitPreemption(ws, asg, std::move(*victims), cycle, out);
+    if (victims) {
+      return EmitPreemption(ws, asg, PreferShrinking(ws, asg, std::move(*victims), oracle), cycle,
+                            out);
+    }
   }
   ws.parked_physical = true;
   SetPending(ws, check.reason.empty() ? "Unschedulable" : check.reason, check.message, &out);
@@ -253,6 +317,7 @@ AdmitterImpl::Outcome AdmitterImpl::Admit(WorkloadState& ws, Assignment assignme
   physically_parked_.erase(ws.wl.key);
   ws.assignment = std::move(assignment);
   ws.usage = std::move(usage);
+  ws.allocated = AssignedRequest(ws.wl, ws.assignment);
   Charge(ws);  // bumps the tree's generation: its cached results are stale now
   oracle.Commit(ws.wl, ws.assignment);
   cycle.admitted.insert(ws.wl.key);

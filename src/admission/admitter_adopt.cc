@@ -45,11 +45,11 @@ Status CheckShape(const model::Workload& wl, const Assignment& assignment) {
 
 // Usage as AssignFlavors computes it: per pod set, count x per-pod request of each
 // requested resource on its assigned flavor, summed per (flavor, resource).
-Result<FrAmounts> AdmitterImpl::AdoptedKueueUsage(const WorkloadState& ws,
-                                                  const Assignment& assignment) const {
+Result<FrAmounts> AdmitterImpl::AssignmentUsage(const WorkloadState& ws,
+                                                const Assignment& assignment) const {
   const ClusterQueueSpec& cq = cqs_[ws.queue];
   std::map<FrId, int64_t> charged;
-  for (size_t i = 0; i < ws.wl.pod_sets.size(); ++i) {
+  for (size_t i = 0; i < ws.wl.pod_sets.size() && i < assignment.pod_sets.size(); ++i) {
     const model::PodSet& ps = ws.wl.pod_sets[i];
     const PodSetAssignment& psa = assignment.pod_sets[i];
     ResourceList requests = ps.requests.Scaled(psa.count);
@@ -59,8 +59,8 @@ Result<FrAmounts> AdmitterImpl::AdoptedKueueUsage(const WorkloadState& ws,
       const std::string& resource = ResourceNames::Name(r);
       auto assigned = psa.flavors.find(resource);
       if (assigned == psa.flavors.end()) {
-        return FailedPrecondition(fmt::format("cannot adopt {}: pod set {} has no flavor for {}",
-                                              ws.wl.key, ps.name, resource));
+        return FailedPrecondition(
+            fmt::format("{}: pod set {} has no flavor for {}", ws.wl.key, ps.name, resource));
       }
       std::optional<int32_t> flavor = flavors_.Find(assigned->second);
       bool in_queue =
@@ -71,12 +71,21 @@ Result<FrAmounts> AdmitterImpl::AdoptedKueueUsage(const WorkloadState& ws,
       std::optional<FrId> fr = in_queue ? tree_.FindFr(*flavor, r) : std::nullopt;
       if (!fr) {
         return FailedPrecondition(
-            fmt::format("cannot adopt {}: flavor {} of {} is not in the quota of ClusterQueue {}",
-                        ws.wl.key, assigned->second, resource, cq.name));
+            fmt::format("{}: flavor {} of {} is not in the quota of ClusterQueue {}", ws.wl.key,
+                        assigned->second, resource, cq.name));
       }
       charged[*fr] += amount;
     }
   }
+  return FrAmounts(charged.begin(), charged.end());
+}
+
+Result<FrAmounts> AdmitterImpl::AdoptedKueueUsage(const WorkloadState& ws,
+                                                  const Assignment& assignment) const {
+  const ClusterQueueSpec& cq = cqs_[ws.queue];
+  auto usage = AssignmentUsage(ws, assignment);
+  if (!usage.ok()) return FailedPrecondition("cannot adopt " + usage.status().message());
+  const FrAmounts& charged = *usage;
   // The same bound the flavor assigner's Fit uses: own unlent quota plus what the
   // cohort can lend within borrowingLimit, given everything admitted now.
   for (const auto& [fr, amount] : charged) {
@@ -90,7 +99,7 @@ Result<FrAmounts> AdmitterImpl::AdoptedKueueUsage(const WorkloadState& ws,
           ResourceList::FormatAmount(r, std::max<int64_t>(0, available))));
     }
   }
-  return FrAmounts(charged.begin(), charged.end());
+  return charged;
 }
 
 // Capability is a hard limit for the queue and for every ancestor (as in
@@ -149,7 +158,7 @@ Status AdmitterImpl::Adopt(const model::Workload& workload, const Assignment& as
       break;
     }
     case Route::kVolcano: {
-      std::string why = VolcanoCapabilityExceeded(ws.queue, ws.request);
+      std::string why = VolcanoCapabilityExceeded(ws.queue, AssignedRequest(workload, assignment));
       if (!why.empty()) return FailedPrecondition("cannot adopt " + workload.key + ": " + why);
       break;
     }
@@ -157,6 +166,7 @@ Status AdmitterImpl::Adopt(const model::Workload& workload, const Assignment& as
       break;
   }
   ws.assignment = assignment;
+  ws.allocated = AssignedRequest(workload, assignment);
 
   // Validated: from here on nothing fails. A pending copy (from Enqueue) leaves its queue.
   if (existing != workloads_.end()) Remove(workload.key);

@@ -140,6 +140,7 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
   }
   a->volcano_.SetTotal(total);
 
+  if (m.scheduler_config) a->volcano_cfg_ = m.scheduler_config->volcano;
   if (m.kueue_config) {
     a->fair_sharing_ = m.kueue_config->fair_sharing.enable;
     a->fair_sharing_config_ = m.kueue_config->fair_sharing;

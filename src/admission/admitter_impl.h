@@ -12,6 +12,7 @@
 // an admission invalidates only its own tree.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,6 +30,11 @@
 
 namespace muster::admission {
 
+// Request of the pods an assignment admits (its per-pod-set counts).
+ResourceList AssignedRequest(const model::Workload& wl, const Assignment& assignment);
+// `base` (its flavors) with an elastic workload's minimum counts.
+Assignment ElasticMinimum(const model::Workload& wl, const Assignment& base);
+
 class AdmitterImpl : public Admitter {
  public:
   static Result<std::unique_ptr<AdmitterImpl>> Build(const model::ManifestSet& manifests);
@@ -45,6 +51,8 @@ class AdmitterImpl : public Admitter {
   void UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) override;
   Status Adopt(const model::Workload& workload, const Assignment& assignment, Time now) override;
   AdmissionSnapshot Snapshot() const override;  // admitter_snapshot.cc
+  Status CheckResize(const std::string& workload_key, const Assignment& assignment) override;
+  Status Resize(const std::string& workload_key, const Assignment& assignment) override;
   // Forgets every cached flavor assignment and candidate list without unparking
   // anything: results must not change (tests check the caches against this).
   void DropCaches() {
@@ -62,8 +70,9 @@ class AdmitterImpl : public Admitter {
     QueueKey qkey;
     bool admitted = false;
     Assignment assignment;
-    FrAmounts usage;       // Kueue quota charged while admitted
-    ResourceList request;  // total request of every pod (Volcano accounting)
+    FrAmounts usage;         // Kueue quota charged while admitted
+    ResourceList request;    // total request of every pod (Volcano accounting)
+    ResourceList allocated;  // request of the admitted pods (Volcano `allocated`)
     int64_t admit_seq = 0;
     Decision pending;  // latest reason while not admitted
     bool parked_physical = false;
@@ -133,6 +142,8 @@ class AdmitterImpl : public Admitter {
   NodeId RootOf(int32_t cq) const { return cq_root_[cq]; }
   void BumpGeneration(int32_t cq) { root_gen_[cq_root_[cq]] = ++generation_; }
   int64_t VolcanoShare(const ResourceList& request) const;  // ppm, Volcano drf
+  // sla.cc: creation plus the job's sla-waiting-time (Volcano's sla plugin), or none.
+  Time SlaDeadline(const WorkloadState& ws) const;
   void RekeyVolcano();  // Volcano queue keys after the cluster total changed
 
   // admitter_adopt.cc: what adopting `assignment` would charge, or why it cannot.
@@ -143,6 +154,9 @@ class AdmitterImpl : public Admitter {
   void DrainStopped(std::vector<Decision>& out);
   std::vector<Entry> CollectHeads(const Cycle& cycle);
   const FlavorAssignment& FlavorsFor(WorkloadState& ws);
+  // AssignFlavors' options for `ws`: fair sharing, and whether a flavor needing
+  // preemption has anyone to preempt (Kueue's noPreemptionCandidates).
+  AssignOptions AssignOptionsFor(const WorkloadState& ws) const;
   Outcome Process(Entry& e, Cycle& cycle, PlacementOracle& oracle, std::vector<Decision>& out);
   Outcome ProcessKueue(Entry& e, Cycle& cycle, PlacementOracle& oracle, std::vector<Decision>& out);
   // kueue_plan.cc
@@ -159,6 +173,25 @@ class AdmitterImpl : public Admitter {
   std::optional<std::vector<Victim>> PhysicalPreemption(
       WorkloadState& ws, const Assignment& assignment, const std::vector<Victim>& required,
       const std::vector<Victim>& optional, const Cycle& cycle, PlacementOracle& oracle);
+  // elastic_admission.cc: elastic workloads (workloads/elastic.h).
+  bool Elastic(const WorkloadState& ws) const;
+  // Kueue head: the most pods that are admitted without preempting anyone, else
+  // the minimum's plan (which may preempt).
+  Plan PlanElasticKueue(WorkloadState& ws, Cycle& cycle, PlacementOracle& oracle);
+  // The largest assignment between `base`'s minimum and full counts (flavors from
+  // `base`) for which `fits` holds; the oracle's last fitting check is its own.
+  std::optional<Assignment> LargestElasticFit(const model::Workload& wl, const Assignment& base,
+                                              const std::function<bool(const Assignment&)>& fits);
+  // `victims` with those that are elastic and above their minimum shrunk instead
+  // of evicted, each by as few pods as still let `preemptor` in.
+  std::vector<Victim> PreferShrinking(const WorkloadState& preemptor, const Assignment& assignment,
+                                      std::vector<Victim> victims, PlacementOracle& oracle);
+  bool PreemptorFits(const WorkloadState& preemptor, const Assignment& assignment,
+                     const std::vector<Victim>& victims, bool allow_borrowing,
+                     PlacementOracle& oracle);
+  // Kueue quota an assignment charges (count x per-pod request per assigned flavor).
+  Result<FrAmounts> AssignmentUsage(const WorkloadState& ws, const Assignment& assignment) const;
+
   // fair_sharing.cc: Kueue's fair-sharing order of heads (a tournament up the tree).
   void FairSharingOrder(std::vector<Entry>& entries);
 
@@ -185,6 +218,9 @@ class AdmitterImpl : public Admitter {
   int64_t admit_seq_ = 0;
   bool fair_sharing_ = false;
   model::FairSharingConfig fair_sharing_config_;
+  // Volcano actions and plugins in force (SchedulerConfiguration, or mapped from
+  // volcano-scheduler.conf): preempt, reclaim, drf job order, sla.
+  model::VolcanoSchedulingConfig volcano_cfg_;
 };
 
 }  // namespace muster::admission

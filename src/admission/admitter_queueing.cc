@@ -49,6 +49,7 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
   ws.local_queue = wl.local_queue;
   ws.flavors_gen = -1;  // the queue (and so the tree) may differ now
   ws.qkey.share = 0;
+  ws.qkey.sla_deadline = kNoSlaDeadline;
   auto hold = [&](std::string reason, std::string message) {
     ws.pending = PendingDecision(wl.key, std::move(reason), std::move(message));
   };
@@ -88,11 +89,13 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
       return hold("QueueClosed", "Volcano queue " + wl.volcano_queue + " is closed");
     ws.route = Route::kVolcano;
     ws.qkey.share = VolcanoShare(ws.request);
+    ws.qkey.sla_deadline = SlaDeadline(ws);
     ws.pending = PendingDecision(wl.key, "Pending",
                                  "waiting for admission in Volcano queue " + wl.volcano_queue);
     return;
   }
   ws.route = Route::kNoQueue;
+  ws.qkey.sla_deadline = SlaDeadline(ws);
   ws.pending = PendingDecision(wl.key, "Pending", "waiting for nodes (no queue)");
 }
 
@@ -125,7 +128,7 @@ void AdmitterImpl::Charge(WorkloadState& ws) {
       BumpGeneration(ws.queue);
       break;
     case Route::kVolcano:
-      volcano_.queue(ws.queue).allocated += ws.request;
+      volcano_.queue(ws.queue).allocated += ws.allocated;
       vq_admitted_[ws.queue].insert(ws.wl.key);
       break;
     case Route::kNoQueue:
@@ -146,7 +149,7 @@ void AdmitterImpl::Release(WorkloadState& ws) {
       BumpGeneration(ws.queue);
       break;
     case Route::kVolcano:
-      volcano_.queue(ws.queue).allocated -= ws.request;
+      volcano_.queue(ws.queue).allocated -= ws.allocated;
       vq_admitted_[ws.queue].erase(ws.wl.key);
       break;
     case Route::kNoQueue:
@@ -156,6 +159,7 @@ void AdmitterImpl::Release(WorkloadState& ws) {
       break;
   }
   ws.usage.clear();
+  ws.allocated = ResourceList{};
   ws.assignment = Assignment{};
 }
 
@@ -277,6 +281,7 @@ const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInTree(int32_t cq,
 // the cluster go first among equal priorities.
 int64_t AdmitterImpl::VolcanoShare(const ResourceList& request) const {
   int64_t share = 0;
+  if (!volcano_cfg_.drf_job_order) return share;  // no drf plugin: creation order
   const ResourceList& total = volcano_.total();
   for (ResourceId id : request.SortedIds()) {
     int64_t have = total.Get(id), want = request.Get(id);

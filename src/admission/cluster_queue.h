@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -40,17 +41,24 @@ struct ClusterQueueSpec {
   std::string inactive_message;  // non-empty: misconfigured (e.g. a missing flavor)
 };
 
-// Queue order: priority (desc), then (Volcano queues only) the job's dominant
-// share, lower first, as Volcano's drf job order ranks right after the priority
-// plugin's tier; then creation time, then input order, then key.
+inline constexpr Time kNoSlaDeadline = std::numeric_limits<Time>::infinity();
+
+// Queue order: priority (desc); then (Volcano queues and no queue) the sla
+// plugin's deadline, creation plus sla-waiting-time, earliest first and jobs
+// with one before jobs without (Volcano's sla job order, in the priority tier);
+// then (Volcano queues only) the job's dominant share, lower first, as Volcano's
+// drf job order ranks right after the priority plugin's tier; then creation
+// time, then input order, then key.
 struct QueueKey {
   int32_t priority = 0;
   int64_t share = 0;  // Volcano drf share in parts per million; 0 for Kueue
   Time created = 0;
   int64_t order = 0;
   std::string key;
+  Time sla_deadline = kNoSlaDeadline;  // added last: existing initializers keep working
   friend bool operator<(const QueueKey& a, const QueueKey& b) {
     if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.sla_deadline != b.sla_deadline) return a.sla_deadline < b.sla_deadline;
     if (a.share != b.share) return a.share < b.share;
     if (a.created != b.created) return a.created < b.created;
     if (a.order != b.order) return a.order < b.order;

@@ -56,12 +56,14 @@ struct FlavorOutcome {
   int32_t flavor = -1;
   FitMode mode = FitMode::kNoFit;
   bool borrow = false;
+  bool no_candidates = false;                     // preempt mode, but nobody may be preempted
   std::vector<std::pair<FrId, int64_t>> charges;  // fr -> this pod set's amount
 };
 
 // How good a flavor outcome is; higher wins, ties keep the earlier flavor.
 int Score(const FlavorOutcome& o, model::FlavorPreference pref) {
   if (o.mode == FitMode::kNoFit) return 0;
+  if (o.no_candidates) return 1;  // Kueue's isPreferred: below every viable mode
   if (o.mode == FitMode::kFit && !o.borrow) return 10;
   bool preemption_first = pref == model::FlavorPreference::kPreemptionOverBorrowing;
   if (o.mode == FitMode::kFit) return preemption_first ? 7 : 8;            // borrow
@@ -72,6 +74,7 @@ int Score(const FlavorOutcome& o, model::FlavorPreference pref) {
 // Kueue's shouldTryNextFlavor.
 bool ShouldTryNext(const FlavorOutcome& o, const model::FlavorFungibility& f) {
   using model::FungibilityPolicy;
+  if (o.no_candidates) return true;
   if (o.mode == FitMode::kPreempt && f.when_can_preempt == FungibilityPolicy::kMayStopSearch) {
     if (!o.borrow || f.when_can_borrow == FungibilityPolicy::kMayStopSearch) return false;
   }
@@ -214,6 +217,14 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
         if (o.mode == FitMode::kNoFit) continue;
         if (!best || Score(o, cq.fungibility.preference) > Score(*best, cq.fungibility.preference)) {
           best = o;
+        if (o.mode == FitMode::kPreempt && options.has_candidates) {
+          std::vector<FrId> short_frs;
+          for (const auto& [fr, v] : o.charges) {
+            int64_t val = v + (charged.count(fr) ? charged.at(fr) : 0);
+            if (val > tree.Available(cq.node, fr)) short_frs.push_back(fr);
+          }
+          o.no_candidates = !options.has_candidates(short_frs);
+        }
         }
         if (!ShouldTryNext(o, cq.fungibility)) break;
       }

@@ -4,6 +4,7 @@
 // Fit / Preempt / NoFit against the quota tree, and stopping per flavorFungibility.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,11 @@ struct FlavorAssignment {
 
 struct AssignOptions {
   bool fair_sharing = false;  // lets preemption be planned while borrowing
+  // Whether any admitted workload could be preempted for the given (flavor,
+  // resource) pairs. A flavor that would need preemption with nobody to preempt is
+  // Kueue's "no preemption candidates": the next flavor is tried and the flavor
+  // ranks below every one that can be admitted. Null: candidates are assumed.
+  std::function<bool(const std::vector<FrId>&)> has_candidates;
 };
 
 FlavorAssignment AssignFlavors(const model::Workload& workload, const ClusterQueueSpec& cq,

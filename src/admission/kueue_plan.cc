@@ -146,7 +146,8 @@ std::optional<AdmitterImpl::Plan> AdmitterImpl::PlanPartial(WorkloadState& ws, C
       int64_t cut = (slack[i] * step + total - 1) / total;
       reduced.pod_sets[i].count = full[i] - static_cast<int32_t>(cut);
     }
-    FlavorAssignment fa = AssignFlavors(reduced, cqs_[ws.queue], tree_, flavors_, {fair_sharing_});
+    FlavorAssignment fa =
+        AssignFlavors(reduced, cqs_[ws.queue], tree_, flavors_, AssignOptionsFor(ws));
     return PlanKueue(ws, fa, cycle, oracle);
   };
   // Smallest step in [1, total] whose plan is not pending; monotone as in Kueue.

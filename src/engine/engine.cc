@@ -31,7 +31,10 @@ Engine::Engine(const model::ManifestSet& manifests, std::vector<model::Workload>
       bridge_(manifests.resource_flavors, *parts_.cluster) {
   bridge_.SetPlanner(parts_.planner.get());
   if (manifests.scheduler_config) {
+    drf_growth_order_ = manifests.scheduler_config->volcano.drf_job_order;
     bridge_.SetReservationAfter(manifests.scheduler_config->reservation_after_seconds);
+    bridge_.SetSla(manifests.scheduler_config->volcano.sla,
+                   manifests.scheduler_config->volcano.sla_waiting_seconds);
   }
   records_.reserve(workloads.size());
   for (auto& w : workloads) {
@@ -177,6 +180,8 @@ void Engine::ConfigurationChanged(const model::SchedulerConfiguration& config) {
   parts_.planner = placement::MakeGangPlanner(config);
   bridge_.SetPlanner(parts_.planner.get());
   bridge_.SetReservationAfter(config.reservation_after_seconds);
+  bridge_.SetSla(config.volcano.sla, config.volcano.sla_waiting_seconds);
+  drf_growth_order_ = config.volcano.drf_job_order;
   bridge_.Reset();
   parts_.admitter->NotifyCapacityChanged();
   log_.Add({Now(), "", "ConfigurationChanged", "", ""});
@@ -189,6 +194,7 @@ void Engine::UpdateClusterCapacity() {
     if (!parts_.cluster->NodeReady(i) || parts_.cluster->GetNode(i).unschedulable) continue;
     total += parts_.cluster->GetNode(i).allocatable;
   }
+  cluster_total_ = total;
   parts_.admitter->SetClusterCapacity(total);
 }
 
@@ -202,10 +208,12 @@ void Engine::Start(WorkloadRecord& record, placement::GangPlan plan) {
   record.start_time = Now();
   placement_waits_.erase(record.key());
   log_.Add({Now(), record.key(), "Start", "", fmt::format("{} pods", record.plan.pods.size())});
+  TrackGrowth(record);
   if (executor_ != nullptr) executor_->Started(record, Now());
 }
 
 void Engine::StopGang(WorkloadRecord& record, StopCause cause) {
+  growable_.erase(record.key());
   if (record.bound) {
     parts_.cluster->Release(record.key());
     record.bound = false;
@@ -261,6 +269,10 @@ Status Engine::RunCycle() {
     bool changed = PlaceAdmitted();
     std::vector<admission::Decision> decisions = parts_.admitter->RunCycle(Now(), bridge_);
     for (const auto& d : decisions) changed |= ApplyDecision(d);
+    // Elastic gangs grow into what is left once admission has settled at this
+    // instant (Volcano orders jobs below their minimum first): never into
+    // capacity a preemption freed for its preemptor.
+    if (!changed) changed |= GrowElastic();
     // Admission reports pending reasons only when they change.
     if (changed || !decisions.empty() || !reserved.empty()) ++generation_;
     ReleaseUntaken();
@@ -347,7 +359,12 @@ bool Engine::ApplyPreempt(const admission::Decision& d) {
       // Already gone (finished or evicted earlier at this instant): nothing to do.
       continue;
     }
-    EvictAndRequeue(*v, Eviction{Now(), kReasonPreempted, victim.detail, d.workload_key});
+    Eviction why{Now(), kReasonPreempted, victim.detail, d.workload_key};
+    if (!victim.shrink_to.empty() && v->phase == Phase::kRunning && v->bound) {
+      ShrinkGang(*v, victim.shrink_to, why);  // elastic: gives up pods above its minimum
+    } else {
+      EvictAndRequeue(*v, std::move(why));
+    }
     changed = true;
   }
   if (changed) parts_.admitter->NotifyCapacityChanged();

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,19 @@ class Engine {
   // Plans bound by admission that no decision took: unbind them, loudly.
   void ReleaseUntaken();
 
+  // ---- Elastic gangs (elastic.cc) ----
+  // Whether the running workload may change size (workloads::IsElastic in its queue).
+  bool IsElastic(const WorkloadRecord& record) const;
+  // Running elastic gangs below their counts take what admission left at this
+  // instant, in queue order (priority, then the longest running). True if one grew.
+  bool GrowElastic();
+  bool GrowOne(WorkloadRecord& record);
+  // Stops the gang's pods at or above `keep` per pod set (its highest indices) and
+  // gives their quota back; it keeps running with the rest.
+  void ShrinkGang(WorkloadRecord& record, const std::vector<int32_t>& keep, const Eviction& why);
+  // Note whether a started or resized gang can still grow.
+  void TrackGrowth(const WorkloadRecord& record);
+
   const Clock& clock_;
   EngineOptions options_;
   EngineParts parts_;
@@ -174,6 +188,12 @@ class Engine {
   // Why an Admitted workload's gang is not bound yet.
   std::map<std::string, std::string> placement_waits_;
   std::vector<std::string> errors_;  // bugs seen while applying decisions
+  // Running elastic gangs below their counts (GrowElastic looks only at these).
+  std::set<std::string> growable_;
+  // Volcano's drf job order (SchedulerConfiguration volcano.drfJobOrder): elastic
+  // gangs with the lower dominant share of what they hold grow first.
+  bool drf_growth_order_ = true;
+  std::optional<ResourceList> cluster_total_;  // ready, schedulable nodes; lazily
   DecisionLog log_;
   int64_t cycles_ = 0;
   uint64_t generation_ = 0;

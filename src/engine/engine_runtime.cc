@@ -124,6 +124,7 @@ Status Engine::Adopt(const std::string& key, const admission::Assignment& assign
   if (!r->first_admit_time) r->first_admit_time = admitted_at;
   r->start_time = started_at;
   ++generation_;
+  TrackGrowth(*r);  // an adopted elastic gang below its counts may grow again
   log_.Add({Now(), key, "Adopt", "",
             fmt::format("{} pods, admitted at {}, started at {}", r->plan.pods.size(), admitted_at,
                         started_at)});

@@ -3,6 +3,8 @@
 // Kubernetes adapter binds pods. The engine never knows which.
 #pragma once
 
+#include <vector>
+
 #include "core/clock.h"
 #include "engine/workload_record.h"
 
@@ -22,6 +24,12 @@ class Executor {
   virtual void Started(const WorkloadRecord& record, Time now) = 0;
   // The gang stops now; `record` still holds the plan it ran with.
   virtual void Stopped(const WorkloadRecord& record, Time now, StopCause cause) = 0;
+  // Added (elastic workloads): the running gang changed size in place; `record`
+  // holds the new plan. `added` pods are bound and start now; `removed` pods
+  // (no longer in the plan) stop now. The others keep running.
+  virtual void Resized(const WorkloadRecord& /*record*/,
+                       const std::vector<placement::PodPlacement>& /*added*/,
+                       const std::vector<placement::PodPlacement>& /*removed*/, Time /*now*/) {}
 };
 
 }  // namespace muster::engine

@@ -1,5 +1,6 @@
 #include "engine/placement_bridge.h"
 
+#include <algorithm>
 #include <set>
 
 namespace muster::engine {
@@ -33,7 +34,7 @@ placement::PlacementRequest PlacementBridge::BuildRequest(
     }
     if (psa == nullptr && i < assignment.pod_sets.size()) psa = &assignment.pod_sets[i];
     if (psa == nullptr) continue;
-    if (psa->count > 0 && psa->count != ps.count) {
+    if (psa->count >= 0 && psa->count != ps.count) {
       request.counts[i] = psa->count;
       any_partial = true;
     }
@@ -120,6 +121,52 @@ void PlacementBridge::Commit(const model::Workload& workload,
   } else {
     commit_errors_[workload.key] = std::get<placement::PlacementFailure>(placed).message;
   }
+}
+
+admission::PlacementOracle::Check PlacementBridge::CanPlaceShrinking(
+    const model::Workload& workload, const admission::Assignment& assignment,
+    const std::vector<std::string>& assume_evicted,
+    const std::vector<std::pair<std::string, std::vector<int32_t>>>& shrink_to) {
+  Check check;
+  if (planner_ == nullptr) {
+    check.reason = "Internal";
+    check.message = "no gang planner configured";
+    return check;
+  }
+  placement::PlacementRequest request = BuildRequest(workload, assignment);
+  // Like CanPlace with victims assumed gone: the plan itself is made after the
+  // victims gave their pods back, so nothing is cached.
+  auto planned = planner_->PlanAssumingShrunk(state_, request, assume_evicted, shrink_to);
+  if (std::holds_alternative<placement::GangPlan>(planned)) {
+    check.fits = true;
+    return check;
+  }
+  const auto& failure = std::get<placement::PlacementFailure>(planned);
+  check.reason = failure.reason;
+  check.message = failure.message;
+  return check;
+}
+
+std::variant<placement::GangPlan, placement::PlacementFailure> PlacementBridge::PlanGrowth(
+    const model::Workload& workload, const admission::Assignment& now,
+    const admission::Assignment& grown) const {
+  if (planner_ == nullptr) {
+    return placement::PlacementFailure{"Internal", "no gang planner configured"};
+  }
+  placement::PlacementRequest request = BuildRequest(workload, grown);
+  request.counts.assign(workload.pod_sets.size(), 0);
+  std::vector<int32_t> offset(workload.pod_sets.size(), 0);
+  for (size_t i = 0; i < workload.pod_sets.size(); ++i) {
+    int32_t have = i < now.pod_sets.size() ? now.pod_sets[i].count : 0;
+    int32_t want = i < grown.pod_sets.size() ? grown.pod_sets[i].count : have;
+    request.counts[i] = std::max(0, want - have);
+    offset[i] = have;
+  }
+  auto planned = planner_->Plan(state_, request);
+  if (auto* plan = std::get_if<placement::GangPlan>(&planned)) {
+    for (placement::PodPlacement& pod : plan->pods) pod.index += offset[pod.pod_set];
+  }
+  return planned;
 }
 
 std::variant<placement::GangPlan, placement::PlacementFailure> PlacementBridge::PlaceNow(

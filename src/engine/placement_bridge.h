@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -34,6 +35,17 @@ class PlacementBridge : public admission::PlacementOracle {
       const model::Workload& workload, const admission::Assignment& assignment,
       const std::vector<std::string>& candidates) override;
   void Commit(const model::Workload& workload, const admission::Assignment& assignment) override;
+  Check CanPlaceShrinking(
+      const model::Workload& workload, const admission::Assignment& assignment,
+      const std::vector<std::string>& assume_evicted,
+      const std::vector<std::pair<std::string, std::vector<int32_t>>>& shrink_to) override;
+
+  // Elastic growth: where the pods `grown` adds to `now` (per pod set) would go,
+  // beside the gang's bound pods, which stay. The plan's indices continue each pod
+  // set after `now`'s count. Binds nothing.
+  std::variant<placement::GangPlan, placement::PlacementFailure> PlanGrowth(
+      const model::Workload& workload, const admission::Assignment& now,
+      const admission::Assignment& grown) const;
 
   // The placement request an assignment stands for. `counts` follow the
   // assignment's per-pod-set counts (partial admission) when it has them;
@@ -60,6 +72,10 @@ class PlacementBridge : public admission::PlacementOracle {
   // SchedulerConfiguration reservationAfter; nullopt disables reservations.
   void SetReservationAfter(std::optional<double> seconds) {
     reservations_.SetReservationAfter(seconds);
+  }
+  // Volcano's sla plugin (SchedulerConfiguration volcano.sla, slaWaitingTime).
+  void SetSla(bool enabled, std::optional<double> default_wait) {
+    reservations_.SetSla(enabled, default_wait);
   }
   // Once per admission pass, before it: ends, re-plans or makes the reservation.
   // Entries for the decision log; non-empty means the reservation changed (parked

@@ -139,8 +139,16 @@ std::vector<ReservationBook::Candidate> ReservationBook::Candidates(const Reserv
     // wait or a preemption in progress is not starvation on nodes.
     std::optional<admission::Decision> pending = in.admitter->PendingReason(it->first);
     Time since = PendingSince(*r);
-    if (pending && pending->reason == it->second.reason && in.now - since >= *after_) {
-      out.push_back(Candidate{r->workload.priority, since, it->first});
+    std::string why;
+    if (after_ && in.now - since >= *after_) {
+      why = fmt::format("reservationAfter {}s", *after_);
+    } else if (auto sla = SlaWait(r->workload);
+               sla && r->submit_time && in.now - *r->submit_time >= *sla) {
+      // Volcano counts the SLA from the job's creation, not from its latest requeue.
+      why = fmt::format("sla-waiting-time {}s", *sla);
+    }
+    if (pending && pending->reason == it->second.reason && !why.empty()) {
+      out.push_back(Candidate{r->workload.priority, since, it->first, std::move(why)});
     }
     ++it;
   }
@@ -185,6 +193,7 @@ std::optional<Reservation> ReservationBook::Make(const ReservationInputs& in, co
   res.holder = c.key;
   res.priority = c.priority;
   res.pending_since = c.since;
+  res.why = c.why;
   res.made_at = in.now;
   res.nodes = std::move(reserved.nodes);
   for (placement::NodeIndex i : res.nodes)
@@ -227,13 +236,19 @@ std::vector<LogEntry> ReservationBook::Update(const ReservationInputs& in) {
   for (auto it = failed_at_.begin(); it != failed_at_.end();) {
     it = it->second == in.now ? std::next(it) : failed_at_.erase(it);
   }
-  if (!after_) {
+  if (!after_ && !sla_) {
     if (current_) {
       log.push_back({in.now, current_->holder, "ReservationEnd", "Disabled",
                      "reservationAfter is unset: " + Nodes(current_->nodes.size()) + " released"});
       current_.reset();
     }
     return log;
+  }
+  if (!after_ && current_ && current_->why.rfind("reservationAfter", 0) == 0) {
+    // Held by reservationAfter, which is unset now (an sla holder keeps its own).
+    log.push_back({in.now, current_->holder, "ReservationEnd", "Disabled",
+                   "reservationAfter is unset: " + Nodes(current_->nodes.size()) + " released"});
+    current_.reset();
   }
   std::vector<Candidate> candidates = Candidates(in);
   if (current_) {
@@ -257,9 +272,9 @@ std::vector<LogEntry> ReservationBook::Update(const ReservationInputs& in) {
     Refresh(in);
     const Reservation& res = *current_;
     std::string message = fmt::format(
-        "pending since t={} (reservationAfter {}s): reserved {} ({}), waiting for {} running "
+        "pending since t={} ({}): reserved {} ({}), waiting for {} running "
         "workload{}",
-        res.pending_since, *after_, Nodes(res.nodes.size()), FewNames(res.node_names),
+        res.pending_since, res.why, Nodes(res.nodes.size()), FewNames(res.node_names),
         res.waits_for.size(), res.waits_for.size() == 1 ? "" : "s");
     message += res.earliest_start ? fmt::format(", earliest start t={}", *res.earliest_start)
                                   : std::string(", earliest start unknown");
@@ -268,6 +283,11 @@ std::vector<LogEntry> ReservationBook::Update(const ReservationInputs& in) {
   }
   Refresh(in);
   return log;
+}
+
+std::optional<double> ReservationBook::SlaWait(const model::Workload& workload) const {
+  if (!sla_ || !workload.local_queue.empty()) return std::nullopt;  // Kueue's queues: no sla
+  return workload.sla_waiting_seconds ? workload.sla_waiting_seconds : sla_default_;
 }
 
 bool ReservationBook::MustAvoid(const model::Workload& workload, Time now) const {

@@ -48,6 +48,7 @@ struct Reservation {
   std::string holder;  // the starving gang's key
   int32_t priority = 0;
   Time pending_since = 0;  // the holder's
+  std::string why;         // "reservationAfter 900s" | "sla-waiting-time 600s"
   Time made_at = 0;
   std::vector<placement::NodeIndex> nodes;  // ascending
   std::vector<std::string> node_names;      // sorted
@@ -92,6 +93,16 @@ class ReservationBook {
   // nullopt disables reservations (SchedulerConfiguration reservationAfter).
   void SetReservationAfter(std::optional<double> seconds) { after_ = seconds; }
   const std::optional<double>& reservation_after() const { return after_; }
+  // Volcano's sla plugin: a workload scheduled by Volcano's rules (in a Volcano
+  // queue or none) that has waited longer than its sla-waiting-time since it was
+  // submitted (its annotation, else `default_wait`) is starving too, whatever
+  // reservationAfter says. `enabled` false: the plugin is off.
+  void SetSla(bool enabled, std::optional<double> default_wait) {
+    sla_ = enabled;
+    sla_default_ = default_wait;
+  }
+  // The workload's sla-waiting-time when the plugin applies to it.
+  std::optional<double> SlaWait(const model::Workload& workload) const;
 
   // A CanPlace with no assumed evictions failed on nodes with `reason` (the
   // pending reason admission reports): the workload may be starving. Within one
@@ -131,6 +142,7 @@ class ReservationBook {
     int32_t priority = 0;
     Time since = 0;
     std::string key;
+    std::string why;  // which threshold it passed
   };
   // Starving workloads, best first.
   std::vector<Candidate> Candidates(const ReservationInputs& in);
@@ -141,6 +153,8 @@ class ReservationBook {
   void Refresh(const ReservationInputs& in);
 
   std::optional<double> after_;
+  bool sla_ = true;
+  std::optional<double> sla_default_;
   std::optional<Reservation> current_;
   std::map<std::string, Unplaceable> unplaceable_;
   std::map<std::string, Time> failed_at_;  // no reservation fit at this time: not retried then

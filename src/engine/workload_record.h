@@ -42,6 +42,16 @@ struct Eviction {
   std::string by;      // preemptor key; "" when none
 };
 
+// An elastic gang changed size while it ran (engine/elastic.cc).
+struct Resize {
+  Time time = 0;
+  std::string kind;    // "Grow" (capacity freed) | "Shrink" (gave pods to a preemptor)
+  std::string detail;  // Shrink: the preemption detail (InClusterQueue, VolcanoPreempt...)
+  std::string by;      // Shrink: the preemptor; "" when none
+  int32_t from = 0;    // pods before
+  int32_t to = 0;      // pods after
+};
+
 struct WorkloadRecord {
   model::Workload workload;
   Phase phase = Phase::kPending;
@@ -62,6 +72,7 @@ struct WorkloadRecord {
   admission::QueueInfo queue;
 
   std::vector<Eviction> evictions;
+  std::vector<Resize> resizes;  // elastic growth and shrinking, in time order
   int32_t failures = 0;         // failures counted against the lifecycle budget
   std::string failure_message;  // why it is Failed
 

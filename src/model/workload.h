@@ -72,6 +72,27 @@ struct WorkloadSimSpec {
   std::optional<double> checkpoint_interval;
 };
 
+// Volcano's task-topology annotations (volcano.sh/task-topology-affinity,
+// -anti-affinity, -task-order) on the job or its PodGroup, by task (pod set) name:
+// soft preferences the placement packs and spreads a gang's pods by.
+struct TaskTopology {
+  std::vector<std::vector<std::string>> affinity;       // groups packed together
+  std::vector<std::vector<std::string>> anti_affinity;  // groups kept apart
+  std::vector<std::string> task_order;                  // placed first to last
+};
+
+// Where a workload's elasticity comes from (workloads/elastic.h): it may run with
+// fewer pods than its counts, down to its pod sets' min_count, grow towards the
+// counts when capacity frees, and shrink towards the minimum instead of being
+// evicted when a preemptor needs part of it.
+enum class ElasticSource {
+  kNone,
+  kPyTorchElasticPolicy,  // PyTorchJob elasticPolicy.minReplicas below the workers
+  kVolcanoMinAvailable,   // Volcano Job (task) minAvailable below the replicas
+  kPodGroupMinMember,     // PodGroup minMember / Kubeflow schedulingPolicy.minAvailable
+  kKueueElasticJob,       // kueue.x-k8s.io/elastic-job: "true": resized by its owner
+};
+
 struct Workload {
   std::string key;  // "namespace/name" of the job
   ObjectMeta meta;  // the job's metadata (kind in meta.kind)
@@ -89,6 +110,10 @@ struct Workload {
   WorkloadSimSpec sim;
   std::string scheduler_name;
   RankSpec rank;
+  ElasticSource elastic = ElasticSource::kNone;
+  std::optional<TaskTopology> task_topology;  // Volcano task-topology plugin
+  // Volcano sla plugin: the job's sla-waiting-time annotation, in seconds.
+  std::optional<double> sla_waiting_seconds;
 
   int32_t TotalCount() const {
     int32_t n = 0;

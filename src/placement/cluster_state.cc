@@ -246,6 +246,32 @@ void IndexedClusterState::Unbind(const BoundPod& pod, const std::string& key) {
   if (it != pods_on_node_[i].end() && --it->second <= 0) pods_on_node_[i].erase(it);
 }
 
+Status IndexedClusterState::ReleaseAbove(const std::string& workload_key,
+                                         const std::vector<int32_t>& keep) {
+  auto it = bound_.find(workload_key);
+  if (it == bound_.end()) return NotFound(workload_key + " has no bound pods");
+  std::vector<BoundPod>& pods = it->second;
+  // Refund in reverse binding order, as Release does; keep the rest in order.
+  std::vector<bool> drop(pods.size(), false);
+  for (size_t k = pods.size(); k-- > 0;) {
+    const BoundPod& p = pods[k];
+    if (p.pod_set < 0 || static_cast<size_t>(p.pod_set) >= keep.size()) continue;
+    if (p.index < keep[p.pod_set]) continue;
+    Unbind(p, workload_key);
+    drop[k] = true;
+  }
+  std::vector<BoundPod> kept;
+  for (size_t k = 0; k < pods.size(); ++k) {
+    if (!drop[k]) kept.push_back(std::move(pods[k]));
+  }
+  if (kept.empty()) {
+    bound_.erase(it);
+  } else {
+    pods = std::move(kept);
+  }
+  return Status::Ok();
+}
+
 Status IndexedClusterState::Commit(const GangPlan& plan, const model::Workload& workload) {
   std::vector<PodShape> shapes;
   for (const auto& ps : workload.pod_sets) shapes.push_back(MakePodShape(ps));

@@ -40,6 +40,7 @@ class IndexedClusterState final : public ClusterState {
   ResourceList Free(NodeIndex i) const override;
   Status Commit(const GangPlan& plan, const model::Workload& workload) override;
   void Release(const std::string& workload_key) override;
+  Status ReleaseAbove(const std::string& workload_key, const std::vector<int32_t>& keep) override;
   void SetNodeReady(NodeIndex i, bool ready) override { ready_[i] = ready; }
   bool NodeReady(NodeIndex i) const override { return ready_[i]; }
   std::vector<std::string> WorkloadsOnNode(NodeIndex i) const override;

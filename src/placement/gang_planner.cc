@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <tuple>
@@ -10,6 +11,7 @@
 #include "placement/domain_search.h"
 #include "placement/node_fit.h"
 #include "placement/scorer_factory.h"
+#include "placement/task_topology.h"
 #include "placement/topology_domains.h"
 
 namespace muster::placement {
@@ -240,6 +242,7 @@ std::variant<PodList, PlacementFailure> PlanTas(Overlay& ov, const NodeSearch& s
 GangPlannerImpl::GangPlannerImpl(const model::SchedulerConfiguration& config,
                                  const PlannerOptions& options)
     : scorer_(MakeScorer(config, options)),
+      task_topology_weight_(config.volcano.task_topology ? config.volcano.task_topology_weight : 0),
       max_scored_nodes_(options.max_scored_nodes),
       random_tie_break_(options.random_tie_break),
       tie_break_seed_(options.tie_break_seed) {}
@@ -325,10 +328,95 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanHyperNodes(
                               (last.empty() ? "" : ": " + last)};
 }
 
+namespace {
+
+// Narrows the candidates of a pod set with the label index when it selects labels.
+const std::vector<int32_t>* NarrowBySelector(const IndexedClusterState& base,
+                                             const PodSetContext& ctx,
+                                             const std::vector<int32_t>* scope,
+                                             std::vector<int32_t>& narrowed) {
+  const std::vector<int32_t>* allowed = scope;
+  for (const auto& [k, v] : ctx.constraints.node_selector) {
+    const std::vector<int32_t>* with = base.NodesWithLabel(k, v);
+    if (allowed == nullptr || with->size() < allowed->size()) {
+      narrowed = allowed == nullptr ? *with : Intersect(*allowed, *with);
+      allowed = &narrowed;
+    } else {
+      narrowed = Intersect(*allowed, *with);
+      allowed = &narrowed;
+    }
+  }
+  return allowed;
+}
+
+}  // namespace
+
+std::optional<std::variant<GangPlan, PlacementFailure>> GangPlannerImpl::PlanTaskTopology(
+    Overlay& ov, const PlacementRequest& request, const std::vector<int32_t>* scope) const {
+  const IndexedClusterState& base = ov.Base();
+  const model::Workload& wl = *request.workload;
+  if (!wl.task_topology || task_topology_weight_ <= 0) return std::nullopt;
+  // Pod sets bound to one topology domain are placed by TAS, set by set.
+  for (const model::PodSet& ps : wl.pod_sets) {
+    if (ps.topology.mode == Mode::kRequired || ps.topology.mode == Mode::kPreferred) {
+      return std::nullopt;
+    }
+  }
+  const size_t n = wl.pod_sets.size();
+  std::vector<int32_t> counts(n);
+  std::vector<ResourceList> requests(n);
+  std::vector<PodSetContext> ctxs;
+  std::vector<std::vector<int32_t>> narrowed(n);
+  std::vector<const std::vector<int32_t>*> allowed(n);
+  for (size_t p = 0; p < n; ++p) {
+    counts[p] = p < request.counts.size() ? request.counts[p] : wl.pod_sets[p].count;
+    const PodSetConstraints* cons =
+        p < request.constraints.size() ? &request.constraints[p] : nullptr;
+    ctxs.push_back(
+        MakePodSetContext(wl.pod_sets[p], static_cast<int32_t>(p), cons, base.NodeCount()));
+    ExcludeNodes(ctxs.back(), request);
+    requests[p] = ScoringRequest(ctxs.back().shape);
+  }
+  for (size_t p = 0; p < n; ++p) allowed[p] = NarrowBySelector(base, ctxs[p], scope, narrowed[p]);
+  auto tt = TaskTopologyPlan::Make(wl, counts, requests, task_topology_weight_);
+  if (!tt) return std::nullopt;
+  Rng ties(tie_break_seed_ ^ HashKey(wl.key));
+  NodeSearch search(ov, *scorer_, max_scored_nodes_, random_tie_break_ ? &ties : nullptr);
+  std::vector<PodList> per_set(n);
+  for (size_t k = 0; k < tt->pods().size(); ++k) {
+    int32_t p = tt->pods()[k].pod_set;
+    PodSetContext& ctx = ctxs[p];
+    std::function<int64_t(NodeIndex)> bonus = [&](NodeIndex i) {
+      const NodeInfo& info = base.Info(i);
+      return tt->Bonus(k, i, ScoringAllocatable(info) - ScoringUsed(info, ov.Usage(i)));
+    };
+    ctx.bonus = &bonus;
+    auto pick = search.PickNode(ctx, allowed[p]);
+    ctx.bonus = nullptr;
+    if (!pick) {
+      return search.Diagnose(ctx, allowed[p], static_cast<int32_t>(per_set[p].size()), counts[p]);
+    }
+    NodeIndex node = pick->node;
+    per_set[p].push_back(Place(ov, ctx, node, std::move(pick->alloc)));
+    tt->Bound(k, node);
+  }
+  std::vector<std::string> levels;
+  if (!base.Topologies().empty()) levels = base.Topologies().front().levels;
+  int32_t topology = base.Topologies().empty() ? -1 : 0;
+  GangPlan plan;
+  plan.workload_key = wl.key;
+  for (PodList& pods : per_set) {
+    AssignRanks(PathSource{base, topology, levels}, pods);
+    plan.pods.insert(plan.pods.end(), pods.begin(), pods.end());
+  }
+  return plan;
+}
+
 std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
     Overlay& ov, const PlacementRequest& request, const std::vector<int32_t>* scope) const {
   const IndexedClusterState& base = ov.Base();
   const model::Workload& wl = *request.workload;
+  if (auto planned = PlanTaskTopology(ov, request, scope)) return std::move(*planned);
   // One stream per plan, keyed by the workload, so re-planning the same request
   // (trial overlays, victim search) breaks ties the same way.
   Rng ties(tie_break_seed_ ^ HashKey(wl.key));
@@ -344,19 +432,8 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
     const PodSetConstraints* cons = p < request.constraints.size() ? &request.constraints[p] : nullptr;
     PodSetContext ctx = MakePodSetContext(ps, static_cast<int32_t>(p), cons, base.NodeCount());
     ExcludeNodes(ctx, request);
-    // Narrow the candidates with the label index when the pod set selects labels.
     std::vector<int32_t> narrowed;
-    const std::vector<int32_t>* allowed = scope;
-    for (const auto& [k, v] : ctx.constraints.node_selector) {
-      const std::vector<int32_t>* with = base.NodesWithLabel(k, v);
-      if (allowed == nullptr || with->size() < allowed->size()) {
-        narrowed = allowed == nullptr ? *with : Intersect(*allowed, *with);
-        allowed = &narrowed;
-      } else {
-        narrowed = Intersect(*allowed, *with);
-        allowed = &narrowed;
-      }
-    }
+    const std::vector<int32_t>* allowed = NarrowBySelector(base, ctx, scope, narrowed);
     const auto& topo = ps.topology;
     bool tas = (topo.mode == Mode::kRequired || topo.mode == Mode::kPreferred) && !topo.level.empty();
     std::variant<PodList, PlacementFailure> r;

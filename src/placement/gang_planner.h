@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <variant>
 
 #include "model/config.h"
@@ -31,6 +32,10 @@ class GangPlannerImpl final : public GangPlanner {
   std::variant<GangPlan, PlacementFailure> PlanAssumingEvicted(
       const ClusterState& state, const PlacementRequest& request,
       const std::vector<std::string>& assume_evicted) const override;
+  std::variant<GangPlan, PlacementFailure> PlanAssumingShrunk(
+      const ClusterState& state, const PlacementRequest& request,
+      const std::vector<std::string>& assume_evicted,
+      const std::vector<std::pair<std::string, std::vector<int32_t>>>& shrunk) const override;
 
   // Plans on `overlay`, charging the planned pods there (callers copy it first when
   // they need the original back).
@@ -43,8 +48,13 @@ class GangPlannerImpl final : public GangPlanner {
                                                        const std::vector<int32_t>* scope) const;
   std::variant<GangPlan, PlacementFailure> PlanHyperNodes(Overlay& overlay,
                                                           const PlacementRequest& request) const;
+  // Volcano's task-topology plugin: pods in its order across pod sets, nodes scored
+  // by the policy plus the plugin (task_topology.h). nullopt: not for this request.
+  std::optional<std::variant<GangPlan, PlacementFailure>> PlanTaskTopology(
+      Overlay& overlay, const PlacementRequest& request, const std::vector<int32_t>* scope) const;
 
   std::unique_ptr<Scorer> scorer_;
+  int32_t task_topology_weight_ = 1;  // 0: the task-topology plugin is off
   int32_t max_scored_nodes_ = kMaxFeasibleNodes;
   bool random_tie_break_ = false;
   uint64_t tie_break_seed_ = 0;

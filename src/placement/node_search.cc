@@ -97,6 +97,7 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
         }
       }
     }
+    if (ctx.bonus != nullptr) score += (*ctx.bonus)(i);
     int32_t rank = info.name_rank;
     bool take;
     if (!best || score > best_score) {

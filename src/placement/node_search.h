@@ -4,6 +4,7 @@
 // touched), and static filter results are cached per pod set for the whole plan.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ struct PodSetContext {
   model::NodeAffinity affinity;
   std::vector<int8_t> verdicts;  // per node: -1 unknown, else FilterVerdict
   std::string excluded_why;      // how Diagnose names kExcluded nodes ("" = "excluded")
+  // Added to the scorer's score of a node for the next pod (Volcano's task-topology
+  // plugin, task_topology.h); null = nothing.
+  const std::function<int64_t(NodeIndex)>* bonus = nullptr;
 };
 
 // Marks the request's excluded nodes kExcluded in the pod set's verdict cache, so

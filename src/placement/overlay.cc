@@ -21,6 +21,16 @@ void Overlay::Evict(const std::string& workload_key) {
   }
 }
 
+void Overlay::EvictAbove(const std::string& workload_key, const std::vector<int32_t>& keep) {
+  const std::vector<BoundPod>* pods = base_->Bound(workload_key);
+  if (pods == nullptr) return;
+  for (auto p = pods->rbegin(); p != pods->rend(); ++p) {
+    if (p->pod_set < 0 || static_cast<size_t>(p->pod_set) >= keep.size()) continue;
+    if (p->index < keep[p->pod_set]) continue;
+    Refund(Mutable(p->node), p->shape, p->alloc, p->charges);
+  }
+}
+
 int64_t Overlay::DomainFreeGpus(int32_t domain) const {
   int64_t free = base_->DomainFreeGpus(domain);
   for (NodeIndex i : touched_) {

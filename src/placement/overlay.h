@@ -27,6 +27,8 @@ class Overlay {
 
   // Tentatively unbinds every pod of a bound workload.
   void Evict(const std::string& workload_key);
+  // Tentatively unbinds its pods whose index in pod set p is keep[p] or more.
+  void EvictAbove(const std::string& workload_key, const std::vector<int32_t>& keep);
   // Free whole GPUs of a domain, the overlay's changes included.
   int64_t DomainFreeGpus(int32_t domain) const;
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -86,6 +87,12 @@ class ClusterState {
   virtual Status Commit(const GangPlan& plan, const model::Workload& workload) = 0;
   // Unbinds every pod of the workload (finished, evicted, failed).
   virtual void Release(const std::string& workload_key) = 0;
+  // Added (elastic workloads): unbinds the workload's pods whose index in pod set p
+  // is keep[p] or more (pod sets beyond keep's end keep every pod); the rest stay.
+  virtual Status ReleaseAbove(const std::string& workload_key,
+                              const std::vector<int32_t>& /*keep*/) {
+    return FailedPrecondition("this cluster state cannot release part of " + workload_key);
+  }
   // Node lost / back. A lost node takes no pods; its bound pods are the caller's to release.
   virtual void SetNodeReady(NodeIndex i, bool ready) = 0;
   virtual bool NodeReady(NodeIndex i) const = 0;
@@ -127,6 +134,16 @@ class GangPlanner {
     if (assume_evicted.empty()) return Plan(state, request);
     return PlacementFailure{"Unschedulable",
                             "this planner cannot plan with workloads assumed gone"};
+  }
+
+  // Added (elastic victims): as PlanAssumingEvicted, with each workload of `shrunk`
+  // also keeping only its pods below the given count per pod set (as ReleaseAbove).
+  virtual std::variant<GangPlan, PlacementFailure> PlanAssumingShrunk(
+      const ClusterState& state, const PlacementRequest& request,
+      const std::vector<std::string>& assume_evicted,
+      const std::vector<std::pair<std::string, std::vector<int32_t>>>& shrunk) const {
+    if (shrunk.empty()) return PlanAssumingEvicted(state, request, assume_evicted);
+    return PlacementFailure{"Unschedulable", "this planner cannot plan with workloads shrunk"};
   }
 };
 

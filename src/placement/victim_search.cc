@@ -30,6 +30,20 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanAssumingEvicted(
   return PlanOn(ov, request);
 }
 
+std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanAssumingShrunk(
+    const ClusterState& state, const PlacementRequest& request,
+    const std::vector<std::string>& assume_evicted,
+    const std::vector<std::pair<std::string, std::vector<int32_t>>>& shrunk) const {
+  const auto* indexed = dynamic_cast<const IndexedClusterState*>(&state);
+  if (indexed == nullptr) {
+    return PlacementFailure{"Unschedulable", "cluster state was not built by BuildClusterState"};
+  }
+  Overlay ov(*indexed);
+  for (const auto& key : assume_evicted) ov.Evict(key);
+  for (const auto& [key, keep] : shrunk) ov.EvictAbove(key, keep);
+  return PlanOn(ov, request);
+}
+
 std::optional<std::vector<std::string>> GangPlannerImpl::FindVictims(
     const ClusterState& state, const PlacementRequest& request,
     const std::vector<std::string>& candidate_keys) const {

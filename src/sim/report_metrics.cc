@@ -98,6 +98,21 @@ void Simulator::NoteStart(const engine::WorkloadRecord& record, RunState& run, T
   }
 }
 
+void Simulator::NoteResize(const engine::WorkloadRecord& record, RunState& run) {
+  const auto& pod_sets = record.workload.pod_sets;
+  run.cpu_milli = 0;
+  for (const auto& p : record.plan.pods) {
+    if (p.pod_set < 0 || static_cast<size_t>(p.pod_set) >= pod_sets.size()) continue;
+    run.cpu_milli += pod_sets[p.pod_set].requests.Get(kCpu);
+  }
+  usage_.gpus += run.gpus;
+  usage_.cpu_milli += run.cpu_milli;
+  if (!run.queue.empty()) {
+    usage_.queue_gpus[run.queue] += run.gpus;
+    usage_.dirty_queues.insert(run.queue);
+  }
+}
+
 void Simulator::NoteStop(RunState& run, double elapsed) {
   run.cpu_milli_seconds_used += elapsed * static_cast<double>(run.cpu_milli);
   usage_.gpus -= run.gpus;
@@ -169,7 +184,7 @@ void Simulator::FillReportMetrics(SimulationResult& out) const {
     if (run == runs_.end()) continue;
     cpu_seconds += run->second.cpu_milli_seconds_used / 1000.0;
     if (r.phase == engine::Phase::kRunning) {
-      cpu_seconds += std::max(0.0, end_time_ - run->second.run_start) *
+      cpu_seconds += std::max(0.0, end_time_ - run->second.size_start) *
                      static_cast<double>(run->second.cpu_milli) / 1000.0;
     }
     int64_t pods = 0;

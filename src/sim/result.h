@@ -27,6 +27,16 @@ struct EvictionResult {
   std::string by;  // "" = null
 };
 
+// An elastic gang grew or shrank while it ran.
+struct ResizeResult {
+  Time time = 0;
+  std::string kind;    // Grow | Shrink
+  int32_t from = 0;    // pods before
+  int32_t pods = 0;    // pods after
+  std::string detail;  // Shrink: preemption detail; "" = null
+  std::string by;      // Shrink: the preemptor; "" = null
+};
+
 struct WorkloadResult {
   std::string name;  // "ns/name"
   std::string kind;
@@ -42,6 +52,7 @@ struct WorkloadResult {
       flavors;                  // podSet -> resource -> flavor
   std::vector<PodResult> pods;  // sorted by (pod_set, index)
   std::vector<EvictionResult> evictions;
+  std::vector<ResizeResult> resizes;  // elastic gangs only; after the contract's fields
   std::optional<std::string> pending_reason;
   double gpu_hours_lost = 0;  // work thrown away by evictions and failures
 };

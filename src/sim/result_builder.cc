@@ -48,6 +48,8 @@ WorkloadResult DescribeWorkload(const engine::Engine& engine, const engine::Work
     return a.pod_set != b.pod_set ? a.pod_set < b.pod_set : a.index < b.index;
   });
   for (const auto& e : r.evictions) w.evictions.push_back({e.time, e.reason, e.detail, e.by});
+  for (const auto& z : r.resizes)
+    w.resizes.push_back({z.time, z.kind, z.from, z.to, z.detail, z.by});
   if (r.phase != engine::Phase::kRunning && r.phase != engine::Phase::kSucceeded) {
     w.pending_reason = engine.PendingMessage(r.key());
   }
@@ -76,7 +78,7 @@ SimulationResult Simulator::BuildResult() const {
       w.gpu_hours_lost = run->second.gpu_seconds_lost / 3600.0;
       if (r.phase == engine::Phase::kRunning) {
         // The open run counts up to the end of the simulation.
-        gpu_seconds += std::max(0.0, end_time_ - run->second.run_start) *
+        gpu_seconds += std::max(0.0, end_time_ - run->second.size_start) *
                        static_cast<double>(run->second.gpus);
       }
     }

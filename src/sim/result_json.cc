@@ -65,6 +65,20 @@ Json WorkloadJson(const WorkloadResult& w) {
     evictions.push_back(std::move(ej));
   }
   j["evictions"] = std::move(evictions);
+  if (!w.resizes.empty()) {
+    Json resizes = Json::array();
+    for (const auto& z : w.resizes) {
+      Json zj = Json::object();
+      zj["time"] = Round(z.time);
+      zj["kind"] = z.kind;
+      zj["from"] = z.from;
+      zj["pods"] = z.pods;
+      zj["detail"] = z.detail.empty() ? Json(nullptr) : Json(z.detail);
+      zj["by"] = z.by.empty() ? Json(nullptr) : Json(z.by);
+      resizes.push_back(std::move(zj));
+    }
+    j["resizes"] = std::move(resizes);
+  }
   j["pendingReason"] = String(w.pending_reason);
   return j;
 }

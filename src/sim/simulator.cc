@@ -128,6 +128,7 @@ void Simulator::Started(const engine::WorkloadRecord& record, Time now) {
   RunState& run = runs_[record.key()];
   run.generation++;
   run.run_start = now;
+  run.size_start = now;
   run.gpus = engine::PlacedGpus(record);
   run.notice_checkpoint.reset();
   NoteStart(record, run, now);
@@ -141,9 +142,10 @@ void Simulator::Stopped(const engine::WorkloadRecord& record, Time now, engine::
   RunState& run = runs_[record.key()];
   run.generation++;
   double elapsed = std::max(0.0, now - run.run_start);
+  double sized = std::max(0.0, now - run.size_start);  // at the current size
   auto gpus = static_cast<double>(run.gpus);
-  run.gpu_seconds_used += elapsed * gpus;
-  NoteStop(run, elapsed);
+  run.gpu_seconds_used += sized * gpus;
+  NoteStop(run, sized);
   if (cause == engine::StopCause::kSucceeded) {
     run.remaining = 0;
   } else {
@@ -160,6 +162,18 @@ void Simulator::Stopped(const engine::WorkloadRecord& record, Time now, engine::
   }
   run.gpus = 0;
   run.notice_checkpoint.reset();
+}
+
+void Simulator::Resized(const engine::WorkloadRecord& record,
+                        const std::vector<placement::PodPlacement>& /*added*/,
+                        const std::vector<placement::PodPlacement>& /*removed*/, Time now) {
+  RunState& run = runs_[record.key()];
+  double sized = std::max(0.0, now - run.size_start);
+  run.gpu_seconds_used += sized * static_cast<double>(run.gpus);
+  NoteStop(run, sized);  // the old size leaves the usage series...
+  run.size_start = now;
+  run.gpus = engine::PlacedGpus(record);
+  NoteResize(record, run);  // ...and the new one enters it
 }
 
 Result<SimulationResult> Simulate(const model::ManifestSet& manifests, const SimOptions& options) {

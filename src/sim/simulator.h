@@ -53,6 +53,11 @@ class Simulator : public engine::Executor {
   // engine::Executor
   void Started(const engine::WorkloadRecord& record, Time now) override;
   void Stopped(const engine::WorkloadRecord& record, Time now, engine::StopCause cause) override;
+  // An elastic gang grew or shrank: its work (duration) is unchanged; usage
+  // accounting switches to the new size from `now`.
+  void Resized(const engine::WorkloadRecord& record,
+               const std::vector<placement::PodPlacement>& added,
+               const std::vector<placement::PodPlacement>& removed, Time now) override;
 
  private:
   // What the simulator tracks per workload beyond the engine's record.
@@ -60,6 +65,7 @@ class Simulator : public engine::Executor {
     std::optional<double> remaining;  // work left; nullopt = runs until the end
     uint64_t generation = 0;          // bumps on every start and stop
     Time run_start = 0;
+    Time size_start = 0;                    // the current run's size holds since then
     int64_t gpus = 0;                       // GPUs held by the current run
     std::optional<Time> notice_checkpoint;  // checkpoint taken at a spot notice
     double gpu_seconds_used = 0;            // closed runs
@@ -91,6 +97,7 @@ class Simulator : public engine::Executor {
   // Usage bookkeeping for a run that starts or stops (report_metrics.cc).
   void NoteStart(const engine::WorkloadRecord& record, RunState& run, Time now);
   void NoteStop(RunState& run, double elapsed);
+  void NoteResize(const engine::WorkloadRecord& record, RunState& run);
   void SampleUsage(Time t);
   // Free GPUs on ready nodes that cannot fit the smallest waiting GPU pod shape.
   int64_t FragmentedGpus() const;

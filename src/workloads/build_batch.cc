@@ -38,6 +38,7 @@ Result<model::Workload> BuildBatchJob(const model::BatchJob& job, PriorityRefs* 
   w.scheduler_name = spec.tmpl.spec.scheduler_name;
   w.pod_sets.push_back(std::move(*main));
   w.min_available = SumMinCounts(w.pod_sets);
+  if (IsElasticJob(job.meta)) w.elastic = model::ElasticSource::kKueueElasticJob;
   // The Job controller replaces failed pods (restartPolicy Never) or the kubelet
   // restarts them (OnFailure) until backoffLimit failures: both are retries.
   w.lifecycle.max_restarts = spec.backoff_limit;

@@ -27,6 +27,18 @@ void DistributeMinCount(int32_t total, std::vector<model::PodSet>* pod_sets);
 // Sum of pod-set minimums: the gang size when nothing overrides it.
 int32_t SumMinCounts(const std::vector<model::PodSet>& pod_sets);
 
+// The PodGroup of the job: named by scheduling.k8s.io/group-name on the job or its
+// first template, else the one with the job's name; null when none.
+const model::PodGroup* FindPodGroup(const model::ManifestSet& manifests,
+                                    const model::Workload& workload);
+// Volcano's task-topology annotations of the job and its PodGroup (task_topology.cc).
+void ApplyTaskTopology(const model::ManifestSet& manifests, model::Workload* workload);
+// Volcano's sla-waiting-time annotation of the job and its PodGroup (sla.cc).
+void ApplySla(const model::ManifestSet& manifests, model::Workload* workload);
+
+// kueue.x-k8s.io/elastic-job: "true" on the job (Kueue's ElasticJobsViaWorkloadSlices).
+bool IsElasticJob(const model::ObjectMeta& meta);
+
 // Job-level priority class names, by precedence (empty = not given).
 struct PriorityRefs {
   std::string workload_priority_class;  // label kueue.x-k8s.io/priority-class

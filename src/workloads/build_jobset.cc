@@ -37,6 +37,7 @@ Result<model::Workload> BuildJobSet(const model::JobSet& job, PriorityRefs* refs
   }
   // JobSet has no partial start: every pod of every child Job.
   w.min_available = SumMinCounts(w.pod_sets);
+  if (IsElasticJob(job.meta)) w.elastic = model::ElasticSource::kKueueElasticJob;
   w.lifecycle.max_restarts = job.failure_policy.max_restarts;
   w.lifecycle.restart_on_failure = job.failure_policy.max_restarts > 0;
   return w;

@@ -82,6 +82,9 @@ Status ApplyMinimums(const model::KubeflowJob& job, model::Workload* w) {
                         "must be 0 or more");
     }
     DistributeMinCount(*policy->min_available, &w->pod_sets);
+    // The operator writes it into the PodGroup's minMember: Volcano starts the job
+    // with that many pods and schedules the rest as they fit.
+    w->elastic = model::ElasticSource::kPodGroupMinMember;
   } else if (job.elastic_policy && job.elastic_policy->min_replicas) {
     int32_t min_replicas = *job.elastic_policy->min_replicas;
     if (min_replicas < 0) {
@@ -90,6 +93,8 @@ Status ApplyMinimums(const model::KubeflowJob& job, model::Workload* w) {
     for (model::PodSet& ps : w->pod_sets) {
       if (ps.name == "worker") ps.min_count = std::min(ps.count, min_replicas);
     }
+    // torch elastic: workers beyond minReplicas join the rendezvous as they start.
+    w->elastic = model::ElasticSource::kPyTorchElasticPolicy;
   }
   w->min_available = SumMinCounts(w->pod_sets);
   return Status::Ok();

@@ -19,7 +19,8 @@ bool Restarts(const std::vector<model::LifecyclePolicy>& policies) {
 
 // Gang minimums as Volcano's admission webhook and job controller set them: a task's
 // minAvailable defaults to its replicas and the job's to the sum of the tasks'. A job
-// minAvailable below that sum is spread over the tasks that gave none of their own.
+// minAvailable below that sum overrides the tasks' (the scheduler then checks the job's
+// alone); above it, the rest is spread over the tasks that gave none of their own.
 Status ApplyMinimums(const model::VolcanoJob& job, model::Workload* w) {
   int32_t explicit_sum = 0;
   std::vector<model::PodSet> open_tasks;
@@ -43,6 +44,7 @@ Status ApplyMinimums(const model::VolcanoJob& job, model::Workload* w) {
   int32_t total = w->TotalCount();
   if (!job.min_available) {
     w->min_available = SumMinCounts(w->pod_sets);
+    if (w->min_available < total) w->elastic = model::ElasticSource::kVolcanoMinAvailable;
     return Status::Ok();
   }
   if (*job.min_available < 0 || *job.min_available > total) {
@@ -51,11 +53,20 @@ Status ApplyMinimums(const model::VolcanoJob& job, model::Workload* w) {
                           " must be from 0 to the total replicas of all tasks (" +
                           std::to_string(total) + ")");
   }
-  DistributeMinCount(*job.min_available - explicit_sum, &open_tasks);
-  for (size_t k = 0; k < open_index.size(); ++k) {
-    w->pod_sets[open_index[k]].min_count = open_tasks[k].min_count;
+  if (*job.min_available < explicit_sum) {
+    // Below the tasks' own minimums Volcano checks the job's alone (JobInfo's
+    // CheckTaskReady skips the per-task check when MinAvailable < the tasks' total):
+    // any minAvailable pods make the gang; they are counted from the first task on.
+    DistributeMinCount(*job.min_available, &w->pod_sets);
+  } else {
+    DistributeMinCount(*job.min_available - explicit_sum, &open_tasks);
+    for (size_t k = 0; k < open_index.size(); ++k) {
+      w->pod_sets[open_index[k]].min_count = open_tasks[k].min_count;
+    }
   }
   w->min_available = *job.min_available;
+  // Volcano binds the job once minAvailable pods fit and the rest as they fit later.
+  if (SumMinCounts(w->pod_sets) < total) w->elastic = model::ElasticSource::kVolcanoMinAvailable;
   return Status::Ok();
 }
 

@@ -32,6 +32,8 @@ Result<model::Workload> BuildWorkload(const model::JobObject& job,
 
   internal::ResolveQueues(&w);
   std::string group_class = internal::ApplyPodGroup(manifests, &w);
+  internal::ApplyTaskTopology(manifests, &w);
+  internal::ApplySla(manifests, &w);
   if (refs.spec_class.empty() && !group_class.empty()) {
     refs.spec_class = group_class;
     refs.spec_field = "PodGroup spec.priorityClassName";

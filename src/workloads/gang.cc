@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "workloads/build_internal.h"
+#include "workloads/elastic.h"
 #include "workloads/keys.h"
 
 namespace muster::workloads::internal {
@@ -14,13 +15,16 @@ void DistributeMinCount(int32_t total, std::vector<model::PodSet>* pod_sets) {
   }
 }
 
+bool IsElasticJob(const model::ObjectMeta& meta) {
+  auto it = meta.annotations.find(std::string(kElasticJobAnnotation));
+  return it != meta.annotations.end() && it->second == "true";
+}
+
 int32_t SumMinCounts(const std::vector<model::PodSet>& pod_sets) {
   int32_t n = 0;
   for (const model::PodSet& ps : pod_sets) n += ps.min_count;
   return n;
 }
-
-namespace {
 
 // The PodGroup a job's pods belong to: the one named by the annotation (on the job or
 // its first template), else the one with the job's name, as the Volcano and
@@ -43,8 +47,6 @@ const model::PodGroup* FindPodGroup(const model::ManifestSet& manifests,
   return nullptr;
 }
 
-}  // namespace
-
 std::string ApplyPodGroup(const model::ManifestSet& manifests, model::Workload* workload) {
   const model::PodGroup* pg = FindPodGroup(manifests, *workload);
   if (pg == nullptr) return "";
@@ -61,6 +63,13 @@ std::string ApplyPodGroup(const model::ManifestSet& manifests, model::Workload* 
   // minimums consistent with it so that they never demand more than minMember.
   if (!per_task) DistributeMinCount(min_member, &workload->pod_sets);
   workload->min_available = min_member;
+  // Volcano schedules the group's pods beyond its minimums as they fit; a PyTorch
+  // elastic job keeps its own source (its minReplicas is the group's minMember).
+  if (workload->elastic != model::ElasticSource::kPyTorchElasticPolicy) {
+    workload->elastic = SumMinCounts(workload->pod_sets) < workload->TotalCount()
+                            ? model::ElasticSource::kPodGroupMinMember
+                            : model::ElasticSource::kNone;
+  }
 
   if (workload->volcano_queue.empty() && workload->local_queue.empty()) {
     workload->volcano_queue = pg->queue;

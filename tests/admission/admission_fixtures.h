@@ -95,6 +95,7 @@ inline model::Node GpuNode(const std::string& name, const std::string& gpus) {
 // A workload "ns/name" with one pod set (or more via AddPodSet).
 struct W {
   model::Workload wl;
+  explicit W(model::Workload w) : wl(std::move(w)) {}
   W(const std::string& key, const std::string& local_queue) {
     wl.key = key;
     auto slash = key.find('/');
@@ -172,9 +173,29 @@ class FakeOracle : public PlacementOracle {
   }
   void Commit(const model::Workload& wl, const Assignment& a) override {
     used_[wl.key] = Total(wl, a);
+    workloads_[wl.key] = wl;
     committed.push_back(wl.key);
   }
   void Release(const std::string& key) { used_.erase(key); }
+  // Elastic victims: what the workload holds with `counts` pods per pod set.
+  Check CanPlaceShrinking(
+      const model::Workload& wl, const Assignment& a, const std::vector<std::string>& evicted,
+      const std::vector<std::pair<std::string, std::vector<int32_t>>>& shrink_to) override {
+    std::map<std::string, ResourceList> saved = used_;
+    for (const auto& [key, counts] : shrink_to) Resize(key, counts);
+    bool fits = Fits(wl, a, evicted);
+    used_ = std::move(saved);
+    return {fits, fits ? "" : "InsufficientResources", fits ? "" : "insufficient nodes"};
+  }
+  void Resize(const std::string& key, const std::vector<int32_t>& counts) {
+    auto it = workloads_.find(key);
+    if (it == workloads_.end()) return;
+    Assignment a;
+    for (size_t i = 0; i < it->second.pod_sets.size(); ++i) {
+      a.pod_sets.push_back({it->second.pod_sets[i].name, i < counts.size() ? counts[i] : 0, {}});
+    }
+    used_[key] = Total(it->second, a);
+  }
 
   int can_place_calls = 0;
   std::vector<std::string> committed;
@@ -201,6 +222,7 @@ class FakeOracle : public PlacementOracle {
   }
   std::optional<ResourceList> capacity_;
   std::map<std::string, ResourceList> used_;
+  std::map<std::string, model::Workload> workloads_;
 };
 
 // Plays the engine: applies decisions (evicts victims, requeues them) and runs
@@ -211,6 +233,7 @@ struct Harness {
   std::vector<Decision> log;
   // key -> eviction details "detail by preemptor"
   std::map<std::string, std::vector<std::string>> evictions;
+  std::map<std::string, std::vector<std::string>> shrinks;  // elastic victims, same form
   std::set<std::string> running;
   std::function<void()> before_cycle;  // runs before every RunCycle when set
 
@@ -241,6 +264,19 @@ struct Harness {
           moved = true;
         } else if (d.kind == Decision::Kind::kPreempt) {
           for (const Victim& v : d.victims) {
+            if (!v.shrink_to.empty()) {  // an elastic victim gives up pods
+              shrinks[v.workload_key].push_back(v.detail + " by " + d.workload_key);
+              const Decision* admitted = LastAdmit(v.workload_key);
+              if (admitted != nullptr) {
+                Assignment a = admitted->assignment;
+                for (size_t i = 0; i < a.pod_sets.size() && i < v.shrink_to.size(); ++i) {
+                  a.pod_sets[i].count = v.shrink_to[i];
+                }
+                EXPECT_TRUE(admitter->Resize(v.workload_key, a).ok());
+              }
+              oracle.Resize(v.workload_key, v.shrink_to);
+              continue;
+            }
             evictions[v.workload_key].push_back(v.detail + " by " + d.workload_key);
             oracle.Release(v.workload_key);
             running.erase(v.workload_key);

@@ -37,6 +37,12 @@ class RecordingExecutor : public Executor {
     events.push_back(std::string(what) + " " + r.key() + " @" +
                      std::to_string(static_cast<int>(now)));
   }
+  // Elastic gangs: "resize ml/a +4 -0 @600".
+  void Resized(const WorkloadRecord& r, const std::vector<placement::PodPlacement>& added,
+               const std::vector<placement::PodPlacement>& removed, Time now) override {
+    events.push_back("resize " + r.key() + " +" + std::to_string(added.size()) + " -" +
+                     std::to_string(removed.size()) + " @" + std::to_string(static_cast<int>(now)));
+  }
   std::vector<std::string> events;
 };
 
