@@ -58,7 +58,9 @@ echo "== deploy/ manifests (kustomize render, structural CRDs, RBAC, webhook wir
 bash tests/kube/deploy_test.sh
 
 echo "== conformance"
-python3 "$shared/conformance/check.py" --muster build/muster "$shared/conformance/cases"
+# The shared cases and the repository's own (tests/conformance/cases, same format).
+timeout 900 python3 "$shared/conformance/check.py" --muster build/muster "$shared/conformance/cases" \
+  tests/conformance/cases
 
 if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
   echo "== sanitizer build (ASan + UBSan)"

@@ -1,4 +1,5 @@
-// Same engine, same answers: every conformance case (../shared/conformance/cases) is
+// Same engine, same answers: every conformance case (../shared/conformance/cases and
+// the repository's tests/conformance/cases) is
 // fed through the fake API server to muster kube's controller, and its first decisions
 // — which workloads are admitted, to which ClusterQueue and flavors, and the node of
 // every pod — must equal what `muster simulate` decides at time 0 for the same
@@ -6,6 +7,7 @@
 // are left out on both sides: in a cluster they would arrive in wall-clock time.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -109,9 +111,17 @@ std::map<std::string, Decision> Simulated(const std::vector<json>& objects) {
 
 class KubeConformanceTest : public ::testing::TestWithParam<std::string> {};
 
+// Where a case lives: "<dir>/<case>" names one of the case directories below.
+fs::path CaseInput(const std::string& param) {
+  std::string dir = param.substr(0, param.find('/'));
+  std::string name = param.substr(param.find('/') + 1);
+  fs::path root = dir == "repo" ? fs::path(MUSTER_SOURCE_DIR) / "tests" / "conformance" / "cases"
+                                : fs::path(MUSTER_SHARED_DIR) / "conformance" / "cases";
+  return root / name / "input";
+}
+
 TEST_P(KubeConformanceTest, FirstDecisionsEqualTheSimulation) {
-  const fs::path input =
-      fs::path(MUSTER_SHARED_DIR) / "conformance" / "cases" / GetParam() / "input";
+  const fs::path input = CaseInput(GetParam());
   if (!fs::exists(input)) GTEST_SKIP() << input << " not found";
   std::vector<json> objects = CaseObjects(input);
   std::map<std::string, Decision> want = Simulated(objects);
@@ -200,9 +210,16 @@ TEST_P(KubeConformanceTest, FirstDecisionsEqualTheSimulation) {
 
 std::vector<std::string> Cases() {
   std::vector<std::string> out;
-  const fs::path dir = fs::path(MUSTER_SHARED_DIR) / "conformance" / "cases";
-  if (!fs::exists(dir)) return {"missing"};
-  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path().filename().string());
+  for (const auto& [prefix, dir] :
+       {std::pair<std::string, fs::path>{"shared",
+                                         fs::path(MUSTER_SHARED_DIR) / "conformance" / "cases"},
+        {"repo", fs::path(MUSTER_SOURCE_DIR) / "tests" / "conformance" / "cases"}}) {
+    if (!fs::exists(dir)) continue;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      out.push_back(prefix + "/" + e.path().filename().string());
+    }
+  }
+  if (out.empty()) return {"shared/missing"};
   std::sort(out.begin(), out.end());
   return out;
 }
