@@ -10,6 +10,7 @@
 #include "api/decode.h"
 #include "cli/commands.h"
 #include "core/resource_list.h"
+#include "workloads/elastic.h"
 #include "workloads/workloads.h"
 
 namespace muster::cli {
@@ -76,6 +77,29 @@ void PrintJobs(const std::vector<model::Workload>& workloads) {
     std::string queue = !w.local_queue.empty()     ? "kueue:" + w.local_queue
                         : !w.volcano_queue.empty() ? "volcano:" + w.volcano_queue
                                                    : "none";
+    // Elastic between its minimum and full size where its own queue lets it be.
+    if (workloads::IsElastic(w, !w.local_queue.empty())) {
+      std::vector<int32_t> lo = workloads::MinCounts(w);
+      int32_t min = 0;
+      for (int32_t c : lo) min += c;
+      std::printf("    elastic %d..%d pods (%s)\n", min, w.TotalCount(),
+                  std::string(workloads::ElasticSourceName(w.elastic)).c_str());
+    }
+    if (w.task_topology) {
+      auto groups = [](const std::vector<std::vector<std::string>>& gs) {
+        std::string out;
+        for (const auto& g : gs) {
+          std::string one;
+          for (const auto& t : g) one += (one.empty() ? "" : ",") + t;
+          out += (out.empty() ? "" : ";") + one;
+        }
+        return out.empty() ? std::string("-") : out;
+      };
+      std::printf("    task-topology affinity=%s anti-affinity=%s\n",
+                  groups(w.task_topology->affinity).c_str(),
+                  groups(w.task_topology->anti_affinity).c_str());
+    }
+    if (w.sla_waiting_seconds) std::printf("    sla-waiting-time %gs\n", *w.sla_waiting_seconds);
     std::printf("  %-28s %-11s queue=%-18s priority=%d gang=%d/%d\n", w.key.c_str(),
                 w.meta.kind.c_str(), queue.c_str(), w.priority, w.min_available,
                 w.TotalCount());
@@ -84,6 +108,40 @@ void PrintJobs(const std::vector<model::Workload>& workloads) {
                   ps.requests.ToString().c_str());
     }
   }
+}
+
+// Volcano PodGroups and the job that uses each; one no job of the input uses is a
+// standalone gang (its pods are created by someone else) and is listed as such.
+void PrintPodGroups(const model::ManifestSet& m, const std::vector<model::Workload>& workloads) {
+  if (m.pod_groups.empty()) return;
+  std::printf("\nPodGroups (%zu):\n", m.pod_groups.size());
+  for (const auto& pg : m.pod_groups) {
+    std::string user;
+    for (const auto& w : workloads) {
+      if (w.meta.namespace_ != pg.meta.namespace_) continue;
+      auto it = w.meta.annotations.find("scheduling.k8s.io/group-name");
+      std::string group = it != w.meta.annotations.end() ? it->second : w.meta.name;
+      if (group == pg.meta.name) user = w.key;
+    }
+    std::printf(
+        "  %-28s minMember=%d queue=%s %s\n", pg.meta.Key().c_str(), pg.min_member,
+        pg.queue.c_str(),
+        user.empty() ? "standalone: no job of the input uses it" : ("gang of " + user).c_str());
+  }
+}
+
+void PrintConfiguration(const model::ManifestSet& m) {
+  if (!m.scheduler_config) return;
+  const model::SchedulerConfiguration& c = *m.scheduler_config;
+  static const char* const kPolicies[] = {"Binpack", "Spread", "GpuPacking", "BestFit", "FGD"};
+  std::printf(
+      "\nScheduler configuration%s: scoringPolicy=%s volcano: preempt=%s reclaim=%s "
+      "drf=%s sla=%s task-topology=%s (weight %d)\n",
+      c.mapped_from.empty() ? "" : (" (from " + c.mapped_from + ")").c_str(),
+      kPolicies[static_cast<int>(c.scoring)], c.volcano.preempt ? "on" : "off",
+      c.volcano.reclaim ? "on" : "off", c.volcano.drf_job_order ? "on" : "off",
+      c.volcano.sla ? "on" : "off", c.volcano.task_topology ? "on" : "off",
+      c.volcano.task_topology_weight);
 }
 
 }  // namespace
@@ -109,6 +167,8 @@ void RegisterSummaryCommand(CLI::App& app, int& exit_code) {
     PrintCluster(decoded.manifests);
     PrintQueues(decoded.manifests);
     PrintJobs(*workloads);
+    PrintPodGroups(decoded.manifests, *workloads);
+    PrintConfiguration(decoded.manifests);
     exit_code = 0;
   });
 }
