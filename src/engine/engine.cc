@@ -360,7 +360,7 @@ bool Engine::ApplyPreempt(const admission::Decision& d) {
       continue;
     }
     Eviction why{Now(), kReasonPreempted, victim.detail, d.workload_key};
-    if (!victim.shrink_to.empty() && v->phase == Phase::kRunning && v->bound) {
+    if (!victim.shrink_to.empty() && v->phase == Phase::kRunning && v->bound && CanResize()) {
       ShrinkGang(*v, victim.shrink_to, why);  // elastic: gives up pods above its minimum
     } else {
       EvictAndRequeue(*v, std::move(why));

@@ -164,8 +164,10 @@ class Engine {
   void ReleaseUntaken();
 
   // ---- Elastic gangs (elastic.cc) ----
-  // Whether the running workload may change size (workloads::IsElastic in its queue).
+  // Whether the running workload may change size (workloads::IsElastic in its queue)
+  // and the executor can start and stop pods of a running gang.
   bool IsElastic(const WorkloadRecord& record) const;
+  bool CanResize() const { return executor_ == nullptr || executor_->SupportsResize(); }
   // Running elastic gangs below their counts take what admission left at this
   // instant, in queue order (priority, then the longest running). True if one grew.
   bool GrowElastic();

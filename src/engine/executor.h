@@ -30,6 +30,10 @@ class Executor {
   virtual void Resized(const WorkloadRecord& /*record*/,
                        const std::vector<placement::PodPlacement>& /*added*/,
                        const std::vector<placement::PodPlacement>& /*removed*/, Time /*now*/) {}
+  // Whether Resized starts and stops pods of a running gang. An executor that
+  // cannot (yet) never sees a gang change size: elastic gangs still start with what
+  // fits, but do not grow, and a preemptor evicts them whole.
+  virtual bool SupportsResize() const { return false; }
 };
 
 }  // namespace muster::engine

@@ -58,6 +58,7 @@ class Simulator : public engine::Executor {
   void Resized(const engine::WorkloadRecord& record,
                const std::vector<placement::PodPlacement>& added,
                const std::vector<placement::PodPlacement>& removed, Time now) override;
+  bool SupportsResize() const override { return true; }
 
  private:
   // What the simulator tracks per workload beyond the engine's record.

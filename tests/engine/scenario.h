@@ -43,6 +43,7 @@ class RecordingExecutor : public Executor {
     events.push_back("resize " + r.key() + " +" + std::to_string(added.size()) + " -" +
                      std::to_string(removed.size()) + " @" + std::to_string(static_cast<int>(now)));
   }
+  bool SupportsResize() const override { return true; }
   std::vector<std::string> events;
 };
 
