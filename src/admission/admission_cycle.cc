@@ -130,16 +130,7 @@ AssignOptions AdmitterImpl::AssignOptionsFor(const WorkloadState& ws) const {
     std::vector<PreemptionCandidate> admitted;
     for (int32_t c : root->second) {
       for (const std::string& key : cq_admitted_[c]) {
-        const WorkloadState& other = workloads_.at(key);
-        PreemptionCandidate pc;
-        pc.key = other.wl.key;
-        pc.cq = c;
-        pc.priority = other.wl.priority;
-        pc.created = other.qkey.created;
-        pc.order = other.qkey.order;
-        pc.admit_seq = other.admit_seq;
-        pc.usage = &other.usage;
-        admitted.push_back(pc);
+        admitted.push_back(AsCandidate(workloads_.at(key), c));
       }
     }
     IncomingWorkload in;

@@ -139,6 +139,8 @@ class AdmitterImpl : public Admitter {
   void UnparkAfterRelease(const WorkloadState& ws);
   void UnparkQueue(Route route, int32_t queue);
   const std::vector<PreemptionCandidate>& AdmittedInTree(int32_t cq, Cycle& cycle);
+  // An admitted workload of ClusterQueue `cq` as a preemption candidate.
+  static PreemptionCandidate AsCandidate(const WorkloadState& ws, int32_t cq);
   NodeId RootOf(int32_t cq) const { return cq_root_[cq]; }
   void BumpGeneration(int32_t cq) { root_gen_[cq_root_[cq]] = ++generation_; }
   int64_t VolcanoShare(const ResourceList& request) const;  // ppm, Volcano drf

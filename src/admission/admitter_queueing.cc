@@ -260,19 +260,22 @@ const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInTree(int32_t cq,
     for (const std::string& key : cq_admitted_[c]) {
       // Victims chosen this cycle stay: a workload needing them is skipped (overlap).
       if (cycle.admitted.count(key) || draining_.count(key)) continue;
-      const WorkloadState& ws = workloads_.at(key);
-      PreemptionCandidate pc;
-      pc.key = ws.wl.key;  // lives as long as the workload state
-      pc.cq = c;
-      pc.priority = ws.wl.priority;
-      pc.created = ws.qkey.created;
-      pc.order = ws.qkey.order;
-      pc.admit_seq = ws.admit_seq;
-      pc.usage = &ws.usage;
-      out.push_back(pc);
+      out.push_back(AsCandidate(workloads_.at(key), c));
     }
   }
   return out;
+}
+
+PreemptionCandidate AdmitterImpl::AsCandidate(const WorkloadState& ws, int32_t cq) {
+  PreemptionCandidate pc;
+  pc.key = ws.wl.key;  // lives as long as the workload state
+  pc.cq = cq;
+  pc.priority = ws.wl.priority;
+  pc.created = ws.qkey.created;
+  pc.order = ws.qkey.order;
+  pc.admit_seq = ws.admit_seq;
+  pc.usage = &ws.usage;
+  return pc;
 }
 
 // Volcano drf: the job's dominant share, max over resources of its request over the

@@ -58,6 +58,10 @@ void DecodeKueueConfiguration(const YamlValue& root, model::ObjectMeta meta, Dec
 void DecodeSchedulerConfiguration(const YamlValue& root, model::ObjectMeta meta,
                                   DecodeResult& out);
 
+// A duration that must be above zero (sla-waiting-time): read into `out` when set
+// and valid, else reported.
+void ReadPositiveDuration(const YamlValue& v, std::optional<double>& out);
+
 // Volcano's scheduler configuration (decode_volcano_scheduler.cc): the raw
 // volcano-scheduler.conf document, or Volcano's ConfigMap holding it under this key.
 // Both are mapped onto muster's SchedulerConfiguration.

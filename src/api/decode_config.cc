@@ -43,6 +43,17 @@ model::WaitForPodsReadyConfig DecodeWaitForPodsReady(const YamlValue& v) {
 
 }  // namespace
 
+void ReadPositiveDuration(const YamlValue& v, std::optional<double>& out) {
+  if (!v.IsSet()) return;
+  auto d = v.Duration();
+  if (!d) return;
+  if (*d <= 0) {
+    v.Error("must be a positive duration");
+  } else {
+    out = *d;
+  }
+}
+
 void DecodeKueueConfiguration(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
   model::KueueConfiguration cfg;
   cfg.fair_sharing = DecodeFairSharingConfig(root.Get("fairSharing"));
@@ -84,15 +95,7 @@ void DecodeSchedulerConfiguration(const YamlValue& root, model::ObjectMeta meta,
   if (auto w = vol.Get("taskTopologyWeight").Int(0, 1000000)) {
     cfg.volcano.task_topology_weight = static_cast<int32_t>(*w);
   }
-  if (vol.Get("slaWaitingTime").IsSet()) {
-    if (auto d = vol.Get("slaWaitingTime").Duration()) {
-      if (*d <= 0) {
-        vol.Get("slaWaitingTime").Error("must be a positive duration");
-      } else {
-        cfg.volcano.sla_waiting_seconds = *d;
-      }
-    }
-  }
+  ReadPositiveDuration(vol.Get("slaWaitingTime"), cfg.volcano.sla_waiting_seconds);
   if (out.manifests.scheduler_config) {
     root.Get("kind").Error("a second SchedulerConfiguration; the first is at " +
                            out.manifests.scheduler_config->meta.source.file + ":" +

@@ -13,26 +13,15 @@
 #include <vector>
 
 #include "api/decode_common.h"
+#include "core/text.h"
 
 namespace muster::api::internal {
 namespace {
 
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
-
 std::vector<std::string> SplitList(std::string_view s) {
   std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string_view::npos) comma = s.size();
-    std::string item = Trim(s.substr(start, comma - start));
+  for (std::string& item : SplitTrimmed(s, ',')) {
     if (!item.empty()) out.push_back(std::move(item));
-    start = comma + 1;
   }
   return out;
 }
@@ -191,15 +180,7 @@ void MapPlugin(const YamlValue& plugin, const std::string& name, model::Schedule
   ArgSet used;
   if (name == "sla") {
     used.insert("sla-waiting-time");
-    if (args.Get("sla-waiting-time").IsSet()) {
-      if (auto d = args.Get("sla-waiting-time").Duration()) {
-        if (*d <= 0) {
-          args.Get("sla-waiting-time").Error("must be a positive duration");
-        } else {
-          cfg.volcano.sla_waiting_seconds = *d;
-        }
-      }
-    }
+    ReadPositiveDuration(args.Get("sla-waiting-time"), cfg.volcano.sla_waiting_seconds);
   } else if (name == "task-topology") {
     used.insert("task-topology.weight");
     if (auto w = args.Get("task-topology.weight").Int(0, 1000000)) {

@@ -4,6 +4,13 @@
 #include <set>
 
 namespace muster::engine {
+namespace {
+
+admission::PlacementOracle::Check NoPlanner() {
+  return {false, "Internal", "no gang planner configured"};
+}
+
+}  // namespace
 
 PlacementBridge::PlacementBridge(const std::vector<model::ResourceFlavor>& flavors,
                                  placement::ClusterState& state)
@@ -60,12 +67,8 @@ placement::PlacementRequest PlacementBridge::BuildRequest(
 admission::PlacementOracle::Check PlacementBridge::CanPlace(
     const model::Workload& workload, const admission::Assignment& assignment,
     const std::vector<std::string>& assume_evicted) {
+  if (planner_ == nullptr) return NoPlanner();
   Check check;
-  if (planner_ == nullptr) {
-    check.reason = "Internal";
-    check.message = "no gang planner configured";
-    return check;
-  }
   placement::PlacementRequest request = BuildRequest(workload, assignment);
   auto planned = planner_->Plan(state_, request);
   if (auto* plan = std::get_if<placement::GangPlan>(&planned)) {
@@ -127,12 +130,8 @@ admission::PlacementOracle::Check PlacementBridge::CanPlaceShrinking(
     const model::Workload& workload, const admission::Assignment& assignment,
     const std::vector<std::string>& assume_evicted,
     const std::vector<std::pair<std::string, std::vector<int32_t>>>& shrink_to) {
+  if (planner_ == nullptr) return NoPlanner();
   Check check;
-  if (planner_ == nullptr) {
-    check.reason = "Internal";
-    check.message = "no gang planner configured";
-    return check;
-  }
   placement::PlacementRequest request = BuildRequest(workload, assignment);
   // Like CanPlace with victims assumed gone: the plan itself is made after the
   // victims gave their pods back, so nothing is cached.

@@ -3,37 +3,19 @@
 #include <algorithm>
 #include <set>
 
+#include "core/text.h"
 #include "workloads/build_internal.h"
 
 namespace muster::workloads {
 namespace {
 
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return "";
-  size_t e = s.find_last_not_of(" \t");
-  return std::string(s.substr(b, e - b + 1));
-}
-
-std::vector<std::string> Split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (;;) {
-    size_t at = s.find(sep, start);
-    out.push_back(Trim(s.substr(start, at == std::string_view::npos ? s.npos : at - start)));
-    if (at == std::string_view::npos) break;
-    start = at + 1;
-  }
-  return out;
-}
-
 // One group per ';', tasks separated by ','; empty names are skipped, as Volcano does.
 bool ParseGroups(std::string_view text, std::string_view key, const std::vector<std::string>& tasks,
                  std::vector<std::vector<std::string>>* groups, std::string* why) {
-  for (const std::string& part : Split(text, ';')) {
+  for (const std::string& part : SplitTrimmed(text, ';')) {
     std::vector<std::string> group;
     std::set<std::string> seen;
-    for (std::string& name : Split(part, ',')) {
+    for (std::string& name : SplitTrimmed(part, ',')) {
       if (name.empty()) continue;
       if (std::find(tasks.begin(), tasks.end(), name) == tasks.end()) {
         *why = std::string(key) + ": task " + name + " does not exist in the job";
@@ -76,7 +58,8 @@ std::optional<model::TaskTopology> ParseTaskTopology(const model::StringMap& ann
     std::vector<std::vector<std::string>> one;
     // The order is one group: a task named twice or unknown voids it, as in Volcano.
     std::string joined;
-    for (const std::string& name : Split(*order, ',')) joined += (joined.empty() ? "" : ",") + name;
+    for (const std::string& name : SplitTrimmed(*order, ','))
+      joined += (joined.empty() ? "" : ",") + name;
     if (!ParseGroups(joined, kTaskTopologyTaskOrderAnnotation, tasks, &one, why)) {
       return std::nullopt;
     }
