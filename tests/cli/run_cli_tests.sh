@@ -20,6 +20,13 @@ check() {  # check NAME CONDITION-EXIT-STATUS
 "$muster" validate "${sim_examples[@]}" >"$tmp/v.out" 2>&1
 check "examples validate with exit 0" $?
 
+# Volcano's own scheduler configuration (seed 000) is accepted in place of muster's, with a
+# warning for each plugin muster does not act on.
+"$muster" validate -f "$root/examples/cluster" -f "$root/examples/queues" -f "$root/examples/jobs" \
+  -f "$root/examples/volcano-config" >"$tmp/vc.out" 2>&1 &&
+  grep -q 'volcano-scheduler.conf: tiers\[1\].plugins\[3\].name: warning: nodeorder' "$tmp/vc.out"
+check "Volcano's volcano-scheduler.conf validates and warns about nodeorder" $?
+
 "$muster" validate -f "$here/bad/bad-quota.yaml" >"$tmp/bad.out" 2>&1
 rc=$?
 [ $rc -eq 1 ]; check "a bad quantity exits 1" $?
