@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -25,6 +26,7 @@ struct BenchFlags {
   std::string output_format = "table";
   std::string scales = "1";
   std::string shared;
+  std::string decisions;  // file for what the scenarios decided
 };
 
 std::string Fixed(double v, int digits) {
@@ -100,6 +102,8 @@ int RunBench(BenchFlags flags) {
   } else if (const char* env = std::getenv("MUSTER_SHARED_DIR"); env && *env) {
     options.shared_dir = env;
   }
+  std::string decisions;
+  if (!flags.decisions.empty()) options.decisions = &decisions;
   const bool json = flags.output_format == "json";
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   nlohmann::ordered_json growth = nlohmann::ordered_json::array();
@@ -109,6 +113,9 @@ int RunBench(BenchFlags flags) {
     std::vector<sim::BenchResult> runs;
     for (double scale : scales) {
       options.scale = scale;
+      if (options.decisions != nullptr) {
+        decisions += "# " + name + " x" + Fixed(scale, 3) + "\n";
+      }
       auto r = sim::RunBenchScenario(name, options);
       if (!r.ok()) {
         std::cerr << "muster bench: " << name << ": " << r.status().ToString() << "\n";
@@ -151,6 +158,14 @@ int RunBench(BenchFlags flags) {
     for (const auto& l : growth_lines) std::cout << l << "\n";
   }
   std::cout.flush();
+  if (!flags.decisions.empty()) {
+    std::ofstream f(flags.decisions, std::ios::binary);
+    f << decisions;
+    if (!f) {
+      std::cerr << "muster bench: cannot write " << flags.decisions << "\n";
+      return 1;
+    }
+  }
   return rc;
 }
 
@@ -169,6 +184,9 @@ void RegisterBenchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option(
       "--shared", flags->shared,
       "shared data dir holding traces/philly (default $MUSTER_SHARED_DIR or ../shared)");
+  cmd->add_option("--decisions", flags->decisions,
+                  "write what each scenario decided (decision log, final workload states, "
+                  "plans) to this file, for bench/decisions_check.sh");
   cmd->callback([flags, &exit_code] { exit_code = RunBench(*flags); });
 }
 

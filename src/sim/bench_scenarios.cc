@@ -16,6 +16,7 @@
 #include "core/resource_name.h"
 #include "engine/engine.h"
 #include "placement/placement.h"
+#include "sim/bench_decisions.h"
 #include "sim/event_queue.h"
 #include "sim/generator.h"
 
@@ -29,7 +30,9 @@ double NowWall() {
 double NowCpu() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  auto tv = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  auto tv = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6;
+  };
   return tv(u.ru_utime) + tv(u.ru_stime);
 }
 }  // namespace
@@ -90,7 +93,7 @@ struct PlannerRun {
 };
 
 PlannerRun RunPlanner(placement::ClusterState& cluster, const placement::GangPlanner& planner,
-                      std::vector<model::Workload>& workloads) {
+                      std::vector<model::Workload>& workloads, std::string* decisions) {
   PlannerRun run;
   std::deque<const model::Workload*> running;
   run.gang_ms.reserve(workloads.size());
@@ -106,6 +109,7 @@ PlannerRun RunPlanner(placement::ClusterState& cluster, const placement::GangPla
       if (auto* plan = std::get_if<placement::GangPlan>(&r)) {
         ok = cluster.Commit(*plan, w).ok();
         if (ok) run.pods += static_cast<int64_t>(plan->pods.size());
+        if (ok && decisions != nullptr) AppendPlan(cluster, *plan, *decisions);
       }
       spent += sw.WallSeconds();
       if (ok) {
@@ -185,6 +189,7 @@ Result<BenchResult> Placement5k(const BenchOptions& options) {
   r.p99_ms = Percentile(cycle_ms, 0.99);
   r.details.push_back({"cycles", static_cast<double>(cycle_ms.size())});
   r.details.push_back({"pending", static_cast<double>(pods - running)});
+  if (options.decisions != nullptr) AppendEngineDecisions(eng, *options.decisions);
   return r;
 }
 
@@ -217,10 +222,11 @@ Result<BenchResult> Gang10k(const BenchOptions& options) {
   }
   auto planner = placement::MakeGangPlanner(model::SchedulerConfiguration{});
   r.size = std::to_string(cs.nodes) + " nodes x 8 GPUs, " + std::to_string(EffectiveRacks(cs)) +
-           " racks, " + std::to_string(workloads.size()) + " gangs / " + std::to_string(pods) + " pods";
+           " racks, " + std::to_string(workloads.size()) + " gangs / " + std::to_string(pods) +
+           " pods";
   r.setup_seconds = setup.WallSeconds();
   Stopwatch sw;
-  PlannerRun run = RunPlanner(**state, *planner, workloads);
+  PlannerRun run = RunPlanner(**state, *planner, workloads, options.decisions);
   Finish(r, sw);
   r.work = run.pods;
   // Throughput over plan + commit time only: the releases that make room stand in
@@ -276,7 +282,8 @@ Result<BenchResult> Admission1kCq(const BenchOptions& options) {
   SimClock clock;
   engine::Engine eng(m, std::move(workloads), std::move(*parts), clock);
   r.size = std::to_string(cs.cluster_queues) + " ClusterQueues in " + std::to_string(cs.cohorts) +
-           " cohorts, " + std::to_string(cs.nodes) + " nodes, " + std::to_string(total) + " workloads";
+           " cohorts, " + std::to_string(cs.nodes) + " nodes, " + std::to_string(total) +
+           " workloads";
   r.setup_seconds = setup.WallSeconds();
 
   // Ten arrival waves; before each, a deterministic seventh of the running
@@ -319,6 +326,7 @@ Result<BenchResult> Admission1kCq(const BenchOptions& options) {
   r.p99_ms = Percentile(cycle_ms, 0.99);
   r.details.push_back({"cycles", static_cast<double>(eng.cycles())});
   r.details.push_back({"preemptions", static_cast<double>(preemptions)});
+  if (options.decisions != nullptr) AppendEngineDecisions(eng, *options.decisions);
   return r;
 }
 

@@ -19,14 +19,16 @@ struct BenchOptions {
   // fractions (0.01) to check the work done quickly.
   double scale = 1;
   std::string shared_dir = "../shared";  // holds traces/philly/ for sim-philly
+  // When set, each scenario appends what it decided (bench_decisions.h).
+  std::string* decisions = nullptr;
 };
 
 struct BenchResult {
   std::string scenario;
   double scale = 1;
-  std::string path;     // what was driven: engine | planner | simulator
-  std::string unit;     // what `work` counts: pods | admissions | events | workloads
-  std::string size;     // "5000 nodes, 50000 pods"
+  std::string path;  // what was driven: engine | planner | simulator
+  std::string unit;  // what `work` counts: pods | admissions | events | workloads
+  std::string size;  // "5000 nodes, 50000 pods"
   int64_t work = 0;
   double wall_seconds = 0;  // the measured part (setup excluded)
   double cpu_seconds = 0;   // user + system over the measured part

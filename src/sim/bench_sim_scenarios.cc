@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/resource_name.h"
+#include "sim/bench_decisions.h"
 #include "sim/bench_scenarios.h"
 #include "sim/simulator.h"
 #include "sim/trace_philly.h"
@@ -48,7 +49,7 @@ struct TimedRun {
 
 // Builds the simulator (counted as setup) and runs it, timing the run alone.
 Result<TimedRun> RunTimed(const model::ManifestSet& m, std::vector<model::Workload> workloads,
-                          const Stopwatch& setup, BenchResult& r) {
+                          const Stopwatch& setup, BenchResult& r, std::string* decisions) {
   auto sim = Simulator::Create(m, std::move(workloads), SimOptions{});
   if (!sim.ok()) return sim.status();
   r.setup_seconds = setup.WallSeconds();
@@ -57,6 +58,7 @@ Result<TimedRun> RunTimed(const model::ManifestSet& m, std::vector<model::Worklo
   if (!s.ok()) return s;
   r.wall_seconds = sw.WallSeconds();
   r.cpu_seconds = sw.CpuSeconds();
+  if (decisions != nullptr) AppendEngineDecisions((*sim)->engine(), *decisions);
   return TimedRun{(*sim)->BuildResult(), static_cast<int64_t>((*sim)->engine().cycles())};
 }
 
@@ -137,7 +139,7 @@ Result<BenchResult> KueueBaseline(const BenchOptions& options) {
   const int64_t total = static_cast<int64_t>(workloads.size());
   r.size = std::to_string(cohorts) + " cohorts x 6 ClusterQueues, " + std::to_string(total) +
            " workloads";
-  auto run = RunTimed(m, std::move(workloads), setup, r);
+  auto run = RunTimed(m, std::move(workloads), setup, r, options.decisions);
   if (!run.ok()) return run.status();
   const SimulationResult& result = run->result;
   std::map<std::string, std::pair<double, int64_t>> wait;  // class -> (sum, n)
@@ -203,7 +205,7 @@ Result<BenchResult> SimPhilly(const BenchOptions& options) {
   }
   const int64_t jobs = static_cast<int64_t>(workloads.size());
   r.size = std::to_string(m.nodes.size()) + " nodes, " + std::to_string(jobs) + " jobs";
-  auto run = RunTimed(m, std::move(workloads), setup, r);
+  auto run = RunTimed(m, std::move(workloads), setup, r, options.decisions);
   if (!run.ok()) return run.status();
   const SimulationResult& result = run->result;
   // Events: every submission, every start and every end (success, failure,
