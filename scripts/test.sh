@@ -62,6 +62,9 @@ echo "== conformance"
 timeout 900 python3 "$shared/conformance/check.py" --muster build/muster "$shared/conformance/cases" \
   tests/conformance/cases
 
+echo "== same decisions as the golden digests (examples, conformance, generated clusters, traces, bench scenarios)"
+timeout 900 bash bench/decisions_check.sh --muster build/muster
+
 if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
   echo "== sanitizer build (ASan + UBSan)"
   wait "$asan_build" || { tail -50 build/asan-build.log; echo "sanitizer build failed"; exit 1; }
