@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/base64.h"
+
 namespace muster::kube {
 namespace {
 
@@ -62,31 +64,6 @@ const json* ObjectAt(const json& object, const char* key) {
   if (!object.is_object()) return nullptr;
   auto it = object.find(key);
   return it != object.end() && it->is_object() ? &*it : nullptr;
-}
-
-std::string Base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const uint32_t n = static_cast<uint8_t>(bytes[i]) << 16 |
-                       static_cast<uint8_t>(bytes[i + 1]) << 8 | static_cast<uint8_t>(bytes[i + 2]);
-    out += kAlphabet[n >> 18 & 63];
-    out += kAlphabet[n >> 12 & 63];
-    out += kAlphabet[n >> 6 & 63];
-    out += kAlphabet[n & 63];
-  }
-  if (const size_t rest = bytes.size() - i; rest > 0) {
-    uint32_t n = static_cast<uint8_t>(bytes[i]) << 16;
-    if (rest == 2) n |= static_cast<uint8_t>(bytes[i + 1]) << 8;
-    out += kAlphabet[n >> 18 & 63];
-    out += kAlphabet[n >> 12 & 63];
-    out += rest == 2 ? kAlphabet[n >> 6 & 63] : '=';
-    out += '=';
-  }
-  return out;
 }
 
 // The API server requires the response's apiVersion to be the request's.
@@ -212,7 +189,7 @@ json Decide(const json& review, const WebhookOptions& options) {
   if (patch.empty()) return Allowed(api_version, uid);
   json review_out = Allowed(api_version, uid);
   review_out["response"]["patchType"] = "JSONPatch";
-  review_out["response"]["patch"] = Base64(patch.dump());
+  review_out["response"]["patch"] = EncodeBase64(patch.dump());
   return review_out;
 }
 

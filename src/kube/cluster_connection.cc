@@ -175,45 +175,6 @@ Result<ClusterConnection> ParseKubeconfig(const YAML::Node& root, const std::str
 
 }  // namespace
 
-Result<std::string> DecodeBase64(std::string_view encoded) {
-  std::string out;
-  out.reserve(encoded.size() * 3 / 4);
-  uint32_t bits = 0;
-  int nbits = 0;
-  size_t padding = 0;
-  for (char ch : encoded) {
-    if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t') continue;
-    if (ch == '=') {
-      ++padding;
-      continue;
-    }
-    if (padding > 0) return InvalidArgument("invalid base64: data after '=' padding");
-    int v;
-    if (ch >= 'A' && ch <= 'Z') {
-      v = ch - 'A';
-    } else if (ch >= 'a' && ch <= 'z') {
-      v = ch - 'a' + 26;
-    } else if (ch >= '0' && ch <= '9') {
-      v = ch - '0' + 52;
-    } else if (ch == '+') {
-      v = 62;
-    } else if (ch == '/') {
-      v = 63;
-    } else {
-      return InvalidArgument("invalid base64 character '" + std::string(1, ch) + "'");
-    }
-    bits = (bits << 6) | static_cast<uint32_t>(v);
-    nbits += 6;
-    if (nbits >= 8) {
-      nbits -= 8;
-      out.push_back(static_cast<char>((bits >> nbits) & 0xFF));
-    }
-  }
-  // 6 leftover bits cannot encode a byte: a truncated quantum.
-  if (nbits >= 6 || padding > 2) return InvalidArgument("invalid base64: truncated input");
-  return out;
-}
-
 Result<ClusterConnection> LoadKubeconfig(const std::string& path, const std::string& context) {
   std::string text;
   if (!ReadFile(path, &text)) return NotFound("kubeconfig " + path + ": cannot read file");

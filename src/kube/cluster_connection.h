@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/base64.h"  // DecodeBase64 (certificates in kubeconfigs)
 #include "core/status.h"
 
 namespace muster::kube {
@@ -43,8 +44,5 @@ Result<ClusterConnection> LoadInCluster(
 Result<ClusterConnection> ResolveConnection(
     const std::string& kubeconfig_flag, const std::string& context,
     const std::string& account_dir = "/var/run/secrets/kubernetes.io/serviceaccount");
-
-// Standard base64 (padding optional, whitespace ignored); kInvalidArgument on bad input.
-Result<std::string> DecodeBase64(std::string_view encoded);
 
 }  // namespace muster::kube
