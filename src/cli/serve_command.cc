@@ -1,11 +1,10 @@
 // muster serve: the embedded control plane (kubectl-compatible API over a durable
 // SQLite store). The engine and executor plug in as server::Controllers.
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 #include "server/scheduler_controller.h"
@@ -14,7 +13,8 @@
 namespace muster::cli {
 
 void RegisterServeCommand(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("serve", "Run the embedded control plane (kubectl-compatible API)");
+  auto* cmd =
+      app.add_subcommand("serve", "Run the embedded control plane (kubectl-compatible API)");
   auto opts = std::make_shared<server::ServeOptions>();
   cmd->add_option("--data", opts->data_dir, "Directory of the durable store (created if missing)")
       ->required();
@@ -31,10 +31,25 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
                   "processes and finish them after their sim.muster.dev/duration (like kwok)")
       ->check(CLI::IsMember({"local", "emulated"}))
       ->capture_default_str();
-  cmd->callback([opts, executor, &exit_code] {
+  auto kubelet = std::make_shared<server::KubeletOptions>();
+  cmd->add_option("--user-map", kubelet->user_map_file,
+                  "File of \"OWNER ACCOUNT\" lines: the local account a job's owner "
+                  "(muster.dev/owner) runs its pods as; default: the account of the same name");
+  cmd->add_option("--host-path-prefix", kubelet->host_path_prefixes,
+                  "Allow hostPath volumes under this directory for every owner (repeatable; "
+                  "default: only pods of root may mount hostPath volumes)")
+      ->take_all();
+  cmd->add_option("--container-log-max-size", kubelet->container_log_max_size,
+                  "Rotate a container's log at this size (kubelet's containerLogMaxSize)")
+      ->capture_default_str();
+  cmd->add_option("--container-log-max-files", kubelet->container_log_max_files,
+                  "Log files kept per container, the live one included (containerLogMaxFiles)")
+      ->capture_default_str();
+  cmd->callback([opts, executor, kubelet, &exit_code] {
     std::vector<std::unique_ptr<server::Controller>> controllers;
     controllers.push_back(std::make_unique<server::SchedulerController>(
-        *executor == "emulated" ? server::ExecutorKind::kEmulated : server::ExecutorKind::kLocal));
+        *executor == "emulated" ? server::ExecutorKind::kEmulated : server::ExecutorKind::kLocal,
+        *kubelet));
     exit_code = server::RunServe(*opts, std::move(controllers), std::cout, std::cerr);
   });
 }

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/quantity.h"
@@ -70,10 +71,77 @@ struct LabelSelector {
   std::vector<LabelSelectorRequirement> match_expressions;
 };
 
+// A key of a ConfigMap or Secret (configMapKeyRef / secretKeyRef).
+struct KeySelector {
+  std::string name;  // the ConfigMap's or Secret's name
+  std::string key;
+  bool optional = false;  // missing object or key: the variable is left out
+};
+
+// env[].valueFrom: exactly one source is set (the decoder enforces it).
+struct EnvVarSource {
+  std::string field_path;  // fieldRef.fieldPath ("metadata.name", "metadata.labels['k']"...)
+  // resourceFieldRef: "limits.cpu", "requests.memory"... of `container_name` (default:
+  // this container), divided by `divisor` (default 1) and rounded up.
+  std::string resource;
+  std::string container_name;
+  std::optional<Quantity> divisor;
+  std::optional<KeySelector> config_map_key;
+  std::optional<KeySelector> secret_key;
+};
+
 struct EnvVar {
   std::string name;
   std::string value;
-  bool from_source = false;  // valueFrom: recorded, not resolved
+  std::optional<EnvVarSource> value_from;  // resolved by the executor (workloads/container_env.h)
+};
+
+// envFrom[]: every key of a ConfigMap or Secret as a variable, `prefix` prepended.
+struct EnvFromSource {
+  std::string prefix;
+  std::string config_map;  // exactly one of config_map / secret is set
+  std::string secret;
+  bool optional = false;
+};
+
+struct VolumeMount {
+  std::string name;
+  std::string mount_path;
+  std::string sub_path;
+  bool read_only = false;
+};
+
+// One file of a ConfigMap/Secret volume's `items` (a key projected to a path).
+struct KeyToPath {
+  std::string key;
+  std::string path;
+  std::optional<int32_t> mode;
+};
+
+// One of the volume sources the executors act on; others are kUnsupported (the
+// decoder warns).
+enum class VolumeKind {
+  kEmptyDir,
+  kHostPath,
+  kConfigMap,
+  kSecret,
+  kPersistentVolumeClaim,
+  kDownwardApi,
+  kUnsupported
+};
+
+struct Volume {
+  std::string name;
+  VolumeKind kind = VolumeKind::kEmptyDir;
+  std::string source;                  // ConfigMap / Secret / claim name, or the host path
+  std::string host_path_type;          // hostPath.type ("" = no check)
+  std::string medium;                  // emptyDir.medium ("" or "Memory")
+  std::optional<Quantity> size_limit;  // emptyDir.sizeLimit
+  std::vector<KeyToPath> items;        // configMap/secret items
+  std::vector<std::pair<std::string, std::string>> downward_items;  // path -> fieldPath
+  std::optional<int32_t> default_mode;
+  bool optional = false;
+  bool read_only = false;  // persistentVolumeClaim.readOnly
 };
 
 struct ContainerPort {
@@ -92,6 +160,9 @@ struct Container {
   QuantityMap limits;
   std::string working_dir;
   std::string restart_policy;  // "Always" marks a sidecar init container
+  std::vector<EnvFromSource> env_from;
+  std::vector<VolumeMount> volume_mounts;
+  std::string image_pull_policy;  // "" = upstream default (Always for :latest, else IfNotPresent)
 };
 
 struct PodSpec {
@@ -107,6 +178,9 @@ struct PodSpec {
   std::string restart_policy = "Always";
   int64_t termination_grace_period_seconds = 30;
   std::string subdomain;
+  std::string hostname;  // "" = the pod's name (kubelet)
+  std::string service_account_name;
+  std::vector<Volume> volumes;
 };
 
 struct PodTemplate {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "control/workload_objects.h"
+#include "core/base64.h"
 #include "server/local_node.h"
 #include "server/pod_object.h"
 #include "server/pod_paths.h"
@@ -16,14 +17,97 @@ using json = nlohmann::json;
 
 constexpr int kFirstMasterPort = 29500;
 
-const model::Container* MainContainer(const model::PodSet& ps) {
-  return ps.tmpl.spec.containers.empty() ? nullptr : &ps.tmpl.spec.containers.front();
-}
-
 std::string Join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
   return out;
+}
+
+model::StringMap StringMapAt(const json& object, const char* section, const char* field) {
+  model::StringMap out;
+  if (!object.contains(section) || !object[section].is_object()) return out;
+  const json& s = object[section];
+  if (!s.contains(field) || !s[field].is_object()) return out;
+  for (const auto& [k, v] : s[field].items()) {
+    if (v.is_string()) out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+// The ConfigMaps, Secrets and claims of one namespace, read from the store on demand.
+class StoreVolumeSources : public VolumeSources {
+ public:
+  StoreVolumeSources(const ObjectStore& store, std::string ns, std::set<std::string> claims_in_use)
+      : store_(store), ns_(std::move(ns)), claims_in_use_(std::move(claims_in_use)) {}
+
+  const model::StringMap* ConfigMap(const std::string& name) const override {
+    return Load("configmaps", name, false);
+  }
+  const model::StringMap* Secret(const std::string& name) const override {
+    return Load("secrets", name, true);
+  }
+  std::optional<ClaimInfo> Claim(const std::string& name) const override {
+    auto object = store_.Get({"persistentvolumeclaims", ns_, name});
+    if (!object.ok()) return std::nullopt;
+    ClaimInfo info;
+    const json& o = *object;
+    if (o.contains("status") && o["status"].is_object())
+      info.phase = o["status"].value("phase", "");
+    if (o.contains("spec") && o["spec"].is_object() && o["spec"].contains("accessModes") &&
+        o["spec"]["accessModes"].is_array()) {
+      for (const auto& m : o["spec"]["accessModes"]) {
+        if (m.is_string()) info.access_modes.push_back(m.get<std::string>());
+      }
+    }
+    return info;
+  }
+  bool ClaimInUse(const std::string& name) const override {
+    return claims_in_use_.count(name) != 0;
+  }
+
+ private:
+  // data (Secret values base64-decoded; stringData as written, in case the API kept it).
+  const model::StringMap* Load(const std::string& resource, const std::string& name,
+                               bool secret) const {
+    std::string key = resource + "/" + name;
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second ? &*it->second : nullptr;
+    auto object = store_.Get({resource, ns_, name});
+    std::optional<model::StringMap>& slot = cache_[key];
+    if (!object.ok()) return nullptr;
+    model::StringMap data;
+    if (object->contains("data") && (*object)["data"].is_object()) {
+      for (const auto& [k, v] : (*object)["data"].items()) {
+        if (!v.is_string()) continue;
+        if (!secret) {
+          data[k] = v.get<std::string>();
+        } else if (auto decoded = DecodeBase64(v.get<std::string>()); decoded.ok()) {
+          data[k] = *decoded;
+        }
+      }
+    }
+    if (secret && object->contains("stringData") && (*object)["stringData"].is_object()) {
+      for (const auto& [k, v] : (*object)["stringData"].items()) {
+        if (v.is_string()) data[k] = v.get<std::string>();
+      }
+    }
+    slot = std::move(data);
+    return &*slot;
+  }
+
+  const ObjectStore& store_;
+  std::string ns_;
+  std::set<std::string> claims_in_use_;
+  mutable std::map<std::string, std::optional<model::StringMap>> cache_;
+};
+
+bool IsKubeflow(const model::Workload& w) {
+  return w.meta.kind == "PyTorchJob" || w.meta.kind == "TFJob";
+}
+
+// Subdomains whose headless Service the job's controller creates itself.
+bool SubdomainByController(const model::Workload& w, int32_t pod_set) {
+  const model::PodSet& ps = w.pod_sets[pod_set];
+  return ps.tmpl.spec.subdomain.empty() && !workloads::DefaultSubdomain(w, pod_set).empty();
 }
 
 }  // namespace
@@ -38,8 +122,25 @@ std::vector<std::string> GangProcessIds(const model::Workload& workload,
   return ids;
 }
 
-LocalExecutor::LocalExecutor(ObjectStore& store, ProcessSupervisor& processes)
-    : store_(store), processes_(processes) {}
+LocalExecutor::LocalExecutor(ObjectStore& store, ProcessSupervisor& processes,
+                             LocalPodConfig config)
+    : store_(store),
+      processes_(processes),
+      config_(std::move(config)),
+      addresses_(PodAddressPool::OctetFor(config_.data_dir)) {
+  subscription_ = store_.hub().Subscribe([this](const control::Change& change) {
+    if (change.type != control::ChangeType::kDeleted || change.resource != "pods") return;
+    std::lock_guard<std::mutex> lock(deleted_mu_);
+    deleted_pods_.push_back(PodProcessId(change.namespace_, change.name));
+  });
+}
+
+LocalExecutor::~LocalExecutor() { Shutdown(); }
+
+void LocalExecutor::Shutdown() {
+  if (subscription_ != 0) store_.hub().Unsubscribe(subscription_);
+  subscription_ = 0;
+}
 
 std::string LocalExecutor::NodeName(int32_t node_index) const {
   if (engine_ == nullptr || node_index < 0 || node_index >= engine_->cluster().NodeCount()) {
@@ -64,6 +165,7 @@ void LocalExecutor::Started(const engine::WorkloadRecord& record, Time now) {
     pod.pod_set = p.pod_set;
     pod.index = p.index;
     pod.name = workloads::DefaultHostname(record.workload, p.pod_set, p.index);
+    pod.subdomain = workloads::DefaultSubdomain(record.workload, p.pod_set);
     pod.id = PodProcessId(gang.namespace_, pod.name);
     pod.node = NodeName(p.node);
     pod.gpus = p.gpus;
@@ -73,21 +175,33 @@ void LocalExecutor::Started(const engine::WorkloadRecord& record, Time now) {
   current_[gang.key] = attempt;
   last_counts_.erase(gang.key);
   auto& stored = gangs_.emplace(attempt, std::move(gang)).first->second;
-  for (const auto& pod : stored.pods) WritePod(stored, pod, now);
+  // Written now (not at the next Poll): the launch reads each pod's uid back.
+  for (auto& pod : stored.pods) WritePod(stored, pod, now);
 }
 
 void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time now,
                                    const std::map<std::string, RecoveredProcess>& recovered) {
+  // The pods' addresses are the ones the previous server gave them.
+  std::map<std::string, std::string> ips;
+  for (const auto& p : record.plan.pods) {
+    std::string name = workloads::DefaultHostname(record.workload, p.pod_set, p.index);
+    auto object = store_.Get({"pods", record.workload.meta.namespace_, name});
+    if (object.ok() && object->contains("status") && (*object)["status"].is_object()) {
+      ips[name] = (*object)["status"].value("podIP", "");
+    }
+  }
   Started(record, now);
   Gang& gang = gangs_.at(current_.at(record.key()));
   gang.launched = true;
   int64_t attempt = current_.at(record.key());
   for (size_t i = 0; i < gang.pods.size(); ++i) {
     PodRun& pod = gang.pods[i];
+    if (addresses_.Reserve(ips[pod.name])) pod.ip = ips[pod.name];
     auto it = recovered.find(pod.id);
     if (it == recovered.end()) {
       pod.state = PodState::kFailed;
       pod.exit_code = 137;
+      pod.reason = "ContainerStatusUnknown";
       pod.message = "the pod's process was not found after the server restarted";
     } else if (it->second.running) {
       pod.state = PodState::kRunning;
@@ -96,8 +210,10 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
       const ProcessExit exit = it->second.exit.value_or(ProcessExit{pod.id, 137, 0, true});
       pod.exit_code = exit.exit_code;
       pod.state = exit.exit_code == 0 ? PodState::kSucceeded : PodState::kFailed;
+      pod.reason = exit.exit_code == 0 ? "Completed" : exit.oom_killed ? "OOMKilled" : "Error";
       pod.message = exit.lost ? "the process vanished while the server was down"
                               : "exited with code " + std::to_string(exit.exit_code);
+      ReleaseAddress(pod);
     }
     WritePod(gang, pod, now);
   }
@@ -150,7 +266,41 @@ bool LocalExecutor::CanLaunch(const Gang& gang) const {
   return true;
 }
 
-void LocalExecutor::Launch(Gang& gang, Time now) {
+std::vector<DnsPod> LocalExecutor::DnsPods(const Gang* launching) const {
+  std::vector<DnsPod> out;
+  for (const auto& [attempt, gang] : gangs_) {
+    for (const auto& pod : gang.pods) {
+      bool live = pod.state == PodState::kRunning || (&gang == launching && !pod.ip.empty());
+      if (!live || pod.ip.empty()) continue;
+      DnsPod d;
+      d.namespace_ = gang.namespace_;
+      d.hostname = pod.name;
+      d.subdomain = pod.subdomain;
+      d.ip = pod.ip;
+      d.labels = PodObjectLabels(gang.workload, pod.pod_set, pod.index);
+      d.subdomain_by_controller = SubdomainByController(gang.workload, pod.pod_set);
+      d.per_pod_service = IsKubeflow(gang.workload);
+      out.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
+std::vector<DnsService> LocalExecutor::Services() const {
+  std::vector<DnsService> out;
+  auto list = store_.List("services", "");
+  if (!list.ok()) return out;  // the Service kind is not served (yet)
+  for (const auto& o : list->items) {
+    DnsService s;
+    s.namespace_ = o["metadata"].value("namespace", "");
+    s.name = o["metadata"].value("name", "");
+    s.selector = StringMapAt(o, "spec", "selector");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void LocalExecutor::Launch(int64_t attempt, Gang& gang, Time now) {
   gang.launched = true;
   std::set<int> reserved;
   for (const auto& [attempt, other] : gangs_) {
@@ -159,60 +309,109 @@ void LocalExecutor::Launch(Gang& gang, Time now) {
   auto port = PickFreePort(kFirstMasterPort, reserved);
   gang.master_port = port.ok() ? *port : kFirstMasterPort;
 
+  for (auto& pod : gang.pods) pod.ip = addresses_.Allocate();
   workloads::RankContext context = workloads::DefaultRankContext(gang.workload);
-  context.master_addr = "127.0.0.1";
   context.master_port = gang.master_port;
-  for (const auto& ps : gang.workload.pod_sets) {
-    context.hostnames[ps.name] = std::vector<std::string>(ps.count, "127.0.0.1");
+  if (!config_.isolate) {
+    // No private /etc/hosts without root: ranks find each other by address.
+    for (const auto& pod : gang.pods) {
+      auto& hosts = context.hostnames[gang.workload.pod_sets[pod.pod_set].name];
+      if (hosts.size() <= static_cast<size_t>(pod.index)) hosts.resize(pod.index + 1);
+      hosts[pod.index] = pod.ip;
+    }
   }
-  const int64_t attempt = current_.at(gang.key);
+  const std::vector<DnsPod> dns = DnsPods(&gang);
+  const std::vector<DnsService> services = Services();
   for (size_t i = 0; i < gang.pods.size(); ++i) {
-    PodRun& pod = gang.pods[i];
-    const model::PodSet& ps = gang.workload.pod_sets[pod.pod_set];
-    const model::Container* container = MainContainer(ps);
-    ProcessSpec spec;
-    spec.id = pod.id;
-    if (container != nullptr) {
-      spec.argv = container->command;
-      spec.argv.insert(spec.argv.end(), container->args.begin(), container->args.end());
-      spec.working_dir = container->working_dir;
-      for (const auto& e : container->env) {
-        if (!e.from_source) spec.env[e.name] = e.value;
+    StartPod(attempt, gang, i, context, dns, services, now);
+  }
+}
+
+void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
+                             const workloads::RankContext& context, const std::vector<DnsPod>& dns,
+                             const std::vector<DnsService>& services, Time now) {
+  PodRun& pod = gang.pods[i];
+  pod.restarts = restarts_[gang.namespace_ + "/" + pod.name]++;
+  pod.started_at = control::Rfc3339(now);
+  pod.dirty = true;
+  auto fail = [&](const std::string& reason, const std::string& message) {
+    pod.state = PodState::kFailed;
+    pod.exit_code = 127;
+    pod.reason = reason;
+    pod.message = message;
+    ReleaseAddress(pod);
+  };
+  if (pod.ip.empty()) {
+    return fail("CreateContainerError", "no free pod address on this machine");
+  }
+  workloads::PodIdentity identity =
+      workloads::RankIdentity(gang.workload, pod.pod_set, pod.index, context);
+
+  LocalPodInput input;
+  input.workload = &gang.workload;
+  input.pod_set = pod.pod_set;
+  input.index = pod.index;
+  input.name = pod.name;
+  input.subdomain = pod.subdomain;
+  input.node = pod.node;
+  input.ip = pod.ip;
+  if (auto object = store_.Get({"pods", gang.namespace_, pod.name}); object.ok()) {
+    input.uid = (*object)["metadata"].value("uid", "");
+    input.labels = StringMapAt(*object, "metadata", "labels");
+    input.annotations = StringMapAt(*object, "metadata", "annotations");
+  }
+  if (auto node = store_.Get({"nodes", "", pod.node}); node.ok() && node->contains("status")) {
+    const json allocatable = (*node)["status"].value("allocatable", json::object());
+    for (const auto& [k, v] : allocatable.items()) {
+      if (auto q = Quantity::Parse(v.is_string() ? v.get<std::string>() : v.dump()); q.ok()) {
+        input.node_allocatable[k] = *q;
       }
     }
-    workloads::PodIdentity identity =
-        workloads::RankIdentity(gang.workload, pod.pod_set, pod.index, context);
-    for (const auto& [k, v] : identity.env) spec.env[k] = v;
-    spec.env["HOSTNAME"] = pod.name;
-    std::vector<std::string> physical = PhysicalGpus(pod.node);
-    std::vector<std::string> visible;
-    for (int32_t g : pod.gpus) {
-      visible.push_back(g >= 0 && g < static_cast<int32_t>(physical.size()) ? physical[g]
-                                                                            : std::to_string(g));
-    }
-    // Like the NVIDIA device plugin: a pod sees exactly the GPUs it was given, so a
-    // pod without GPUs sees none.
-    spec.env["CUDA_VISIBLE_DEVICES"] = Join(visible, ",");
-    // GPU ids are nvidia-smi's (PCI bus order); CUDA's default order is fastest-first.
-    spec.env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID";
-    pod.restarts = restarts_[gang.namespace_ + "/" + pod.name]++;
-    pod.started_at = control::Rfc3339(now);
-    if (spec.argv.empty()) {
-      pod.state = PodState::kFailed;
-      pod.exit_code = 127;
-      pod.message =
-          "the container has no command: muster serve runs the container's command "
-          "and args as a local process and does not pull images";
-    } else if (Status s = processes_.Start(spec); !s.ok()) {
-      pod.state = PodState::kFailed;
-      pod.exit_code = 127;
-      pod.message = s.message();
-    } else {
-      pod.state = PodState::kRunning;
-      by_process_[pod.id] = {attempt, i};
-    }
-    WritePod(gang, pod, now);
   }
+  for (const auto& [k, v] : identity.env) input.identity_env.emplace_back(k, v);
+  std::vector<std::string> physical = PhysicalGpus(pod.node);
+  std::vector<std::string> visible;
+  for (int32_t g : pod.gpus) {
+    visible.push_back(g >= 0 && g < static_cast<int32_t>(physical.size()) ? physical[g]
+                                                                          : std::to_string(g));
+  }
+  // Like the NVIDIA device plugin: a pod sees exactly the GPUs it was given, so a
+  // pod without GPUs sees none.
+  input.identity_env.emplace_back("CUDA_VISIBLE_DEVICES", Join(visible, ","));
+  // GPU ids are nvidia-smi's (PCI bus order); CUDA's default order is fastest-first.
+  input.identity_env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+  input.mpi_hostfile = identity.mpi_hostfile;
+
+  DnsPod self;
+  self.namespace_ = gang.namespace_;
+  self.hostname = pod.name;
+  self.subdomain = pod.subdomain;
+  self.ip = pod.ip;
+  input.hosts = HostsFile(self, dns, services);
+
+  // Claims that running pods of other gangs mount (ReadWriteOncePod).
+  std::set<std::string> claims;
+  for (const auto& [attempt, other] : gangs_) {
+    if (&other == &gang || other.namespace_ != gang.namespace_) continue;
+    bool running = std::any_of(other.pods.begin(), other.pods.end(),
+                               [](const PodRun& p) { return p.state == PodState::kRunning; });
+    if (!running) continue;
+    for (const auto& ps : other.workload.pod_sets) {
+      for (const auto& v : ps.tmpl.spec.volumes) {
+        if (v.kind == model::VolumeKind::kPersistentVolumeClaim) claims.insert(v.source);
+      }
+    }
+  }
+  StoreVolumeSources sources(store_, gang.namespace_, std::move(claims));
+  auto plan = PlanLocalPod(config_, input, sources);
+  if (!plan.ok()) return fail("CreateContainerConfigError", plan.status().message());
+  if (Status s = processes_.Start(plan->spec); !s.ok()) {
+    return fail("CreateContainerError", s.message());
+  }
+  pod.state = PodState::kRunning;
+  pod.reason.clear();
+  pod.message = plan->warnings.empty() ? "" : Join(plan->warnings, "; ");
+  by_process_[pod.id] = {attempt, i};
 }
 
 std::optional<control::GangOutcome> LocalExecutor::Evaluate(Gang& gang, Time now) const {
@@ -266,6 +465,14 @@ std::optional<control::GangOutcome> LocalExecutor::Evaluate(Gang& gang, Time now
   return std::nullopt;
 }
 
+void LocalExecutor::Run(Time now) {
+  if (!collected_orphans_) CollectOrphanDirs();
+  HandleDeletedPods();
+  for (auto& [attempt, gang] : gangs_) {
+    if (!gang.launched && !gang.stopping && CanLaunch(gang)) Launch(attempt, gang, now);
+  }
+}
+
 std::vector<control::GangOutcome> LocalExecutor::Poll(Time now) {
   for (const ProcessExit& exit : processes_.Poll()) {
     auto it = by_process_.find(exit.id);
@@ -278,16 +485,20 @@ std::vector<control::GangOutcome> LocalExecutor::Poll(Time now) {
     pod.exit_code = exit.exit_code;
     pod.finished_at = control::Rfc3339(now);
     pod.state = exit.exit_code == 0 ? PodState::kSucceeded : PodState::kFailed;
+    pod.reason = exit.exit_code == 0 ? "Completed" : exit.oom_killed ? "OOMKilled" : "Error";
     pod.message = exit.lost     ? "the process vanished"
                   : exit.signal ? "killed by signal " + std::to_string(exit.signal)
                                 : "exited with code " + std::to_string(exit.exit_code);
-    if (!g->second.deleted) WritePod(g->second, pod, now);
+    ReleaseAddress(pod);
+    pod.dirty = !g->second.deleted;
   }
 
   std::vector<control::GangOutcome> outcomes;
   for (auto it = gangs_.begin(); it != gangs_.end();) {
     Gang& gang = it->second;
-    if (!gang.launched && !gang.stopping && CanLaunch(gang)) Launch(gang, now);
+    for (auto& pod : gang.pods) {
+      if (pod.dirty) WritePod(gang, pod, now);
+    }
     if (auto outcome = Evaluate(gang, now)) {
       gang.reported = true;
       outcomes.push_back(std::move(*outcome));
@@ -297,12 +508,55 @@ std::vector<control::GangOutcome> LocalExecutor::Poll(Time now) {
     });
     if (gang.stopping && !live) {
       if (gang.deleted) DeletePods(gang);
+      for (auto& pod : gang.pods) ReleaseAddress(pod);
       it = gangs_.erase(it);
       continue;
     }
     ++it;
   }
   return outcomes;
+}
+
+void LocalExecutor::HandleDeletedPods() {
+  std::vector<std::string> deleted;
+  {
+    std::lock_guard<std::mutex> lock(deleted_mu_);
+    deleted.swap(deleted_pods_);
+  }
+  for (const std::string& id : deleted) {
+    for (auto& [attempt, gang] : gangs_) {
+      for (auto& pod : gang.pods) {
+        if (pod.id == id) pod.object_deleted = true;
+      }
+    }
+    if (auto it = by_process_.find(id); it != by_process_.end()) {
+      // `kubectl delete pod` of a running pod: the kubelet stops it with its grace
+      // period; the gang sees it fail. Its files go once it has ended.
+      auto g = gangs_.find(it->second.first);
+      double grace = 30;
+      if (g != gangs_.end()) {
+        const PodRun& pod = g->second.pods[it->second.second];
+        grace = static_cast<double>(
+            g->second.workload.pod_sets[pod.pod_set].tmpl.spec.termination_grace_period_seconds);
+      }
+      processes_.Terminate(id, grace);
+      std::lock_guard<std::mutex> lock(deleted_mu_);
+      deleted_pods_.push_back(id);  // look again once it has exited
+      continue;
+    }
+    if (!processes_.Running(id)) processes_.Remove(id).ok();
+  }
+}
+
+// Pod directories whose Pod object is gone (deleted while the server was down).
+void LocalExecutor::CollectOrphanDirs() {
+  collected_orphans_ = true;
+  for (const std::string& id : processes_.KnownIds()) {
+    if (processes_.Running(id) || by_process_.count(id) != 0) continue;
+    auto pod = ParsePodProcessId(id);
+    if (pod && store_.Get({"pods", pod->first, pod->second}).ok()) continue;
+    processes_.Remove(id).ok();
+  }
 }
 
 control::GangPodCounts LocalExecutor::Counts(const std::string& key) const {
@@ -344,9 +598,15 @@ bool LocalExecutor::Idle() const {
                       [](const auto& g) { return !g.second.launched && !g.second.stopping; });
 }
 
-void LocalExecutor::WritePod(const Gang& gang, const PodRun& pod, Time now) {
+void LocalExecutor::ReleaseAddress(PodRun& pod) {
+  if (!pod.ip.empty()) addresses_.Release(pod.ip);
+}
+
+void LocalExecutor::WritePod(const Gang& gang, PodRun& pod, Time now) {
   ++changes_;
   MarkChanged(gang.key);
+  pod.dirty = false;
+  if (pod.object_deleted) return;
   PodRunView view;
   view.name = pod.name;
   view.pod_set = pod.pod_set;
@@ -357,11 +617,14 @@ void LocalExecutor::WritePod(const Gang& gang, const PodRun& pod, Time now) {
                : pod.state == PodState::kSucceeded ? PodRunState::kSucceeded
                                                    : PodRunState::kFailed;
   view.exit_code = pod.exit_code;
+  view.reason = pod.reason;
   view.message = pod.message;
   view.waiting_message = "waiting for the GPUs of terminating pods";
   view.started_at = pod.started_at;
   view.finished_at = pod.finished_at;
   view.restarts = pod.restarts;
+  view.ip = pod.ip;
+  view.subdomain = pod.subdomain;
   json object = BuildPodObject(gang.workload, view, now);
   control::ObjectKey key{"pods", gang.namespace_, pod.name};
   if (store_.Get(key).ok()) {
@@ -371,8 +634,8 @@ void LocalExecutor::WritePod(const Gang& gang, const PodRun& pod, Time now) {
   }
 }
 
-void LocalExecutor::DeletePods(const Gang& gang) {
-  for (const auto& pod : gang.pods) {
+void LocalExecutor::DeletePods(Gang& gang) {
+  for (auto& pod : gang.pods) {
     store_.Delete({"pods", gang.namespace_, pod.name});
     processes_.Remove(pod.id);
   }

@@ -1,34 +1,51 @@
-// LocalExecutor: the engine's Executor in `muster serve`. A bound gang's pods run as
-// local processes (ProcessSupervisor): the container's command + args, in a
-// working directory per pod, with the rank identity env the workloads layer
-// computes (RANK, WORLD_SIZE, MASTER_ADDR=127.0.0.1, a MASTER_PORT free on this
-// machine and unique among running jobs, PET_*, TF_CONFIG, ...), and
-// CUDA_VISIBLE_DEVICES set to the physical GPUs placement assigned. Pod objects in
-// the store follow each process (Pending, Running, Succeeded, Failed).
+// LocalExecutor: the engine's Executor in `muster serve`, the kubelet of this machine.
+// A bound gang's pods run as local processes (ProcessSupervisor), each as its job's
+// owner, in its own cgroup, with its own loopback address (status.podIP) and the names
+// a cluster's DNS would give in its own /etc/hosts (pod_network.h), the container's
+// command and args with the kubelet's $(VAR) expansion, env (downward API, ConfigMaps,
+// Secrets), volumes and workingDir (local_pod.h), the rank identity the workloads
+// layer computes (RANK, WORLD_SIZE, MASTER_ADDR = the coordinator's name, a
+// MASTER_PORT free on this machine and unique among running jobs, PET_*, TF_CONFIG,
+// the MPI hostfile, VC_*) and CUDA_VISIBLE_DEVICES set to the physical GPUs placement
+// assigned. Pod objects in the store follow each process (Pending, Running,
+// Succeeded, Failed with the kubelet's reasons: Error, OOMKilled,
+// CreateContainerConfigError).
 //
 // A gang starts all at once, and only when no process of an earlier gang still holds
 // one of its GPUs or pod names (a preempted victim gets its termination grace
 // period to checkpoint before the preemptor's processes start). Stopping sends
-// SIGTERM, then SIGKILL after the pod's terminationGracePeriodSeconds.
+// SIGTERM, then SIGKILL to the group and the cgroup after the pod's
+// terminationGracePeriodSeconds.
 //
 // Success follows the job kind's upstream rule: PyTorchJob master (else every
 // worker), TFJob chief (else worker 0), MPIJob launcher, every other kind all pods
 // (the other ranks then get their termination grace period to finish on their own
-// before they are stopped); until then any pod exiting non-zero fails the gang (its lifecycle
-// policy then restarts or fails it). Called from the controller thread only.
+// before they are stopped); until then any pod exiting non-zero fails the gang (its
+// lifecycle policy then restarts or fails it).
+//
+// Deleting a Pod object (kubectl, or garbage collection of a finished job) stops its
+// process if it still runs and removes its directory, logs and cgroup once it ended.
+//
+// Threading: Run and Poll are called from the controller thread only. Run() forks
+// and must not be called inside ObjectStore::Batch (it would hold the store's lock
+// across fork); Poll() writes pod objects and is meant for inside one.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "engine/engine.h"
 #include "engine/executor.h"
+#include "server/local_pod.h"
 #include "server/object_store.h"
+#include "server/pod_network.h"
 #include "server/process_supervisor.h"
 #include "server/serve_executor.h"
+#include "workloads/workloads.h"
 
 namespace muster::server {
 
@@ -39,11 +56,14 @@ std::vector<std::string> GangProcessIds(const model::Workload& workload,
 
 class LocalExecutor : public ServeExecutor {
  public:
-  LocalExecutor(ObjectStore& store, ProcessSupervisor& processes);
+  // `config.data_dir` must be the directory `processes` keeps its pods under's parent.
+  LocalExecutor(ObjectStore& store, ProcessSupervisor& processes, LocalPodConfig config);
+  ~LocalExecutor() override;
 
   // The engine whose cluster names the plan's nodes; reset after every rebuild.
   void SetEngine(const engine::Engine* engine) override { engine_ = engine; }
 
+  void Shutdown() override;
   void Started(const engine::WorkloadRecord& record, Time now) override;
   void Stopped(const engine::WorkloadRecord& record, Time now, engine::StopCause cause) override;
 
@@ -53,8 +73,11 @@ class LocalExecutor : public ServeExecutor {
   void AdoptRecovered(const engine::WorkloadRecord& record, Time now,
                       const std::map<std::string, RecoveredProcess>& recovered) override;
 
-  // Starts gangs whose GPUs and pod names are free, reaps exits, enforces kill
-  // deadlines and updates pod objects. Returns what happened to running gangs.
+  // Starts the gangs whose GPUs and pod names are free (forks), stops the processes
+  // of deleted Pod objects and removes their files: outside any batch.
+  void Run(Time now) override;
+  // Reaps exits, enforces kill deadlines and writes pod objects. Returns what
+  // happened to running gangs.
   std::vector<control::GangOutcome> Poll(Time now) override;
 
   control::GangPodCounts Counts(const std::string& key) const override;
@@ -72,12 +95,17 @@ class LocalExecutor : public ServeExecutor {
     int32_t pod_set = 0;
     int32_t index = 0;
     std::string node;
+    std::string subdomain;
+    std::string ip;
     std::vector<int32_t> gpus;  // placement device indices on `node`
     PodState state = PodState::kWaiting;
     int exit_code = 0;
+    std::string reason;  // terminated / waiting reason (kubelet's)
     std::string message;
     std::string started_at, finished_at;
     int32_t restarts = 0;
+    bool dirty = false;           // its object needs writing
+    bool object_deleted = false;  // its Pod object was deleted: never written again
   };
   struct Gang {
     std::string key;
@@ -92,24 +120,39 @@ class LocalExecutor : public ServeExecutor {
     Time decided_at = -1;  // when its success was decided (other ranks may still run)
   };
 
-  void Launch(Gang& gang, Time now);
+  void Launch(int64_t attempt, Gang& gang, Time now);
+  void StartPod(int64_t attempt, Gang& gang, size_t i, const workloads::RankContext& context,
+                const std::vector<DnsPod>& dns, const std::vector<DnsService>& services, Time now);
   bool CanLaunch(const Gang& gang) const;
   std::optional<control::GangOutcome> Evaluate(Gang& gang, Time now) const;
-  void WritePod(const Gang& gang, const PodRun& pod, Time now);
-  void DeletePods(const Gang& gang);
+  void WritePod(const Gang& gang, PodRun& pod, Time now);
+  void DeletePods(Gang& gang);
+  void ReleaseAddress(PodRun& pod);
+  void HandleDeletedPods();
+  void CollectOrphanDirs();
+  std::vector<DnsPod> DnsPods(const Gang* launching) const;
+  std::vector<DnsService> Services() const;
   std::vector<std::string> PhysicalGpus(const std::string& node) const;
   std::string NodeName(int32_t node_index) const;
 
   ObjectStore& store_;
   ProcessSupervisor& processes_;
+  LocalPodConfig config_;
+  PodAddressPool addresses_;
   const engine::Engine* engine_ = nullptr;
   int64_t next_attempt_ = 1;
   uint64_t changes_ = 0;
+  bool collected_orphans_ = false;
   std::map<int64_t, Gang> gangs_;           // by attempt, oldest first
   std::map<std::string, int64_t> current_;  // workload key -> its live attempt
   std::map<std::string, std::pair<int64_t, size_t>> by_process_;  // process id -> pod
   std::map<std::string, int32_t> restarts_;                       // pod object key -> starts so far
   std::map<std::string, control::GangPodCounts> last_counts_;  // of the last stopped gang per key
+
+  // Pod objects deleted in the store (hub subscription; any thread).
+  std::mutex deleted_mu_;
+  std::vector<std::string> deleted_pods_;  // process ids
+  WatchHub::SubscriptionId subscription_ = 0;
 };
 
 }  // namespace muster::server

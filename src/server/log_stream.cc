@@ -1,9 +1,11 @@
 #include "server/log_stream.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
 #include <thread>
 #include <utility>
 
@@ -13,18 +15,47 @@ namespace {
 // Bounds one chunk, so a large backlog is sent in pieces rather than one buffer.
 constexpr uint64_t kMaxChunk = 64u << 10;
 
+// Up to kMaxChunk bytes of `fd` from its current position.
+std::string ReadChunk(int fd) {
+  std::string bytes(kMaxChunk, '\0');
+  ssize_t n;
+  do {
+    n = ::read(fd, bytes.data(), bytes.size());
+  } while (n < 0 && errno == EINTR);
+  bytes.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  return bytes;
+}
+
 }  // namespace
 
-LogStream::LogStream(ObjectStore& store, control::ObjectKey pod, std::string path,
-                     std::string initial, uint64_t offset, std::optional<uint64_t> limit_bytes)
+LogStream::LogStream(ObjectStore& store, control::ObjectKey pod, std::string path, std::string initial,
+                     uint64_t offset, std::optional<uint64_t> limit_bytes, bool follow,
+                     std::vector<std::string> backlog)
     : store_(store),
       pod_(std::move(pod)),
       path_(std::move(path)),
+      backlog_(backlog.begin(), backlog.end()),
       offset_(offset),
-      remaining_(limit_bytes) {
+      remaining_(limit_bytes),
+      follow_(follow) {
   pending_ = Capped(std::move(initial));
-  struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0) inode_ = st.st_ino;
+  // Opened now: the bytes before `offset` were read from this very file.
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ >= 0) {
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0 || static_cast<uint64_t>(st.st_size) < offset_) offset_ = 0;
+    ::lseek(fd_, static_cast<off_t>(offset_), SEEK_SET);
+  }
+}
+
+LogStream::~LogStream() {
+  CloseFile();
+  if (backlog_fd_ >= 0) ::close(backlog_fd_);
+}
+
+void LogStream::CloseFile() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
 }
 
 std::string LogStream::Capped(std::string bytes) {
@@ -34,26 +65,49 @@ std::string LogStream::Capped(std::string bytes) {
   return bytes;
 }
 
-std::string LogStream::ReadAppended() {
-  if (remaining_ && *remaining_ == 0) return "";
-  struct stat st {};
-  if (::stat(path_.c_str(), &st) != 0) return "";
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
-  // Another file (a restart moved the old one to log.1) or a truncated one: the new
-  // attempt's output starts at 0.
-  if (st.st_ino != inode_ || size < offset_) {
-    inode_ = st.st_ino;
+std::string LogStream::ReadLive() {
+  if (fd_ < 0) {
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    offset_ = 0;
+    if (fd_ < 0) return "";
+  }
+  struct stat open_st {};
+  if (::fstat(fd_, &open_st) == 0 && static_cast<uint64_t>(open_st.st_size) < offset_) {
+    ::lseek(fd_, 0, SEEK_SET);  // truncated (a single-file log starting over)
     offset_ = 0;
   }
-  if (size == offset_) return "";
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) return "";
-  in.seekg(static_cast<std::streamoff>(offset_));
-  std::string bytes(std::min(size - offset_, kMaxChunk), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  bytes.resize(static_cast<size_t>(in.gcount()));
+  std::string bytes = ReadChunk(fd_);
   offset_ += bytes.size();
-  return Capped(std::move(bytes));
+  if (!bytes.empty()) return bytes;
+  // At the end of the open file: if the path now names another file (rotated, or a
+  // new attempt), that one is next, from its start.
+  struct stat path_st {};
+  if (::stat(path_.c_str(), &path_st) == 0 &&
+      (path_st.st_ino != open_st.st_ino || path_st.st_dev != open_st.st_dev)) {
+    CloseFile();
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    offset_ = 0;
+    if (fd_ < 0) return "";
+    bytes = ReadChunk(fd_);
+    offset_ += bytes.size();
+  }
+  return bytes;
+}
+
+std::string LogStream::ReadMore() {
+  if (remaining_ && *remaining_ == 0) return "";
+  while (!backlog_.empty() || backlog_fd_ >= 0) {
+    if (backlog_fd_ < 0) {
+      backlog_fd_ = ::open(backlog_.front().c_str(), O_RDONLY | O_CLOEXEC);
+      backlog_.pop_front();
+      if (backlog_fd_ < 0) continue;
+    }
+    std::string bytes = ReadChunk(backlog_fd_);
+    if (!bytes.empty()) return Capped(std::move(bytes));
+    ::close(backlog_fd_);
+    backlog_fd_ = -1;
+  }
+  return Capped(ReadLive());
 }
 
 bool LogStream::PodFinished() const {
@@ -68,16 +122,16 @@ bool LogStream::PodFinished() const {
 std::optional<std::string> LogStream::Next(std::chrono::milliseconds wait) {
   if (done_) return std::nullopt;
   if (!pending_.empty()) return std::exchange(pending_, "");
-  std::string out = ReadAppended();
+  std::string out = ReadMore();
   if (!out.empty()) return out;
-  if ((remaining_ && *remaining_ == 0) || store_.hub().closed()) {
+  if ((remaining_ && *remaining_ == 0) || store_.hub().closed() || !follow_) {
     done_ = true;
     return std::nullopt;
   }
   if (PodFinished()) {
     // The last bytes may have landed between the read above and the phase change;
     // the stream ends once a read after the pod finished finds nothing more.
-    out = ReadAppended();
+    out = ReadMore();
     if (out.empty()) {
       done_ = true;
       return std::nullopt;
@@ -85,7 +139,7 @@ std::optional<std::string> LogStream::Next(std::chrono::milliseconds wait) {
     return out;
   }
   std::this_thread::sleep_for(std::min(wait, kPollInterval));
-  return ReadAppended();
+  return ReadMore();
 }
 
 }  // namespace muster::server

@@ -1,13 +1,19 @@
-// LogStream: one `kubectl logs -f` request. Sends the log file's bytes as they are
-// appended, polling the file (the executor writes it from another process, so
-// there is nothing to wait on), until the pod has finished (status.phase Succeeded
-// or Failed), the pod is deleted, the server stops or `limitBytes` is reached.
+// LogStream: one `kubectl logs` answer that is too large for one body, or one
+// `kubectl logs -f`. Sends `initial`, then whole older files (`backlog`, oldest
+// first), then the live file from `offset`; when following, it keeps sending what is
+// appended, polling the file (the shim writes it from another process, so there is
+// nothing to wait on), and follows the live file across rotations (the shim renames
+// log to log.1 and starts a new log: the renamed file is read to its end first), until
+// the pod has finished (status.phase Succeeded or Failed), the pod is deleted, the
+// server stops or `limitBytes` is reached.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "server/object_store.h"
 
@@ -15,10 +21,13 @@ namespace muster::server {
 
 class LogStream {
  public:
-  // Streams `initial` first, then what is appended to `path` after byte `offset`.
   // `limit_bytes` caps everything sent, `initial` included (nullopt: no cap).
   LogStream(ObjectStore& store, control::ObjectKey pod, std::string path, std::string initial,
-            uint64_t offset, std::optional<uint64_t> limit_bytes);
+            uint64_t offset, std::optional<uint64_t> limit_bytes, bool follow = true,
+            std::vector<std::string> backlog = {});
+  ~LogStream();
+  LogStream(const LogStream&) = delete;
+  LogStream& operator=(const LogStream&) = delete;
 
   // Same contract as WatchStream::Next: the next bytes, "" when nothing was appended
   // within `wait`, nullopt when the stream is over.
@@ -28,17 +37,22 @@ class LogStream {
   static constexpr std::chrono::milliseconds kPollInterval{150};
 
  private:
-  std::string ReadAppended();
+  std::string ReadMore();
+  std::string ReadLive();
   bool PodFinished() const;
   std::string Capped(std::string bytes);
+  void CloseFile();
 
   ObjectStore& store_;
   control::ObjectKey pod_;
   std::string path_;
   std::string pending_;
+  std::deque<std::string> backlog_;
+  int backlog_fd_ = -1;
+  int fd_ = -1;  // the live file being read (kept open across a rotation)
   uint64_t offset_;
-  uint64_t inode_ = 0;  // of the file `offset_` counts in
   std::optional<uint64_t> remaining_;
+  bool follow_;
   bool done_ = false;
 };
 

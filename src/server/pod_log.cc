@@ -1,12 +1,12 @@
 #include "server/pod_log.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "server/api_status.h"
+#include "server/log_files.h"
 #include "server/log_stream.h"
 #include "server/pod_paths.h"
 
@@ -14,6 +14,9 @@ namespace muster::server {
 namespace {
 
 using nlohmann::json;
+
+// A log up to this size is answered as one body; a larger one is streamed.
+constexpr uint64_t kMaxBody = 1 << 20;
 
 ApiResponse Error(const ApiError& e) { return {e.code, "application/json", e.ToJson().dump()}; }
 
@@ -46,21 +49,6 @@ std::vector<std::string> ContainerNames(const json& pod) {
     }
   }
   return names;
-}
-
-// The last `lines` lines of `text`; a final newline ends the last line rather
-// than starting an empty one.
-std::string TailLines(const std::string& text, int64_t lines) {
-  if (lines <= 0) return "";
-  size_t end = text.size();
-  if (end > 0 && text[end - 1] == '\n') --end;
-  size_t start = end;
-  for (int64_t n = 0; n < lines; ++n) {
-    size_t nl = start == 0 ? std::string::npos : text.rfind('\n', start - 1);
-    if (nl == std::string::npos) return text;
-    start = nl;
-  }
-  return text.substr(start + 1);
 }
 
 // status.containerStatuses says the container runs or ran.
@@ -121,8 +109,8 @@ ApiResult HandlePodLog(ObjectStore& store, const std::string& data_dir, const Po
 
   const bool previous = IsTrue(Param(request, "previous"));
   const std::string path = PodLogPath(data_dir, target.namespace_, target.name, previous);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const std::vector<std::string> segments = LogSegments(path);
+  if (segments.empty()) {
     if (previous) {
       return Error(BadRequest("previous terminated container \"" + container + "\" in pod \"" +
                               target.name + "\" not found"));
@@ -133,20 +121,31 @@ ApiResult HandlePodLog(ObjectStore& store, const std::string& data_dir, const Po
     return Error(BadRequest("container \"" + container + "\" in pod \"" + target.name +
                             "\" is waiting to start: ContainerCreating"));
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
-  const uint64_t offset = text.size();
-  if (tail) text = TailLines(text, *tail);
-
   std::optional<uint64_t> cap;
   if (limit) cap = static_cast<uint64_t>(*limit);
   // The previous attempt's log does not grow: following it is reading it.
-  if (IsTrue(Param(request, "follow")) && !previous) {
-    return std::make_unique<LogStream>(store, key, path, std::move(text), offset, cap);
+  const bool follow = IsTrue(Param(request, "follow")) && !previous;
+
+  // Where the live file stands now; a tail or a head is read from there, and a
+  // follow goes on from it.
+  struct stat st {};
+  const uint64_t live_size = ::stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  if (tail) {
+    // Read backwards from the end: a few blocks however large the log is.
+    std::string text = ReadTailLines(segments, *tail);
+    if (follow)
+      return std::make_unique<LogStream>(store, key, path, std::move(text), live_size, cap);
+    if (cap && text.size() > *cap) text.resize(*cap);
+    return ApiResponse{200, "text/plain", std::move(text)};
   }
-  if (cap && text.size() > *cap) text.resize(*cap);
-  return ApiResponse{200, "text/plain", std::move(text)};
+  if (!follow && (cap ? *cap : LogSize(segments)) <= kMaxBody) {
+    return ApiResponse{200, "text/plain", ReadHead(segments, cap.value_or(kMaxBody))};
+  }
+  // The whole log (up to the cap), streamed in chunks: rotated files oldest first,
+  // then the live one.
+  std::vector<std::string> backlog(segments.begin(), segments.end());
+  if (!backlog.empty() && backlog.back() == path) backlog.pop_back();
+  return std::make_unique<LogStream>(store, key, path, "", 0, cap, follow, std::move(backlog));
 }
 
 }  // namespace muster::server

@@ -1,7 +1,8 @@
 // GET /api/v1/namespaces/{ns}/pods/{name}/log, as the Kubernetes API server answers
-// it (what `kubectl logs` sends): the pod's output from the file the local executor
-// writes under the data directory (pod_paths.h), as text/plain, or streamed while
-// the pod runs when follow=true.
+// it (what `kubectl logs` sends): the pod's output from the files the local executor
+// writes under the data directory (pod_paths.h, rotated: log_files.h), as text/plain;
+// streamed while the pod runs when follow=true, and streamed in chunks when it is
+// larger than 1 MiB. tailLines reads backwards from the end (never the whole log).
 #pragma once
 
 #include <optional>

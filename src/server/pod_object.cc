@@ -1,5 +1,7 @@
 #include "server/pod_object.h"
 
+#include <algorithm>
+
 #include "control/workload_objects.h"
 
 namespace muster::server {
@@ -10,9 +12,11 @@ using json = nlohmann::json;
 // The labels the job kind's upstream controller puts on its pods.
 json PodLabels(const model::Workload& workload, const model::PodSet& ps, int32_t index) {
   const model::ObjectMeta& job = workload.meta;
-  json labels = {{"muster.dev/job-name", job.name},
-                 {"muster.dev/pod-set", ps.name},
-                 {"muster.dev/pod-index", std::to_string(index)}};
+  json labels = json::object();
+  for (const auto& [k, v] : ps.tmpl.labels) labels[k] = v;
+  labels["muster.dev/job-name"] = job.name;
+  labels["muster.dev/pod-set"] = ps.name;
+  labels["muster.dev/pod-index"] = std::to_string(index);
   if (job.kind == "PyTorchJob" || job.kind == "TFJob" || job.kind == "MPIJob") {
     labels["training.kubeflow.org/job-name"] = job.name;
     labels["training.kubeflow.org/replica-type"] = ps.name;
@@ -23,11 +27,42 @@ json PodLabels(const model::Workload& workload, const model::PodSet& ps, int32_t
   } else if (job.kind == "JobSet") {
     labels["jobset.sigs.k8s.io/jobset-name"] = job.name;
     labels["jobset.sigs.k8s.io/replicatedjob-name"] = ps.name;
+    labels["job-name"] =
+        job.name + "-" + ps.name + "-" + std::to_string(index / std::max(1, ps.pods_per_job));
+    labels["batch.kubernetes.io/job-completion-index"] =
+        std::to_string(index % std::max(1, ps.pods_per_job));
+  } else if (job.kind == "MPIJob") {
+    labels["training.kubeflow.org/job-role"] = ps.name;
+  } else if (job.kind == "Job" && job.api_version.starts_with("batch.volcano.sh/")) {
+    labels["volcano.sh/job-name"] = job.name;
+    labels["volcano.sh/task-spec"] = ps.name;
   }
   return labels;
 }
 
+// The template's annotations, the controller's and the owner of the job.
+json PodAnnotations(const model::Workload& workload, const model::PodSet& ps, int32_t index) {
+  json annotations = json::object();
+  for (const auto& [k, v] : ps.tmpl.annotations) annotations[k] = v;
+  const model::ObjectMeta& job = workload.meta;
+  if (job.kind == "Job" && job.api_version == "batch/v1" && ps.indexed) {
+    annotations["batch.kubernetes.io/job-completion-index"] = std::to_string(index);
+  }
+  if (auto it = job.annotations.find("muster.dev/owner"); it != job.annotations.end()) {
+    annotations["muster.dev/owner"] = it->second;
+  }
+  return annotations;
+}
+
 }  // namespace
+
+model::StringMap PodObjectLabels(const model::Workload& workload, int32_t pod_set, int32_t index) {
+  model::StringMap out;
+  if (pod_set < 0 || pod_set >= static_cast<int32_t>(workload.pod_sets.size())) return out;
+  const json labels = PodLabels(workload, workload.pod_sets[pod_set], index);
+  for (const auto& [k, v] : labels.items()) out[k] = v.get<std::string>();
+  return out;
+}
 
 json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time now) {
   const model::PodSet& ps = workload.pod_sets[pod.pod_set];
@@ -59,19 +94,23 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
     case PodRunState::kSucceeded:
     case PodRunState::kFailed:
       phase = pod.state == PodRunState::kSucceeded ? "Succeeded" : "Failed";
-      state = {
-          {"terminated",
-           {{"exitCode", pod.exit_code},
-            {"reason", pod.exit_code == 0 ? "Completed" : "Error"},
-            {"message", pod.message},
-            {"startedAt", pod.started_at},
-            {"finishedAt", pod.finished_at.empty() ? control::Rfc3339(now) : pod.finished_at}}}};
+      state = {{"terminated",
+                {{"exitCode", pod.exit_code},
+                 {"reason", !pod.reason.empty()  ? pod.reason
+                            : pod.exit_code == 0 ? "Completed"
+                                                 : "Error"},
+                 {"message", pod.message},
+                 {"startedAt", pod.started_at},
+                 {"finishedAt", pod.finished_at.empty() ? control::Rfc3339(now) : pod.finished_at}}}};
       break;
   }
+  const std::string pod_ip = pod.ip.empty() ? "127.0.0.1" : pod.ip;
   json status = {
       {"phase", phase},
       {"hostIP", "127.0.0.1"},
-      {"podIP", "127.0.0.1"},
+      {"hostIPs", json::array({{{"ip", "127.0.0.1"}}})},
+      {"podIP", pod_ip},
+      {"podIPs", json::array({{{"ip", pod_ip}}})},
       {"containerStatuses",
        json::array({{{"name", container_name},
                      {"image", containers.empty() ? "" : containers[0].value("image", "")},
@@ -79,22 +118,28 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
                      {"restartCount", pod.restarts},
                      {"state", state}}})}};
   if (!pod.started_at.empty()) status["startTime"] = pod.started_at;
+  json spec = {{"nodeName", pod.node},
+               {"hostname", pod.name},
+               {"schedulerName", "muster"},
+               {"restartPolicy", ps.tmpl.spec.restart_policy},
+               {"terminationGracePeriodSeconds", ps.tmpl.spec.termination_grace_period_seconds},
+               {"containers", containers}};
+  if (!pod.subdomain.empty()) spec["subdomain"] = pod.subdomain;
+  if (!ps.tmpl.spec.service_account_name.empty()) {
+    spec["serviceAccountName"] = ps.tmpl.spec.service_account_name;
+  }
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata",
            {{"name", pod.name},
             {"namespace", job.namespace_},
             {"labels", PodLabels(workload, ps, pod.index)},
+            {"annotations", PodAnnotations(workload, ps, pod.index)},
             {"ownerReferences", json::array({{{"apiVersion", job.api_version},
                                               {"kind", job.kind},
                                               {"name", job.name},
                                               {"controller", true}}})}}},
-          {"spec",
-           {{"nodeName", pod.node},
-            {"schedulerName", "muster"},
-            {"restartPolicy", ps.tmpl.spec.restart_policy},
-            {"terminationGracePeriodSeconds", ps.tmpl.spec.termination_grace_period_seconds},
-            {"containers", containers}}},
+          {"spec", spec},
           {"status", status}};
 }
 

@@ -22,12 +22,18 @@ struct PodRunView {
   std::string node;
   PodRunState state = PodRunState::kWaiting;
   int exit_code = 0;
+  std::string reason;                   // terminated pods: the kubelet's reason ("" = by exit code)
   std::string message;                  // terminated pods: why
   std::string waiting_message;          // waiting pods: why
   std::string started_at, finished_at;  // RFC 3339; finished_at empty: `now`
   int32_t restarts = 0;
+  std::string ip;         // status.podIP ("" = the node's address)
+  std::string subdomain;  // spec.subdomain
 };
 
 nlohmann::json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time now);
+
+// The pod's labels: its template's, then those its job's upstream controller adds.
+model::StringMap PodObjectLabels(const model::Workload& workload, int32_t pod_set, int32_t index);
 
 }  // namespace muster::server

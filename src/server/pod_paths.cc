@@ -1,18 +1,41 @@
 #include "server/pod_paths.h"
 
 namespace muster::server {
+namespace {
+
+std::string WithSlash(std::string dir) {
+  if (!dir.empty() && dir.back() != '/') dir += '/';
+  return dir;
+}
+
+}  // namespace
 
 std::string PodProcessId(const std::string& ns, const std::string& name) { return ns + "_" + name; }
 
+std::optional<std::pair<std::string, std::string>> ParsePodProcessId(const std::string& id) {
+  size_t sep = id.find('_');
+  if (sep == std::string::npos || sep == 0 || sep + 1 >= id.size() ||
+      id.find('_', sep + 1) != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::make_pair(id.substr(0, sep), id.substr(sep + 1));
+}
+
 std::string PodDir(const std::string& data_dir, const std::string& ns, const std::string& name) {
-  std::string dir = data_dir;
-  if (!dir.empty() && dir.back() != '/') dir += '/';
-  return dir + "pods/" + PodProcessId(ns, name);
+  return WithSlash(data_dir) + "pods/" + PodProcessId(ns, name);
 }
 
 std::string PodLogPath(const std::string& data_dir, const std::string& ns, const std::string& name,
                        bool previous) {
-  return PodDir(data_dir, ns, name) + (previous ? "/log.1" : "/log");
+  return PodDir(data_dir, ns, name) + (previous ? "/log.previous" : "/log");
+}
+
+std::string PodVolumeDir(const std::string& pod_dir, const std::string& volume) {
+  return WithSlash(pod_dir) + "volumes/" + volume;
+}
+
+std::string ClaimDir(const std::string& data_dir, const std::string& ns, const std::string& claim) {
+  return WithSlash(data_dir) + "volumes/" + ns + "/" + claim;
 }
 
 }  // namespace muster::server

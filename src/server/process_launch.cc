@@ -2,9 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -15,84 +17,21 @@
 #include <string>
 #include <vector>
 
+#include "server/async_safe.h"
+#include "server/shim_plan.h"
+
 namespace muster::server {
 namespace {
+
+using async_safe::WriteAll;
+using async_safe::WriteFailure;
 
 bool IsExecutableFile(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-// ---- async-signal-safe helpers (used between fork and exec / in the shim) ----
-
-size_t SafeStrlen(const char* s) {
-  size_t n = 0;
-  while (s[n] != '\0') ++n;
-  return n;
-}
-
-void SafeWrite(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-}
-
-void SafeWriteString(int fd, const char* s) { SafeWrite(fd, s, SafeStrlen(s)); }
-
-// Appends the decimal form of `value` at buf[*len]; buf must have room for 12 chars.
-void AppendInt(char* buf, size_t* len, int value) {
-  char digits[12];
-  size_t n = 0;
-  unsigned magnitude = value < 0 ? 0u - static_cast<unsigned>(value) : static_cast<unsigned>(value);
-  do {
-    digits[n++] = static_cast<char>('0' + magnitude % 10);
-    magnitude /= 10;
-  } while (magnitude != 0);
-  if (value < 0) buf[(*len)++] = '-';
-  while (n > 0) buf[(*len)++] = digits[--n];
-}
-
-// strerror may allocate (locales), so the common start failures are spelled out here.
-const char* SafeErrorName(int error) {
-  switch (error) {
-    case ENOENT:
-      return "no such file or directory";
-    case EACCES:
-      return "permission denied";
-    case ENOEXEC:
-      return "exec format error";
-    case ENOTDIR:
-      return "not a directory";
-    case ENOMEM:
-      return "out of memory";
-    case E2BIG:
-      return "argument list too long";
-    case EAGAIN:
-      return "resource temporarily unavailable";
-    default:
-      return "error";
-  }
-}
-
-// "muster: <what> <subject>: <error> (errno N)\n" to fd.
-void WriteFailure(int fd, const char* what, const char* subject, int error) {
-  SafeWriteString(fd, "muster: ");
-  SafeWriteString(fd, what);
-  SafeWriteString(fd, " ");
-  SafeWriteString(fd, subject);
-  SafeWriteString(fd, ": ");
-  SafeWriteString(fd, SafeErrorName(error));
-  char buf[32] = " (errno ";
-  size_t len = SafeStrlen(buf);
-  AppendInt(buf, &len, error);
-  buf[len++] = ')';
-  buf[len++] = '\n';
-  SafeWrite(fd, buf, len);
-}
+// ---- the shim (async-signal-safe from here to StartShim) ----
 
 // Closes every descriptor >= 3 except those in keep (sorted ascending).
 void CloseAllExcept(const int* keep, int keep_count, int max_fd) {
@@ -108,48 +47,7 @@ void CloseAllExcept(const int* keep, int keep_count, int max_fd) {
   }
 }
 
-// Everything the shim and the child touch, as plain pointers into memory prepared
-// before fork.
-struct ForkPlan {
-  const char* executable;
-  char* const* argv;
-  char* const* envp;
-  const char* working_dir;
-  const char* dir;
-  const char* exit_path;
-  const char* exit_tmp_path;
-  int log_fd;
-  int null_fd;
-  int report_fd;   // shim -> server: the child's pid, or -errno
-  int release_fd;  // server -> shim: closed (or a byte) when the state is durable
-  int max_fd;
-};
-
-[[noreturn]] void RunChild(const ForkPlan& plan) {
-  ::setpgid(0, 0);
-  ::dup2(plan.null_fd, STDIN_FILENO);
-  ::dup2(plan.log_fd, STDOUT_FILENO);
-  ::dup2(plan.log_fd, STDERR_FILENO);
-  // Not inherited by the exec'd program either way (O_CLOEXEC); closed for clarity.
-  ::close(plan.log_fd);
-  ::close(plan.null_fd);
-  ::close(plan.report_fd);
-  ::close(plan.release_fd);
-  if (::chdir(plan.working_dir) != 0) {
-    WriteFailure(STDERR_FILENO, "cannot change to working directory", plan.working_dir, errno);
-    ::_exit(127);
-  }
-  // Dispositions are already default (the shim reset them); unblocking delivers a
-  // TERM that arrived since fork.
-  sigset_t none;
-  ::sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::execvpe(plan.executable, plan.argv, plan.envp);
-  WriteFailure(STDERR_FILENO, "cannot execute", plan.executable, errno);
-  ::_exit(127);
-}
-
-void WriteExitFile(const ForkPlan& plan, int status) {
+void WriteExitFile(const shim::Plan& plan, int status) {
   int exit_code = 0;
   int signal_number = 0;
   if (WIFSIGNALED(status)) {
@@ -160,17 +58,15 @@ void WriteExitFile(const ForkPlan& plan, int status) {
   }
   char buf[64];
   size_t len = 0;
-  const char* code_key = "exit_code ";
-  const char* signal_key = "\nsignal ";
-  for (const char* p = code_key; *p != '\0'; ++p) buf[len++] = *p;
-  AppendInt(buf, &len, exit_code);
-  for (const char* p = signal_key; *p != '\0'; ++p) buf[len++] = *p;
-  AppendInt(buf, &len, signal_number);
+  for (const char* p = "exit_code "; *p != '\0'; ++p) buf[len++] = *p;
+  async_safe::AppendInt(buf, &len, exit_code);
+  for (const char* p = "\nsignal "; *p != '\0'; ++p) buf[len++] = *p;
+  async_safe::AppendInt(buf, &len, signal_number);
   buf[len++] = '\n';
 
-  int fd = ::open(plan.exit_tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(plan.exit_tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return;
-  SafeWrite(fd, buf, len);
+  WriteAll(fd, buf, len);
   ::fsync(fd);
   ::close(fd);
   ::rename(plan.exit_tmp_path, plan.exit_path);
@@ -182,8 +78,8 @@ void WriteExitFile(const ForkPlan& plan, int status) {
 }
 
 // Reaps the group members just killed (and other orphans) for up to a second, so
-// they do not linger as zombies; descendants that left the group (setsid) and
-// survive are handed to the next subreaper when the shim exits.
+// they do not linger as zombies; descendants that survive (no cgroup, setsid) are
+// handed to the next subreaper when the shim exits.
 void ReapRemaining() {
   const struct timespec tick = {0, 10 * 1000 * 1000};
   for (int round = 0; round < 100; ++round) {
@@ -195,7 +91,62 @@ void ReapRemaining() {
   }
 }
 
-[[noreturn]] void RunShim(const ForkPlan& plan) {
+int64_t MonotonicMillis() {
+  struct timespec now;
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+}
+
+// The live log file and its rotations (log, log.1, ... newest first): at most
+// log_files files of at most log_max_bytes each, like the kubelet's container log
+// manager (which rotates by size and keeps containerLogMaxFiles).
+class LogWriter {
+ public:
+  explicit LogWriter(const shim::Plan& plan) : plan_(plan), fd_(plan.log_fd) {}
+
+  void Write(const char* data, size_t size) {
+    while (size > 0 && fd_ >= 0) {
+      size_t chunk = size;
+      if (plan_.log_max_bytes > 0) {
+        if (written_ >= plan_.log_max_bytes) Rotate();
+        size_t room = static_cast<size_t>(plan_.log_max_bytes - written_);
+        if (chunk > room) chunk = room;
+      }
+      if (!WriteAll(fd_, data, chunk)) return;  // disk full: output is dropped, never blocks
+      written_ += static_cast<int64_t>(chunk);
+      data += chunk;
+      size -= chunk;
+    }
+  }
+
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  void Rotate() {
+    written_ = 0;
+    if (plan_.log_files <= 1) {  // a single file: start it over
+      if (::ftruncate(fd_, 0) != 0) return;
+      return;
+    }
+    ::close(fd_);
+    for (int k = plan_.log_files - 1; k >= 1; --k)
+      ::rename(plan_.log_paths[k - 1], plan_.log_paths[k]);
+    fd_ = ::open(plan_.log_paths[0], O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+  }
+
+  const shim::Plan& plan_;
+  int fd_;
+  int64_t written_ = 0;
+};
+
+}  // namespace
+
+namespace shim {
+
+void RunShim(const Plan& plan) {
   // Signals are all blocked (inherited from StartShim): reset every disposition so
   // the child starts from defaults, and leave them blocked in the shim for good.
   struct sigaction default_action;
@@ -221,20 +172,30 @@ void ReapRemaining() {
   CloseAllExcept(keep, 4, plan.max_fd);
   ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 
+  int report = 0;
+  int out[2] = {-1, -1};
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    report = -errno;
+    WriteAll(plan.report_fd, reinterpret_cast<const char*>(&report), sizeof(report));
+    ::_exit(127);
+  }
   pid_t child = ::fork();
-  if (child == 0) RunChild(plan);
+  if (child == 0) {
+    ::close(out[0]);
+    RunChild(plan, out[1]);
+  }
+  ::close(out[1]);
   if (child < 0) {
     int error = errno;
     WriteFailure(plan.log_fd, "cannot fork", plan.executable, error);
-    int report = -error;
-    SafeWrite(plan.report_fd, reinterpret_cast<const char*>(&report), sizeof(report));
+    report = -error;
+    WriteAll(plan.report_fd, reinterpret_cast<const char*>(&report), sizeof(report));
     ::_exit(127);
   }
   ::setpgid(child, child);  // also here, so the group exists before the server signals it
-  ::close(plan.log_fd);
   ::close(plan.null_fd);
-  int report = child;
-  SafeWrite(plan.report_fd, reinterpret_cast<const char*>(&report), sizeof(report));
+  report = child;
+  WriteAll(plan.report_fd, reinterpret_cast<const char*>(&report), sizeof(report));
   ::close(plan.report_fd);
 
   char byte;
@@ -242,26 +203,72 @@ void ReapRemaining() {
   }
   ::close(plan.release_fd);
 
-  // waitpid(-1): orphans of the job are reparented to the shim (subreaper) and are
-  // reaped here as they die instead of piling up as zombies.
+  // SIGCHLD (blocked, so it queues) through a signalfd: the pump sleeps in poll()
+  // on the output pipe and the child's exit together.
+  sigset_t chld;
+  ::sigemptyset(&chld);
+  ::sigaddset(&chld, SIGCHLD);
+  int sfd = ::signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+
+  LogWriter log(plan);
+  static char buf[64 << 10];  // the shim is single-threaded
   int status = 0;
   bool have_status = false;
+  bool pipe_open = true;
+  int64_t drain_until = 0;  // after the child's exit: how long to wait for its output
   while (true) {
-    int st = 0;
-    pid_t reaped = ::waitpid(-1, &st, 0);
-    if (reaped == child) {
-      status = st;
-      have_status = true;
-      break;
+    // waitpid(-1): orphans of the pod are reparented to the shim (subreaper) and are
+    // reaped here as they die instead of piling up as zombies.
+    while (true) {
+      int st = 0;
+      pid_t reaped = ::waitpid(-1, &st, WNOHANG);
+      if (reaped <= 0) break;
+      if (reaped == child) {
+        status = st;
+        have_status = true;
+        // The rest of the pod: its group (torch workers) and its cgroup (setsid
+        // daemons), as a container runtime ends a container with its main process.
+        ::kill(-child, SIGKILL);
+        async_safe::KillCgroup(plan.cgroup_procs, plan.cgroup_count, plan.cgroup_kill, 100);
+        drain_until = MonotonicMillis() + 2000;
+      }
     }
-    if (reaped < 0 && errno != EINTR) break;
+    if (have_status && (!pipe_open || MonotonicMillis() >= drain_until)) break;
+    struct pollfd fds[2];
+    int nfds = 0;
+    if (pipe_open) fds[nfds++] = {out[0], POLLIN, 0};
+    if (sfd >= 0) fds[nfds++] = {sfd, POLLIN, 0};
+    int timeout = -1;
+    if (have_status) timeout = static_cast<int>(drain_until - MonotonicMillis());
+    if (timeout < -1) timeout = 0;
+    if (sfd < 0 && timeout == -1) timeout = 100;  // no signalfd: look for exits 10x a second
+    int ready = ::poll(fds, static_cast<nfds_t>(nfds), timeout);
+    if (ready < 0 && errno != EINTR) break;
+    if (pipe_open && fds[0].revents != 0) {
+      ssize_t n = ::read(out[0], buf, sizeof(buf));
+      if (n > 0) {
+        log.Write(buf, static_cast<size_t>(n));
+      } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+        pipe_open = false;  // every writer closed it (or it broke)
+      }
+    }
+    if (sfd >= 0) {
+      struct signalfd_siginfo info;
+      while (::read(sfd, &info, sizeof(info)) > 0) {
+      }
+    }
   }
-  ::kill(-child, SIGKILL);  // the rest of the group: torch workers, background jobs
+  ::close(out[0]);
+  log.Close();
   // Without a status there is nothing true to record: the server reports it lost.
   if (have_status) WriteExitFile(plan, status);
   ReapRemaining();
   ::_exit(0);
 }
+
+}  // namespace shim
+
+namespace {
 
 // Moves fd to a number >= 3 (the shim rewires 0-2), keeping O_CLOEXEC.
 int AboveStdio(int fd) {
@@ -280,6 +287,12 @@ std::vector<char*> NullTerminated(std::vector<std::string>& strings) {
   out.reserve(strings.size() + 1);
   for (auto& s : strings) out.push_back(s.data());
   out.push_back(nullptr);
+  return out;
+}
+
+std::vector<const char*> Pointers(const std::vector<std::string>& strings) {
+  std::vector<const char*> out;
+  for (const auto& s : strings) out.push_back(s.c_str());
   return out;
 }
 
@@ -316,9 +329,25 @@ Result<StartedShim> StartShim(const ShimLaunch& launch) {
   std::vector<char*> envp = NullTerminated(env_strings);
   std::string exit_path = launch.dir + "/" + kExitFileName;
   std::string exit_tmp_path = launch.dir + "/" + kExitTmpFileName;
+  const int32_t log_files = launch.log_max_files < 1 ? 1 : launch.log_max_files;
+  std::vector<std::string> log_path_strings;
+  for (int32_t k = 0; k < log_files; ++k) {
+    log_path_strings.push_back(k == 0 ? launch.log_path
+                                      : launch.log_path + "." + std::to_string(k));
+  }
+  std::vector<const char*> log_paths = Pointers(log_path_strings);
+  std::vector<const char*> cgroup_procs = Pointers(launch.cgroup_procs);
+  std::vector<shim::Mount> mounts;
+  for (const MountStep& m : launch.mounts) {
+    mounts.push_back({static_cast<int>(m.kind), m.source.c_str(), m.target.c_str(), m.read_only,
+                      m.target_is_file, m.create_target, m.options.c_str()});
+  }
+  std::vector<int> mount_fds(mounts.size(), -1);
+  std::vector<gid_t> groups =
+      launch.credentials ? launch.credentials->groups : std::vector<gid_t>{};
 
   int log_fd = AboveStdio(
-      ::open(launch.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644));
+      ::open(launch.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600));
   if (log_fd < 0) return Internal("cannot open log " + launch.log_path + ": " + Errno(errno));
   int null_fd = AboveStdio(::open("/dev/null", O_RDWR | O_CLOEXEC));
   int report[2] = {-1, -1};
@@ -341,18 +370,37 @@ Result<StartedShim> StartShim(const ShimLaunch& launch) {
       files.rlim_cur < static_cast<rlim_t>(1) << 20) {
     max_fd = static_cast<int>(files.rlim_cur) - 1;
   }
-  ForkPlan plan{launch.executable.c_str(),
-                argv.data(),
-                envp.data(),
-                launch.working_dir.c_str(),
-                launch.dir.c_str(),
-                exit_path.c_str(),
-                exit_tmp_path.c_str(),
-                log_fd,
-                null_fd,
-                report[1],
-                release[0],
-                max_fd};
+  shim::Plan plan{};
+  plan.executable = launch.executable.c_str();
+  plan.argv = argv.data();
+  plan.envp = envp.data();
+  plan.working_dir = launch.working_dir.c_str();
+  plan.create_working_dir = launch.create_working_dir;
+  plan.dir = launch.dir.c_str();
+  plan.exit_path = exit_path.c_str();
+  plan.exit_tmp_path = exit_tmp_path.c_str();
+  plan.log_paths = log_paths.data();
+  plan.log_files = log_files;
+  plan.log_max_bytes = launch.log_max_bytes;
+  plan.cgroup_procs = cgroup_procs.data();
+  plan.cgroup_count = static_cast<int>(cgroup_procs.size());
+  plan.cgroup_kill = launch.cgroup_kill.empty() ? nullptr : launch.cgroup_kill.c_str();
+  plan.private_mounts = launch.private_mounts;
+  plan.mounts = mounts.data();
+  plan.mount_count = static_cast<int>(mounts.size());
+  plan.mount_fds = mount_fds.data();
+  plan.hostname = launch.hostname.c_str();
+  plan.set_credentials = launch.credentials.has_value();
+  plan.uid = launch.credentials ? launch.credentials->uid : 0;
+  plan.gid = launch.credentials ? launch.credentials->gid : 0;
+  plan.groups = groups.data();
+  plan.group_count = static_cast<int>(groups.size());
+  plan.no_new_privs = launch.no_new_privs;
+  plan.log_fd = log_fd;
+  plan.null_fd = null_fd;
+  plan.report_fd = report[1];
+  plan.release_fd = release[0];
+  plan.max_fd = max_fd;
 
   // Block every signal across fork so the shim never runs one of the server's
   // handlers; the parent restores its mask right after.
@@ -361,7 +409,7 @@ Result<StartedShim> StartShim(const ShimLaunch& launch) {
   ::sigfillset(&all);
   ::pthread_sigmask(SIG_SETMASK, &all, &saved);
   pid_t shim = ::fork();
-  if (shim == 0) RunShim(plan);
+  if (shim == 0) shim::RunShim(plan);
   error = errno;
   ::pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   ::close(log_fd);
@@ -388,7 +436,7 @@ Result<StartedShim> StartShim(const ShimLaunch& launch) {
     while (::waitpid(shim, nullptr, 0) < 0 && errno == EINTR) {
     }
     if (got == sizeof(child)) {
-      return Internal("cannot fork " + launch.executable + ": " + Errno(-child));
+      return Internal("cannot start " + launch.executable + ": " + Errno(-child));
     }
     return Internal("the shim for " + launch.executable + " died before starting it");
   }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,16 +38,40 @@ bool ValidId(const std::string& id) {
   });
 }
 
+// Nothing of the server's environment: only the process's own, with a PATH.
 std::map<std::string, std::string> ChildEnvironment(const std::map<std::string, std::string>& pod) {
-  static const char* const kInherited[] = {
-      "PATH", "HOME", "USER", "LANG", "LC_ALL", "TZ", "TMPDIR", "LD_LIBRARY_PATH", "PYTHONPATH"};
-  std::map<std::string, std::string> env;
-  for (const char* name : kInherited) {
-    if (const char* value = std::getenv(name)) env[name] = value;
-  }
-  env.emplace("PATH", kDefaultPath);  // only when the server has none
-  for (const auto& [name, value] : pod) env[name] = value;
+  std::map<std::string, std::string> env = pod;
+  env.emplace("PATH", kDefaultPath);  // only when the pod sets none
   return env;
+}
+
+nlohmann::json CgroupJson(const CgroupPaths& paths) {
+  return {{"dirs", paths.dirs},
+          {"kill", paths.kill_file},
+          {"memory", paths.memory_dir},
+          {"v2_memory", paths.v2_memory}};
+}
+
+CgroupPaths CgroupFromJson(const nlohmann::json& state) {
+  CgroupPaths paths;
+  auto it = state.find("cgroup");
+  if (it == state.end() || !it->is_object()) return paths;
+  const nlohmann::json& c = *it;
+  if (c.contains("dirs") && c["dirs"].is_array()) {
+    for (const auto& d : c["dirs"]) {
+      // Only what an earlier server wrote: absolute cgroupfs paths.
+      if (d.is_string() && d.get<std::string>().starts_with("/sys/fs/cgroup/")) {
+        paths.dirs.push_back(d.get<std::string>());
+      }
+    }
+  }
+  auto str = [&](const char* key) {
+    return c.contains(key) && c[key].is_string() ? c[key].get<std::string>() : std::string();
+  };
+  paths.kill_file = str("kill");
+  paths.memory_dir = str("memory");
+  paths.v2_memory = c.value("v2_memory", false);
+  return paths;
 }
 
 std::string ErrnoText() { return std::strerror(errno); }
@@ -65,7 +90,7 @@ Status FsyncDir(const std::string& dir) {
 Status WriteFileDurably(const std::string& dir, const std::string& name,
                         const std::string& tmp_name, const std::string& content) {
   std::string tmp = dir + "/" + tmp_name;
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return Internal("cannot create " + tmp + ": " + ErrnoText());
   size_t written = 0;
   while (written < content.size()) {
@@ -128,12 +153,14 @@ void AbandonShim(StartedShim& shim) {
 
 }  // namespace
 
-ProcessSupervisor::ProcessSupervisor(std::string root) : root_(std::move(root)) {
+ProcessSupervisor::ProcessSupervisor(std::string root, SupervisorOptions options)
+    : root_(std::move(root)), options_(options) {
   std::error_code ignored;  // Start reports a root that cannot be created
   // Absolute, because the shim keeps the server's cwd while the paths outlive it.
   root_ = fs::absolute(root_, ignored).lexically_normal().string();
   if (root_.size() > 1 && root_.back() == '/') root_.pop_back();
   fs::create_directories(root_, ignored);
+  ::chmod(root_.c_str(), 0711);
 }
 
 ProcessSupervisor::~ProcessSupervisor() = default;
@@ -143,7 +170,24 @@ std::string ProcessSupervisor::Dir(const std::string& id) const { return root_ +
 std::string ProcessSupervisor::LogPath(const std::string& id) const { return Dir(id) + "/log"; }
 
 std::string ProcessSupervisor::PreviousLogPath(const std::string& id) const {
-  return Dir(id) + "/log.1";
+  return Dir(id) + "/log.previous";
+}
+
+// The finished run's files become the previous run's: log -> log.previous,
+// log.N -> log.previous.N (older previous files are dropped).
+void ProcessSupervisor::RotateLogs(const std::string& id) const {
+  std::error_code ec;
+  const std::string current = LogPath(id);
+  const std::string previous = PreviousLogPath(id);
+  auto segment = [](const std::string& base, int k) {
+    return k == 0 ? base : base + "." + std::to_string(k);
+  };
+  for (int k = 0; k < 1000 && fs::exists(segment(previous, k), ec); ++k) {
+    fs::remove(segment(previous, k), ec);
+  }
+  for (int k = 0; k < 1000 && fs::exists(segment(current, k), ec); ++k) {
+    fs::rename(segment(current, k), segment(previous, k), ec);
+  }
 }
 
 Status ProcessSupervisor::Start(const ProcessSpec& spec) {
@@ -159,16 +203,34 @@ Status ProcessSupervisor::Start(const ProcessSpec& spec) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Internal("cannot create " + dir + ": " + ec.message());
-  std::string working_dir =
-      spec.working_dir.empty() ? dir + "/work" : fs::absolute(spec.working_dir, ec).string();
-  if (!ec) fs::create_directories(working_dir, ec);
-  if (ec) return Internal("cannot create working directory " + working_dir + ": " + ec.message());
+  ::chmod(dir.c_str(), 0711);  // enter (the work dir), never list
+  const bool default_dir = spec.working_dir.empty();
+  std::string working_dir = default_dir ? dir + "/work" : spec.working_dir;
+  if (!working_dir.starts_with("/")) {
+    return InvalidArgument(spec.id + ": working directory \"" + working_dir + "\" is not absolute");
+  }
+  if (default_dir) {
+    fs::create_directories(working_dir, ec);
+    if (ec) return Internal("cannot create working directory " + working_dir + ": " + ec.message());
+    // Private to the process's user.
+    if (spec.credentials &&
+        ::chown(working_dir.c_str(), spec.credentials->uid, spec.credentials->gid) != 0) {
+      return Internal("cannot give " + working_dir + " to uid " +
+                      std::to_string(spec.credentials->uid) + ": " + ErrnoText());
+    }
+    ::chmod(working_dir.c_str(), 0700);
+  }
 
   std::map<std::string, std::string> env = ChildEnvironment(spec.env);
+  // A command relative to a working directory the server cannot see yet (created by
+  // the pod's user, or a mount) is looked up at exec time instead.
   Result<std::string> executable = FindExecutable(spec.argv[0], env["PATH"], working_dir);
-  if (!executable.ok()) {
+  if (!executable.ok() && (spec.argv[0].find('/') == std::string::npos || default_dir)) {
     return Status(executable.status().code(), spec.id + ": " + executable.status().message());
   }
+  std::string resolved = executable.ok()                 ? *executable
+                         : spec.argv[0].starts_with("/") ? spec.argv[0]
+                                                         : working_dir + "/" + spec.argv[0];
 
   // A process of an earlier server that Recover did not adopt must not be doubled.
   if (auto state = ReadWholeFile(dir + "/" + kStateFileName)) {
@@ -183,19 +245,38 @@ Status ProcessSupervisor::Start(const ProcessSpec& spec) {
     fs::remove(dir + "/" + stale, ec);
   }
   ec.clear();
-  if (fs::exists(LogPath(spec.id))) fs::rename(LogPath(spec.id), PreviousLogPath(spec.id), ec);
-  if (ec) return Internal("cannot rotate " + LogPath(spec.id) + ": " + ec.message());
+  RotateLogs(spec.id);
+
+  CgroupPaths cgroup;
+  if (options_.cgroups.available()) {
+    auto created = options_.cgroups.Create(spec.id, spec.limits);
+    if (!created.ok())
+      return Status(created.status().code(), spec.id + ": " + created.status().message());
+    cgroup = std::move(created).value();
+  }
 
   ShimLaunch launch;
-  launch.executable = *executable;
+  launch.executable = resolved;
   launch.argv = spec.argv;
   for (const auto& [name, value] : env) launch.env.push_back(name + "=" + value);
   launch.working_dir = working_dir;
+  launch.create_working_dir = !default_dir;
   launch.log_path = LogPath(spec.id);
+  launch.log_max_bytes = options_.log_max_bytes;
+  launch.log_max_files = options_.log_max_files;
   launch.dir = dir;
+  launch.cgroup_procs = cgroup.ProcsFiles();
+  launch.cgroup_kill = cgroup.kill_file;
+  launch.private_mounts = spec.private_mounts;
+  launch.mounts = spec.mounts;
+  launch.hostname = spec.hostname;
+  launch.credentials = spec.credentials;
+  launch.no_new_privs = spec.no_new_privs;
   Result<StartedShim> started = StartShim(launch);
-  if (!started.ok())
+  if (!started.ok()) {
+    CgroupDriver::Remove(cgroup).ok();
     return Status(started.status().code(), spec.id + ": " + started.status().message());
+  }
   StartedShim& shim = *started;
 
   // Both are readable: the shim waits on the release pipe and has not reaped the child.
@@ -203,6 +284,7 @@ Status ProcessSupervisor::Start(const ProcessSpec& spec) {
   auto child_stat = ReadProcessStat(shim.child_pid);
   if (!shim_stat || !child_stat) {
     AbandonShim(shim);
+    CgroupDriver::Remove(cgroup).ok();
     return Internal(spec.id + ": cannot read /proc for the started process");
   }
   nlohmann::json state = {{"version", 1},
@@ -212,10 +294,12 @@ Status ProcessSupervisor::Start(const ProcessSpec& spec) {
                           {"shim_start_ticks", shim_stat->start_ticks},
                           {"pid", shim.child_pid},
                           {"start_ticks", child_stat->start_ticks},
-                          {"argv", spec.argv}};
+                          {"argv", spec.argv},
+                          {"cgroup", CgroupJson(cgroup)}};
   Status written = WriteFileDurably(dir, kStateFileName, kStateTmpFileName, state.dump() + "\n");
   if (!written.ok()) {
     AbandonShim(shim);
+    CgroupDriver::Remove(cgroup).ok();
     fs::remove(dir + "/" + kExitFileName, ec);
     return written;
   }
@@ -227,6 +311,7 @@ Status ProcessSupervisor::Start(const ProcessSpec& spec) {
   tracked.pid = shim.child_pid;
   tracked.start_ticks = child_stat->start_ticks;
   tracked.shim_is_child = true;
+  tracked.cgroup = std::move(cgroup);
   running_[spec.id] = tracked;
   return Status::Ok();
 }
@@ -249,6 +334,7 @@ void ProcessSupervisor::TerminateLocked(const std::string& id, double grace_seco
   if (fs::exists(Dir(id) + "/" + kExitFileName)) return;
   if (grace_seconds <= 0) {
     SignalGroup(process.pid, SIGKILL);
+    CgroupDriver::Kill(process.cgroup);
     process.kill_sent = true;
     return;
   }
@@ -309,9 +395,19 @@ std::optional<ProcessExit> ProcessSupervisor::CheckFinished(const std::string& i
   return LostExit(id);
 }
 
+// CheckFinished, then the cgroup's part: OOM kills, and its removal.
+std::optional<ProcessExit> ProcessSupervisor::Finish(const std::string& id, Tracked& process) {
+  std::optional<ProcessExit> exit = CheckFinished(id, process);
+  if (!exit) return exit;
+  exit->oom_killed = CgroupDriver::OomKills(process.cgroup) > 0;
+  CgroupDriver::Remove(process.cgroup).ok();  // kills what escaped the group first
+  return exit;
+}
+
 void ProcessSupervisor::EnforceDeadline(Tracked& process, Clock::time_point now) {
   if (process.kill_sent || !process.kill_deadline || now < *process.kill_deadline) return;
   SignalGroup(process.pid, SIGKILL);
+  CgroupDriver::Kill(process.cgroup);  // what left the group (setsid) too
   process.kill_sent = true;
 }
 
@@ -320,7 +416,7 @@ std::vector<ProcessExit> ProcessSupervisor::Poll() {
   std::vector<ProcessExit> exits;
   const Clock::time_point now = Clock::now();
   for (auto it = running_.begin(); it != running_.end();) {
-    if (auto exit = CheckFinished(it->first, it->second)) {
+    if (auto exit = Finish(it->first, it->second)) {
       exits.push_back(*exit);
       it = running_.erase(it);
     } else {
@@ -391,7 +487,8 @@ std::vector<RecoveredProcess> ProcessSupervisor::Recover() {
       process.shim_start_ticks = static_cast<uint64_t>(IntField(state, "shim_start_ticks"));
       process.pid = static_cast<int>(IntField(state, "pid"));
       process.start_ticks = static_cast<uint64_t>(IntField(state, "start_ticks"));
-      if (auto exit = CheckFinished(id, process)) {
+      process.cgroup = CgroupFromJson(state);
+      if (auto exit = Finish(id, process)) {
         result.exit = *exit;
       } else {
         result.running = true;
@@ -407,10 +504,26 @@ Status ProcessSupervisor::Remove(const std::string& id) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!ValidId(id)) return InvalidArgument("process id \"" + id + "\" is not valid");
   if (running_.count(id) != 0) return FailedPrecondition(id + ": still running");
+  if (auto state = ReadWholeFile(Dir(id) + "/" + kStateFileName)) {
+    auto json = nlohmann::json::parse(*state, nullptr, /*allow_exceptions=*/false);
+    if (json.is_object()) CgroupDriver::Remove(CgroupFromJson(json)).ok();
+  }
   std::error_code ec;
   fs::remove_all(Dir(id), ec);
   if (ec) return Internal("cannot remove " + Dir(id) + ": " + ec.message());
   return Status::Ok();
+}
+
+std::vector<std::string> ProcessSupervisor::KnownIds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> ids;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(root_, ec)) {
+    std::string id = entry.path().filename().string();
+    if (entry.is_directory(ec) && ValidId(id)) ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
 }
 
 }  // namespace muster::server

@@ -27,11 +27,14 @@ Status SchedulerController::Start(ServeContext& context) {
   views_ = context.views;
   data_dir_ = context.data_dir;
   if (metrics_ != nullptr) DeclareSchedulerMetrics(*metrics_);
-  processes_ = std::make_unique<ProcessSupervisor>(data_dir_ + "/pods");
   if (executor_kind_ == ExecutorKind::kEmulated) {
+    processes_ = std::make_unique<ProcessSupervisor>(data_dir_ + "/pods");
     executor_ = std::make_unique<EmulatedExecutor>(*store_);
   } else {
-    executor_ = std::make_unique<LocalExecutor>(*store_, *processes_);
+    auto kubelet = MakeLocalKubelet(*store_, data_dir_, kubelet_options_, std::cerr);
+    if (!kubelet.ok()) return kubelet.status();
+    processes_ = std::move(kubelet->processes);
+    executor_ = std::move(kubelet->executor);
   }
   sink_ = std::make_unique<StoreSink>(*store_);
   control::ReconcilerOptions options;
@@ -78,6 +81,7 @@ void SchedulerController::Stop() {
   if (thread_.joinable()) thread_.join();
   if (subscription_ != 0 && store_ != nullptr) store_->hub().Unsubscribe(subscription_);
   subscription_ = 0;
+  if (executor_ != nullptr) executor_->Shutdown();
   // Running processes are left running: a restarted server adopts them.
 }
 
@@ -100,6 +104,9 @@ void SchedulerController::StopOrphans(const std::map<std::string, RecoveredProce
 void SchedulerController::Step() {
   auto begin = std::chrono::steady_clock::now();
   control::Reconciler::StepResult result;
+  // Starting pods (fork) and removing pod files never run inside the store's batch:
+  // they would hold the store's lock for as long as they take.
+  executor_->Run(clock_.Now());
   // The reconciler's writes and the executor's pod objects are derived state: one
   // store transaction per step instead of one commit (one fsync) per object.
   Status s = store_->Batch([&] { result = reconciler_->Step(); });
@@ -111,6 +118,9 @@ void SchedulerController::Step() {
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   if (result.cycled) {
+    // Gangs the cycle started launch now rather than at the next step (whose Poll
+    // writes their pods' objects).
+    executor_->Run(clock_.Now());
     UpdateMetrics(seconds);
     PublishView();  // the engine's state changes only in a cycle
   }

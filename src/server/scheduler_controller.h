@@ -25,6 +25,7 @@
 #include <thread>
 
 #include "control/reconciler.h"
+#include "server/local_kubelet.h"
 #include "server/process_supervisor.h"
 #include "server/serve.h"
 #include "server/serve_executor.h"
@@ -35,9 +36,11 @@ namespace muster::server {
 
 class SchedulerController : public Controller {
  public:
-  // `executor`: local processes (LocalExecutor) or emulated pods (EmulatedExecutor).
-  explicit SchedulerController(ExecutorKind executor = ExecutorKind::kLocal)
-      : executor_kind_(executor) {}
+  // `executor`: local processes (LocalExecutor, configured by `kubelet`) or emulated
+  // pods (EmulatedExecutor).
+  explicit SchedulerController(ExecutorKind executor = ExecutorKind::kLocal,
+                               KubeletOptions kubelet = {})
+      : executor_kind_(executor), kubelet_options_(std::move(kubelet)) {}
   ~SchedulerController() override;
 
   std::string name() const override { return "scheduler"; }
@@ -68,6 +71,7 @@ class SchedulerController : public Controller {
   WallClock clock_;
   std::unique_ptr<ProcessSupervisor> processes_;
   ExecutorKind executor_kind_;
+  KubeletOptions kubelet_options_;
   std::unique_ptr<ServeExecutor> executor_;
   std::unique_ptr<StoreSink> sink_;
   std::unique_ptr<control::Reconciler> reconciler_;

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <iostream>
@@ -19,6 +20,9 @@ namespace muster::server {
 
 int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller>> controllers,
              std::ostream& out, std::ostream& err) {
+  // Everything the server creates (the store, pod directories, logs) is private; what
+  // a pod must read is given its mode explicitly, and pods start with umask 022.
+  ::umask(077);
   std::string host;
   int port = 0;
   if (Status s = ParseListenAddress(options.listen, host, port); !s.ok()) {
@@ -81,8 +85,8 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
       err << "muster serve: " << seeded.status().message() << "\n";
       return 1;
     }
-    out << "muster serve: loaded manifests: " << seeded->created << " created, "
-        << seeded->present << " already present, " << seeded->skipped << " skipped\n";
+    out << "muster serve: loaded manifests: " << seeded->created << " created, " << seeded->present
+        << " already present, " << seeded->skipped << " skipped\n";
   }
   if (options.manifests.empty() && options.local_node) {
     auto nodes = db.List("nodes", "");

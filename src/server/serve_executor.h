@@ -44,6 +44,14 @@ class ServeExecutor : public control::GangRuntime {
     changed_.clear();
     return out;
   }
+
+  // The server is stopping: let go of the store (subscriptions); processes are left
+  // running for the next server to adopt. Called once, before the store closes.
+  virtual void Shutdown() {}
+
+  // Work that must not run inside ObjectStore::Batch (it would hold the store's lock):
+  // starting processes (fork). Called before Poll, outside any batch.
+  virtual void Run(Time now) { (void)now; }
   // Local processes running now (0 when nothing runs as a process).
   virtual int32_t RunningProcesses() const = 0;
 

@@ -38,7 +38,23 @@ std::string DefaultHostname(const model::Workload& workload, int32_t pod_set, in
     return workload.meta.name + "-" + ps.name + "-" + std::to_string(index / ps.pods_per_job) +
            "-" + std::to_string(index % ps.pods_per_job);
   }
+  // The Job controller names an Indexed Job's pods "<job>-<index>-<random>" with
+  // hostname "<job>-<index>" (what "<job>-0.<subdomain>" rendezvous addresses name);
+  // muster drops the random suffix so the pod name is the hostname.
+  if (workload.meta.kind == "Job" && workload.meta.api_version == "batch/v1") {
+    return workload.meta.name + "-" + std::to_string(index);
+  }
   return workload.meta.name + "-" + ps.name + "-" + std::to_string(index);
+}
+
+std::string DefaultSubdomain(const model::Workload& workload, int32_t pod_set) {
+  if (pod_set < 0 || pod_set >= static_cast<int32_t>(workload.pod_sets.size())) return "";
+  const model::PodSet& ps = workload.pod_sets[pod_set];
+  if (!ps.tmpl.spec.subdomain.empty()) return ps.tmpl.spec.subdomain;
+  const model::ObjectMeta& meta = workload.meta;
+  if (meta.kind == "JobSet" || meta.kind == "MPIJob") return meta.name;
+  if (IsVolcanoJob(meta) && workload.rank.volcano_plugins.contains("svc")) return meta.name;
+  return "";
 }
 
 RankContext DefaultRankContext(const model::Workload& workload) {
@@ -77,13 +93,18 @@ namespace internal {
 
 std::string HostnameOf(const model::Workload& workload, const RankContext& context, int32_t pod_set,
                        int32_t index) {
+  return AddressOf(workload, context, pod_set, index, "");
+}
+
+std::string AddressOf(const model::Workload& workload, const RankContext& context, int32_t pod_set,
+                      int32_t index, std::string_view dns_suffix) {
   const std::string& name = workload.pod_sets[pod_set].name;
   if (auto it = context.hostnames.find(name); it != context.hostnames.end()) {
     if (index < static_cast<int32_t>(it->second.size()) && !it->second[index].empty()) {
       return it->second[index];
     }
   }
-  return DefaultHostname(workload, pod_set, index);
+  return DefaultHostname(workload, pod_set, index) + std::string(dns_suffix);
 }
 
 int32_t PodSetIndex(const model::Workload& workload, std::string_view name) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "model/workload.h"
 #include "workloads/workloads.h"
@@ -11,6 +12,11 @@ namespace muster::workloads::internal {
 // Hostname of a pod: context.hostnames when it names one, else DefaultHostname.
 std::string HostnameOf(const model::Workload& workload, const RankContext& context, int32_t pod_set,
                        int32_t index);
+
+// How pod `index` of `pod_set` is reached: the context's address when it gives one
+// (verbatim), else DefaultHostname + `dns_suffix` (".<ns>.svc", ".<subdomain>"...).
+std::string AddressOf(const model::Workload& workload, const RankContext& context, int32_t pod_set,
+                      int32_t index, std::string_view dns_suffix);
 
 // Index of the pod set called `name`, or -1.
 int32_t PodSetIndex(const model::Workload& workload, std::string_view name);

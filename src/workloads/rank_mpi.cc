@@ -26,8 +26,10 @@ void MpiIdentity(const model::Workload& w, int32_t pod_set, int32_t index,
     std::string slots = std::to_string(w.rank.slots_per_worker);
     for (int32_t k = 0; k < w.pod_sets[worker].count; ++k) {
       // OpenMPI reads "host slots=N"; the Hydra launchers (Intel MPI, MPICH) "host:N".
+      // Workers resolve through the job's headless Service: "<worker>.<job>.<ns>.svc".
       id->mpi_hostfile +=
-          HostnameOf(w, context, worker, k) + (hydra ? ":" : " slots=") + slots + "\n";
+          AddressOf(w, context, worker, k, "." + w.meta.name + "." + w.meta.namespace_ + ".svc") +
+          (hydra ? ":" : " slots=") + slots + "\n";
     }
   }
   if (impl == "Intel") {

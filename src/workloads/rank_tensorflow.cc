@@ -36,8 +36,10 @@ void TensorFlowIdentity(const model::Workload& w, int32_t pod_set, int32_t index
     int32_t port = DeclaredPort(ps.tmpl, "tensorflow", "tfjob-port", kDefaultTfPort);
     std::vector<std::string>& hosts = cluster[ps.name];
     for (int32_t k = 0; k < ps.count; ++k) {
-      hosts.push_back(HostnameOf(w, context, static_cast<int32_t>(i), k) + ":" +
-                      std::to_string(port));
+      // The operator's per-replica Service: "<job>-<type>-<index>.<ns>.svc".
+      hosts.push_back(
+          AddressOf(w, context, static_cast<int32_t>(i), k, "." + w.meta.namespace_ + ".svc") +
+          ":" + std::to_string(port));
     }
   }
 

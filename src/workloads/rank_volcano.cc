@@ -38,7 +38,7 @@ void VolcanoIdentity(const model::Workload& w, int32_t pod_set, int32_t index,
     std::string hosts;
     for (int32_t k = 0; k < ps.count; ++k) {
       if (k > 0) hosts += ",";
-      hosts += HostnameOf(w, context, static_cast<int32_t>(i), k) + "." + subdomain;
+      hosts += AddressOf(w, context, static_cast<int32_t>(i), k, "." + subdomain);
     }
     std::string key = EnvKey(ps.name);
     id->env["VC_" + key + "_HOSTS"] = hosts;

@@ -23,14 +23,17 @@ Result<model::Workload> BuildWorkload(const model::JobObject& job,
 // Where the gang runs, needed to compute addresses: hostnames per pod, the master
 // address and port chosen by the executor.
 struct RankContext {
-  std::string master_addr;  // default: hostname of rank 0
+  std::string master_addr;  // default: the coordinator's name (PyTorchJob "<job>-master-0")
   int32_t master_port = 23456;
-  // Hostname of each pod, by pod set then index; default "<job>-<podset>-<index>".
+  // How each pod is reached, by pod set then index, used verbatim (e.g. pod IPs where
+  // names cannot resolve). Default: the names upstream's controllers write, which a
+  // cluster's DNS resolves: "<pod>" (PyTorch), "<pod>.<ns>.svc" (TF_CONFIG),
+  // "<worker>.<job>.<ns>.svc" (MPI hostfile), "<pod>.<subdomain>" (Volcano svc).
   std::map<std::string, std::vector<std::string>> hostnames;
 };
 
 struct PodIdentity {
-  std::string hostname;                    // stable "<job>-<podset>-<index>"
+  std::string hostname;                    // DefaultHostname, or the context's address
   std::map<std::string, std::string> env;  // RANK, WORLD_SIZE, MASTER_ADDR, PET_*, TF_CONFIG...
   std::string mpi_hostfile;                // MPIJob launcher: "host slots=N" lines
 };
@@ -39,9 +42,16 @@ struct PodIdentity {
 PodIdentity RankIdentity(const model::Workload& workload, int32_t pod_set, int32_t index,
                          const RankContext& context);
 
-// Default hostname of a pod: "<job>-<podset>-<index>"; for a JobSet the upstream
-// "<jobset>-<replicatedJob>-<jobIndex>-<podIndex>". "" for an unknown pod set.
+// Name and hostname of a pod as its upstream controller makes them: a batch Job's
+// "<job>-<index>" (the Indexed Job hostname), a JobSet's
+// "<jobset>-<replicatedJob>-<jobIndex>-<podIndex>", every other kind's
+// "<job>-<podset>-<index>" (Kubeflow, Volcano). "" for an unknown pod set.
 std::string DefaultHostname(const model::Workload& workload, int32_t pod_set, int32_t index);
+
+// The pod's subdomain (spec.subdomain): the template's, else the headless Service
+// the kind's controller creates: a JobSet's (its name), an MPIJob's (its name), a
+// Volcano Job's with the svc plugin (its name). "" when none.
+std::string DefaultSubdomain(const model::Workload& workload, int32_t pod_set);
 
 // A RankContext with the defaults upstream controllers use for `workload`: for a
 // PyTorchJob, MASTER_PORT is the master template's "pytorchjob-port" of container

@@ -155,7 +155,7 @@ check_fails "logs before the pod started" 1 'container "main" in pod "trainer" i
 check_fails "logs of a missing pod" 1 'pods "ghost" not found' $M logs ghost
 mkdir -p "$DATA/pods/default_trainer"
 printf 'epoch 1\nepoch 2\nepoch 3\n' >"$DATA/pods/default_trainer/log"
-printf 'crashed\n' >"$DATA/pods/default_trainer/log.1"
+printf 'crashed\n' >"$DATA/pods/default_trainer/log.previous"
 check "logs" '^epoch 1$' $M logs trainer
 check "logs --tail" '^epoch 3$' $M logs trainer --tail 1
 out=$($M logs trainer --tail 1 2>&1)

@@ -216,17 +216,17 @@ wait_for "job-ddp-indexed Finished" indexed_finished
 STATE=$(workload_state job-ddp-indexed)
 if [[ "$STATE" == "True Succeeded"* ]]; then ok "job-ddp-indexed Finished=True reason Succeeded"; else
   bad "job-ddp-indexed Finished=True reason Succeeded" "state: $STATE
-$(log ddp-indexed-main-0)"; fi
+$(log ddp-indexed-0)"; fi
 for rank in 0 1; do
-  OUT=$(log "ddp-indexed-main-$rank")
+  OUT=$(log "ddp-indexed-$rank")
   if grep -q "^rank $rank of 2: no checkpoint" <<<"$OUT" && grep -q "^rank $rank done after 30 steps" <<<"$OUT"; then
     ok "indexed rank $rank trained 30 steps"
   else
     bad "indexed rank $rank trained 30 steps" "$OUT"
   fi
 done
-CODES=$(exit_codes ddp-indexed-main-0 ddp-indexed-main-1)
-if [ "$CODES" = "ddp-indexed-main-0=0 ddp-indexed-main-1=0 " ]; then ok "every indexed rank exited 0"; else
+CODES=$(exit_codes ddp-indexed-0 ddp-indexed-1)
+if [ "$CODES" = "ddp-indexed-0=0 ddp-indexed-1=0 " ]; then ok "every indexed rank exited 0"; else
   bad "every indexed rank exited 0" "$CODES"; fi
 
 finish

@@ -158,7 +158,7 @@ YAML
 check_fails "logs before the pod started" 'is waiting to start: ContainerCreating' $K logs trainer
 mkdir -p "$DATA/pods/default_trainer"
 printf 'epoch 1\nepoch 2\n' >"$DATA/pods/default_trainer/log"
-printf 'crashed\n' >"$DATA/pods/default_trainer/log.1"
+printf 'crashed\n' >"$DATA/pods/default_trainer/log.previous"
 check "kubectl logs" '^epoch 1$' $K logs trainer
 check "kubectl logs --tail" '^epoch 2$' $K logs trainer --tail=1
 check "kubectl logs --previous" '^crashed$' $K logs trainer --previous

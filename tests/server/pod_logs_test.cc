@@ -88,7 +88,12 @@ TEST(PodPathsTest, LayoutUnderDataDir) {
   EXPECT_EQ(PodDir("/var/m", "team-a", "w-0"), "/var/m/pods/team-a_w-0");
   EXPECT_EQ(PodDir("/var/m/", "team-a", "w-0"), "/var/m/pods/team-a_w-0");
   EXPECT_EQ(PodLogPath("/var/m", "ns", "p", false), "/var/m/pods/ns_p/log");
-  EXPECT_EQ(PodLogPath("/var/m", "ns", "p", true), "/var/m/pods/ns_p/log.1");
+  EXPECT_EQ(PodLogPath("/var/m", "ns", "p", true), "/var/m/pods/ns_p/log.previous");
+  EXPECT_EQ(ParsePodProcessId("team-a_w-0"),
+            std::make_pair(std::string("team-a"), std::string("w-0")));
+  EXPECT_FALSE(ParsePodProcessId("no-separator"));
+  EXPECT_FALSE(ParsePodProcessId("_x"));
+  EXPECT_EQ(ClaimDir("/var/m", "ns", "data"), "/var/m/volumes/ns/data");
 }
 
 TEST(PodLogPathTest, MatchesOnlyTheLogSubresource) {
@@ -196,7 +201,7 @@ TEST_F(PodLogsTest, FollowStartsOverWhenTheLogIsRotated) {
   auto* stream = std::get_if<std::unique_ptr<LogStream>>(&result);
   ASSERT_NE(stream, nullptr);
   EXPECT_EQ((*stream)->Next(std::chrono::milliseconds(0)), "a\n");
-  // A restart: the executor moves log to log.1 and the new attempt writes a new log,
+  // A restart: the supervisor moves log to log.previous and the new attempt writes a new log,
   // already longer than what was sent of the old one.
   const std::string log = PodLogPath(dir_.string(), "default", "trainer", false);
   std::filesystem::rename(log, PodLogPath(dir_.string(), "default", "trainer", true));
@@ -227,6 +232,54 @@ TEST_F(PodLogsTest, FollowHonoursLimitBytesAcrossChunks) {
   WriteLog("defgh", false, /*append=*/true);
   EXPECT_EQ((*stream)->Next(std::chrono::milliseconds(0)), "de");
   EXPECT_EQ((*stream)->Next(std::chrono::milliseconds(0)), std::nullopt);
+}
+
+// The shim rotates the live log to log.1, log.2 ...: a read covers every file, oldest
+// first, and a tail reads backwards across them.
+TEST_F(PodLogsTest, ReadsRotatedFilesInOrder) {
+  const std::string log = PodLogPath(dir_.string(), "default", "trainer", false);
+  WriteLog("line 5\n");
+  std::ofstream(log + ".1") << "line 3\nline 4\n";
+  std::ofstream(log + ".2") << "line 1\nline 2\n";
+  EXPECT_EQ(Logs().body, "line 1\nline 2\nline 3\nline 4\nline 5\n");
+  EXPECT_EQ(Logs({{"tailLines", "3"}}).body, "line 3\nline 4\nline 5\n");
+  EXPECT_EQ(Logs({{"tailLines", "1"}}).body, "line 5\n");
+  EXPECT_EQ(Logs({{"limitBytes", "9"}}).body, "line 1\nli");
+}
+
+// A log larger than one body is streamed in chunks; its tail is read from the end.
+TEST_F(PodLogsTest, LargeLogsAreStreamedAndTailedFromTheEnd) {
+  std::string big;
+  for (int i = 0; i < 200000; ++i) big += "line " + std::to_string(i) + "\n";
+  WriteLog(big);
+  EXPECT_EQ(Logs({{"tailLines", "2"}}).body, "line 199998\nline 199999\n");
+  ApiResult result =
+      handler_->Handle(Request("GET", "/api/v1/namespaces/default/pods/trainer/log"));
+  auto* stream = std::get_if<std::unique_ptr<LogStream>>(&result);
+  ASSERT_NE(stream, nullptr);
+  std::string all;
+  while (auto chunk = (*stream)->Next(std::chrono::milliseconds(0))) {
+    EXPECT_LE(chunk->size(), 64u << 10);
+    all += *chunk;
+  }
+  EXPECT_EQ(all, big);
+}
+
+// Following across a rotation: what was appended to the old file before it was
+// renamed arrives before the new file's start.
+TEST_F(PodLogsTest, FollowReadsTheRotatedFileToItsEnd) {
+  const std::string log = PodLogPath(dir_.string(), "default", "trainer", false);
+  WriteLog("a\n");
+  ApiResult result = handler_->Handle(
+      Request("GET", "/api/v1/namespaces/default/pods/trainer/log", "", {{"follow", "true"}}));
+  auto* stream = std::get_if<std::unique_ptr<LogStream>>(&result);
+  ASSERT_NE(stream, nullptr);
+  EXPECT_EQ((*stream)->Next(std::chrono::milliseconds(0)), "a\n");
+  WriteLog("b\n", false, /*append=*/true);
+  std::filesystem::rename(log, log + ".1");
+  WriteLog("c\n");
+  EXPECT_EQ((*stream)->Next(std::chrono::milliseconds(0)), "b\n");
+  EXPECT_EQ((*stream)->Next(std::chrono::milliseconds(0)), "c\n");
 }
 
 }  // namespace

@@ -131,7 +131,7 @@ TEST_F(ProcessSupervisorTest, ReportsExitsInIdOrder) {
 
 TEST_F(ProcessSupervisorTest, PassesEnvAndWorkingDirButNotTheServerEnv) {
   ::setenv("MUSTER_TEST_SERVER_ONLY", "leaked", 1);
-  std::string work = root_ + "/custom-work";  // created by Start
+  std::string work = root_ + "/custom-work";  // created by the process's user
   ProcessSpec spec = Shell("env", "echo \"$RANK $MY_VAR $PWD ${MUSTER_TEST_SERVER_ONLY:-unset}\"");
   spec.env = {{"RANK", "3"}, {"MY_VAR", "hello world"}};
   spec.working_dir = work;
@@ -323,7 +323,7 @@ TEST_F(ProcessSupervisorTest, KeepsThePreviousLog) {
   WaitForExit("r");
   EXPECT_EQ(ReadFile(supervisor_->LogPath("r")), "second\n");
   EXPECT_EQ(ReadFile(supervisor_->PreviousLogPath("r")), "first\n");
-  EXPECT_EQ(supervisor_->PreviousLogPath("r"), root_ + "/r/log.1");
+  EXPECT_EQ(supervisor_->PreviousLogPath("r"), root_ + "/r/log.previous");
 }
 
 TEST_F(ProcessSupervisorTest, RejectsBadStartsWithoutStartingAnything) {

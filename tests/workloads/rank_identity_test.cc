@@ -153,19 +153,22 @@ TEST(PyTorchRankTest, NonIntegerNprocCountsAsOne) {
 
 // --- TFJob ----------------------------------------------------------------------------
 
+// Addresses are the operator's per-replica Services, "<job>-<type>-<index>.<ns>.svc".
 TEST(TensorFlowRankTest, TfConfigIsSortedAndSkipsTheEvaluator) {
   model::Workload w = Build(Kubeflow(
       "TFJob", "tf",
       {Replica("Worker", 2), Replica("PS", 1), Replica("Chief", 1), Replica("Evaluator", 1)}));
   EXPECT_EQ(Id(w, "worker", 1).env,
             (Env{{"TF_CONFIG",
-                  R"({"cluster":{"chief":["tf-chief-0:2222"],"ps":["tf-ps-0:2222"],)"
-                  R"("worker":["tf-worker-0:2222","tf-worker-1:2222"]},"environment":"cloud",)"
-                  R"("task":{"index":1,"type":"worker"}})"}}));
+                  R"({"cluster":{"chief":["tf-chief-0.default.svc:2222"],)"
+                  R"("ps":["tf-ps-0.default.svc:2222"],)"
+                  R"("worker":["tf-worker-0.default.svc:2222","tf-worker-1.default.svc:2222"]},)"
+                  R"("environment":"cloud","task":{"index":1,"type":"worker"}})"}}));
   EXPECT_EQ(Id(w, "evaluator", 0).env.at("TF_CONFIG"),
-            R"({"cluster":{"chief":["tf-chief-0:2222"],"ps":["tf-ps-0:2222"],)"
-            R"("worker":["tf-worker-0:2222","tf-worker-1:2222"]},"environment":"cloud",)"
-            R"("task":{"index":0,"type":"evaluator"}})");
+            R"({"cluster":{"chief":["tf-chief-0.default.svc:2222"],)"
+            R"("ps":["tf-ps-0.default.svc:2222"],)"
+            R"("worker":["tf-worker-0.default.svc:2222","tf-worker-1.default.svc:2222"]},)"
+            R"("environment":"cloud","task":{"index":0,"type":"evaluator"}})");
 }
 
 TEST(TensorFlowRankTest, DeclaredPortAndSingleReplica) {
@@ -174,8 +177,16 @@ TEST(TensorFlowRankTest, DeclaredPortAndSingleReplica) {
   worker.spec.containers[0].ports = {{"tfjob-port", 3333}};
   model::Workload w = Build(Kubeflow("TFJob", "tf", {Replica("Worker", 2, worker)}));
   EXPECT_EQ(Id(w, "worker", 0).env.at("TF_CONFIG"),
-            R"({"cluster":{"worker":["tf-worker-0:3333","tf-worker-1:3333"]},)"
-            R"("environment":"cloud","task":{"index":0,"type":"worker"}})");
+            R"({"cluster":{"worker":["tf-worker-0.default.svc:3333",)"
+            R"("tf-worker-1.default.svc:3333"]},"environment":"cloud",)"
+            R"("task":{"index":0,"type":"worker"}})");
+
+  // Addresses the executor chooses (pod IPs) are used verbatim.
+  RankContext context;
+  context.hostnames["worker"] = {"127.64.0.1", "127.64.0.2"};
+  EXPECT_EQ(Id(w, "worker", 1, context).env.at("TF_CONFIG"),
+            R"({"cluster":{"worker":["127.64.0.1:3333","127.64.0.2:3333"]},)"
+            R"("environment":"cloud","task":{"index":1,"type":"worker"}})");
 
   // Not distributed: the operator sets no TF_CONFIG.
   EXPECT_TRUE(Id(Build(Kubeflow("TFJob", "one", {Replica("Worker", 1)})), "worker", 0).env.empty());
@@ -189,7 +200,9 @@ TEST(MpiRankTest, OpenMpiLauncherHostfile) {
   job.slots_per_worker = 4;
   model::Workload w = Build(job);
   PodIdentity launcher = Id(w, "launcher", 0);
-  EXPECT_EQ(launcher.mpi_hostfile, "mpi-worker-0 slots=4\nmpi-worker-1 slots=4\n");
+  // Workers resolve through the job's headless Service (mpi-operator v2).
+  EXPECT_EQ(launcher.mpi_hostfile,
+            "mpi-worker-0.mpi.default.svc slots=4\nmpi-worker-1.mpi.default.svc slots=4\n");
   EXPECT_EQ(launcher.env, (Env{{"K_MPI_JOB_ROLE", "launcher"},
                                {"OMPI_MCA_orte_default_hostfile", "/etc/mpi/hostfile"},
                                {"OMPI_MCA_orte_keep_fqdn_hostnames", "true"},
@@ -230,9 +243,32 @@ TEST(BatchRankTest, IndexedJobsGetTheCompletionIndex) {
   job.spec.completion_mode = model::CompletionMode::kIndexed;
   PodIdentity id = Id(Build(job), "main", 2);
   EXPECT_EQ(id.env, (Env{{"JOB_COMPLETION_INDEX", "2"}}));
-  EXPECT_EQ(id.hostname, "b-main-2");
+  // The Indexed Job hostname "<job>-<index>" (what "b-2.<subdomain>" resolves).
+  EXPECT_EQ(id.hostname, "b-2");
 
   EXPECT_TRUE(Id(Build(testing::BatchJob("n", 3)), "main", 1).env.empty());
+}
+
+// The seed 001 lab: "pytorch-ddp-0.pytorch-ddp-svc" names pod 0 of the Indexed Job.
+TEST(PodNamingTest, HostnamesAndSubdomainsOfTheKindsControllers) {
+  model::BatchJob job = testing::BatchJob("pytorch-ddp", 2, 2);
+  job.spec.completion_mode = model::CompletionMode::kIndexed;
+  job.spec.tmpl.spec.subdomain = "pytorch-ddp-svc";
+  model::Workload w = Build(job);
+  EXPECT_EQ(DefaultHostname(w, 0, 1), "pytorch-ddp-1");
+  EXPECT_EQ(DefaultSubdomain(w, 0), "pytorch-ddp-svc");
+  EXPECT_EQ(DefaultSubdomain(Build(testing::BatchJob("n", 1)), 0), "");
+  // Controllers that create a headless Service named after the job.
+  EXPECT_EQ(DefaultSubdomain(Build(testing::JobSet("js", {testing::Replicated("w", 1, 2)})), 0),
+            "js");
+  model::Workload mpi =
+      Build(Kubeflow("MPIJob", "mpi", {Replica("Launcher", 1), Replica("Worker", 2)}));
+  EXPECT_EQ(DefaultSubdomain(mpi, 1), "mpi");
+  // The training operator's per-replica Services need no subdomain.
+  model::Workload pt = Build(Kubeflow("PyTorchJob", "pt", {Replica("Master", 1)}));
+  EXPECT_EQ(DefaultSubdomain(pt, 0), "");
+  EXPECT_EQ(DefaultHostname(pt, 0, 0), "pt-master-0");
+  EXPECT_EQ(DefaultSubdomain(pt, 7), "");
 }
 
 TEST(JobSetRankTest, ChildJobIndexAndCompletionIndex) {

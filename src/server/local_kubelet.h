@@ -1,0 +1,43 @@
+// The local executor and what it runs on, built from `muster serve`'s kubelet flags:
+// the process supervisor with the container log caps, per-pod cgroups when this
+// machine has them (and muster runs as root), the owner -> account map, and the
+// hostPath policy. Isolation (namespaces, owners' accounts, the private data
+// directory) needs root; without it pods run as the server's own account with a
+// warning at start.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "server/local_executor.h"
+#include "server/object_store.h"
+#include "server/process_supervisor.h"
+
+namespace muster::server {
+
+struct KubeletOptions {
+  std::string user_map_file;                    // --user-map
+  std::vector<std::string> host_path_prefixes;  // --host-path-prefix (repeatable)
+  std::string container_log_max_size = "10Mi";  // --container-log-max-size (kubelet's default)
+  int32_t container_log_max_files = 5;          // --container-log-max-files (kubelet's default)
+};
+
+// Validates the options (a quantity >= 16Ki, 2..100 files, a readable user map).
+Result<SupervisorOptions> MakeSupervisorOptions(const KubeletOptions& options,
+                                                const std::string& data_dir);
+
+struct LocalKubelet {
+  std::unique_ptr<ProcessSupervisor> processes;
+  std::unique_ptr<LocalExecutor> executor;
+};
+
+// Builds the supervisor (pods under <data_dir>/pods) and the executor. Makes the data
+// directory private (0700). Describes what it set up on `log`.
+Result<LocalKubelet> MakeLocalKubelet(ObjectStore& store, const std::string& data_dir,
+                                      const KubeletOptions& options, std::ostream& log);
+
+}  // namespace muster::server

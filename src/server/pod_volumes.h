@@ -1,0 +1,77 @@
+// A pod's volumes on this machine, as the kubelet's volume plugins would provide them,
+// and the mounts that put them at their mountPath in the pod's private mount
+// namespace (muster serve runs as root; without root there is no mount namespace and
+// a pod that mounts a volume fails with that reason):
+//   - emptyDir: <pod dir>/volumes/<name>, empty at every start of the pod, owned by the
+//     pod's user; medium Memory is a tmpfs (sizeLimit as its size).
+//   - configMap / secret: the keys (or `items`) as files in <pod dir>/volumes/<name>,
+//     owned by the pod's user with defaultMode/mode (default 0644), mounted read-only;
+//     written at start (later changes of the object are not propagated).
+//   - downwardAPI: fieldRef items as files (metadata.labels/annotations formatted as
+//     upstream's FormatMap), read-only.
+//   - persistentVolumeClaim: <data dir>/volumes/<ns>/<claim> (the local provisioner's
+//     directory, created on first use, owned by its first user); readOnly and the
+//     ReadOnlyMany access mode mount it read-only; ReadWriteOncePod admits one pod.
+//   - hostPath: refused unless the pod's owner is root or the path is under a prefix
+//     the administrator allowed (`muster serve --host-path-prefix`): on a shared
+//     machine a path of the host is another user's business. `type` is checked.
+// A mountPath that does not exist on this machine is created (empty, root-owned) only
+// as a new top-level directory (/data, /checkpoints ...) or under /etc/mpi, which no
+// other program reads; anywhere else the pod fails: the local executor shares the
+// machine's filesystem. `subPath` must stay inside its volume.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "model/pod.h"
+#include "server/process_launch.h"
+#include "server/user_map.h"
+#include "workloads/container_env.h"
+
+namespace muster::server {
+
+struct ClaimInfo {
+  std::string phase;                      // status.phase ("" when unset)
+  std::vector<std::string> access_modes;  // spec.accessModes
+};
+
+// What the pod's volumes refer to, read from the store by the executor.
+class VolumeSources : public workloads::ConfigLookup {
+ public:
+  // nullopt when the claim does not exist.
+  virtual std::optional<ClaimInfo> Claim(const std::string& name) const = 0;
+  // Another running pod (not this one) uses the claim: ReadWriteOncePod refuses then.
+  virtual bool ClaimInUse(const std::string& name) const = 0;
+};
+
+struct VolumePolicy {
+  bool mounts = false;  // private mount namespaces are available (root)
+  std::vector<std::string> host_path_prefixes;
+};
+
+struct PodVolumeContext {
+  std::string data_dir;
+  std::string pod_dir;
+  std::string namespace_;
+  Account account;
+  bool owner_is_root = false;
+  workloads::PodFacts facts;
+};
+
+// Writes the pod's volumes and returns, in mount order, the steps that mount
+// `container`'s volumeMounts. FailedPrecondition naming the volume and what is wrong
+// (the kubelet's FailedMount / CreateContainerConfigError reasons).
+Result<std::vector<MountStep>> PrepareVolumes(const model::PodSpec& spec,
+                                              const model::Container& container,
+                                              const PodVolumeContext& pod,
+                                              const VolumeSources& sources,
+                                              const VolumePolicy& policy);
+
+// Whether a missing mountPath may be created (see above).
+bool MountPointCreatable(const std::string& path);
+
+}  // namespace muster::server
