@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "process_test_util.h"
 #include "server/pod_cgroup.h"
 #include "server/process_stat.h"
 #include "server/process_supervisor.h"
@@ -25,26 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-bool WaitFor(const std::function<bool()>& done) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
-}
-
-bool ProcessGone(int pid) {
-  auto stat = ReadProcessStat(pid);
-  return !stat || stat->state == 'Z';
-}
+using testing_util::ProcessGone;
+using testing_util::ReadFile;
+using testing_util::WaitFor;
 
 class ProcessIsolationTest : public ::testing::Test {
  protected:

@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "process_test_util.h"
 #include "server/process_stat.h"
 
 namespace muster::server {
@@ -24,28 +25,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-// Waits (10 ms steps, 10 s at most) until `done` holds; never asserts a duration.
-bool WaitFor(const std::function<bool()>& done) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
-}
-
-// Gone, or a zombie waiting for init: either way it no longer runs.
-bool ProcessGone(int pid) {
-  auto stat = ReadProcessStat(pid);
-  return !stat || stat->state == 'Z';
-}
+using testing_util::ProcessGone;
+using testing_util::ReadFile;
+using testing_util::WaitFor;
 
 class ProcessSupervisorTest : public ::testing::Test {
  protected:
