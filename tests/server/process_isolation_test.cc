@@ -49,24 +49,10 @@ class ProcessIsolationTest : public ::testing::Test {
     supervisor_ = std::make_unique<ProcessSupervisor>(root_ + "/pods", std::move(options));
   }
   static ProcessSpec Shell(const std::string& id, const std::string& script) {
-    ProcessSpec spec;
-    spec.id = id;
-    spec.argv = {"sh", "-c", script};
-    return spec;
+    return testing_util::Shell(id, script);
   }
   ProcessExit WaitForExit(const std::string& id) {
-    ProcessExit found;
-    bool seen = WaitFor([&] {
-      for (const ProcessExit& exit : supervisor_->Poll()) {
-        if (exit.id == id) {
-          found = exit;
-          return true;
-        }
-      }
-      return false;
-    });
-    EXPECT_TRUE(seen) << id << " did not exit";
-    return found;
+    return testing_util::WaitForExit(*supervisor_, id);
   }
   static bool Root() { return ::geteuid() == 0; }
   // A cgroup driver for this test alone, or nullopt where there are no cgroups.

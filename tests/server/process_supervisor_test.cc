@@ -48,26 +48,10 @@ class ProcessSupervisorTest : public ::testing::Test {
   }
 
   static ProcessSpec Shell(const std::string& id, const std::string& script) {
-    ProcessSpec spec;
-    spec.id = id;
-    spec.argv = {"sh", "-c", script};
-    return spec;
+    return testing_util::Shell(id, script);
   }
-
-  // Polls until `id` is reported; other exits seen meanwhile are dropped.
   ProcessExit WaitForExit(const std::string& id) {
-    ProcessExit found;
-    bool seen = WaitFor([&] {
-      for (const ProcessExit& exit : supervisor_->Poll()) {
-        if (exit.id == id) {
-          found = exit;
-          return true;
-        }
-      }
-      return false;
-    });
-    EXPECT_TRUE(seen) << id << " did not exit";
-    return found;
+    return testing_util::WaitForExit(*supervisor_, id);
   }
 
   bool WaitForLog(const std::string& id, const std::string& text) {

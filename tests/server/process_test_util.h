@@ -1,6 +1,8 @@
 // Helpers shared by the tests that start real processes (supervisor, isolation).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -9,6 +11,7 @@
 #include <thread>
 
 #include "server/process_stat.h"
+#include "server/process_supervisor.h"
 
 namespace muster::server::testing_util {
 
@@ -33,6 +36,30 @@ inline bool WaitFor(const std::function<bool()>& done) {
 inline bool ProcessGone(int pid) {
   auto stat = ReadProcessStat(pid);
   return !stat || stat->state == 'Z';
+}
+
+// A process that runs `script` with sh -c.
+inline ProcessSpec Shell(const std::string& id, const std::string& script) {
+  ProcessSpec spec;
+  spec.id = id;
+  spec.argv = {"sh", "-c", script};
+  return spec;
+}
+
+// Polls `supervisor` until `id` is reported; other exits seen meanwhile are dropped.
+inline ProcessExit WaitForExit(ProcessSupervisor& supervisor, const std::string& id) {
+  ProcessExit found;
+  bool seen = WaitFor([&] {
+    for (const ProcessExit& exit : supervisor.Poll()) {
+      if (exit.id == id) {
+        found = exit;
+        return true;
+      }
+    }
+    return false;
+  });
+  EXPECT_TRUE(seen) << id << " did not exit";
+  return found;
 }
 
 }  // namespace muster::server::testing_util
