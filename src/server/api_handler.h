@@ -11,6 +11,7 @@
 #include <string>
 #include <variant>
 
+#include "server/auth/identity.h"
 #include "server/log_stream.h"
 #include "server/object_store.h"
 #include "server/watch_stream.h"
@@ -24,6 +25,9 @@ struct ApiRequest {
   std::string accept;
   std::string content_type;
   std::string body;
+  // Who sent it (the HTTP layer's authenticator); empty when nothing authenticated
+  // it (in-process callers: manifest seeding, the local node).
+  auth::UserInfo user;
 };
 
 struct ApiResponse {

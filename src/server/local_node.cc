@@ -332,7 +332,8 @@ Status CreateLocalNode(ApiHandler& handler, const std::vector<json>& manifests) 
     }
     const std::string path = (type->group.empty() ? "/api/" : "/apis/" + type->group + "/") +
                              api_version.substr(api_version.find('/') + 1) + "/" + type->plural;
-    ApiRequest post{"POST", path, {}, "application/json", "application/json", m.dump()};
+    ApiRequest post{
+        "POST", path, {}, "application/json", "application/json", m.dump(), auth::ServerUser()};
     auto created = handler.Handle(post);
     auto* r = std::get_if<ApiResponse>(&created);
     if (r == nullptr || r->code != 201) {

@@ -97,15 +97,16 @@ Result<SeedStats> SeedManifests(ApiHandler& handler, const std::vector<std::stri
           api_version.substr(api_version.find('/') + 1) +
           (type->namespaced ? "/namespaces/" + ns + "/" : "/") + type->plural;
       if (!name.empty()) {
-        ApiRequest get{"GET", collection + "/" + name, {}, "application/json", "", ""};
+        ApiRequest get{"GET", collection + "/" + name, {}, "application/json", "",
+                       "",    auth::ServerUser()};
         auto got = handler.Handle(get);
         if (auto* r = std::get_if<ApiResponse>(&got); r && r->code == 200) {
           ++stats.present;
           continue;
         }
       }
-      ApiRequest post{"POST", collection, {}, "application/json", "application/json",
-                      doc.dump()};
+      ApiRequest post{"POST",     collection,        {}, "application/json", "application/json",
+                      doc.dump(), auth::ServerUser()};
       auto created = handler.Handle(post);
       auto* r = std::get_if<ApiResponse>(&created);
       if (!r || r->code != 201) {

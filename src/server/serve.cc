@@ -68,6 +68,12 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
     return 1;
   }
   handler.set_server_address(host + ":" + std::to_string(http.port()));
+  // Watches are pulled by the server's stream pump: every committed change wakes it.
+  struct Unsubscribe {
+    WatchHub& hub;
+    WatchHub::SubscriptionId id;
+    ~Unsubscribe() { hub.Unsubscribe(id); }
+  } wake{db.hub(), db.hub().Subscribe([&http](const control::Change&) { http.WakeStreams(); })};
   handler.set_data_dir(options.data_dir);
 
   // Namespaces every cluster has.

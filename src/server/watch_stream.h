@@ -44,6 +44,9 @@ class WatchStream {
   // within `wait`; nullopt when the watch is over (timeout, shutdown, or an ERROR
   // event already sent because the watcher fell behind the retained history).
   std::optional<std::string> Next(std::chrono::milliseconds wait);
+  // Changes after the ones read so far exist: a "" from Next then means only that
+  // one batch of the history held nothing this watch wants, not that it is idle.
+  bool Behind() const { return !done_ && cursor_ < hub_.current_rv(); }
 
  private:
   bool Matches(const control::Change& change) const;

@@ -134,11 +134,11 @@ TEST(LeaderElectionTest, ConflictingUpdateIsRetriedNextPeriod) {
   stack.set_hook([&](const server::ApiRequest& r) -> std::optional<server::ApiResponse> {
     if (r.method != "PUT" || conflicts > 0) return std::nullopt;
     ++conflicts;
-    server::ApiRequest get{"GET", r.path, {}, "application/json", "", ""};
+    server::ApiRequest get{"GET", r.path, {}, "application/json", "", "", {}};
     auto current = json::parse(std::get<server::ApiResponse>(stack.handler().Handle(get)).body);
     current["spec"]["renewTime"] = FormatMicroTime(std::chrono::system_clock::now());
-    server::ApiRequest renew{"PUT",         r.path, {}, "application/json", "application/json",
-                             current.dump()};
+    server::ApiRequest renew{"PUT",          r.path, {}, "application/json", "application/json",
+                             current.dump(), {}};
     EXPECT_EQ(std::get<server::ApiResponse>(stack.handler().Handle(renew)).code, 200);
     return std::nullopt;  // now serve b's (stale) PUT
   });

@@ -1,0 +1,383 @@
+// One connection of HttpServer, on the reactor thread: reading and parsing
+// requests, handing them to workers (or answering on the spot), and writing
+// responses and stream chunks as the client takes them.
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "server/api_status.h"
+#include "server/http_server_impl.h"
+
+namespace muster::server {
+namespace {
+
+constexpr size_t kReadChunk = 16 << 10;
+// Reads per readiness event: a fast client does not monopolize the reactor.
+constexpr int kReadsPerEvent = 8;
+
+// Health checks are answered on the reactor: they must answer while every worker
+// is busy (a load balancer's probe is how an overload is noticed, not a victim).
+bool IsHealthCheck(const HttpRequest& r) {
+  if (r.method != "GET" && r.method != "HEAD") return false;
+  for (const char* p : {"/healthz", "/livez", "/readyz"}) {
+    if (r.path == p || r.path == std::string(p) + "/") return true;
+  }
+  return false;
+}
+
+std::string StatusReason(int code) {
+  switch (code) {
+    case 401:
+      return "Unauthorized";
+    case 408:
+      return "Timeout";
+    case 413:
+      return "RequestEntityTooLarge";
+    case 429:
+      return "TooManyRequests";
+    case 503:
+      return "ServiceUnavailable";
+    default:
+      return code >= 500 ? "InternalError" : "BadRequest";
+  }
+}
+
+ApiRequest ToApiRequest(HttpRequest&& r, auth::UserInfo user) {
+  ApiRequest a;
+  a.method = r.method == "HEAD" ? "GET" : r.method;
+  a.path = std::move(r.path);
+  a.query = std::move(r.query);
+  a.accept = std::string(r.Header("accept"));
+  a.content_type = std::string(r.Header("content-type"));
+  a.body = std::move(r.body);
+  a.user = std::move(user);
+  return a;
+}
+
+}  // namespace
+
+std::string SerializeResponse(const ApiResponse& response, bool keep_alive, bool head_only) {
+  std::string out = ResponseHead(response.code,
+                                 {{"Content-Type", response.content_type},
+                                  {"Cache-Control", "no-cache, private"},
+                                  {"X-Content-Type-Options", "nosniff"}},
+                                 response.body.size(), keep_alive);
+  if (!head_only) out += response.body;
+  return out;
+}
+
+std::string StatusBytes(int code, const std::string& message, bool keep_alive,
+                        const std::vector<std::pair<std::string, std::string>>& extra = {}) {
+  ApiResponse r;
+  r.code = code;
+  r.body = MakeError(code, StatusReason(code), message).ToJson().dump();
+  std::string bytes = SerializeResponse(r, keep_alive, false);
+  if (!extra.empty()) {
+    // Extra headers go before the blank line that ends the head.
+    std::string lines;
+    for (const auto& [k, v] : extra) lines += k + ": " + v + "\r\n";
+    bytes.insert(bytes.find("\r\n\r\n") + 2, lines);
+  }
+  return bytes;
+}
+
+void HttpServer::Impl::OnEvent(Connection& c, uint32_t events) {
+  if ((events & EPOLLERR) != 0) {
+    Close(c);
+    return;
+  }
+  if (c.state == Connection::State::kHandshake) {
+    Handshake(c);
+    if (c.fd < 0) return;
+    if (c.state == Connection::State::kHandshake) {
+      UpdateInterest(c);
+      return;
+    }
+  }
+  const bool hangup = (events & (EPOLLRDHUP | EPOLLHUP)) != 0;
+  if ((events & EPOLLIN) != 0 || hangup) {
+    if (c.state == Connection::State::kReading) {
+      ReadSome(c);
+    } else if (c.write_wants_read) {
+      Flush(c);
+    } else if (hangup) {
+      // The client went away mid-request or mid-stream: a stream ends now; a request
+      // still running is answered into the void and the connection closed after.
+      c.peer_closed = true;
+      if (c.state == Connection::State::kStreaming || (events & EPOLLHUP) != 0) {
+        Close(c);
+        return;
+      }
+    }
+  }
+  if (c.fd >= 0 && ((events & EPOLLOUT) != 0 || c.read_wants_write)) {
+    if (c.read_wants_write && c.state == Connection::State::kReading) {
+      ReadSome(c);
+    } else {
+      Flush(c);
+    }
+  }
+  if (c.fd >= 0) UpdateInterest(c);
+}
+
+void HttpServer::Impl::Handshake(Connection& c) {
+  switch (c.io->Handshake()) {
+    case IoResult::kOk:
+      c.io->Identify(c.peer);
+      c.state = Connection::State::kReading;
+      c.read_wants_write = false;
+      c.last_activity = HttpClock::now();
+      ReadSome(c);
+      break;
+    case IoResult::kWantRead:
+      c.read_wants_write = false;
+      break;
+    case IoResult::kWantWrite:
+      c.read_wants_write = true;
+      break;
+    default:
+      Close(c);
+  }
+}
+
+void HttpServer::Impl::ReadSome(Connection& c) {
+  char buf[kReadChunk];
+  for (int i = 0; i < kReadsPerEvent && c.fd >= 0 && c.state == Connection::State::kReading; ++i) {
+    size_t n = 0;
+    const IoResult r = c.io->Read(buf, sizeof buf, n);
+    if (r == IoResult::kOk) {
+      c.read_wants_write = false;
+      const auto now = HttpClock::now();
+      c.last_activity = now;
+      if (!c.request_in_progress) {
+        c.request_in_progress = true;
+        c.request_started = now;
+      }
+      c.in.append(buf, n);
+      ProcessInput(c);
+      continue;
+    }
+    if (r == IoResult::kWantRead) {
+      c.read_wants_write = false;
+      return;
+    }
+    if (r == IoResult::kWantWrite) {
+      c.read_wants_write = true;
+      return;
+    }
+    // End of input (or a broken socket): nothing more will come.
+    c.peer_closed = true;
+    if (r == IoResult::kError || c.pending_out() == 0) {
+      Close(c);
+    } else {
+      c.state = Connection::State::kClosing;  // after what is being written
+    }
+    return;
+  }
+}
+
+void HttpServer::Impl::ProcessInput(Connection& c) {
+  while (c.fd >= 0 && c.state == Connection::State::kReading) {
+    switch (c.parser.Parse(c.in)) {
+      case HttpRequestParser::State::kNeedMore:
+        return;
+      case HttpRequestParser::State::kHeadersDone:
+        if (c.parser.request().expect_continue) {
+          if (c.pending_out() == 0) c.last_write_progress = HttpClock::now();
+          c.out += "HTTP/1.1 100 Continue\r\n\r\n";
+          Flush(c);
+        }
+        break;
+      case HttpRequestParser::State::kError:
+        RespondError(c, c.parser.status(), c.parser.error());
+        return;
+      case HttpRequestParser::State::kComplete:
+        Dispatch(c, c.parser.TakeRequest());
+        break;
+    }
+  }
+}
+
+void HttpServer::Impl::Dispatch(Connection& c, HttpRequest request) {
+  c.keep_alive = request.keep_alive && !c.peer_closed;
+  c.request_in_progress = false;
+  const bool head = request.method == "HEAD";
+  std::optional<auth::UserInfo> user = authenticate_
+                                           ? authenticate_(request, c.peer)
+                                           : std::optional<auth::UserInfo>(auth::UserInfo{});
+  if (!user) {
+    Respond(c, StatusBytes(401, "Unauthorized", c.keep_alive), c.keep_alive);
+    return;
+  }
+  if (IsHealthCheck(request)) {
+    ApiResult result = handler_(ToApiRequest(std::move(request), std::move(*user)));
+    if (auto* r = std::get_if<ApiResponse>(&result)) {
+      Respond(c, SerializeResponse(*r, c.keep_alive, head), c.keep_alive);
+    } else {
+      RespondError(c, 500, "a health check answered with a stream");
+    }
+    return;
+  }
+  if (inflight_ >= options_.max_inflight) {
+    // kube-apiserver's answer when max-requests-inflight is reached.
+    Respond(c,
+            StatusBytes(429, "Too many requests, please try again later.", c.keep_alive,
+                        {{"Retry-After", "1"}}),
+            c.keep_alive);
+    return;
+  }
+  c.state = Connection::State::kWaiting;
+  ++inflight_;
+  Job job;
+  job.conn_id = c.id;
+  job.head = head;
+  job.keep_alive = c.keep_alive;
+  job.request = ToApiRequest(std::move(request), std::move(*user));
+  {
+    std::lock_guard<std::mutex> lock(jobs_mu_);
+    jobs_.push_back(std::move(job));
+  }
+  jobs_cv_.notify_one();
+}
+
+void HttpServer::Impl::Respond(Connection& c, std::string bytes, bool keep_alive) {
+  if (c.pending_out() == 0) c.last_write_progress = HttpClock::now();
+  c.out += bytes;
+  c.keep_alive = keep_alive;
+  AfterResponse(c);
+  Flush(c);
+}
+
+void HttpServer::Impl::RespondError(Connection& c, int code, const std::string& message) {
+  Respond(c, StatusBytes(code, message, false), false);
+}
+
+void HttpServer::Impl::AfterResponse(Connection& c) {
+  if (c.keep_alive && !c.peer_closed) {
+    c.state = Connection::State::kReading;
+    c.request_in_progress = !c.in.empty();
+    if (c.request_in_progress) c.request_started = HttpClock::now();
+  } else {
+    c.state = Connection::State::kClosing;
+  }
+}
+
+void HttpServer::Impl::Apply(Connection& c, Completion& done) {
+  using Kind = Completion::Kind;
+  switch (done.kind) {
+    case Kind::kResponse:
+      Respond(c, std::move(done.bytes), done.keep_alive && !c.peer_closed);
+      break;
+    case Kind::kStreamStart:
+      if (c.pending_out() == 0) c.last_write_progress = HttpClock::now();
+      c.out += done.bytes;
+      c.state = Connection::State::kStreaming;
+      c.stream = done.stream;
+      ++streams_;
+      {
+        std::lock_guard<std::mutex> lock(pump_mu_);
+        pump_added_.push_back(done.stream);
+      }
+      pump_cv_.notify_one();
+      Flush(c);
+      break;
+    case Kind::kStreamData:
+      if (c.stream) c.stream->posted -= done.bytes.size();
+      if (c.pending_out() == 0) c.last_write_progress = HttpClock::now();
+      c.out += done.bytes;
+      Flush(c);
+      break;
+    case Kind::kStreamEnd:
+      if (c.pending_out() == 0) c.last_write_progress = HttpClock::now();
+      c.out += done.bytes;
+      c.stream.reset();
+      --streams_;
+      c.keep_alive = done.keep_alive && !c.peer_closed;
+      AfterResponse(c);
+      Flush(c);
+      break;
+  }
+  if (c.fd < 0) return;
+  // Pipelined requests that arrived meanwhile, and bytes TLS already decrypted.
+  if (c.state == Connection::State::kReading) {
+    ProcessInput(c);
+    if (c.fd >= 0 && c.state == Connection::State::kReading && c.io->HasBuffered()) ReadSome(c);
+  }
+  if (c.fd >= 0) UpdateInterest(c);
+}
+
+void HttpServer::Impl::Flush(Connection& c) {
+  const size_t before = c.pending_out();
+  while (c.pending_out() > 0) {
+    size_t n = 0;
+    const IoResult r = c.io->Write(c.out.data() + c.out_off, c.pending_out(), n);
+    if (r == IoResult::kOk) {
+      c.out_off += n;
+      c.last_write_progress = c.last_activity = HttpClock::now();
+      c.write_wants_read = false;
+      continue;
+    }
+    if (r == IoResult::kWantWrite) {
+      c.write_wants_read = false;
+      break;
+    }
+    if (r == IoResult::kWantRead) {
+      c.write_wants_read = true;
+      break;
+    }
+    Close(c);
+    return;
+  }
+  if (c.out_off == c.out.size()) {
+    c.out.clear();
+    c.out_off = 0;
+  } else if (c.out_off > (1u << 20)) {
+    c.out.erase(0, c.out_off);
+    c.out_off = 0;
+  }
+  if (c.stream) {
+    c.stream->unwritten = c.pending_out();
+    // A client that caught up with its backlog gets more at once.
+    if (before >= options_.stream_high_water && c.pending_out() < options_.stream_high_water) {
+      WakeStreams();
+    }
+  }
+  if (c.state == Connection::State::kClosing && c.pending_out() == 0) Close(c);
+}
+
+void HttpServer::Impl::UpdateInterest(Connection& c) {
+  uint32_t want = 0;
+  if (!c.peer_closed) want |= EPOLLRDHUP;
+  if (c.state == Connection::State::kHandshake) {
+    want |= c.read_wants_write ? EPOLLOUT : EPOLLIN;
+  } else if (c.state == Connection::State::kReading && !c.peer_closed) {
+    want |= c.read_wants_write ? EPOLLOUT : EPOLLIN;
+  }
+  if (c.pending_out() > 0) want |= c.write_wants_read ? EPOLLIN : EPOLLOUT;
+  if (want == c.events) return;
+  epoll_event ev{};
+  ev.events = want;
+  ev.data.u64 = c.id;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
+  c.events = want;
+}
+
+void HttpServer::Impl::Close(Connection& c) {
+  if (c.fd < 0) return;
+  epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c.fd, nullptr);
+  ::close(c.fd);
+  c.fd = -1;
+  if (auto it = per_client_.find(c.peer.address); it != per_client_.end() && --it->second == 0) {
+    per_client_.erase(it);
+  }
+  if (c.stream) {
+    c.stream->cancelled = true;
+    c.stream.reset();
+    --streams_;
+    WakeStreams();  // the pump drops (and destroys) it promptly
+  }
+  closed_.push_back(c.id);
+}
+
+}  // namespace muster::server
