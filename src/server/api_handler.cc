@@ -5,6 +5,7 @@
 
 #include "api/decode.h"
 #include "server/api_status.h"
+#include "server/auth/owner.h"
 #include "server/discovery.h"
 #include "server/json_merge_patch.h"
 #include "server/meta_validation.h"
@@ -263,6 +264,8 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r)
   auto md = CheckBody(*body, t);
   if (!md.ok()) return ErrorResponse(BadRequest(md.status().message()));
   json& meta = **md;
+  // Server-set: whatever the client wrote there is replaced (auth/owner.h).
+  auth::RecordOwner(*body, r.user);
   std::string name = FieldValue(*body, "metadata.name");
   const std::string generate = FieldValue(*body, "metadata.generateName");
   for (const char* f : {"uid", "resourceVersion", "creationTimestamp", "generation",
@@ -316,6 +319,7 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
   auto updated = store.Mutate(
       {t.type->StoreKey(), t.namespace_, t.name},
       [&](const json& current) -> Result<json> {
+        auth::KeepOwner(current, *body);  // immutable: the value sent is ignored
         if (scope != WriteScope::kStatus) invalid = CheckUpdate(t, current, *body, admitted);
         if (invalid) return InvalidArgument("invalid");
         // A dry run stops here, after every check, without writing.
@@ -354,6 +358,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
       [&](const json& current) -> Result<json> {
         json next = current;
         ApplyMergePatch(next, patch);
+        auth::KeepOwner(current, next);  // immutable: the value sent is ignored
         RequestTarget same = t;
         auto md = CheckBody(next, same);
         if (!md.ok()) return md.status();
