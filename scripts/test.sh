@@ -37,6 +37,9 @@ bash tests/cli/run_cli_tests.sh build/muster
 echo "== kubectl against muster serve"
 bash tests/server/kubectl_test.sh build/muster
 
+echo "== authentication of muster serve (tokens, client certificates, TLS, owner)"
+timeout 300 bash tests/server/auth_test.sh build/muster
+
 echo "== kill -9 recovery of muster serve's scheduler"
 bash tests/server/serve_recovery_test.sh build
 

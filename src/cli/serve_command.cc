@@ -25,6 +25,15 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
       ->take_all();
   cmd->add_flag("!--no-local-node", opts->local_node,
                 "Without -f: do not register this machine (its cpus, memory and GPUs) as a Node");
+  cmd->add_option("--tls-cert-file", opts->auth.tls_cert_file,
+                  "PEM certificate (chain) to serve HTTPS with (with --tls-private-key-file)");
+  cmd->add_option("--tls-private-key-file", opts->auth.tls_private_key_file,
+                  "PEM private key of --tls-cert-file");
+  cmd->add_option("--client-ca-file", opts->auth.client_ca_file,
+                  "PEM CA bundle: a client certificate it signs authenticates as its CN (user) "
+                  "and O (groups); needs TLS");
+  cmd->add_option("--token-auth-file", opts->auth.token_auth_file,
+                  "Static bearer tokens, kube-apiserver's CSV: token,user,uid[,\"group1,group2\"]");
   auto executor = std::make_shared<std::string>("local");
   cmd->add_option("--executor", *executor,
                   "local: run pods as local processes; emulated: mark bound pods Running without "

@@ -203,20 +203,22 @@ void HttpServer::Impl::Dispatch(Connection& c, HttpRequest request) {
   c.keep_alive = request.keep_alive && !c.peer_closed;
   c.request_in_progress = false;
   const bool head = request.method == "HEAD";
-  std::optional<auth::UserInfo> user = authenticate_
-                                           ? authenticate_(request, c.peer)
-                                           : std::optional<auth::UserInfo>(auth::UserInfo{});
-  if (!user) {
-    Respond(c, StatusBytes(401, "Unauthorized", c.keep_alive), c.keep_alive);
-    return;
-  }
   if (IsHealthCheck(request)) {
-    ApiResult result = handler_(ToApiRequest(std::move(request), std::move(*user)));
+    // Without credentials too, as kube-apiserver's system:public-info-viewer allows:
+    // a load balancer's probe carries none.
+    ApiResult result = handler_(ToApiRequest(std::move(request), auth::UserInfo{}));
     if (auto* r = std::get_if<ApiResponse>(&result)) {
       Respond(c, SerializeResponse(*r, c.keep_alive, head), c.keep_alive);
     } else {
       RespondError(c, 500, "a health check answered with a stream");
     }
+    return;
+  }
+  std::optional<auth::UserInfo> user = authenticate_
+                                           ? authenticate_(request, c.peer)
+                                           : std::optional<auth::UserInfo>(auth::UserInfo{});
+  if (!user) {
+    Respond(c, StatusBytes(401, "Unauthorized", c.keep_alive), c.keep_alive);
     return;
   }
   if (inflight_ >= options_.max_inflight) {

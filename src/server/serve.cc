@@ -29,6 +29,11 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
     err << "muster serve: " << s.message() << "\n";
     return 1;
   }
+  auto authn = auth::SetUpAuthentication(options.auth, host);
+  if (!authn.ok()) {
+    err << "muster serve: " << authn.status().message() << "\n";
+    return 1;
+  }
   auto store = ObjectStore::Open(options.data_dir);
   if (!store.ok()) {
     err << "muster serve: " << store.status().message() << "\n";
@@ -57,11 +62,19 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
   handler.set_views(&views);
   // The dashboard's page and scripts under /ui/ (static: it reads the API like any
   // client, with the user's credentials); everything else is the API.
-  HttpServer http([&handler](const ApiRequest& r) -> ApiResult {
-    if (auto page = ui::ServeDashboard(r.method, r.path)) {
-      return ApiResponse{page->code, page->content_type, std::string(page->body)};
-    }
-    return handler.Handle(r);
+  HttpServerOptions http_options;
+  http_options.tls = authn->tls;
+  HttpServer http(
+      [&handler](const ApiRequest& r) -> ApiResult {
+        if (auto page = ui::ServeDashboard(r.method, r.path)) {
+          return ApiResponse{page->code, page->content_type, std::string(page->body)};
+        }
+        return handler.Handle(r);
+      },
+      http_options);
+  http.set_authenticate([&authenticator = authn->authenticator](const HttpRequest& request,
+                                                                const auth::PeerIdentity& peer) {
+    return authenticator.Authenticate(request, peer);
   });
   if (Status s = http.Bind(host, port); !s.ok()) {
     err << "muster serve: " << s.message() << "\n";
@@ -124,9 +137,9 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
     http.Stop();
   });
   handler.set_ready(true);
-  out << "muster serve: listening on http://" << host << ":" << http.port() << " (data "
-      << options.data_dir << ", resourceVersion " << db.resource_version() << "; dashboard /ui/)"
-      << std::endl;
+  out << "muster serve: listening on " << (authn->tls ? "https://" : "http://") << host << ":"
+      << http.port() << " (data " << options.data_dir << ", resourceVersion "
+      << db.resource_version() << "; dashboard /ui/)" << std::endl;
   http.Serve();
   // Serve() also returns if listening failed: wake the signal thread then.
   if (!stopping) pthread_kill(signal_thread.native_handle(), SIGTERM);

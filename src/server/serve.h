@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "server/auth/serve_auth.h"
 #include "server/object_store.h"
 
 namespace muster::server {
@@ -52,6 +53,9 @@ struct ServeOptions {
   // Without -f and with no Node stored: register this machine as the one Node
   // (cpu, memory, GPUs, NUMA; local_node.h).
   bool local_node = true;
+  // TLS and authentication (auth/serve_auth.h); none: loopback only, every request
+  // is the server's user.
+  auth::AuthOptions auth;
 };
 
 // Returns the process exit code: 0 after a clean shutdown, 1 when the store, the

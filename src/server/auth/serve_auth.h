@@ -1,0 +1,38 @@
+// How `muster serve` authenticates, from its flags (kube-apiserver's names):
+// --tls-cert-file and --tls-private-key-file serve HTTPS; --client-ca-file makes a
+// verified client certificate a user (CN) with groups (O); --token-auth-file is
+// kube-apiserver's static token CSV. With either of the last two, every request
+// must authenticate (there is no authorization yet, so anonymous requests are 401,
+// not system:anonymous). With neither, every request is the server's own user
+// (identity.h) and serve listens on loopback only: a non-loopback --listen is
+// refused, as is one without TLS.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/status.h"
+#include "server/auth/authenticator.h"
+#include "server/auth/tls.h"
+
+namespace muster::server::auth {
+
+struct AuthOptions {
+  std::string tls_cert_file;
+  std::string tls_private_key_file;
+  std::string client_ca_file;
+  std::string token_auth_file;
+};
+
+struct ServeAuth {
+  std::shared_ptr<TlsContext> tls;  // null: plain HTTP
+  Authenticator authenticator;
+};
+
+// Whether a --listen host only accepts connections from this machine.
+bool IsLoopbackHost(const std::string& host);
+
+// Reads the files the options name; errors name the flag, the file and its line.
+Result<ServeAuth> SetUpAuthentication(const AuthOptions& options, const std::string& listen_host);
+
+}  // namespace muster::server::auth
