@@ -47,6 +47,9 @@ check_fails() {
 
 start_server() {
   local listen=${1:-127.0.0.1:0}
+  # A fresh log: after a kill -9 the old server's "listening on" line could be read
+  # by the grep below and be gone (truncated by the new server) for the sed.
+  rm -f "$TMP/server.log"
   "$MUSTER" serve --data "$DATA" --listen "$listen" >"$TMP/server.log" 2>&1 &
   PID=$!
   for _ in $(seq 1 100); do
