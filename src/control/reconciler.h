@@ -120,6 +120,11 @@ class Reconciler {
   const std::string& engine_error() const { return engine_error_; }
   // What the engine runs with (no jobs).
   const model::ManifestSet& config() const { return config_; }
+  // The decisions taken from the engine's log since the last call, oldest first (each
+  // step drains the engine's log, so a dashboard view reads them here). At most
+  // kMaxUnviewedDecisions are kept: the oldest go first.
+  std::vector<engine::LogEntry> TakeUnviewedDecisions() { return std::move(unviewed_decisions_); }
+  static constexpr size_t kMaxUnviewedDecisions = 50000;
   // The writes believed done were not stored after all (serve: the step's store
   // transaction failed): everything is written again from the next Step on.
   void ForgetWrites();
@@ -209,6 +214,7 @@ class Reconciler {
   uint64_t next_op_ = 1;
   int64_t next_order_ = 0;  // arrival order of jobs
   int64_t event_counter_ = 0;
+  std::vector<engine::LogEntry> unviewed_decisions_;  // see TakeUnviewedDecisions
   std::optional<Time> last_cycle_;
   bool retry_ = false;
   bool cycle_needed_ = true;

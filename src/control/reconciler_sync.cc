@@ -94,6 +94,12 @@ Reconciler::StepResult Reconciler::Step() {
 void Reconciler::ConsumeDecisions() {
   std::vector<engine::LogEntry> entries = engine_->TakeLog();
   if (!entries.empty()) queues_dirty_ = true;
+  unviewed_decisions_.insert(unviewed_decisions_.end(), entries.begin(), entries.end());
+  if (unviewed_decisions_.size() > kMaxUnviewedDecisions) {
+    unviewed_decisions_.erase(
+        unviewed_decisions_.begin(),
+        unviewed_decisions_.end() - static_cast<std::ptrdiff_t>(kMaxUnviewedDecisions));
+  }
   for (const engine::LogEntry& e : entries) {
     if (options_.on_decision) options_.on_decision(e, *engine_);
     auto it = jobs_.find(e.workload);

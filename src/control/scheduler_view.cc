@@ -301,11 +301,14 @@ SchedulerView BuildSchedulerView(const ViewInputs& in, const SchedulerView* prev
   // Decision log: per-workload entries and the cluster timeline. Only the entries
   // after the ones the previous view saw are read (the log only grows), unless the
   // engine was rebuilt and started a new log.
-  const auto& entries = engine.log().entries();
-  const bool same_log = previous != nullptr && !entries.empty() && view.log_first &&
-                        *view.log_first == ToDecision(entries.front()) &&
-                        view.log_seen <= entries.size();
-  if (!same_log) view.log_seen = 0;
+  const std::vector<engine::LogEntry>* drained = in.new_decisions;
+  const auto& entries = drained != nullptr ? *drained : engine.log().entries();
+  const bool same_log = drained != nullptr
+                            ? previous != nullptr
+                            : previous != nullptr && !entries.empty() && view.log_first &&
+                                  *view.log_first == ToDecision(entries.front()) &&
+                                  view.log_seen <= entries.size();
+  if (!same_log || drained != nullptr) view.log_seen = 0;
   std::map<std::string, std::vector<DecisionView>> decisions;
   if (same_log) {
     for (const auto& w : previous->workloads) {
@@ -332,8 +335,10 @@ SchedulerView BuildSchedulerView(const ViewInputs& in, const SchedulerView* prev
     }
     w.decisions = std::move(list);
   }
-  view.log_first = entries.empty() ? std::nullopt : std::optional(ToDecision(entries.front()));
-  view.log_seen = entries.size();
+  if (drained == nullptr) {
+    view.log_first = entries.empty() ? std::nullopt : std::optional(ToDecision(entries.front()));
+    view.log_seen = entries.size();
+  }
   if (c.timeline.size() > kMaxTimelineEntries) {
     c.timeline.erase(c.timeline.begin(),
                      c.timeline.end() - static_cast<std::ptrdiff_t>(kMaxTimelineEntries));

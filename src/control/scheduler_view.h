@@ -244,6 +244,10 @@ struct ViewInputs {
   const model::ManifestSet* config = nullptr;  // the configuration the engine runs
   Time now = 0;
   std::string engine_error;
+  // The decisions made since `previous` was built, when the caller drains the engine's
+  // log (the reconciler does: Reconciler::TakeUnviewedDecisions). Null: read the
+  // engine's own log, which then only grows.
+  const std::vector<engine::LogEntry>* new_decisions = nullptr;
 };
 
 // The view for the engine's current state. `previous` (may be null) carries the

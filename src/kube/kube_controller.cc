@@ -84,6 +84,8 @@ void KubeController::PublishView() {
   in.config = &reconciler_->config();
   in.now = clock_.Now();
   in.engine_error = reconciler_->engine_error();
+  const std::vector<engine::LogEntry> decisions = reconciler_->TakeUnviewedDecisions();
+  in.new_decisions = &decisions;
   options_.views->Publish(control::BuildSchedulerView(in, options_.views->Current().get()));
 }
 

@@ -133,6 +133,8 @@ void SchedulerController::PublishView() {
   in.config = &reconciler_->config();
   in.now = clock_.Now();
   in.engine_error = reconciler_->engine_error();
+  const std::vector<engine::LogEntry> decisions = reconciler_->TakeUnviewedDecisions();
+  in.new_decisions = &decisions;
   views_->Publish(control::BuildSchedulerView(in, views_->Current().get()));
 }
 

@@ -350,6 +350,40 @@ TEST(SchedulerViewTest, HistoryAndTimelineCarryForwardAndStayBounded) {
   EXPECT_TRUE(std::is_sorted(t.time.begin(), t.time.end()));
 }
 
+// The reconciler drains the engine's log every step and hands each view only the
+// decisions since the previous one: a workload keeps its earlier decisions, the timeline
+// gains only the new ones (the dashboard's job page showed none once the log was drained).
+TEST(SchedulerViewTest, DrainedDecisionsCarryForward) {
+  Fixture f(std::string(kCluster) + Job("a1", 2) + Job("a2", 2));
+  auto view = [&](std::vector<engine::LogEntry> fresh, const SchedulerView* previous) {
+    ViewInputs in;
+    in.engine = f.engine.get();
+    in.config = &f.manifests;
+    in.now = f.clock.now;
+    in.new_decisions = &fresh;
+    return BuildSchedulerView(in, previous);
+  };
+  f.Submit("ml/a1");
+  ASSERT_TRUE(f.engine->RunCycle().ok());
+  SchedulerView v1 = view(f.engine->TakeLog(), nullptr);
+  ASSERT_FALSE(FindWorkload(v1, "job-a1").decisions.empty());
+  const size_t a1_decisions = FindWorkload(v1, "job-a1").decisions.size();
+  const size_t timeline = v1.cluster.timeline.size();
+
+  f.Submit("ml/a2");
+  ASSERT_TRUE(f.engine->RunCycle().ok());
+  SchedulerView v2 = view(f.engine->TakeLog(), &v1);
+  EXPECT_EQ(FindWorkload(v2, "job-a1").decisions.size(), a1_decisions);
+  EXPECT_FALSE(FindWorkload(v2, "job-a2").decisions.empty());
+  EXPECT_GT(v2.cluster.timeline.size(), timeline);
+  EXPECT_EQ(v2.cluster.timeline.back().workload, "ml/a2");
+
+  // Nothing new: nothing repeated.
+  SchedulerView v3 = view({}, &v2);
+  EXPECT_EQ(v3.cluster.timeline, v2.cluster.timeline);
+  EXPECT_EQ(FindWorkload(v3, "job-a2").decisions, FindWorkload(v2, "job-a2").decisions);
+}
+
 TEST(SchedulerViewTest, SameStateSameView) {
   Fixture f(std::string(kCluster) + Job("a1", 6) + Job("a2", 4, "high"));
   f.Submit("ml/a1");
