@@ -217,7 +217,8 @@ HttpRequestParser::State HttpRequestParser::ParseHead(std::string_view head) {
   if (q != std::string_view::npos) ParseQuery(target.substr(q + 1), r.query);
 
   // Header fields.
-  std::string_view content_length;
+  // A copy: a view into r.headers would dangle when the vector grows.
+  std::string content_length;
   bool chunked = false;
   while (!head.empty()) {
     eol = head.find('\n');
