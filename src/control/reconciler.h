@@ -111,7 +111,16 @@ class Reconciler {
     size_t in_flight = 0;  // writes not yet finished
     bool retry = false;    // something failed and is retried at the next step
   };
-  StepResult Step();
+  StepResult Step() {
+    Decide();
+    return Write();
+  }
+  // Step in two halves: Decide (results read back, configuration, executor outcomes,
+  // the scheduling cycle, its decisions) and Write (the dirty jobs' and queues' writes).
+  // Serve holds its store's transaction only around Write: a cycle over thousands of
+  // pending jobs inside it held every API request for the cycle's whole length.
+  void Decide();
+  StepResult Write();
 
   // Null before Build, or when the configuration never formed a usable engine.
   const engine::Engine* engine() const { return engine_.get(); }
@@ -215,6 +224,8 @@ class Reconciler {
   int64_t next_order_ = 0;  // arrival order of jobs
   int64_t event_counter_ = 0;
   std::vector<engine::LogEntry> unviewed_decisions_;  // see TakeUnviewedDecisions
+  StepResult step_;                                   // what Decide did, completed by Write
+  size_t writes_before_ = 0;                          // stats_.writes when Decide began
   std::optional<Time> last_cycle_;
   bool retry_ = false;
   bool cycle_needed_ = true;

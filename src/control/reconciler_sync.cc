@@ -38,9 +38,9 @@ uint64_t Reconciler::Submit(JobState* job, WriteOp op, int64_t epoch) {
   return id;
 }
 
-Reconciler::StepResult Reconciler::Step() {
-  StepResult out;
-  const size_t writes_before = stats_.writes;
+void Reconciler::Decide() {
+  step_ = StepResult{};
+  writes_before_ = stats_.writes;
   ApplyResults();
   if (config_dirty_) Reconfigure();
   if (engine_ != nullptr) {
@@ -59,13 +59,20 @@ Reconciler::StepResult Reconciler::Step() {
     if (cycle_needed_ || !last_cycle_ || now - *last_cycle_ >= options_.resync_seconds) {
       if (Status s = engine_->RunCycle(); !s.ok()) Log("scheduling cycle: " + s.message());
       ++stats_.cycles;
-      out.cycled = true;
+      step_.cycled = true;
       last_cycle_ = now;
       cycle_needed_ = false;
       // Gangs the cycle started launch now rather than at the next step.
       if (runtime_ != nullptr) handle(runtime_->Poll(clock_.Now()));
     }
     ConsumeDecisions();
+  }
+}
+
+Reconciler::StepResult Reconciler::Write() {
+  StepResult out = step_;
+  step_ = StepResult{};
+  if (engine_ != nullptr) {
     if (runtime_ != nullptr) {
       for (auto& key : runtime_->TakeChangedGangs()) dirty_.insert(std::move(key));
     }
@@ -84,7 +91,7 @@ Reconciler::StepResult Reconciler::Step() {
     }
     if (queues_dirty_) SyncQueues();
   }
-  out.submitted = static_cast<size_t>(stats_.writes - writes_before);
+  out.submitted = static_cast<size_t>(stats_.writes - writes_before_);
   out.in_flight = in_flight_.size();
   out.retry = retry_;
   retry_ = false;

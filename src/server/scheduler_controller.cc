@@ -109,7 +109,9 @@ void SchedulerController::Step() {
   executor_->Run(clock_.Now());
   // The reconciler's writes and the executor's pod objects are derived state: one
   // store transaction per step instead of one commit (one fsync) per object.
-  Status s = store_->Batch([&] { result = reconciler_->Step(); });
+  // The scheduling cycle runs outside the store's transaction (API requests wait on it).
+  reconciler_->Decide();
+  Status s = store_->Batch([&] { result = reconciler_->Write(); });
   if (!s.ok()) {
     // Nothing of the batch was stored: what the reconciler believes written is
     // written again at the next step.
