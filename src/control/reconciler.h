@@ -33,6 +33,7 @@
 #include "control/gang_binder.h"
 #include "control/gang_runtime.h"
 #include "control/object_reader.h"
+#include "control/scheduler_view.h"
 #include "control/status_sink.h"
 #include "control/store_snapshot.h"
 #include "core/clock.h"
@@ -134,6 +135,18 @@ class Reconciler {
   // kMaxUnviewedDecisions are kept: the oldest go first.
   std::vector<engine::LogEntry> TakeUnviewedDecisions() { return std::move(unviewed_decisions_); }
   static constexpr size_t kMaxUnviewedDecisions = 50000;
+  // The dashboard's view of the engine now, carrying `previous` forward with the
+  // decisions made since it was built (serve and kube publish the same view).
+  SchedulerView BuildView(Time now, const SchedulerView* previous) {
+    ViewInputs in;
+    in.engine = engine();
+    in.config = &config();
+    in.now = now;
+    in.engine_error = engine_error();
+    const std::vector<engine::LogEntry> decisions = TakeUnviewedDecisions();
+    in.new_decisions = &decisions;
+    return BuildSchedulerView(in, previous);
+  }
   // The writes believed done were not stored after all (serve: the step's store
   // transaction failed): everything is written again from the next Step on.
   void ForgetWrites();

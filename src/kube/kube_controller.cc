@@ -79,14 +79,7 @@ void KubeController::Publish() {
 
 void KubeController::PublishView() {
   if (options_.views == nullptr) return;
-  control::ViewInputs in;
-  in.engine = reconciler_->engine();
-  in.config = &reconciler_->config();
-  in.now = clock_.Now();
-  in.engine_error = reconciler_->engine_error();
-  const std::vector<engine::LogEntry> decisions = reconciler_->TakeUnviewedDecisions();
-  in.new_decisions = &decisions;
-  options_.views->Publish(control::BuildSchedulerView(in, options_.views->Current().get()));
+  options_.views->Publish(reconciler_->BuildView(clock_.Now(), options_.views->Current().get()));
 }
 
 void KubeController::Loop() {

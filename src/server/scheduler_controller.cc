@@ -130,14 +130,7 @@ void SchedulerController::Step() {
 
 void SchedulerController::PublishView() {
   if (views_ == nullptr) return;
-  control::ViewInputs in;
-  in.engine = reconciler_->engine();
-  in.config = &reconciler_->config();
-  in.now = clock_.Now();
-  in.engine_error = reconciler_->engine_error();
-  const std::vector<engine::LogEntry> decisions = reconciler_->TakeUnviewedDecisions();
-  in.new_decisions = &decisions;
-  views_->Publish(control::BuildSchedulerView(in, views_->Current().get()));
+  views_->Publish(reconciler_->BuildView(clock_.Now(), views_->Current().get()));
 }
 
 void SchedulerController::Loop() {
