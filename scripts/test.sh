@@ -79,7 +79,9 @@ if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
   # binaries cost minutes); four binaries at a time, a failing one's output printed.
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
   ls build-asan/*_test | xargs -P4 -I{} sh -c \
-    'if {} >{}.log 2>&1; then echo "ok   $(basename {}): $(grep -o "PASSED.*" {}.log)"; else cat {}.log; echo "FAIL $(basename {})"; exit 1; fi'
+    'if {} >{}.log 2>&1; then echo "ok   $(basename {}): $(grep -o "PASSED.*" {}.log)"; else cat {}.log;
+     echo "FAIL $(basename {}); the first report again (a log tail shows only the legend):";
+     grep -m1 -A24 -E "ERROR: (Address|Leak)Sanitizer|runtime error|\\[  FAILED  \\]" {}.log | cut -c1-220; exit 1; fi'
   echo "sanitizer tests passed"
 fi
 

@@ -165,7 +165,7 @@ class Reconciler {
   bool Managed(const nlohmann::json& job_object, const model::Workload& workload) const;
   JobState& AddJob(const std::string& id, const Change& change, model::Workload workload);
   void SubmitToEngine(JobState& job, model::Workload workload);
-  void RemoveJob(const std::string& key);
+  void RemoveJob(std::string key);
   void CheckFinished(JobState& job);
   void AdoptRunning(JobState& job);
   void ApplyPod(const Change& change);

@@ -292,7 +292,9 @@ void Reconciler::SubmitToEngine(JobState& job, model::Workload workload) {
   dirty_.insert(key);
 }
 
-void Reconciler::RemoveJob(const std::string& key) {
+// `key` is taken by value: callers pass the value of a job_keys_ entry, which this
+// function erases.
+void Reconciler::RemoveJob(std::string key) {
   auto it = jobs_.find(key);
   if (it == jobs_.end()) return;
   JobState& job = *it->second;
