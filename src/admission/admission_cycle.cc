@@ -26,6 +26,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
   DrainStopped(out);
   volcano_.ComputeDeserved();
   Cycle cycle;
+  cycle.first_admit_seq = admit_seq_;
   for (;;) {
     std::vector<Entry> entries = CollectHeads(cycle);
     if (entries.empty()) break;
@@ -125,20 +126,14 @@ AssignOptions AdmitterImpl::AssignOptionsFor(const WorkloadState& ws) const {
     return options;
   }
   options.has_candidates = [this, &ws](const std::vector<FrId>& frs) {
-    auto root = cqs_by_root_.find(RootOf(ws.queue));
-    if (root == cqs_by_root_.end()) return false;
-    std::vector<PreemptionCandidate> admitted;
-    for (int32_t c : root->second) {
-      for (const std::string& key : cq_admitted_[c]) {
-        admitted.push_back(AsCandidate(workloads_.at(key), c));
-      }
-    }
     IncomingWorkload in;
     in.cq = ws.queue;
     in.priority = ws.wl.priority;
     in.created = ws.qkey.created;
     in.order = ws.qkey.order;
-    return !FindCandidates(in, frs, tree_, cqs_, admitted).empty();
+    auto root = cqs_by_root_.find(RootOf(ws.queue));
+    if (root == cqs_by_root_.end()) return false;
+    return admitted_index_.AnyCandidate(in, frs, tree_, cqs_, root->second);
   };
   return options;
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "admission/admission.h"
+#include "admission/admitted_index.h"
 #include "admission/cluster_queue.h"
 #include "admission/flavor_assigner.h"
 #include "admission/preemptor.h"
@@ -74,7 +75,8 @@ class AdmitterImpl : public Admitter {
     ResourceList request;    // total request of every pod (Volcano accounting)
     ResourceList allocated;  // request of the admitted pods (Volcano `allocated`)
     int64_t admit_seq = 0;
-    Decision pending;  // latest reason while not admitted
+    CandidateRank charged_rank;  // what Charge put in admitted_index_
+    Decision pending;            // latest reason while not admitted
     bool parked_physical = false;
     // Flavor assignment of the full counts against the tree at root generation
     // `flavors_gen` (-1: none cached).
@@ -102,6 +104,8 @@ class AdmitterImpl : public Admitter {
     std::set<std::pair<int, int32_t>> blocked;  // (route, queue) done for this cycle
     std::set<std::string> victims;              // chosen for preemption this cycle
     std::set<std::string> admitted;             // admitted this cycle: never victims
+    // admit_seq_ when the cycle began: a workload admitted in it has a larger one.
+    int64_t first_admit_seq = 0;
     // Admitted workloads of a cohort tree as preemption candidates, per root, valid
     // while the root's generation is unchanged.
     std::map<NodeId, std::pair<int64_t, std::vector<PreemptionCandidate>>> candidates;
@@ -139,6 +143,9 @@ class AdmitterImpl : public Admitter {
   void UnparkAfterRelease(const WorkloadState& ws);
   void UnparkQueue(Route route, int32_t queue);
   const std::vector<PreemptionCandidate>& AdmittedInTree(int32_t cq, Cycle& cycle);
+  // Every admitted workload of the cohort tree under `root`, as candidates in
+  // ClusterQueue then key order; cached until the root's generation moves.
+  const std::vector<PreemptionCandidate>& AdmittedInRoot(NodeId root) const;
   // An admitted workload of ClusterQueue `cq` as a preemption candidate.
   static PreemptionCandidate AsCandidate(const WorkloadState& ws, int32_t cq);
   NodeId RootOf(int32_t cq) const { return cq_root_[cq]; }
@@ -205,6 +212,11 @@ class AdmitterImpl : public Admitter {
   std::vector<NodeId> cq_root_;    // root of each ClusterQueue's cohort tree
   std::vector<int64_t> root_gen_;  // by NodeId: last usage/config change there
   int64_t generation_ = 0;
+  // AdmittedInRoot's lists by root, with the generation each was built at. Its
+  // views point into workloads_ (node-based: they stay valid until a release, which
+  // bumps the generation).
+  mutable std::map<NodeId, std::pair<int64_t, std::vector<PreemptionCandidate>>> admitted_by_root_;
+  AdmittedIndex admitted_index_;      // cq_admitted_ by resource, for has_candidates
   std::vector<int64_t> node_weight_;  // fairSharing.weight (milli) by NodeId
   VolcanoProportion volcano_;
   std::vector<PendingQueue> vq_pending_;

@@ -125,6 +125,8 @@ void AdmitterImpl::Charge(WorkloadState& ws) {
     case Route::kKueue:
       tree_.AddUsage(cqs_[ws.queue].node, ws.usage);
       cq_admitted_[ws.queue].insert(ws.wl.key);
+      ws.charged_rank = CandidateRank{ws.wl.priority, ws.qkey.created, ws.qkey.order, ws.wl.key};
+      admitted_index_.Add(ws.queue, ws.charged_rank, ws.usage);
       BumpGeneration(ws.queue);
       break;
     case Route::kVolcano:
@@ -146,6 +148,7 @@ void AdmitterImpl::Release(WorkloadState& ws) {
     case Route::kKueue:
       tree_.RemoveUsage(cqs_[ws.queue].node, ws.usage);
       cq_admitted_[ws.queue].erase(ws.wl.key);
+      admitted_index_.Remove(ws.queue, ws.charged_rank, ws.usage);
       BumpGeneration(ws.queue);
       break;
     case Route::kVolcano:
@@ -255,13 +258,27 @@ const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInTree(int32_t cq,
   slot->second.first = root_gen_[root_node];
   std::vector<PreemptionCandidate>& out = slot->second.second;
   out.clear();
+  for (const PreemptionCandidate& c : AdmittedInRoot(root_node)) {
+    // Admitted this cycle (Charge gave it a newer admit_seq): never a victim.
+    // Victims chosen this cycle stay: a workload needing them is skipped (overlap).
+    if (c.admit_seq > cycle.first_admit_seq) continue;
+    if (!draining_.empty() && draining_.count(std::string(c.key))) continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInRoot(NodeId root_node) const {
+  auto [slot, inserted] = admitted_by_root_.try_emplace(root_node);
+  if (!inserted && slot->second.first == root_gen_[root_node]) return slot->second.second;
+  slot->second.first = root_gen_[root_node];
+  std::vector<PreemptionCandidate>& out = slot->second.second;
+  out.clear();
   auto root = cqs_by_root_.find(root_node);
+  if (root == cqs_by_root_.end()) return out;
   for (int32_t c : root->second) {
-    for (const std::string& key : cq_admitted_[c]) {
-      // Victims chosen this cycle stay: a workload needing them is skipped (overlap).
-      if (cycle.admitted.count(key) || draining_.count(key)) continue;
+    for (const std::string& key : cq_admitted_[c])
       out.push_back(AsCandidate(workloads_.at(key), c));
-    }
   }
   return out;
 }

@@ -99,36 +99,58 @@ bool WorkloadFits(const IncomingWorkload& in, const QuotaTree& tree,
   return true;
 }
 
+namespace {
+
+// Whether the incoming workload's ClusterQueue policies allow preempting `c`, which
+// uses one of `frs` (sorted).
+bool IsCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs, const QuotaTree& tree,
+                 const std::vector<ClusterQueueSpec>& cqs, const PreemptionCandidate& c) {
+  using model::PreemptionPolicy;
+  const ClusterQueueSpec& cq = cqs[in.cq];
+  if (!UsesAny(*c.usage, frs)) return false;
+  if (c.cq == in.cq) {
+    PreemptionPolicy within = cq.preemption.within_cluster_queue;
+    if (within == PreemptionPolicy::kNever) return false;
+    if (c.priority > in.priority) return false;
+    if (c.priority == in.priority) {
+      // Equal priority only under LowerOrNewerEqualPriority, and only newer ones.
+      bool newer = std::tie(in.created, in.order) < std::tie(c.created, c.order);
+      if (within != PreemptionPolicy::kLowerOrNewerEqualPriority || !newer) return false;
+    }
+    return true;
+  }
+  PreemptionPolicy reclaim = cq.preemption.reclaim_within_cohort;
+  if (!tree.HasParent(cq.node) || reclaim == PreemptionPolicy::kNever) return false;
+  if (tree.Root(cqs[c.cq].node) != tree.Root(cq.node)) return false;
+  if (!CqIsBorrowing(tree, cqs[c.cq].node, frs)) return false;
+  return reclaim == PreemptionPolicy::kAny || c.priority < in.priority;
+}
+
+std::vector<FrId> Sorted(std::vector<FrId> frs) {
+  std::sort(frs.begin(), frs.end());
+  return frs;
+}
+
+}  // namespace
+
+bool AnyCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs_unsorted,
+                  const QuotaTree& tree, const std::vector<ClusterQueueSpec>& cqs,
+                  const std::vector<PreemptionCandidate>& admitted) {
+  const std::vector<FrId> frs = Sorted(frs_unsorted);
+  return std::any_of(admitted.begin(), admitted.end(), [&](const PreemptionCandidate& c) {
+    return IsCandidate(in, frs, tree, cqs, c);
+  });
+}
+
 std::vector<PreemptionCandidate> FindCandidates(const IncomingWorkload& in,
                                                 const std::vector<FrId>& frs_unsorted,
                                                 const QuotaTree& tree,
                                                 const std::vector<ClusterQueueSpec>& cqs,
                                                 const std::vector<PreemptionCandidate>& admitted) {
-  using model::PreemptionPolicy;
-  std::vector<FrId> frs = frs_unsorted;
-  std::sort(frs.begin(), frs.end());
-  const ClusterQueueSpec& cq = cqs[in.cq];
+  const std::vector<FrId> frs = Sorted(frs_unsorted);
   std::vector<PreemptionCandidate> out;
-  PreemptionPolicy within = cq.preemption.within_cluster_queue;
-  PreemptionPolicy reclaim = cq.preemption.reclaim_within_cohort;
   for (const PreemptionCandidate& c : admitted) {
-    if (!UsesAny(*c.usage, frs)) continue;
-    if (c.cq == in.cq) {
-      if (within == PreemptionPolicy::kNever) continue;
-      if (c.priority > in.priority) continue;
-      if (c.priority == in.priority) {
-        // Equal priority only under LowerOrNewerEqualPriority, and only newer ones.
-        bool newer = std::tie(in.created, in.order) < std::tie(c.created, c.order);
-        if (within != PreemptionPolicy::kLowerOrNewerEqualPriority || !newer) continue;
-      }
-      out.push_back(c);
-      continue;
-    }
-    if (!tree.HasParent(cq.node) || reclaim == PreemptionPolicy::kNever) continue;
-    if (tree.Root(cqs[c.cq].node) != tree.Root(cq.node)) continue;
-    if (!CqIsBorrowing(tree, cqs[c.cq].node, frs)) continue;
-    if (reclaim != PreemptionPolicy::kAny && c.priority >= in.priority) continue;
-    out.push_back(c);
+    if (IsCandidate(in, frs, tree, cqs, c)) out.push_back(c);
   }
   std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
     bool a_in = a.cq == in.cq, b_in = b.cq == in.cq;

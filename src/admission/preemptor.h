@@ -52,6 +52,12 @@ std::vector<PreemptionCandidate> FindCandidates(const IncomingWorkload& in,
                                                 const std::vector<ClusterQueueSpec>& cqs,
                                                 const std::vector<PreemptionCandidate>& admitted);
 
+// Whether FindCandidates would find any: the same test, without building or sorting
+// the list (flavor assignment asks this of every flavor it tries).
+bool AnyCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs, const QuotaTree& tree,
+                  const std::vector<ClusterQueueSpec>& cqs,
+                  const std::vector<PreemptionCandidate>& admitted);
+
 // Kueue's GetTargets for classical preemption: the minimal target set, or empty.
 // `tree` is changed while simulating and restored before returning.
 std::vector<PreemptionTarget> ClassicalTargets(const IncomingWorkload& in, QuotaTree& tree,
