@@ -66,6 +66,10 @@ struct ReconcilerOptions {
   double resync_seconds = 1.0;
   // Engine invariants after every cycle (tests; O(cluster) per cycle).
   bool check_invariants = false;
+  // Admission cycles one step may run (EngineOptions::max_cycles_per_call): a
+  // step's cost stays bounded, and jobs that arrive during a long preemption
+  // cascade get their Workloads at the next step instead of after it.
+  int max_cycles_per_step = 16;
   // One line per problem or notable action; null: dropped.
   std::function<void(const std::string&)> log;
   // Called with each decision-log entry as it is consumed (serve: metrics).

@@ -125,6 +125,7 @@ void Reconciler::Reconfigure() {
   } else {
     engine::EngineOptions eo;
     eo.check_invariants = options_.check_invariants;
+    eo.max_cycles_per_call = options_.max_cycles_per_step;
     engine_ = std::make_unique<engine::Engine>(config, std::vector<model::Workload>{},
                                                std::move(parts).value(), clock_, eo);
     engine_->SetExecutor(runtime_);

@@ -61,7 +61,7 @@ void Reconciler::Decide() {
       ++stats_.cycles;
       step_.cycled = true;
       last_cycle_ = now;
-      cycle_needed_ = false;
+      cycle_needed_ = !engine_->Settled();
       // Gangs the cycle started launch now rather than at the next step.
       if (runtime_ != nullptr) handle(runtime_->Poll(clock_.Now()));
     }

@@ -259,7 +259,11 @@ void Engine::HandleFailure(WorkloadRecord& record, Eviction eviction, const std:
 // The cycle
 
 Status Engine::RunCycle() {
+  settled_ = false;
   for (int i = 0; i < options_.max_cycles_per_instant; ++i) {
+    if (options_.max_cycles_per_call > 0 && i == options_.max_cycles_per_call) {
+      return Status::Ok();  // not settled: the next call goes on
+    }
     ++cycles_;
     // A starving gang's reservation (reservations.h) is made, kept or ended first.
     std::vector<LogEntry> reserved = bridge_.UpdateReservations(
@@ -285,7 +289,10 @@ Status Engine::RunCycle() {
         return Internal(msg);
       }
     }
-    if (!changed) return Status::Ok();
+    if (!changed) {
+      settled_ = true;
+      return Status::Ok();
+    }
   }
   return Internal(
       fmt::format("scheduling did not settle after {} cycles at t={}: admission keeps changing its "

@@ -30,6 +30,13 @@ struct EngineOptions {
   bool check_invariants = false;
   // Admission cycles at one instant before the engine declares it cannot settle.
   int max_cycles_per_instant = 1000;
+  // Cycles one RunCycle() call may run before returning (0: until settled). A
+  // control plane bounds its steps with it: a preemption cascade at scale needs
+  // hundreds of cycles, each over every pending workload, and arrivals wait for
+  // the step. What is left runs in the next call (Settled() is false meanwhile),
+  // with the arrivals taken in between, as Kueue's scheduler takes them between
+  // its cycles.
+  int max_cycles_per_call = 0;
 };
 
 // The lower layers the engine drives; injectable for tests.
@@ -135,6 +142,9 @@ class Engine {
   std::string PendingMessage(const std::string& key) const;
   // Cycles run so far (admission passes, not instants).
   int64_t cycles() const { return cycles_; }
+  // False when the last RunCycle() stopped at max_cycles_per_call with decisions
+  // still changing: the next call goes on.
+  bool Settled() const { return settled_; }
   // Changes whenever a record's phase, assignment, plan or pending reason may have
   // changed (it may also change when nothing visible did): equal values mean the
   // workloads' status need not be written again.
@@ -198,6 +208,7 @@ class Engine {
   std::optional<ResourceList> cluster_total_;  // ready, schedulable nodes; lazily
   DecisionLog log_;
   int64_t cycles_ = 0;
+  bool settled_ = true;
   uint64_t generation_ = 0;
 };
 

@@ -109,6 +109,42 @@ TEST_F(EngineTest, HigherPriorityPreemptsWithinClusterQueue) {
   EXPECT_EQ(Get("ml/notebook").first_admit_time, 0.0);
 }
 
+// A control plane's bounded call: the preemption is decided in the first cycle and
+// the preemptor admitted in the second, so one cycle per call leaves the engine
+// unsettled after the first call and the second call finishes the work.
+TEST_F(EngineTest, MaxCyclesPerCallLeavesTheRestToTheNextCall) {
+  AddQueues(manifests_, 8);
+  manifests_.nodes.push_back(MakeNode("gpu-1", 8));
+  manifests_.jobs.push_back(MakeJob("notebook", 1, 8, "lq", "low"));
+  manifests_.jobs.push_back(MakeJob("finetune", 1, 4, "lq", "high"));
+  Number(manifests_);
+  EngineOptions options;
+  options.check_invariants = true;
+  options.max_cycles_per_call = 1;
+  auto engine = Engine::Create(manifests_, clock_, options);
+  ASSERT_TRUE(engine.ok()) << engine.status().ToString();
+  engine_ = std::move(engine).value();
+  engine_->SetExecutor(&executor_);
+
+  At(0);
+  ASSERT_TRUE(engine_->Submit("ml/notebook").ok());
+  Cycle();
+  EXPECT_FALSE(engine_->Settled()) << "the admission changed something: one more cycle is due";
+  Cycle();
+  EXPECT_TRUE(engine_->Settled());
+  ASSERT_EQ(Get("ml/notebook").phase, Phase::kRunning);
+
+  At(50);
+  ASSERT_TRUE(engine_->Submit("ml/finetune").ok());
+  Cycle();
+  EXPECT_FALSE(engine_->Settled());
+  EXPECT_EQ(Get("ml/notebook").phase, Phase::kPending) << "preempted in the first cycle";
+  EXPECT_EQ(Get("ml/finetune").phase, Phase::kPending);
+  for (int i = 0; i < 10 && !engine_->Settled(); ++i) Cycle();
+  EXPECT_EQ(Get("ml/finetune").phase, Phase::kRunning);
+  EXPECT_EQ(Get("ml/finetune").admit_time, 50.0);
+}
+
 TEST_F(EngineTest, NodeLossFailsAJobThatDoesNotRestart) {
   AddQueues(manifests_, 16);
   manifests_.nodes.push_back(MakeNode("gpu-1", 8));
