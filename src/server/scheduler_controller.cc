@@ -130,7 +130,15 @@ void SchedulerController::Step() {
 
 void SchedulerController::PublishView() {
   if (views_ == nullptr) return;
+  const auto begin = std::chrono::steady_clock::now();
+  if (view_build_seconds_ >= kCheapViewSeconds &&
+      std::chrono::duration<double>(begin - view_built_at_).count() <
+          kViewCostFactor * view_build_seconds_) {
+    return;  // the next cycle after the pause publishes what changed meanwhile
+  }
   views_->Publish(reconciler_->BuildView(clock_.Now(), views_->Current().get()));
+  view_built_at_ = std::chrono::steady_clock::now();
+  view_build_seconds_ = std::chrono::duration<double>(view_built_at_ - begin).count();
 }
 
 void SchedulerController::Loop() {

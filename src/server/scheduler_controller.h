@@ -15,6 +15,7 @@
 // finished.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -61,8 +62,15 @@ class SchedulerController : public Controller {
   void OnDecision(const engine::LogEntry& entry, const engine::Engine& engine);
   void UpdateMetrics(double cycle_seconds);
   void Log(const std::string& line);
-  // Builds the scheduler view (control/scheduler_view.h) and publishes it.
+  // Builds the scheduler view (control/scheduler_view.h) and publishes it. A view
+  // that took long to build (tens of thousands of workloads) is rebuilt at most
+  // once per kViewCostFactor times its build time: the dashboard may lag a
+  // second, the scheduler does not spend most of an idle cluster's CPU on it.
   void PublishView();
+  static constexpr double kViewCostFactor = 5;
+  static constexpr double kCheapViewSeconds = 0.05;  // always rebuilt below this
+  std::chrono::steady_clock::time_point view_built_at_{};
+  double view_build_seconds_ = 0;
 
   ObjectStore* store_ = nullptr;
   MetricsRegistry* metrics_ = nullptr;
