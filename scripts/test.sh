@@ -50,11 +50,7 @@ echo "== muster kube --dashboard-port against muster serve"
 timeout 300 bash tests/kube/dashboard_port_test.sh build/muster
 
 echo "== the dashboard in headless chromium (pages, live updates, workloads at scale)"
-# 1,000 workloads in CI for now: with the shared reconciler, serve schedules 10,000
-# pending single-pod jobs far more slowly than before (1,275 of 10,000 had Workloads
-# after 600 s; the dashboard's own figures at 10,000 were taken before it). Back to
-# 10,000 once that regression (issue 13) is fixed.
-MUSTER_UI_SCALE_JOBS=${MUSTER_UI_SCALE_JOBS:-1000} timeout 1500 bash tests/ui/browser_test.sh build
+timeout 1500 bash tests/ui/browser_test.sh build
 
 echo "== torch DDP job under muster serve (preempted, resumed)"
 wait "$torch_install" || true
