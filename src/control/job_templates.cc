@@ -91,6 +91,31 @@ std::optional<std::string> PodTemplatePath(const json& job, const std::string& p
   return std::nullopt;
 }
 
+std::vector<std::string> PodTemplatePaths(const json& job) {
+  std::vector<std::string> out;
+  const std::string kind = job.value("kind", "");
+  const json spec = job.value("spec", json::object());
+  if (!spec.is_object()) return out;
+  if (kind == "Job" && job.value("apiVersion", "").rfind("batch/", 0) == 0) {
+    out.push_back("/spec/template");
+  } else if (kind == "JobSet") {
+    const json rjs = spec.value("replicatedJobs", json::array());
+    for (size_t i = 0; rjs.is_array() && i < rjs.size(); ++i)
+      out.push_back("/spec/replicatedJobs/" + std::to_string(i) + "/template/spec/template");
+  } else if (const char* field = ReplicaSpecsField(kind)) {
+    const json specs = spec.value(field, json::object());
+    if (specs.is_object()) {
+      for (const auto& [type, rs] : specs.items())
+        out.push_back("/spec/" + std::string(field) + "/" + Escape(type) + "/template");
+    }
+  } else if (kind == "Job") {
+    const json tasks = spec.value("tasks", json::array());
+    for (size_t i = 0; tasks.is_array() && i < tasks.size(); ++i)
+      out.push_back("/spec/tasks/" + std::to_string(i) + "/template");
+  }
+  return out;
+}
+
 std::vector<PodSetInjection> InjectionsFor(
     const std::vector<std::pair<std::string, std::vector<std::string>>>& pod_set_flavors,
     const std::map<std::string, json>& flavors) {

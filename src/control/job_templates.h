@@ -32,6 +32,11 @@ bool IsSuspended(const nlohmann::json& job);
 // the kind or pod set is unknown.
 std::optional<std::string> PodTemplatePath(const nlohmann::json& job, const std::string& pod_set);
 
+// JSON pointers of every PodTemplateSpec of `job` (batch Job, JobSet, Kubeflow
+// replica specs, Volcano tasks), in the order the kind lists them; empty for other
+// kinds.
+std::vector<std::string> PodTemplatePaths(const nlohmann::json& job);
+
 // What admission injects into one pod set's template.
 struct PodSetInjection {
   std::string pod_set;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "control/job_templates.h"
 #include "core/base64.h"
 
 namespace muster::kube {
@@ -141,6 +142,28 @@ json SuspendPatch(const json& object, SuspendField field, std::string& why) {
   return json::array({{{"op", "add"}, {"path", path + "/suspend"}, {"value", true}}});
 }
 
+// "add" operations that give every pod template of `object` naming no scheduler
+// `scheduler_name` (WebhookOptions::scheduler_name).
+void AddSchedulerName(const json& object, const std::string& scheduler_name, json& patch) {
+  if (scheduler_name.empty()) return;
+  for (const std::string& path : control::PodTemplatePaths(object)) {
+    json::json_pointer pointer;
+    try {
+      pointer = json::json_pointer(path + "/spec");
+    } catch (const json::exception&) {
+      continue;
+    }
+    if (!object.contains(pointer) || !object.at(pointer).is_object()) continue;
+    const json& pod_spec = object.at(pointer);
+    auto name = pod_spec.find("schedulerName");
+    if (name != pod_spec.end() && name->is_string() && !name->get<std::string>().empty() &&
+        name->get<std::string>() != "default-scheduler")
+      continue;  // it names a scheduler: that one places its pods
+    patch.push_back(
+        {{"op", "add"}, {"path", path + "/spec/schedulerName"}, {"value", scheduler_name}});
+  }
+}
+
 json Decide(const json& review, const WebhookOptions& options) {
   if (!review.is_object()) return Denied("", "", "the AdmissionReview is not a JSON object");
   const std::string api_version = StringAt(review, "apiVersion");
@@ -186,6 +209,7 @@ json Decide(const json& review, const WebhookOptions& options) {
   std::string why;
   json patch = SuspendPatch(*object, managed->suspend, why);
   if (!why.empty()) return Denied(api_version, uid, why);
+  AddSchedulerName(*object, options.scheduler_name, patch);
   if (patch.empty()) return Allowed(api_version, uid);
   json review_out = Allowed(api_version, uid);
   review_out["response"]["patchType"] = "JSONPatch";

@@ -10,9 +10,9 @@
 //   batch.volcano.sh Job                           none: allowed unchanged (see .cc)
 #pragma once
 
-#include <string_view>
-
 #include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
 
 namespace muster::kube {
 
@@ -20,6 +20,14 @@ struct WebhookOptions {
   // Kueue's manageJobsWithoutQueueName (default false): also suspend jobs that carry no
   // kueue.x-k8s.io/queue-name label (muster then queues them in a default queue).
   bool manage_jobs_without_queue_name = false;
+  // muster's scheduler name (the first --scheduler-name). A job muster queues gets it
+  // in every pod template that names no scheduler ("" or "default-scheduler", which
+  // the API server defaults an unset one to before webhooks run), so the Kueue
+  // tutorial's Jobs are bound by muster unchanged; a template naming another
+  // scheduler keeps it. Set at creation because a Job's template, schedulerName
+  // included, is immutable afterwards (only nodeSelector, tolerations, affinity,
+  // labels and annotations may change while it is suspended). Empty: not set.
+  std::string scheduler_name;
 };
 
 // Answers one admission.k8s.io/v1 AdmissionReview request with an AdmissionReview

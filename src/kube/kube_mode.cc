@@ -42,6 +42,8 @@ int RunKube(const KubeModeOptions& options, std::ostream& out, std::ostream& err
     wo.port = options.webhook_port;
     wo.cert_dir = options.webhook_cert_dir;
     wo.webhook.manage_jobs_without_queue_name = options.controller.manage_jobs_without_queue_name;
+    if (!options.controller.scheduler_names.empty())
+      wo.webhook.scheduler_name = options.controller.scheduler_names.front();
     webhook = std::make_unique<WebhookServer>(wo);
     if (Status s = webhook->Start(); !s.ok()) {
       err << "muster kube: webhook: " << s.message() << "\n";

@@ -285,5 +285,46 @@ TEST(AdmissionWebhookTest, BodyThatIsNotJsonIsDenied) {
   EXPECT_EQ(BatchJob().patch(PatchOf(ok))["spec"]["suspend"], true);
 }
 
+// The Kueue tutorial's Jobs name no scheduler (the API server defaults the template's
+// to default-scheduler before webhooks run): they get muster's at creation, when the
+// template may still change. A template that names another scheduler keeps it.
+TEST(AdmissionWebhookTest, TemplatesNamingNoSchedulerGetMustersAtCreation) {
+  WebhookOptions options;
+  options.scheduler_name = "muster";
+  json job = BatchJob();
+  EXPECT_EQ(Mutated(job, options)["spec"]["template"]["spec"]["schedulerName"], "muster");
+  job["spec"]["template"]["spec"]["schedulerName"] = "default-scheduler";
+  EXPECT_EQ(Mutated(job, options)["spec"]["template"]["spec"]["schedulerName"], "muster");
+  job["spec"]["template"]["spec"]["schedulerName"] = "volcano";
+  EXPECT_EQ(Mutated(job, options)["spec"]["template"]["spec"]["schedulerName"], "volcano");
+  EXPECT_EQ(Mutated(job, options)["spec"]["suspend"], true);
+
+  // Every template of a multi-template kind, each on its own.
+  json pytorch = KubeflowJob("PyTorchJob");
+  pytorch["spec"]["pytorchReplicaSpecs"]["Master"] = {
+      {"replicas", 1}, {"template", {{"spec", {{"schedulerName", "other"}}}}}};
+  pytorch["spec"]["pytorchReplicaSpecs"]["Worker"]["template"] = {{"spec", json::object()}};
+  json mutated = Mutated(pytorch, options);
+  EXPECT_EQ(mutated["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["schedulerName"],
+            "other");
+  EXPECT_EQ(mutated["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["schedulerName"],
+            "muster");
+  json jobset = Job(
+      "jobset.x-k8s.io/v1alpha2", "JobSet",
+      {{"replicatedJobs",
+        json::array({{{"name", "workers"},
+                      {"template", {{"spec", {{"template", {{"spec", json::object()}}}}}}}}})}});
+  EXPECT_EQ(Mutated(jobset, options)["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+                                    ["spec"]["schedulerName"],
+            "muster");
+
+  // No scheduler name configured (the default options), or a job muster does not
+  // queue: templates are left alone.
+  EXPECT_FALSE(Mutated(BatchJob())["spec"]["template"]["spec"].contains("schedulerName"));
+  json unqueued = BatchJob();
+  unqueued["metadata"].erase("labels");
+  EXPECT_EQ(Mutated(unqueued, options), unqueued);
+}
+
 }  // namespace
 }  // namespace muster::kube
