@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "server/garbage_collector.h"
 #include "server/scheduler_controller.h"
 #include "server/serve.h"
 
@@ -59,6 +60,7 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
     controllers.push_back(std::make_unique<server::SchedulerController>(
         *executor == "emulated" ? server::ExecutorKind::kEmulated : server::ExecutorKind::kLocal,
         *kubelet));
+    controllers.push_back(std::make_unique<server::GarbageCollector>());
     exit_code = server::RunServe(*opts, std::move(controllers), std::cout, std::cerr);
   });
 }

@@ -48,8 +48,10 @@ void EmulatedExecutor::Run(const engine::WorkloadRecord& record, Time started_at
   Gang gang;
   gang.workload = record.workload;
   const std::string started = control::Rfc3339(started_at);
+  const std::string job_uid = JobUid(store_, record.workload.meta);
   for (const auto& p : record.plan.pods) {
     PodRunView pod;
+    pod.owner_uid = job_uid;
     pod.pod_set = p.pod_set;
     pod.index = p.index;
     pod.name = workloads::DefaultHostname(record.workload, p.pod_set, p.index);

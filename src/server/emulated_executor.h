@@ -47,8 +47,8 @@ class EmulatedExecutor : public ServeExecutor {
  private:
   struct Gang {
     model::Workload workload;
-    std::vector<PodRunView> pods;
-    std::optional<Time> ends_at;  // nullopt: no duration, runs until stopped
+    std::vector<PodRunView> pods;  // with owner_uid, the job's uid
+    std::optional<Time> ends_at;   // nullopt: no duration, runs until stopped
   };
 
   // Registers the gang of `record` as running since `started_at` and writes its pods.

@@ -160,6 +160,7 @@ void LocalExecutor::Started(const engine::WorkloadRecord& record, Time now) {
   gang.key = record.key();
   gang.namespace_ = record.workload.meta.namespace_;
   gang.workload = record.workload;
+  gang.job_uid = JobUid(store_, record.workload.meta);
   for (const auto& p : record.plan.pods) {
     PodRun pod;
     pod.pod_set = p.pod_set;
@@ -625,6 +626,7 @@ void LocalExecutor::WritePod(const Gang& gang, PodRun& pod, Time now) {
   view.restarts = pod.restarts;
   view.ip = pod.ip;
   view.subdomain = pod.subdomain;
+  view.owner_uid = gang.job_uid;
   json object = BuildPodObject(gang.workload, view, now);
   control::ObjectKey key{"pods", gang.namespace_, pod.name};
   if (store_.Get(key).ok()) {

@@ -111,6 +111,7 @@ class LocalExecutor : public ServeExecutor {
     std::string key;
     std::string namespace_;
     model::Workload workload;
+    std::string job_uid;  // for the pods' ownerReferences
     std::vector<PodRun> pods;
     bool launched = false;
     bool stopping = false;

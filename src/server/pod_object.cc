@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "control/resource_types.h"
 #include "control/workload_objects.h"
 
 namespace muster::server {
@@ -54,6 +55,18 @@ json PodAnnotations(const model::Workload& workload, const model::PodSet& ps, in
   return annotations;
 }
 
+// The pod's controller reference to its job; by uid when known (Kubernetes requires
+// it, and the garbage collector follows nothing else).
+json OwnerReferences(const model::ObjectMeta& job, const std::string& uid) {
+  json ref = {{"apiVersion", job.api_version},
+              {"kind", job.kind},
+              {"name", job.name},
+              {"controller", true},
+              {"blockOwnerDeletion", true}};
+  if (!uid.empty()) ref["uid"] = uid;
+  return json::array({std::move(ref)});
+}
+
 }  // namespace
 
 model::StringMap PodObjectLabels(const model::Workload& workload, int32_t pod_set, int32_t index) {
@@ -62,6 +75,15 @@ model::StringMap PodObjectLabels(const model::Workload& workload, int32_t pod_se
   const json labels = PodLabels(workload, workload.pod_sets[pod_set], index);
   for (const auto& [k, v] : labels.items()) out[k] = v.get<std::string>();
   return out;
+}
+
+std::string JobUid(const control::ObjectReader& store, const model::ObjectMeta& job) {
+  const control::ResourceType* type = control::FindByKind(job.api_version, job.kind);
+  if (type == nullptr) return "";
+  auto object = store.Get({type->StoreKey(), job.namespace_, job.name});
+  if (!object.ok()) return "";
+  const json meta = object->value("metadata", json::object());
+  return meta.is_object() ? meta.value("uid", "") : "";
 }
 
 json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time now) {
@@ -94,14 +116,15 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
     case PodRunState::kSucceeded:
     case PodRunState::kFailed:
       phase = pod.state == PodRunState::kSucceeded ? "Succeeded" : "Failed";
-      state = {{"terminated",
-                {{"exitCode", pod.exit_code},
-                 {"reason", !pod.reason.empty()  ? pod.reason
-                            : pod.exit_code == 0 ? "Completed"
-                                                 : "Error"},
-                 {"message", pod.message},
-                 {"startedAt", pod.started_at},
-                 {"finishedAt", pod.finished_at.empty() ? control::Rfc3339(now) : pod.finished_at}}}};
+      state = {
+          {"terminated",
+           {{"exitCode", pod.exit_code},
+            {"reason", !pod.reason.empty()  ? pod.reason
+                       : pod.exit_code == 0 ? "Completed"
+                                            : "Error"},
+            {"message", pod.message},
+            {"startedAt", pod.started_at},
+            {"finishedAt", pod.finished_at.empty() ? control::Rfc3339(now) : pod.finished_at}}}};
       break;
   }
   const std::string pod_ip = pod.ip.empty() ? "127.0.0.1" : pod.ip;
@@ -135,10 +158,7 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
             {"namespace", job.namespace_},
             {"labels", PodLabels(workload, ps, pod.index)},
             {"annotations", PodAnnotations(workload, ps, pod.index)},
-            {"ownerReferences", json::array({{{"apiVersion", job.api_version},
-                                              {"kind", job.kind},
-                                              {"name", job.name},
-                                              {"controller", true}}})}}},
+            {"ownerReferences", OwnerReferences(job, pod.owner_uid)}}},
           {"spec", spec},
           {"status", status}};
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "control/object_reader.h"
 #include "core/clock.h"
 #include "model/workload.h"
 
@@ -29,7 +30,12 @@ struct PodRunView {
   int32_t restarts = 0;
   std::string ip;         // status.podIP ("" = the node's address)
   std::string subdomain;  // spec.subdomain
+  std::string owner_uid;  // the job's metadata.uid, for the pod's ownerReference
 };
+
+// The metadata.uid of the job behind `job` in `store` ("" when it is not there): a
+// pod's ownerReference names its owner by uid, which the garbage collector follows.
+std::string JobUid(const control::ObjectReader& store, const model::ObjectMeta& job);
 
 nlohmann::json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time now);
 

@@ -174,6 +174,37 @@ curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' -d '{"status":
   "http://127.0.0.1:$PORT/api/v1/namespaces/default/pods/trainer/status" >/dev/null
 if wait "$FPID" && grep -q '^epoch 3$' "$TMP/follow.txt"; then ok "kubectl logs -f follows until the pod finishes"; else bad "kubectl logs -f follows until the pod finishes" "$(cat "$TMP/follow.txt")"; fi
 
+# Garbage collection: what an owner owns (ownerReferences, by uid) goes with it under
+# kubectl's default cascade (Background); --cascade=orphan keeps it, unowned.
+gc_pod() {  # NAME [OWNER_UID]
+  local refs=""
+  [ -n "${2:-}" ] && refs="ownerReferences: [{apiVersion: v1, kind: Pod, name: gc-owner, uid: $2}]"
+  $K apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1, namespace: default, $refs}
+spec:
+  nodeSelector: {muster.test/unschedulable: "true"}
+  containers: [{name: main, image: busybox}]
+YAML
+}
+gone_within() {  # NAME SECONDS
+  for _ in $(seq 1 $(($2 * 10))); do $K get pod "$1" >/dev/null 2>&1 || return 0; sleep 0.1; done
+  return 1
+}
+gc_pod gc-owner
+OWNER_UID=$($K get pod gc-owner -o jsonpath='{.metadata.uid}')
+gc_pod gc-dependent "$OWNER_UID"
+$K delete pod gc-owner >/dev/null
+if gone_within gc-dependent 10; then ok "deleting an owner deletes its dependents"; else bad "deleting an owner deletes its dependents" "gc-dependent still there"; fi
+gc_pod gc-owner
+OWNER_UID=$($K get pod gc-owner -o jsonpath='{.metadata.uid}')
+gc_pod gc-kept "$OWNER_UID"
+$K delete pod gc-owner --cascade=orphan >/dev/null
+sleep 1
+check "--cascade=orphan keeps the dependent, without the reference" '^gc-kept $' \
+  $K get pod gc-kept -o 'jsonpath={.metadata.name} {.metadata.ownerReferences}{"\n"}' --allow-missing-template-keys=true
+
 # Optimistic concurrency: replacing with a stale resourceVersion is a 409.
 $K get cq team-a -o json >"$TMP/old.json"
 $K label cq team-a bump=1 >/dev/null
