@@ -1,6 +1,12 @@
 #include "server/garbage_collector.h"
 
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <iostream>
+#include <optional>
 
 #include "control/resource_types.h"
 #include "server/object_store.h"
@@ -12,6 +18,30 @@ using nlohmann::json;
 
 void Log(const std::string& line) {
   std::cerr << "muster serve: garbage collector: " << line << std::endl;
+}
+
+// "2026-11-25T02:21:58Z" or with a fraction ("...58.123456Z"): Unix seconds; nullopt
+// for anything else.
+std::optional<double> ParseRfc3339Utc(const json& value) {
+  if (!value.is_string()) return std::nullopt;
+  const std::string text = value.get<std::string>();
+  std::tm tm{};
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6)
+    return std::nullopt;
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  double fraction = 0;
+  size_t pos = static_cast<size_t>(consumed);
+  if (pos < text.size() && text[pos] == '.') {
+    size_t end = pos + 1;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    fraction = std::strtod(text.substr(pos, end - pos).c_str(), nullptr);
+    pos = end;
+  }
+  if (pos + 1 != text.size() || text[pos] != 'Z') return std::nullopt;
+  return static_cast<double>(timegm(&tm)) + fraction;
 }
 
 }  // namespace
@@ -50,6 +80,28 @@ void GarbageCollector::Execute(ObjectStore& store, const OwnerGraph::Work& work)
   }
 }
 
+std::vector<control::ObjectKey> GarbageCollector::ExpiredEvents(const std::vector<json>& events,
+                                                                double now, double ttl) {
+  std::vector<control::ObjectKey> out;
+  for (const json& event : events) {
+    if (!event.is_object()) continue;
+    const json meta = event.value("metadata", json::object());
+    if (!meta.is_object()) continue;
+    std::optional<double> last;
+    auto consider = [&](const json& object, const char* key) {
+      auto it = object.find(key);
+      if (it == object.end()) return;
+      if (auto t = ParseRfc3339Utc(*it); t && (!last || *t > *last)) last = t;
+    };
+    consider(event, "lastTimestamp");
+    consider(event, "eventTime");
+    consider(meta, "creationTimestamp");
+    if (last && now - *last > ttl)
+      out.push_back({"events", meta.value("namespace", ""), meta.value("name", "")});
+  }
+  return out;
+}
+
 Status GarbageCollector::Start(ServeContext& context) {
   store_ = &context.store;
   // Subscribe before reading: a change between the two is applied again, harmlessly.
@@ -75,15 +127,26 @@ Status GarbageCollector::Start(ServeContext& context) {
 }
 
 void GarbageCollector::Loop() {
+  auto next_expiry = std::chrono::steady_clock::now();
   while (true) {
     std::deque<control::Change> changes;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !changes_.empty(); });
+      cv_.wait_until(lock, next_expiry, [this] { return stopping_ || !changes_.empty(); });
       if (stopping_) return;
       changes.swap(changes_);
     }
     for (const control::Change& change : changes) Execute(*store_, graph_.Apply(change));
+    if (std::chrono::steady_clock::now() >= next_expiry) {
+      next_expiry = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+      auto events = store_->List("events", "");
+      if (!events.ok()) continue;
+      const double now =
+          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+              .count();
+      for (const control::ObjectKey& key : ExpiredEvents(events->items, now, kEventTtlSeconds))
+        store_->Delete(key);  // NotFound: deleted meanwhile
+    }
   }
 }
 

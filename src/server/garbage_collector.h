@@ -6,6 +6,9 @@
 // Dependents whose owners all vanished while the server was down are collected at
 // start-up. Deletes carry the dependent's uid as a precondition, so an object
 // re-created under the same name is never taken for the old one.
+//
+// Events expire an hour after they were last recorded (kube-apiserver's --event-ttl
+// default), so a busy server's event list does not grow for ever.
 #pragma once
 
 #include <condition_variable>
@@ -13,6 +16,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "server/owner_graph.h"
 #include "server/serve.h"
@@ -27,6 +31,12 @@ class GarbageCollector : public Controller {
 
   // Carries out one batch of decisions against the store (also used by tests).
   static void Execute(ObjectStore& store, const OwnerGraph::Work& work);
+
+  static constexpr double kEventTtlSeconds = 3600;
+  // The events among `events` last recorded (lastTimestamp, eventTime or creation,
+  // the latest) more than `ttl` seconds before `now` (Unix seconds).
+  static std::vector<control::ObjectKey> ExpiredEvents(const std::vector<nlohmann::json>& events,
+                                                       double now, double ttl);
 
  private:
   void Loop();

@@ -130,5 +130,36 @@ TEST_F(GarbageCollectorTest, UnsupportedPropagationPolicyIsRefused) {
   EXPECT_TRUE(store_->Get({"jobs.batch", "default", "a"}).ok());
 }
 
+// kube-apiserver's --event-ttl (1 h): an event goes an hour after it was last
+// recorded, whichever of lastTimestamp, eventTime and creation is the latest.
+TEST(EventExpiryTest, EventsGoAnHourAfterTheyWereLastRecorded) {
+  const double now = 1764037318;  // 2025-11-25T02:21:58Z
+  auto event = [](const std::string& name, const char* field, const std::string& when) {
+    json e = {{"metadata", {{"name", name}, {"namespace", "team-a"}}}};
+    if (std::string(field) == "creationTimestamp") {
+      e["metadata"]["creationTimestamp"] = when;
+    } else {
+      e["metadata"]["creationTimestamp"] = "2025-11-24T00:00:00Z";
+      e[field] = when;
+    }
+    return e;
+  };
+  std::vector<json> events = {
+      event("old", "creationTimestamp", "2025-11-25T01:21:57Z"),     // 1 h 1 s ago
+      event("recent", "creationTimestamp", "2025-11-25T01:22:30Z"),  // 59.5 min ago
+      event("repeated", "lastTimestamp", "2025-11-25T02:00:00Z"),    // created long ago
+      event("micro", "eventTime", "2025-11-25T02:20:00.123456Z"),    // events.k8s.io style
+      event("stale-micro", "eventTime", "2025-11-25T01:00:00.5Z"),
+      {{"metadata", {{"name", "no-time"}, {"namespace", "team-a"}}}},  // kept: no time at all
+      {{"metadata", {{"name", "garbled"}, {"creationTimestamp", "yesterday"}}}},
+  };
+  std::vector<std::string> expired;
+  for (const auto& key : GarbageCollector::ExpiredEvents(events, now, 3600)) {
+    EXPECT_EQ(key.resource, "events");
+    expired.push_back(key.name);
+  }
+  EXPECT_EQ(expired, (std::vector<std::string>{"old", "stale-micro"}));
+}
+
 }  // namespace
 }  // namespace muster::server
