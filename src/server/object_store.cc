@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 
 namespace muster::server {
 namespace {
@@ -97,7 +98,9 @@ std::optional<int64_t> ParseResourceVersion(const json& object) {
 }
 
 ObjectStore::ObjectStore(sqlite3* db, StoreOptions options)
-    : db_(db), options_(std::move(options)), rng_(std::random_device{}()),
+    : db_(db),
+      options_(std::move(options)),
+      rng_(std::random_device{}()),
       hub_(options_.event_retention) {}
 
 ObjectStore::~ObjectStore() {
@@ -111,6 +114,15 @@ Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const std::string& dir,
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status(StatusCode::kUnavailable, "cannot create " + dir + ": " + ec.message());
   std::string path = (std::filesystem::path(dir) / "muster.db").string();
+  const std::filesystem::path marker = std::filesystem::path(dir) / "store-created";
+  if (std::filesystem::exists(marker) &&
+      (!std::filesystem::exists(path) || std::filesystem::file_size(path, ec) == 0)) {
+    return Status(StatusCode::kFailedPrecondition,
+                  path + " is missing or empty, but this data directory had a store (" +
+                      marker.string() +
+                      " exists): refusing to start as an empty cluster; restore the "
+                      "database, or remove the data directory to start afresh");
+  }
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {
@@ -120,6 +132,9 @@ Result<std::unique_ptr<ObjectStore>> ObjectStore::Open(const std::string& dir,
   }
   std::unique_ptr<ObjectStore> store(new ObjectStore(db, std::move(options)));
   if (Status s = store->Init(); !s.ok()) return s;
+  if (!std::filesystem::exists(marker)) {
+    std::ofstream(marker) << "muster serve's store: " << path << "\n";
+  }
   return store;
 }
 
@@ -149,6 +164,25 @@ Status ObjectStore::Init() {
     }
   }
   {
+    // Damage SQLite can see (torn or overwritten pages): refuse to start.
+    Stmt check(db_, "PRAGMA quick_check");
+    if (!check.ok()) return SqliteError(db_, "check the store");
+    std::string problems;
+    int rows = 0;
+    while (check.Step() == SQLITE_ROW) {
+      const std::string line = check.Text(0);
+      if (line == "ok") continue;
+      if (++rows <= 5) problems += (problems.empty() ? "" : "; ") + line;
+    }
+    if (rows > 0) {
+      return Status(StatusCode::kFailedPrecondition,
+                    "the store is damaged (" + std::to_string(rows) +
+                        " problems found by SQLite's quick_check: " + problems +
+                        "); restore a backup, or move the data directory aside");
+    }
+  }
+  if (Status s = QuarantineUnreadable(); !s.ok()) return s;
+  {
     Stmt q(db_, "SELECT value FROM meta WHERE key = 'rv'");
     if (!q.ok() || q.Step() != SQLITE_ROW) return SqliteError(db_, "read resourceVersion");
     rv_ = q.Int(0);
@@ -172,6 +206,65 @@ Status ObjectStore::Init() {
   if (rc != SQLITE_DONE) return SqliteError(db_, "read events");
   hub_.Reset(rv_, std::move(history));
   return Status::Ok();
+}
+
+Status ObjectStore::QuarantineUnreadable() {
+  struct Bad {
+    std::string resource, namespace_, name, why;
+  };
+  std::vector<Bad> bad;
+  {
+    Stmt q(db_, "SELECT resource, namespace, name, body FROM objects");
+    if (!q.ok()) return SqliteError(db_, "read objects");
+    int rc;
+    while ((rc = q.Step()) == SQLITE_ROW) {
+      Bad b{q.Text(0), q.Text(1), q.Text(2), ""};
+      const json body = json::parse(q.Text(3), nullptr, false);
+      if (body.is_discarded()) {
+        b.why = "not JSON";
+      } else if (!body.is_object() || !body.contains("metadata") || !body["metadata"].is_object()) {
+        b.why = "not an object with metadata";
+      } else if (body["metadata"].value("name", "") != b.name) {
+        b.why = "metadata.name is not the stored name";
+      } else {
+        continue;
+      }
+      bad.push_back(std::move(b));
+    }
+    if (rc != SQLITE_DONE) return SqliteError(db_, "read objects");
+  }
+  if (bad.empty()) return Status::Ok();
+  if (Status s = Exec(db_,
+                      "CREATE TABLE IF NOT EXISTS quarantine (resource TEXT NOT NULL, namespace "
+                      "TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL, reason TEXT NOT "
+                      "NULL, at TEXT NOT NULL); BEGIN IMMEDIATE;");
+      !s.ok())
+    return s;
+  for (const Bad& b : bad) {
+    Stmt move(db_,
+              "INSERT INTO quarantine SELECT resource, namespace, name, body, ?, ? FROM objects "
+              "WHERE resource = ? AND namespace = ? AND name = ?");
+    Stmt drop(db_, "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?");
+    if (!move.ok() || !drop.ok()) {
+      Exec(db_, "ROLLBACK");
+      return SqliteError(db_, "quarantine");
+    }
+    move.Bind(1, b.why);
+    move.Bind(2, Now());
+    move.Bind(3, b.resource);
+    move.Bind(4, b.namespace_);
+    move.Bind(5, b.name);
+    drop.Bind(1, b.resource);
+    drop.Bind(2, b.namespace_);
+    drop.Bind(3, b.name);
+    if (move.Step() != SQLITE_DONE || drop.Step() != SQLITE_DONE) {
+      Exec(db_, "ROLLBACK");
+      return SqliteError(db_, "quarantine");
+    }
+    quarantined_.push_back(b.resource + " " + (b.namespace_.empty() ? "" : b.namespace_ + "/") +
+                           b.name + ": " + b.why);
+  }
+  return Exec(db_, "COMMIT");
 }
 
 std::string ObjectStore::Now() const {
@@ -283,8 +376,9 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
     if (w.Step() != SQLITE_DONE) return fail("write object");
   }
   {
-    Stmt e(db_, "INSERT INTO events (rv, type, resource, namespace, name, body) "
-                "VALUES (?, ?, ?, ?, ?, ?)");
+    Stmt e(db_,
+           "INSERT INTO events (rv, type, resource, namespace, name, body) "
+           "VALUES (?, ?, ?, ?, ?, ?)");
     if (!e.ok()) return fail("prepare event");
     e.Bind(1, rv);
     e.Bind(2, std::string(control::ChangeTypeName(type)));
@@ -405,8 +499,9 @@ Result<json> ObjectStore::Mutate(const control::ObjectKey& key, const Mutator& m
   std::optional<int64_t> want = ParseResourceVersion(*desired);
   if (want && *want < 0) return InvalidArgument("metadata.resourceVersion must be a number");
   if (want && *want != ParseResourceVersion(current).value_or(0)) {
-    return Conflict("the object has been modified; please apply your changes to the latest "
-                    "version and try again");
+    return Conflict(
+        "the object has been modified; please apply your changes to the latest "
+        "version and try again");
   }
   json next;
   if (scope == WriteScope::kStatus) {

@@ -47,7 +47,10 @@ struct StoreOptions {
 
 class ObjectStore : public control::ObjectReader {
  public:
-  // Opens (creating if needed) DIR/muster.db. Fails if another process holds it.
+  // Opens (creating if needed) DIR/muster.db. Fails if another process holds it, if
+  // SQLite's quick_check finds the file damaged, or if DIR/muster.db is missing or
+  // empty although DIR/store-created says this directory had a store (a truncated
+  // or deleted database must not start as an empty cluster).
   static Result<std::unique_ptr<ObjectStore>> Open(const std::string& dir,
                                                    StoreOptions options = {});
   ~ObjectStore() override;
@@ -95,9 +98,16 @@ class ObjectStore : public control::ObjectReader {
   int64_t resource_version() const;
   WatchHub& hub() { return hub_; }
 
+  // Stored objects that could not be read at start-up (not JSON, not an object, or
+  // a name that is not the row's): moved into table `quarantine` of the database,
+  // where an operator can look at them, and out of every list; one line each,
+  // "resource namespace/name: why". Empty for a healthy store.
+  const std::vector<std::string>& quarantined() const { return quarantined_; }
+
  private:
   ObjectStore(sqlite3* db, StoreOptions options);
   Status Init();
+  Status QuarantineUnreadable();  // at start-up, before anything reads the objects
   Result<std::optional<nlohmann::json>> ReadLocked(const control::ObjectKey& key) const;
   // One transaction: bump the rv, write (or delete) the row, log the change.
   Result<int64_t> CommitLocked(const control::ObjectKey& key, control::ChangeType type,
@@ -110,12 +120,13 @@ class ObjectStore : public control::ObjectReader {
   // Recursive so that the writes of a Batch (which holds it) can take it again.
   mutable std::recursive_mutex mu_;
   int batch_depth_ = 0;
-  Status batch_error_;                 // first failure inside the open batch
+  Status batch_error_;                          // first failure inside the open batch
   std::vector<control::Change> batch_changes_;  // published when the batch commits
   int64_t rv_ = 0;
   int64_t writes_since_prune_ = 0;
   std::mt19937_64 rng_;
   WatchHub hub_;
+  std::vector<std::string> quarantined_;
 };
 
 // metadata.resourceVersion as a number; nullopt when absent, -1 when malformed.

@@ -40,6 +40,11 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
     return 1;
   }
   ObjectStore& db = **store;
+  for (const std::string& line : db.quarantined()) {
+    err << "muster serve: a stored object could not be read and was set aside (table "
+           "quarantine of the store): "
+        << line << "\n";
+  }
   const bool fresh = db.resource_version() == 0;
 
   // Signals are taken by one thread with sigwait, so the handler can call into the

@@ -1,9 +1,10 @@
 #include "server/object_store.h"
 
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
 #include <filesystem>
 #include <string>
-
-#include <gtest/gtest.h>
 
 namespace muster::server {
 namespace {
@@ -55,8 +56,8 @@ TEST_F(ObjectStoreTest, ResourceVersionIsMonotonicAcrossKeys) {
   auto store = Open();
   int64_t last = 0;
   for (int i = 0; i < 5; ++i) {
-    auto c = store->Create({"pods", "default", "p" + std::to_string(i)},
-                           {{"metadata", json::object()}});
+    auto c =
+        store->Create({"pods", "default", "p" + std::to_string(i)}, {{"metadata", json::object()}});
     ASSERT_TRUE(c.ok());
     int64_t rv = *ParseResourceVersion(*c);
     EXPECT_GT(rv, last);
@@ -162,6 +163,49 @@ TEST(WatchHubTest, TooOldResourceVersionIsRefused) {
   auto recent = hub.Since(2);
   ASSERT_TRUE(recent.ok());
   EXPECT_EQ(recent->size(), 2u);
+}
+
+// A row that does not parse is set aside and reported, never served silently nor
+// left to crash the server at every start.
+TEST_F(ObjectStoreTest, UnreadableRowsAreSetAsideAndReported) {
+  {
+    auto store = Open();
+    ASSERT_TRUE(store->Create(key_, Cq("org")).ok());
+    json other = Cq("org");
+    other["metadata"]["name"] = "team-b";
+    ASSERT_TRUE(store->Create({key_.resource, "", "team-b"}, other).ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "muster.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db, "UPDATE objects SET body = '{\"metadata\": {\"na' WHERE name = 'team-b'",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(db);
+  auto store = Open();
+  ASSERT_NE(store, nullptr);
+  ASSERT_EQ(store->quarantined().size(), 1u);
+  EXPECT_EQ(store->quarantined()[0], "clusterqueues.kueue.x-k8s.io team-b: not JSON");
+  auto list = store->List(key_.resource, "");
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items[0]["metadata"]["name"], "team-a");
+  store.reset();
+  // Reported once: the next start finds a healthy store.
+  EXPECT_TRUE(Open()->quarantined().empty());
+}
+
+// A data directory that had a store does not start as an empty cluster when the
+// database file is gone or truncated to nothing.
+TEST_F(ObjectStoreTest, TruncatedDatabaseIsRefused) {
+  ASSERT_NE(Open(), nullptr);
+  std::filesystem::resize_file(dir_ / "muster.db", 0);
+  std::filesystem::remove(dir_ / "muster.db-wal");
+  auto reopened = ObjectStore::Open(dir_.string());
+  ASSERT_FALSE(reopened.ok());
+  EXPECT_NE(reopened.status().message().find("refusing to start as an empty cluster"),
+            std::string::npos)
+      << reopened.status().message();
 }
 
 }  // namespace
