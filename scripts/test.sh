@@ -40,6 +40,9 @@ bash tests/server/kubectl_test.sh build/muster
 echo "== authentication of muster serve (tokens, client certificates, TLS, owner)"
 timeout 300 bash tests/server/auth_test.sh build/muster
 
+echo "== authorization of muster serve (RBAC, default roles, kubectl auth can-i)"
+timeout 300 bash tests/server/rbac_test.sh build/muster
+
 echo "== kill -9 recovery of muster serve's scheduler"
 bash tests/server/serve_recovery_test.sh build
 

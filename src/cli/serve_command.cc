@@ -35,6 +35,11 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
                   "and O (groups); needs TLS");
   cmd->add_option("--token-auth-file", opts->auth.token_auth_file,
                   "Static bearer tokens, kube-apiserver's CSV: token,user,uid[,\"group1,group2\"]");
+  cmd->add_option("--authorization-mode", opts->auth.authorization_mode,
+                  "With authentication: RBAC (Roles, ClusterRoles and their bindings decide; "
+                  "system:masters may do everything) or AlwaysAllow")
+      ->check(CLI::IsMember({"RBAC", "AlwaysAllow"}))
+      ->capture_default_str();
   auto executor = std::make_shared<std::string>("local");
   cmd->add_option("--executor", *executor,
                   "local: run pods as local processes; emulated: mark bound pods Running without "

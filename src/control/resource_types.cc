@@ -20,7 +20,7 @@ bool ResourceType::ServesVersion(std::string_view version) const {
 
 const std::vector<ResourceType>& ResourceTypes() {
   // Fields: group, versions, kind, plural, singular, short names, namespaced,
-  // has_status, validated, view.
+  // has_status, validated, view, review.
   static const std::vector<ResourceType> kTypes = {
       {"", {"v1"}, "Node", "nodes", "node", {"no"}, false, true, true},
       {"", {"v1"}, "Pod", "pods", "pod", {"po"}, true, true, false},
@@ -63,6 +63,18 @@ const std::vector<ResourceType>& ResourceTypes() {
       {"muster.dev", {"v1alpha1"}, "SchedulerConfiguration", "schedulerconfigurations",
        "schedulerconfiguration", {}, false, false, true},
       {"coordination.k8s.io", {"v1"}, "Lease", "leases", "lease", {}, true, false, false},
+      // RBAC (validated by server/rbac_validation.h, enforced by server/auth/).
+      {"rbac.authorization.k8s.io", {"v1"}, "ClusterRole", "clusterroles", "clusterrole", {},
+       false, false, false},
+      {"rbac.authorization.k8s.io", {"v1"}, "ClusterRoleBinding", "clusterrolebindings",
+       "clusterrolebinding", {}, false, false, false},
+      {"rbac.authorization.k8s.io", {"v1"}, "Role", "roles", "role", {}, true, false, false},
+      {"rbac.authorization.k8s.io", {"v1"}, "RoleBinding", "rolebindings", "rolebinding", {},
+       true, false, false},
+      {"authorization.k8s.io", {"v1"}, "SelfSubjectAccessReview", "selfsubjectaccessreviews",
+       "selfsubjectaccessreview", {}, false, false, false, false, true},
+      {"authorization.k8s.io", {"v1"}, "SelfSubjectRulesReview", "selfsubjectrulesreviews",
+       "selfsubjectrulesreview", {}, false, false, false, false, true},
       // The scheduler's view (the dashboard's data): read-only, not stored.
       {"muster.dev", {"v1alpha1"}, "QueueView", "queueviews", "queueview", {"qv"}, false, false,
        false, true},

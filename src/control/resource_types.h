@@ -26,6 +26,9 @@ struct ResourceType {
   // Read-only and not stored: served from the scheduler's published view
   // (control/scheduler_view.h, ui/view_api.h); get and list only.
   bool view = false;
+  // Create-only and not stored: a review answered from the request alone
+  // (authorization.k8s.io SelfSubjectAccessReview, SelfSubjectRulesReview).
+  bool review = false;
 
   // The store key: "<plural>" for the core group, "<plural>.<group>" otherwise, so
   // batch Jobs and Volcano Jobs never share a key. Independent of the version.

@@ -5,8 +5,10 @@
 #include <random>
 
 #include "api/decode.h"
+#include "server/access_review.h"
 #include "server/api_status.h"
 #include "server/auth/owner.h"
+#include "server/auth/rbac_authorizer.h"
 #include "server/discovery.h"
 #include "server/json_merge_patch.h"
 #include "server/meta_validation.h"
@@ -15,6 +17,8 @@
 #include "server/owner_graph.h"
 #include "server/pod_binding.h"
 #include "server/pod_log.h"
+#include "server/protobuf_body.h"
+#include "server/rbac_validation.h"
 #include "server/request_body.h"
 #include "server/request_target.h"
 #include "server/table_printer.h"
@@ -56,6 +60,11 @@ int64_t NowUnix() { return static_cast<int64_t>(std::time(nullptr)); }
 // `muster validate` accepts; warnings (references to absent objects) pass.
 std::optional<ApiError> ValidateObject(const control::ResourceType& t, const json& object,
                                        const std::string& name) {
+  if (IsRbacType(t)) {
+    auto causes = ValidateRbacObject(t, object);
+    if (causes.empty()) return std::nullopt;
+    return InvalidObject(t, name, std::move(causes));
+  }
   // Bare Pods are validated too (their spec is a pod template's), though the table's
   // `validated` also means "engine configuration", which pods are not.
   if (!t.validated && !(t.group.empty() && t.kind == "Pod")) return std::nullopt;
@@ -528,6 +537,12 @@ ApiHandler::ApiHandler(ObjectStore& store, std::string server_address)
 ApiResult ApiHandler::Handle(const ApiRequest& request) {
   ApiResult result = [&]() -> ApiResult {
     try {
+      if (MediaType(request.content_type) == kProtobufMediaType) {
+        ApiRequest converted = request;  // typed kubectl commands (protobuf_body.h)
+        if (auto bad = ConvertProtobufBody(converted.content_type, converted.body))
+          return ErrorResponse(*bad);
+        return Dispatch(converted);
+      }
       return Dispatch(request);
     } catch (const std::exception& e) {
       // Nothing a client sends may take the server down.
@@ -542,6 +557,11 @@ ApiResult ApiHandler::Handle(const ApiRequest& request) {
 ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
   std::string path = request.path;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
+  if (authorizer_ != nullptr && !request.user.name.empty()) {
+    const auto attributes = auth::AttributesOf(request.method, path, request.query, request.user);
+    const auth::Decision decision = authorizer_->Authorize(attributes);
+    if (!decision.allowed) return ErrorResponse(auth::ForbiddenError(attributes, decision.reason));
+  }
   if (path == "/healthz" || path == "/livez") return TextResponse(200, "ok");
   if (path == "/metrics" && request.method == "GET") {
     if (metrics_ == nullptr) return ErrorResponse(NotFoundError("metrics are not served"));
@@ -558,6 +578,7 @@ ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
   // The log subresource is read from the executor's files, not the store.
   if (auto log = MatchPodLogPath(path)) return HandlePodLog(store_, data_dir_, *log, request);
   if (auto bind = MatchPodBindingPath(path)) return HandlePodBinding(store_, *bind, request);
+  if (auto review = HandleAccessReview(request, path, authorizer_)) return std::move(*review);
   auto target = ParseRequestTarget(path);
   if (!target.ok()) return ErrorResponse(NotFoundError(target.status().message()));
   const RequestTarget& t = *target;

@@ -42,6 +42,9 @@ using ApiResult =
 
 class MetricsRegistry;  // server/metrics.h
 }  // namespace muster::server
+namespace muster::server::auth {
+class RbacAuthorizer;  // server/auth/rbac_authorizer.h
+}  // namespace muster::server::auth
 namespace muster::ui {
 class ViewPublisher;  // ui/view_publisher.h
 }  // namespace muster::ui
@@ -73,6 +76,11 @@ class ApiHandler {
   // (server/view_routes.h; 503 while none is published, 404 while unset).
   void set_views(const ui::ViewPublisher* views) { views_ = views; }
 
+  // Every request with a user (not health checks, not in-process callers) must be
+  // allowed by `authorizer` (403 otherwise); unset, everything is allowed (serve
+  // without authentication). Set before serving; it must outlive the handler.
+  void set_authorizer(const auth::RbacAuthorizer* authorizer) { authorizer_ = authorizer; }
+
  private:
   ApiResult Dispatch(const ApiRequest& request);
 
@@ -82,6 +90,7 @@ class ApiHandler {
   std::atomic<bool> ready_{false};
   MetricsRegistry* metrics_ = nullptr;
   const ui::ViewPublisher* views_ = nullptr;
+  const auth::RbacAuthorizer* authorizer_ = nullptr;
 };
 
 }  // namespace muster::server

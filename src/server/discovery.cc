@@ -48,8 +48,9 @@ std::optional<json> ApiResourceList(const std::string& group, const std::string&
   json resources = json::array();
   for (const auto& t : control::ResourceTypes()) {
     if (t.group != group || !t.ServesVersion(version)) continue;
-    json verbs = t.view ? json{"get", "list"}
-                        : json{"create", "delete", "get", "list", "patch", "update", "watch"};
+    json verbs = t.view     ? json{"get", "list"}
+                 : t.review ? json{"create"}
+                            : json{"create", "delete", "get", "list", "patch", "update", "watch"};
     json r = {{"name", t.plural},
               {"singularName", t.singular},
               {"namespaced", t.namespaced},

@@ -30,7 +30,7 @@ std::optional<json> OpenApiV3Document(const std::string& group, const std::strin
   json paths = json::object();
   for (const auto& t : control::ResourceTypes()) {
     if (t.group != group || !t.ServesVersion(version)) continue;
-    if (t.view) continue;  // read-only: nothing to patch
+    if (t.view || t.review) continue;  // read-only or create-only: nothing to patch
     std::string path = "/" + GroupVersionPath(group, version) +
                        (t.namespaced ? "/namespaces/{namespace}/" : "/") + t.plural + "/{name}";
     json op = {{"operationId", "patch" + t.kind},

@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "server/api_handler.h"
+#include "server/auth/bootstrap_policy.h"
+#include "server/auth/rbac_authorizer.h"
 #include "server/http_server.h"
 #include "server/local_node.h"
 #include "server/manifest_seed.h"
@@ -46,6 +48,9 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
         << line << "\n";
   }
   const bool fresh = db.resource_version() == 0;
+  // Before the handler, which asks it until the server is gone (auth/rbac_authorizer.h).
+  std::unique_ptr<auth::RbacAuthorizer> authorizer;
+  if (authn->rbac) authorizer = std::make_unique<auth::RbacAuthorizer>(db);
 
   // Signals are taken by one thread with sigwait, so the handler can call into the
   // server safely; they are blocked before any other thread exists to inherit that.
@@ -65,6 +70,7 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
   ApiHandler handler(db, host + ":" + std::to_string(port));
   handler.set_metrics(&metrics);
   handler.set_views(&views);
+  handler.set_authorizer(authorizer.get());
   // The dashboard's page and scripts under /ui/ (static: it reads the API like any
   // client, with the user's credentials); everything else is the API.
   HttpServerOptions http_options;
@@ -102,6 +108,12 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
                                          {"metadata", {{"name", ns}}},
                                          {"status", {{"phase", "Active"}}}});
     }
+  }
+  // The default roles and bindings, kept whether or not RBAC is enforced, so turning
+  // authentication on later finds them (auth/bootstrap_policy.h).
+  if (auto policy = auth::ReconcileBootstrapPolicy(db); !policy.ok()) {
+    err << "muster serve: the default RBAC roles: " << policy.status().message() << "\n";
+    return 1;
   }
   if (!options.manifests.empty()) {
     auto seeded = SeedManifests(handler, options.manifests, fresh, err);

@@ -157,6 +157,13 @@ std::vector<Column> KindColumns(const control::ResourceType& t) {
     return {Path("Nodes", "nodes.total"), gpus, Count("Pending", "workloads.Pending"),
             Count("Running", "workloads.Running")};
   }
+  if (k == "RoleBinding" || k == "ClusterRoleBinding") {
+    return {{"Role", "string", "roleRef",
+             [](const json& o) -> json {
+               return FieldValue(o, "roleRef.kind") + "/" + FieldValue(o, "roleRef.name");
+             },
+             0}};
+  }
   if (k == "PodGroup") {
     return {Path("Status", "status.phase"), Path("MinMember", "spec.minMember"),
             Path("Queue", "spec.queue")};

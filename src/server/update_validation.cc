@@ -3,6 +3,7 @@
 #include "control/store_snapshot.h"
 #include "control/workload_objects.h"
 #include "server/meta_validation.h"
+#include "server/rbac_validation.h"
 
 namespace muster::server {
 namespace {
@@ -227,6 +228,7 @@ std::vector<StatusCause> ValidateUpdate(const control::ResourceType& type, const
     const json new_queue = At(next, {"metadata", "labels", kQueueNameLabel});
     Immutable(std::string("metadata.labels[") + kQueueNameLabel + "]", old_queue, new_queue, out);
   }
+  ValidateRbacUpdate(type, current, next, out);  // roleRef
   const std::string key = type.StoreKey();
   if (key == "jobs.batch") {
     ValidateBatchJob(current, next, out);

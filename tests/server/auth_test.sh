@@ -41,7 +41,9 @@ check_fails() {
 start_server() {
   # A fresh log: the previous server's "listening on" line must not be read.
   rm -f "$TMP/server.log"
-  "$MUSTER" serve --data "$TMP/data" --no-local-node --executor emulated "$@" >"$TMP/server.log" 2>&1 &
+  # Authentication only: what users may do (RBAC, the default) is rbac_test.sh's.
+  "$MUSTER" serve --data "$TMP/data" --no-local-node --executor emulated \
+    --authorization-mode AlwaysAllow "$@" >"$TMP/server.log" 2>&1 &
   PID=$!
   for _ in $(seq 1 100); do
     if grep -q "listening on" "$TMP/server.log" 2>/dev/null; then

@@ -20,6 +20,10 @@ Result<ServeAuth> SetUpAuthentication(const AuthOptions& o, const std::string& l
   if (o.tls_cert_file.empty() != o.tls_private_key_file.empty()) {
     return InvalidArgument("--tls-cert-file and --tls-private-key-file must be given together");
   }
+  if (o.authorization_mode != "RBAC" && o.authorization_mode != "AlwaysAllow") {
+    return InvalidArgument("--authorization-mode " + o.authorization_mode +
+                           ": supported modes are RBAC and AlwaysAllow");
+  }
   const bool tls = !o.tls_cert_file.empty();
   if (!o.client_ca_file.empty() && !tls) {
     return InvalidArgument(
@@ -52,6 +56,7 @@ Result<ServeAuth> SetUpAuthentication(const AuthOptions& o, const std::string& l
   }
   out.authenticator = secure ? Authenticator::Secure(std::move(tokens), /*anonymous=*/false)
                              : Authenticator::Unauthenticated();
+  out.rbac = secure && o.authorization_mode == "RBAC";
   return out;
 }
 

@@ -2,10 +2,11 @@
 // --tls-cert-file and --tls-private-key-file serve HTTPS; --client-ca-file makes a
 // verified client certificate a user (CN) with groups (O); --token-auth-file is
 // kube-apiserver's static token CSV. With either of the last two, every request
-// must authenticate (there is no authorization yet, so anonymous requests are 401,
-// not system:anonymous). With neither, every request is the server's own user
-// (identity.h) and serve listens on loopback only: a non-loopback --listen is
-// refused, as is one without TLS.
+// must authenticate (anonymous requests are 401, not system:anonymous) and, with
+// --authorization-mode RBAC (the default), be allowed by RBAC (rbac_authorizer.h);
+// AlwaysAllow lets every authenticated user do everything. With neither, every
+// request is the server's own user (identity.h, in system:masters) and serve listens
+// on loopback only: a non-loopback --listen is refused, as is one without TLS.
 #pragma once
 
 #include <memory>
@@ -22,11 +23,14 @@ struct AuthOptions {
   std::string tls_private_key_file;
   std::string client_ca_file;
   std::string token_auth_file;
+  std::string authorization_mode = "RBAC";  // or "AlwaysAllow"
 };
 
 struct ServeAuth {
   std::shared_ptr<TlsContext> tls;  // null: plain HTTP
   Authenticator authenticator;
+  // Requests are authorized with RBAC: authentication is on and the mode is RBAC.
+  bool rbac = false;
 };
 
 // Whether a --listen host only accepts connections from this machine.

@@ -1,0 +1,250 @@
+#include "server/protobuf_body.h"
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "server/request_body.h"
+
+namespace muster::server {
+namespace {
+
+using nlohmann::json;
+
+// The protobuf wire format: a field is a varint key (number << 3 | wire type) and a
+// value; wire type 0 is a varint, 1 eight bytes, 2 length-delimited, 5 four bytes.
+class Reader {
+ public:
+  explicit Reader(std::string_view data) : data_(data) {}
+  bool done() const { return pos_ >= data_.size(); }
+
+  bool Varint(uint64_t& out) {
+    out = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= data_.size()) return false;
+      const auto byte = static_cast<uint8_t>(data_[pos_++]);
+      out |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) return true;
+    }
+    return false;
+  }
+  bool Bytes(std::string_view& out) {
+    uint64_t n = 0;
+    if (!Varint(n) || n > data_.size() - pos_) return false;
+    out = data_.substr(pos_, n);
+    pos_ += n;
+    return true;
+  }
+  bool Skip(int wire_type) {
+    uint64_t ignored = 0;
+    std::string_view bytes;
+    switch (wire_type) {
+      case 0:
+        return Varint(ignored);
+      case 1:
+        return Advance(8);
+      case 2:
+        return Bytes(bytes);
+      case 5:
+        return Advance(4);
+      default:
+        return false;  // groups (3, 4) are not used by Kubernetes
+    }
+  }
+
+ private:
+  bool Advance(size_t n) {
+    if (n > data_.size() - pos_) return false;
+    pos_ += n;
+    return true;
+  }
+  std::string_view data_;
+  size_t pos_ = 0;
+};
+
+enum class Type { kString, kMessage, kStringMap, kVarint };
+
+struct Schema;
+struct Field {
+  int number;
+  const char* name;
+  Type type;
+  bool repeated = false;
+  const Schema* message = nullptr;
+};
+struct Schema {
+  std::vector<Field> fields;
+};
+
+// Field numbers from the upstream generated.proto files (k8s.io/api, apimachinery).
+const Schema kObjectMeta{{{1, "name", Type::kString},
+                          {2, "generateName", Type::kString},
+                          {3, "namespace", Type::kString},
+                          {11, "labels", Type::kStringMap},
+                          {12, "annotations", Type::kStringMap}}};
+const Schema kPolicyRule{{{1, "verbs", Type::kString, true},
+                          {2, "apiGroups", Type::kString, true},
+                          {3, "resources", Type::kString, true},
+                          {4, "resourceNames", Type::kString, true},
+                          {5, "nonResourceURLs", Type::kString, true}}};
+const Schema kRole{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                    {2, "rules", Type::kMessage, true, &kPolicyRule}}};
+const Schema kSubject{{{1, "kind", Type::kString},
+                       {2, "apiGroup", Type::kString},
+                       {3, "name", Type::kString},
+                       {4, "namespace", Type::kString}}};
+const Schema kRoleRef{
+    {{1, "apiGroup", Type::kString}, {2, "kind", Type::kString}, {3, "name", Type::kString}}};
+const Schema kBinding{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                       {2, "subjects", Type::kMessage, true, &kSubject},
+                       {3, "roleRef", Type::kMessage, false, &kRoleRef}}};
+const Schema kNamespaceSpec{{{1, "finalizers", Type::kString, true}}};
+const Schema kNamespace{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                         {2, "spec", Type::kMessage, false, &kNamespaceSpec}}};
+const Schema kResourceAttributes{{{1, "namespace", Type::kString},
+                                  {2, "verb", Type::kString},
+                                  {3, "group", Type::kString},
+                                  {4, "version", Type::kString},
+                                  {5, "resource", Type::kString},
+                                  {6, "subresource", Type::kString},
+                                  {7, "name", Type::kString}}};
+const Schema kNonResourceAttributes{{{1, "path", Type::kString}, {2, "verb", Type::kString}}};
+const Schema kAccessReviewSpec{
+    {{1, "resourceAttributes", Type::kMessage, false, &kResourceAttributes},
+     {2, "nonResourceAttributes", Type::kMessage, false, &kNonResourceAttributes}}};
+const Schema kAccessReview{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                            {2, "spec", Type::kMessage, false, &kAccessReviewSpec}}};
+const Schema kRulesReviewSpec{{{1, "namespace", Type::kString}}};
+const Schema kRulesReview{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                           {2, "spec", Type::kMessage, false, &kRulesReviewSpec}}};
+const Schema kTypeMeta{{{1, "apiVersion", Type::kString}, {2, "kind", Type::kString}}};
+
+const Schema* SchemaOf(const std::string& api_version, const std::string& kind) {
+  if (api_version == "v1" && kind == "Namespace") return &kNamespace;
+  if (api_version == "rbac.authorization.k8s.io/v1") {
+    if (kind == "Role" || kind == "ClusterRole") return &kRole;
+    if (kind == "RoleBinding" || kind == "ClusterRoleBinding") return &kBinding;
+  }
+  if (api_version == "authorization.k8s.io/v1") {
+    if (kind == "SelfSubjectAccessReview") return &kAccessReview;
+    if (kind == "SelfSubjectRulesReview") return &kRulesReview;
+  }
+  return nullptr;
+}
+
+bool Decode(std::string_view bytes, const Schema& schema, json& out);
+
+bool DecodeMapEntry(std::string_view bytes, json& map) {
+  Reader r(bytes);
+  std::string key, value;
+  while (!r.done()) {
+    uint64_t tag = 0;
+    if (!r.Varint(tag)) return false;
+    std::string_view v;
+    if ((tag >> 3) <= 2 && (tag & 7) == 2) {
+      if (!r.Bytes(v)) return false;
+      ((tag >> 3) == 1 ? key : value) = std::string(v);
+    } else if (!r.Skip(static_cast<int>(tag & 7))) {
+      return false;
+    }
+  }
+  map[key] = value;
+  return true;
+}
+
+bool DecodeField(Reader& r, const Field& f, int wire_type, json& out) {
+  if (f.type == Type::kVarint) {
+    uint64_t v = 0;
+    if (wire_type != 0 || !r.Varint(v)) return false;
+    out[f.name] = v;
+    return true;
+  }
+  std::string_view bytes;
+  if (wire_type != 2 || !r.Bytes(bytes)) return false;
+  json value;
+  switch (f.type) {
+    case Type::kString:
+      value = std::string(bytes);
+      break;
+    case Type::kMessage:
+      value = json::object();
+      if (!Decode(bytes, *f.message, value)) return false;
+      break;
+    case Type::kStringMap:
+      if (!out.contains(f.name)) out[f.name] = json::object();
+      return DecodeMapEntry(bytes, out[f.name]);
+    case Type::kVarint:
+      break;
+  }
+  if (f.repeated) {
+    if (!out.contains(f.name)) out[f.name] = json::array();
+    out[f.name].push_back(std::move(value));
+  } else {
+    out[f.name] = std::move(value);
+  }
+  return true;
+}
+
+bool Decode(std::string_view bytes, const Schema& schema, json& out) {
+  Reader r(bytes);
+  while (!r.done()) {
+    uint64_t tag = 0;
+    if (!r.Varint(tag)) return false;
+    const int wire_type = static_cast<int>(tag & 7);
+    const Field* field = nullptr;
+    for (const Field& f : schema.fields) {
+      if (static_cast<uint64_t>(f.number) == (tag >> 3)) field = &f;
+    }
+    if (field == nullptr ? !r.Skip(wire_type) : !DecodeField(r, *field, wire_type, out)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<Result<json>> DecodeProtobufObject(const std::string& body) {
+  static constexpr std::string_view kMagic("k8s\0", 4);
+  if (body.compare(0, kMagic.size(), kMagic) != 0) {
+    return Result<json>(InvalidArgument("the protobuf body lacks the k8s prefix"));
+  }
+  // runtime.Unknown: typeMeta = 1, raw = 2 (contentEncoding, contentType ignored).
+  const Schema unknown{{{1, "typeMeta", Type::kMessage, false, &kTypeMeta},
+                        {2, "raw", Type::kString}}};
+  json envelope = json::object();
+  if (!Decode(std::string_view(body).substr(kMagic.size()), unknown, envelope)) {
+    return Result<json>(InvalidArgument("the protobuf body is not a runtime.Unknown"));
+  }
+  const json type = envelope.value("typeMeta", json::object());
+  const std::string api_version = type.value("apiVersion", "");
+  const std::string kind = type.value("kind", "");
+  const Schema* schema = SchemaOf(api_version, kind);
+  if (schema == nullptr) return std::nullopt;
+  json object = json::object();
+  const std::string raw = envelope.value("raw", "");
+  if (!Decode(raw, *schema, object)) {
+    return Result<json>(InvalidArgument("the protobuf body is not a valid " + kind));
+  }
+  object["apiVersion"] = api_version;
+  object["kind"] = kind;
+  try {
+    // Strings must be UTF-8, as in a JSON body: checked here, not at the first dump.
+    (void)object.dump();
+  } catch (const json::exception&) {
+    return Result<json>(InvalidArgument("the protobuf body holds a string that is not UTF-8"));
+  }
+  return Result<json>(std::move(object));
+}
+
+std::optional<ApiError> ConvertProtobufBody(std::string& content_type, std::string& body) {
+  if (body.empty() || MediaType(content_type) != kProtobufMediaType) return std::nullopt;
+  auto decoded = DecodeProtobufObject(body);
+  if (!decoded) return std::nullopt;
+  if (!decoded->ok()) return BadRequest(decoded->status().message());
+  body = (*decoded)->dump();
+  content_type = "application/json";
+  return std::nullopt;
+}
+
+}  // namespace muster::server
