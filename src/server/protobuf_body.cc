@@ -210,8 +210,8 @@ std::optional<Result<json>> DecodeProtobufObject(const std::string& body) {
     return Result<json>(InvalidArgument("the protobuf body lacks the k8s prefix"));
   }
   // runtime.Unknown: typeMeta = 1, raw = 2 (contentEncoding, contentType ignored).
-  const Schema unknown{{{1, "typeMeta", Type::kMessage, false, &kTypeMeta},
-                        {2, "raw", Type::kString}}};
+  const Schema unknown{
+      {{1, "typeMeta", Type::kMessage, false, &kTypeMeta}, {2, "raw", Type::kString}}};
   json envelope = json::object();
   if (!Decode(std::string_view(body).substr(kMagic.size()), unknown, envelope)) {
     return Result<json>(InvalidArgument("the protobuf body is not a runtime.Unknown"));

@@ -11,10 +11,9 @@
 // Decoding is bounded by the body (3 MiB) and by the schema's fixed depth.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 #include "server/api_status.h"

@@ -9,8 +9,8 @@
 namespace muster::server {
 namespace {
 
-using nlohmann::json;
 using auth::kRbacGroup;
+using nlohmann::json;
 
 StatusCause NotSupported(const std::string& field, const json& value,
                          const std::vector<std::string>& supported) {
@@ -18,8 +18,8 @@ StatusCause NotSupported(const std::string& field, const json& value,
   for (const auto& s : supported) list += (list.empty() ? "" : ", ") + json(s).dump();
   std::string shown = value.dump();
   if (shown.size() > 256) shown = shown.substr(0, 256) + "...";
-  return {"FieldValueNotSupported",
-          "Unsupported value: " + shown + ": supported values: " + list, field};
+  return {"FieldValueNotSupported", "Unsupported value: " + shown + ": supported values: " + list,
+          field};
 }
 
 StatusCause TooMany(const std::string& field, size_t max) {
@@ -194,8 +194,7 @@ void ValidateBinding(const json& object, bool namespaced, std::vector<StatusCaus
 
 bool IsRbacType(const control::ResourceType& type) { return type.group == kRbacGroup; }
 
-std::vector<StatusCause> ValidateRbacObject(const control::ResourceType& type,
-                                            const json& object) {
+std::vector<StatusCause> ValidateRbacObject(const control::ResourceType& type, const json& object) {
   std::vector<StatusCause> out;
   if (!IsRbacType(type) || !object.is_object()) return out;
   if (type.kind == "Role" || type.kind == "ClusterRole") {

@@ -71,8 +71,8 @@ json ViewRules() {
       Rule(kRead, {""}, {"nodes", "nodes/status"}),
       Rule(kRead, {"scheduling.k8s.io"}, {"priorityclasses"}),
       Rule(kRead, {"kueue.x-k8s.io"},
-           {"clusterqueues", "clusterqueues/status", "resourceflavors", "cohorts",
-            "cohorts/status", "workloadpriorityclasses", "topologies"}),
+           {"clusterqueues", "clusterqueues/status", "resourceflavors", "cohorts", "cohorts/status",
+            "workloadpriorityclasses", "topologies"}),
       Rule(kRead, {"scheduling.volcano.sh"}, {"queues", "queues/status"}),
       Rule(kRead, {"topology.volcano.sh"}, {"hypernodes", "hypernodes/status"}),
       Rule(kRead, {"muster.dev"},
@@ -84,9 +84,9 @@ json ViewRules() {
 // What edit writes on top of view: the workload kinds themselves, never a status.
 json EditRules() {
   json rules = ViewRules();
-  rules.push_back(Rule(kWrite, {""},
-                       {"pods", "configmaps", "secrets", "services", "serviceaccounts",
-                        "persistentvolumeclaims"}));
+  rules.push_back(Rule(
+      kWrite, {""},
+      {"pods", "configmaps", "secrets", "services", "serviceaccounts", "persistentvolumeclaims"}));
   rules.push_back(Rule(kRead, {""}, {"secrets"}));
   rules.push_back(Rule(kWrite, {"batch"}, {"jobs"}));
   rules.push_back(Rule(kWrite, {"batch.volcano.sh"}, {"jobs"}));
@@ -150,19 +150,19 @@ std::vector<json> BootstrapClusterRoles() {
       ClusterRole("edit", EditRules()),
       ClusterRole("view", ViewRules()),
       ClusterRole("system:discovery",
-                  json::array({UrlRule({"get"}, {"/api", "/api/*", "/apis", "/apis/*", "/healthz",
-                                                 "/livez", "/openapi", "/openapi/*", "/readyz",
-                                                 "/version", "/version/"})})),
+                  json::array({UrlRule(
+                      {"get"}, {"/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez",
+                                "/openapi", "/openapi/*", "/readyz", "/version", "/version/"})})),
       ClusterRole("system:public-info-viewer",
-                  json::array({UrlRule({"get"}, {"/healthz", "/livez", "/readyz", "/version",
-                                                 "/version/"})})),
+                  json::array({UrlRule(
+                      {"get"}, {"/healthz", "/livez", "/readyz", "/version", "/version/"})})),
       ClusterRole("system:basic-user",
                   json::array({Rule({"create"}, {"authorization.k8s.io"},
                                     {"selfsubjectaccessreviews", "selfsubjectrulesreviews"})})),
-      ClusterRole("system:monitoring",
-                  json::array({UrlRule({"get"}, {"/healthz", "/healthz/*", "/livez", "/livez/*",
-                                                 "/metrics", "/metrics/slis", "/readyz",
-                                                 "/readyz/*"})})),
+      ClusterRole(
+          "system:monitoring",
+          json::array({UrlRule({"get"}, {"/healthz", "/healthz/*", "/livez", "/livez/*", "/metrics",
+                                         "/metrics/slis", "/readyz", "/readyz/*"})})),
   };
 }
 

@@ -156,7 +156,8 @@ ApiError ForbiddenError(const RequestAttributes& r, const std::string& reason) {
   if (!r.resource_request) {
     message = "User " + Quote(r.user.name) + " cannot " + r.verb + " path " + Quote(r.path);
   } else {
-    const std::string resource = r.subresource.empty() ? r.resource : r.resource + "/" + r.subresource;
+    const std::string resource =
+        r.subresource.empty() ? r.resource : r.resource + "/" + r.subresource;
     message = "User " + Quote(r.user.name) + " cannot " + r.verb + " resource " + Quote(resource) +
               " in API group " + Quote(r.api_group) +
               (r.namespace_.empty() ? " at the cluster scope"
@@ -173,7 +174,8 @@ ApiError ForbiddenError(const RequestAttributes& r, const std::string& reason) {
     e.message = "forbidden: " + message;
   } else {
     const std::string qualified = r.api_group.empty() ? r.resource : r.resource + "." + r.api_group;
-    e.message = qualified + (r.name.empty() ? "" : " " + Quote(r.name)) + " is forbidden: " + message;
+    e.message =
+        qualified + (r.name.empty() ? "" : " " + Quote(r.name)) + " is forbidden: " + message;
   }
   return e;
 }

@@ -124,9 +124,8 @@ bool VerbMatches(const PolicyRule& rule, const std::string& verb) {
 bool RuleAllows(const PolicyRule& rule, const RequestAttributes& request) {
   if (!VerbMatches(rule, request.verb)) return false;
   if (!request.resource_request) return NonResourceUrlMatches(rule, request.path);
-  const std::string combined = request.subresource.empty()
-                                   ? request.resource
-                                   : request.resource + "/" + request.subresource;
+  const std::string combined =
+      request.subresource.empty() ? request.resource : request.resource + "/" + request.subresource;
   return HasOrAll(rule.api_groups, request.api_group) &&
          ResourceMatches(rule, combined, request.subresource) &&
          (rule.resource_names.empty() || Has(rule.resource_names, request.name));

@@ -63,7 +63,7 @@ struct BindingObject {
 
 // Every RBAC object the authorizer consults, indexed for evaluation.
 struct RbacPolicy {
-  std::map<std::string, RoleObject> cluster_roles;  // by name
+  std::map<std::string, RoleObject> cluster_roles;                  // by name
   std::map<std::pair<std::string, std::string>, RoleObject> roles;  // (namespace, name)
   std::vector<BindingObject> cluster_role_bindings;
   std::map<std::string, std::vector<BindingObject>> role_bindings;  // by namespace
