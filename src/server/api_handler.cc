@@ -18,6 +18,7 @@
 #include "server/pod_binding.h"
 #include "server/pod_log.h"
 #include "server/protobuf_body.h"
+#include "server/rbac_escalation.h"
 #include "server/rbac_validation.h"
 #include "server/request_body.h"
 #include "server/request_target.h"
@@ -561,6 +562,8 @@ ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
     const auto attributes = auth::AttributesOf(request.method, path, request.query, request.user);
     const auth::Decision decision = authorizer_->Authorize(attributes);
     if (!decision.allowed) return ErrorResponse(auth::ForbiddenError(attributes, decision.reason));
+    if (auto denied = CheckRbacEscalation(store_, authorizer_, request, path))
+      return ErrorResponse(*denied);
   }
   if (path == "/healthz" || path == "/livez") return TextResponse(200, "ok");
   if (path == "/metrics" && request.method == "GET") {

@@ -7,6 +7,7 @@
 #include "api_fixture.h"
 #include "server/auth/bootstrap_policy.h"
 #include "server/auth/rbac_authorizer.h"
+#include "server/rbac_escalation.h"
 
 namespace muster::server {
 namespace {
@@ -191,6 +192,65 @@ TEST_F(RbacApiTest, SelfReviews) {
   // Without an authorizer everything is allowed.
   handler_->set_authorizer(nullptr);
   EXPECT_TRUE(review("delete", "b")["allowed"].get<bool>());
+}
+
+TEST_F(RbacApiTest, NoGrantingMoreThanOneHolds) {
+  ASSERT_TRUE(auth::ReconcileBootstrapPolicy(*store_).ok());
+  auth::RbacAuthorizer authorizer(*store_);
+  handler_->set_authorizer(&authorizer);
+  ASSERT_EQ(As(root_, "POST", std::string(kRbac) + "/namespaces/a/rolebindings",
+               Binding("admin", "bob").dump())
+                .code,
+            201);
+  const std::string bindings = std::string(kRbac) + "/namespaces/a/rolebindings";
+  // admin holds all of edit and view: binding them is fine, cluster-admin is not.
+  json edit = Binding("edit", "carol");
+  EXPECT_EQ(As(bob_, "POST", bindings, edit.dump()).code, 201);
+  auto denied = As(bob_, "POST", bindings, Binding("cluster-admin", "bob").dump());
+  EXPECT_EQ(denied.code, 403);
+  EXPECT_NE(denied.body.find("is attempting to grant RBAC permissions not currently held"),
+            std::string::npos)
+      << denied.body;
+  // Nor may a binding be patched into one (roleRef is immutable; subjects are not).
+  EXPECT_EQ(As(bob_, "POST", std::string(kRbac) + "/namespaces/b/rolebindings",
+               Binding("view", "carol").dump())
+                .code,
+            403);
+  json role = {
+      {"apiVersion", "rbac.authorization.k8s.io/v1"},
+      {"kind", "Role"},
+      {"metadata", {{"name", "jobs"}}},
+      {"rules", {{{"apiGroups", {"batch"}}, {"resources", {"jobs"}}, {"verbs", {"get"}}}}}};
+  EXPECT_EQ(As(bob_, "POST", std::string(kRbac) + "/namespaces/a/roles", role.dump()).code, 201);
+  auto wider = As(bob_, "PATCH", std::string(kRbac) + "/namespaces/a/roles/jobs",
+                  R"({"rules":[{"apiGroups":["*"],"resources":["*"],"verbs":["*"]}]})",
+                  "application/merge-patch+json");
+  EXPECT_EQ(wider.code, 403) << wider.body;
+  EXPECT_EQ(As(bob_, "PATCH", std::string(kRbac) + "/namespaces/a/roles/jobs",
+               R"({"rules":[{"apiGroups":["batch"],"resources":["jobs/status"],"verbs":["get"]}]})",
+               "application/merge-patch+json")
+                .code,
+            200);
+}
+
+TEST(RulesCoveredTest, UpstreamCoverage) {
+  auto rule = [](std::vector<std::string> verbs, std::vector<std::string> groups,
+                 std::vector<std::string> resources, std::vector<std::string> names = {}) {
+    auth::PolicyRule r;
+    r.verbs = verbs;
+    r.api_groups = groups;
+    r.resources = resources;
+    r.resource_names = names;
+    return r;
+  };
+  const std::vector<auth::PolicyRule> owner = {rule({"get", "list"}, {"batch"}, {"jobs"}),
+                                               rule({"get"}, {"*"}, {"*/status"}),
+                                               rule({"delete"}, {""}, {"pods"}, {"p"})};
+  EXPECT_TRUE(RulesCovered(owner, {rule({"get"}, {"batch"}, {"jobs", "jobs/status"})}));
+  EXPECT_FALSE(RulesCovered(owner, {rule({"*"}, {"batch"}, {"jobs"})}));
+  EXPECT_FALSE(RulesCovered(owner, {rule({"get"}, {"batch"}, {"*"})}));
+  EXPECT_TRUE(RulesCovered(owner, {rule({"delete"}, {""}, {"pods"}, {"p"})}));
+  EXPECT_FALSE(RulesCovered(owner, {rule({"delete"}, {""}, {"pods"})}));
 }
 
 // Protobuf: a field key, then a length-delimited value.

@@ -53,6 +53,7 @@ tok-root,root-admin,1000,system:masters
 tok-alice,alice,1001,dev
 tok-bob,bob,1002
 tok-eve,eve,1003
+tok-dana,dana,1004
 EOF
 "$MUSTER" serve --data "$TMP/data" --no-local-node --executor emulated --listen 127.0.0.1:0 \
   --tls-cert-file "$TMP/tls.crt" --tls-private-key-file "$TMP/tls.key" \
@@ -193,6 +194,16 @@ check "eve is bound the Role" "created" \
   $ROOT_K create rolebinding eve-one --role=one-job --user=eve -n team-a
 check "eve gets that Job" "^train" $EVE get job train -n team-a --no-headers
 check_fails "eve cannot list Jobs" 'cannot list resource "jobs"' $EVE get jobs -n team-a
+
+# No granting more than one holds: dana is admin of team-a.
+DANA="$K --token tok-dana"
+check "dana is bound admin in team-a" "created" \
+  $ROOT_K create rolebinding dana-admin --clusterrole=admin --user=dana -n team-a
+check "dana binds carol edit in team-a" "created" \
+  $DANA create rolebinding carol-edit --clusterrole=edit --user=carol -n team-a
+check_fails "dana cannot bind herself cluster-admin" \
+  "is attempting to grant RBAC permissions not currently held" \
+  $DANA create rolebinding dana-root --clusterrole=cluster-admin --user=dana -n team-a
 
 # Validation of the RBAC kinds.
 cat >"$TMP/bad-role.yaml" <<'EOF'

@@ -215,4 +215,18 @@ UserRules RbacAuthorizer::Rules(const UserInfo& user, const std::string& namespa
   return RulesFor(*Policy(), user, namespace_);
 }
 
+std::optional<std::vector<PolicyRule>> RbacAuthorizer::RoleRules(const std::string& kind,
+                                                                 const std::string& namespace_,
+                                                                 const std::string& name) const {
+  auto policy = Policy();
+  if (kind == "ClusterRole") {
+    auto it = policy->cluster_roles.find(name);
+    if (it != policy->cluster_roles.end()) return it->second.rules;
+  } else if (kind == "Role") {
+    auto it = policy->roles.find({namespace_, name});
+    if (it != policy->roles.end()) return it->second.rules;
+  }
+  return std::nullopt;
+}
+
 }  // namespace muster::server::auth

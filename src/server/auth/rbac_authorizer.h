@@ -13,6 +13,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,11 @@ class RbacAuthorizer {
 
   Decision Authorize(const RequestAttributes& request) const;
   UserRules Rules(const UserInfo& user, const std::string& namespace_) const;
+  // The rules of the Role `name` in `namespace_` or of the ClusterRole `name`
+  // (`kind`); nullopt when it does not exist.
+  std::optional<std::vector<PolicyRule>> RoleRules(const std::string& kind,
+                                                   const std::string& namespace_,
+                                                   const std::string& name) const;
 
  private:
   std::shared_ptr<const RbacPolicy> Policy() const;
