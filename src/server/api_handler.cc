@@ -6,6 +6,7 @@
 
 #include "api/decode.h"
 #include "server/api_status.h"
+#include "server/store_routes.h"
 #include "server/auth/owner.h"
 #include "server/discovery.h"
 #include "server/json_merge_patch.h"
@@ -547,7 +548,8 @@ ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
     if (metrics_ == nullptr) return ErrorResponse(NotFoundError("metrics are not served"));
     return ApiResponse{200, kMetricsContentType, metrics_->Render()};
   }
-  if (path == "/readyz") return ready_ ? TextResponse(200, "ok") : TextResponse(503, "not ready");
+  if (path == "/readyz") return HandleReadyz(store_, ready_, request);
+  if (path == kSnapshotPath) return HandleSnapshot(store_, data_dir_, request);
   if (auto bad = CheckRequestBody(request)) return ErrorResponse(*bad);
   if (request.method == "GET") {
     if (auto d = Discovery(path, server_address_)) return std::move(*d);
