@@ -36,6 +36,10 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
                   "and O (groups); needs TLS");
   cmd->add_option("--token-auth-file", opts->auth.token_auth_file,
                   "Static bearer tokens, kube-apiserver's CSV: token,user,uid[,\"group1,group2\"]");
+  cmd->add_flag("--auto-tls", opts->auth.auto_tls,
+                "Serve HTTPS with a CA and certificates muster makes in DATA/pki (kept across "
+                "restarts), authenticate client certificates it signs, and write "
+                "DATA/admin.kubeconfig (system:masters)");
   auto executor = std::make_shared<std::string>("local");
   cmd->add_option("--executor", *executor,
                   "local: run pods as local processes; emulated: mark bound pods Running without "
