@@ -29,7 +29,7 @@ namespace {
 using nlohmann::json;
 
 ApiResponse JsonResponse(int code, const json& body) {
-  return {code, "application/json", body.dump()};
+  return {code, "application/json", ToWire(body)};
 }
 ApiResponse ErrorResponse(const ApiError& e) { return JsonResponse(e.code, e.ToJson()); }
 ApiResponse TextResponse(int code, std::string text) {

@@ -15,7 +15,7 @@ ApiResponse Text(int code, std::string text) {
   return {code, "text/plain; charset=utf-8", std::move(text)};
 }
 
-ApiResponse Error(const ApiError& e) { return {e.code, "application/json", e.ToJson().dump()}; }
+ApiResponse Error(const ApiError& e) { return {e.code, "application/json", ToWire(e.ToJson())}; }
 
 }  // namespace
 
