@@ -18,5 +18,7 @@ void RegisterGenCommand(CLI::App& app, int& exit_code);
 void RegisterBenchCommand(CLI::App& app, int& exit_code);
 // apply, get, describe, delete, logs: a client of `muster serve` (client_commands.cc).
 void RegisterClientCommands(CLI::App& app, int& exit_code);
+// backup, restore: snapshots of serve's store (store_commands.cc).
+void RegisterStoreCommands(CLI::App& app, int& exit_code);
 
 }  // namespace muster::cli

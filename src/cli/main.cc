@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   muster::cli::RegisterGenCommand(app, exit_code);
   muster::cli::RegisterBenchCommand(app, exit_code);
   muster::cli::RegisterClientCommands(app, exit_code);
+  muster::cli::RegisterStoreCommands(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -10,6 +10,7 @@
 #include "server/garbage_collector.h"
 #include "server/scheduler_controller.h"
 #include "server/serve.h"
+#include "server/store_health_monitor.h"
 
 namespace muster::cli {
 
@@ -40,6 +41,10 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
                   "system:masters may do everything) or AlwaysAllow")
       ->check(CLI::IsMember({"RBAC", "AlwaysAllow"}))
       ->capture_default_str();
+  cmd->add_flag("--auto-tls", opts->auth.auto_tls,
+                "Serve HTTPS with a CA and certificates muster makes in DATA/pki (kept across "
+                "restarts), authenticate client certificates it signs, and write "
+                "DATA/admin.kubeconfig (system:masters)");
   auto executor = std::make_shared<std::string>("local");
   cmd->add_option("--executor", *executor,
                   "local: run pods as local processes; emulated: mark bound pods Running without "
@@ -66,6 +71,7 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
         *executor == "emulated" ? server::ExecutorKind::kEmulated : server::ExecutorKind::kLocal,
         *kubelet));
     controllers.push_back(std::make_unique<server::GarbageCollector>());
+    controllers.push_back(std::make_unique<server::StoreHealthMonitor>());
     exit_code = server::RunServe(*opts, std::move(controllers), std::cout, std::cerr);
   });
 }

@@ -7,6 +7,7 @@
 #include "api/decode.h"
 #include "server/access_review.h"
 #include "server/api_status.h"
+#include "server/store_routes.h"
 #include "server/auth/owner.h"
 #include "server/auth/rbac_authorizer.h"
 #include "server/discovery.h"
@@ -33,7 +34,7 @@ namespace {
 using nlohmann::json;
 
 ApiResponse JsonResponse(int code, const json& body) {
-  return {code, "application/json", body.dump()};
+  return {code, "application/json", ToWire(body)};
 }
 ApiResponse ErrorResponse(const ApiError& e) { return JsonResponse(e.code, e.ToJson()); }
 ApiResponse TextResponse(int code, std::string text) {
@@ -570,7 +571,8 @@ ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
     if (metrics_ == nullptr) return ErrorResponse(NotFoundError("metrics are not served"));
     return ApiResponse{200, kMetricsContentType, metrics_->Render()};
   }
-  if (path == "/readyz") return ready_ ? TextResponse(200, "ok") : TextResponse(503, "not ready");
+  if (path == "/readyz") return HandleReadyz(store_, ready_, request);
+  if (path == kSnapshotPath) return HandleSnapshot(store_, data_dir_, request);
   if (auto bad = CheckRequestBody(request)) return ErrorResponse(*bad);
   if (request.method == "GET") {
     if (auto d = Discovery(path, server_address_)) return std::move(*d);

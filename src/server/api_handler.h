@@ -61,7 +61,8 @@ class ApiHandler {
   // The address /api reports; set before serving (the port may be chosen at bind).
   void set_server_address(std::string address) { server_address_ = std::move(address); }
 
-  // Readiness for /readyz: false until the server finished loading its manifests.
+  // Readiness for /readyz: false until the server finished loading its manifests
+  // (and whenever the store cannot write: store_routes.h).
   void set_ready(bool ready) { ready_ = ready; }
 
   // Where pod logs are read from (pod_paths.h): `muster serve --data`. Set before serving.

@@ -2,10 +2,15 @@
 
 namespace muster::server {
 
+std::string ToWire(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 nlohmann::json ApiError::ToJson() const {
-  nlohmann::json j = {{"kind", "Status"},   {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
-                      {"status", "Failure"}, {"message", message}, {"reason", reason},
-                      {"code", code}};
+  nlohmann::json j = {
+      {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+      {"status", "Failure"}, {"message", message}, {"reason", reason},
+      {"code", code}};
   nlohmann::json details = nlohmann::json::object();
   if (!name.empty()) details["name"] = name;
   if (!group.empty()) details["group"] = group;
@@ -29,7 +34,9 @@ ApiError MakeError(int code, std::string reason, std::string message) {
   e.message = std::move(message);
   return e;
 }
-ApiError BadRequest(std::string message) { return MakeError(400, "BadRequest", std::move(message)); }
+ApiError BadRequest(std::string message) {
+  return MakeError(400, "BadRequest", std::move(message));
+}
 ApiError MethodNotAllowed(std::string message) {
   return MakeError(405, "MethodNotAllowed", std::move(message));
 }

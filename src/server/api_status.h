@@ -3,10 +3,9 @@
 // (kubectl's IsNotFound, IsConflict, IsAlreadyExists...).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 
@@ -30,6 +29,11 @@ struct ApiError {
 
   nlohmann::json ToJson() const;
 };
+
+// The JSON text of a response. Messages quote what a request sent (a path, a
+// selector), which need not be UTF-8: invalid bytes become U+FFFD instead of an
+// exception.
+std::string ToWire(const nlohmann::json& value);
 
 ApiError MakeError(int code, std::string reason, std::string message);
 ApiError BadRequest(std::string message);

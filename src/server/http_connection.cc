@@ -71,7 +71,7 @@ std::string StatusBytes(int code, const std::string& message, bool keep_alive,
                         const std::vector<std::pair<std::string, std::string>>& extra = {}) {
   ApiResponse r;
   r.code = code;
-  r.body = MakeError(code, StatusReason(code), message).ToJson().dump();
+  r.body = ToWire(MakeError(code, StatusReason(code), message).ToJson());
   std::string bytes = SerializeResponse(r, keep_alive, false);
   if (!extra.empty()) {
     // Extra headers go before the blank line that ends the head.

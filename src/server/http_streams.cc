@@ -35,7 +35,7 @@ void HttpServer::Impl::WorkerLoop() {
     } catch (const std::exception& e) {
       // The handler should never throw (ApiHandler catches); a wrapper might.
       result = ApiResponse{500, "application/json",
-                           MakeError(500, "InternalError", e.what()).ToJson().dump()};
+                           ToWire(MakeError(500, "InternalError", e.what()).ToJson())};
     }
     if (auto* response = std::get_if<ApiResponse>(&result)) {
       if (response->code >= 500) {

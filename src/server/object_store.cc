@@ -153,6 +153,7 @@ Status ObjectStore::Init() {
            "CREATE TABLE IF NOT EXISTS events (rv INTEGER PRIMARY KEY, type TEXT NOT NULL,"
            " resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,"
            " body TEXT NOT NULL);",
+           "CREATE TABLE IF NOT EXISTS probe (id INTEGER PRIMARY KEY, filler BLOB);",
            "BEGIN IMMEDIATE; INSERT OR IGNORE INTO meta VALUES ('rv', 0); COMMIT;",
        }) {
     if (Status s = Exec(db_, sql); !s.ok()) {
@@ -180,6 +181,11 @@ Status ObjectStore::Init() {
                         " problems found by SQLite's quick_check: " + problems +
                         "); restore a backup, or move the data directory aside");
     }
+  }
+  if (options_.max_page_count > 0) {
+    const std::string pragma =
+        "PRAGMA max_page_count=" + std::to_string(options_.max_page_count) + ";";
+    if (Status s = Exec(db_, pragma.c_str()); !s.ok()) return s;
   }
   if (Status s = QuarantineUnreadable(); !s.ok()) return s;
   {
@@ -349,7 +355,10 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
   Metadata(object)["resourceVersion"] = std::to_string(rv);
   const std::string body = object.dump();
   if (!in_batch) {
-    if (Status s = Exec(db_, "BEGIN IMMEDIATE"); !s.ok()) return s;
+    if (Status s = Exec(db_, "BEGIN IMMEDIATE"); !s.ok()) {
+      NoteWrite(s);
+      return s;
+    }
   }
   auto fail = [&](const char* what) {
     Status s = SqliteError(db_, what);
@@ -357,6 +366,7 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
       batch_error_ = s;
     } else {
       Exec(db_, "ROLLBACK");
+      NoteWrite(s);
     }
     return s;
   };
@@ -405,6 +415,7 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
   if (!in_batch && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
     return fail("commit");
   }
+  if (!in_batch) NoteWrite(Status::Ok());
   rv_ = rv;
   control::Change change;
   change.resource_version = rv;
@@ -427,7 +438,10 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
     writes();
     return batch_error_;
   }
-  if (Status s = Exec(db_, "BEGIN IMMEDIATE"); !s.ok()) return s;
+  if (Status s = Exec(db_, "BEGIN IMMEDIATE"); !s.ok()) {
+    NoteWrite(s);
+    return s;
+  }
   const int64_t rv_before = rv_;
   const int64_t prune_before = writes_since_prune_;
   batch_depth_ = 1;
@@ -451,6 +465,7 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
   if (result.ok() && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
     result = SqliteError(db_, "commit");
   }
+  NoteWrite(result);
   if (!result.ok()) {
     roll_back();
     return result;

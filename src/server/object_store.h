@@ -14,6 +14,7 @@
 // conditions) like any other client, so its writes are durable and watchable too.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -43,6 +44,17 @@ struct StoreOptions {
   size_t event_retention = 10000;  // changes kept for watches resuming from an old rv
   // RFC 3339 UTC "now" for creationTimestamp; the wall clock when empty.
   std::function<std::string()> now;
+  // SQLite's max_page_count (0: no limit): a store this size is "disk full" to every
+  // write, which is how tests reach the path a full disk takes.
+  int64_t max_page_count = 0;
+};
+
+// Whether the store took its last write: what /readyz reports (kube-apiserver's etcd
+// check). Read without the write lock, so a probe never waits behind a long batch.
+struct WriteHealth {
+  bool writable = true;
+  std::string reason;  // SQLite's error when not writable
+  std::chrono::steady_clock::time_point last_write{};  // last commit or probe that took
 };
 
 class ObjectStore : public control::ObjectReader {
@@ -98,6 +110,22 @@ class ObjectStore : public control::ObjectReader {
   int64_t resource_version() const;
   WatchHub& hub() { return hub_; }
 
+  // The outcome of the last commit or probe (never blocks on the write lock).
+  WriteHealth write_health() const;
+  // Writes and removes a small row in one transaction (an fsync): tells a full or
+  // read-only disk from a quiet one. Updates write_health().
+  Status ProbeWritable();
+
+  // A consistent copy of the whole store in a new SQLite file at `path` (which must
+  // not exist), like `etcdctl snapshot save`: taken under the write lock, so it is
+  // one resourceVersion. Returns that resourceVersion.
+  Result<int64_t> SaveSnapshot(const std::string& path);
+  // Makes DIR/muster.db from a snapshot (`etcdctl snapshot restore`): the snapshot
+  // must pass SQLite's integrity check and hold a muster store; DIR must not have a
+  // store yet (restoring over a live one would fork its history). Offline: no
+  // server may use DIR. Returns the snapshot's resourceVersion.
+  static Result<int64_t> RestoreSnapshot(const std::string& snapshot, const std::string& dir);
+
   // Stored objects that could not be read at start-up (not JSON, not an object, or
   // a name that is not the row's): moved into table `quarantine` of the database,
   // where an operator can look at them, and out of every list; one line each,
@@ -113,6 +141,7 @@ class ObjectStore : public control::ObjectReader {
   Result<int64_t> CommitLocked(const control::ObjectKey& key, control::ChangeType type,
                                nlohmann::json& object);
   std::string NewUid();
+  void NoteWrite(const Status& outcome);
   std::string Now() const;
 
   sqlite3* db_;
@@ -127,6 +156,8 @@ class ObjectStore : public control::ObjectReader {
   std::mt19937_64 rng_;
   WatchHub hub_;
   std::vector<std::string> quarantined_;
+  mutable std::mutex health_mu_;  // guards health_ only (never held with mu_ waited on)
+  WriteHealth health_;
 };
 
 // metadata.resourceVersion as a number; nullopt when absent, -1 when malformed.

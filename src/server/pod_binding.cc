@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-ApiResponse Error(const ApiError& e) { return {e.code, "application/json", e.ToJson().dump()}; }
+ApiResponse Error(const ApiError& e) { return {e.code, "application/json", ToWire(e.ToJson())}; }
 
 std::string StringAt(const json& object, const char* a, const char* b) {
   if (!object.is_object() || !object.contains(a) || !object[a].is_object()) return "";
@@ -159,7 +159,7 @@ ApiResult HandlePodBinding(ObjectStore& store, const PodBindingTarget& target,
                   {"metadata", json::object()},
                   {"status", "Success"},
                   {"code", 201}};
-  return ApiResponse{201, "application/json", success.dump()};
+  return ApiResponse{201, "application/json", ToWire(success)};
 }
 
 }  // namespace muster::server

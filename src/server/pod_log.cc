@@ -18,7 +18,7 @@ using nlohmann::json;
 // A log up to this size is answered as one body; a larger one is streamed.
 constexpr uint64_t kMaxBody = 1 << 20;
 
-ApiResponse Error(const ApiError& e) { return {e.code, "application/json", e.ToJson().dump()}; }
+ApiResponse Error(const ApiError& e) { return {e.code, "application/json", ToWire(e.ToJson())}; }
 
 std::string Param(const ApiRequest& r, const std::string& key) {
   auto it = r.query.find(key);

@@ -31,7 +31,7 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
     err << "muster serve: " << s.message() << "\n";
     return 1;
   }
-  auto authn = auth::SetUpAuthentication(options.auth, host);
+  auto authn = auth::SetUpAuthentication(options.auth, host, options.data_dir);
   if (!authn.ok()) {
     err << "muster serve: " << authn.status().message() << "\n";
     return 1;
@@ -92,6 +92,23 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
     return 1;
   }
   handler.set_server_address(host + ":" + std::to_string(http.port()));
+  if (authn->pki) {
+    // The first credential of a secured server; rewritten each start (the port may
+    // have been chosen at bind).
+    const std::string url =
+        "https://" +
+        (auth::IsLoopbackHost(host) || host.empty() || host == "0.0.0.0" || host == "::"
+             ? std::string("127.0.0.1")
+             : (host.find(':') != std::string::npos ? "[" + host + "]" : host)) +
+        ":" + std::to_string(http.port());
+    auto kubeconfig = auth::WriteAdminKubeconfig(options.data_dir, *authn->pki, url);
+    if (!kubeconfig.ok()) {
+      err << "muster serve: " << kubeconfig.status().message() << "\n";
+      return 1;
+    }
+    out << "muster serve: admin credentials (system:masters) in " << *kubeconfig
+        << ": kubectl --kubeconfig " << *kubeconfig << " get nodes\n";
+  }
   // Watches are pulled by the server's stream pump: every committed change wakes it.
   struct Unsubscribe {
     WatchHub& hub;

@@ -2,6 +2,7 @@
 
 #include <ctime>
 
+#include "server/api_status.h"
 #include "server/table_printer.h"
 #include "ui/view_api.h"
 #include "ui/view_json.h"
@@ -27,7 +28,7 @@ std::optional<ApiResponse> HandleViewRoute(const ui::ViewPublisher* views,
                    {"message", target->plural + ".muster.dev is read only: get and list"},
                    {"reason", "MethodNotAllowed"},
                    {"code", 405}};
-    return ApiResponse{405, "application/json", status.dump()};
+    return ApiResponse{405, "application/json", ToWire(status)};
   }
   target->query = request.query;
   auto current = views != nullptr ? views->Current() : nullptr;
@@ -42,9 +43,9 @@ std::optional<ApiResponse> HandleViewRoute(const ui::ViewPublisher* views,
                  ? RenderTable(type, r.body["items"].get<std::vector<json>>(), rv, options)
                  : RenderTable(type, {r.body}, rv, options);
     if (r.body.contains("items")) t["metadata"] = r.body["metadata"];
-    return ApiResponse{200, "application/json", t.dump()};
+    return ApiResponse{200, "application/json", ToWire(t)};
   }
-  return ApiResponse{r.code, "application/json", r.body.dump()};
+  return ApiResponse{r.code, "application/json", ToWire(r.body)};
 }
 
 }  // namespace muster::server

@@ -47,7 +47,7 @@ std::string WatchStream::Event(const char* type, const json& object) {
     payload = object;
   }
   last_sent_ = std::chrono::steady_clock::now();
-  return json{{"type", type}, {"object", payload}}.dump() + "\n";
+  return ToWire(json{{"type", type}, {"object", payload}}) + "\n";
 }
 
 std::optional<std::string> WatchStream::Next(std::chrono::milliseconds wait) {

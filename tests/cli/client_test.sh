@@ -190,8 +190,30 @@ check "delete -f" '^job.batch "preprocess" deleted$' $M delete -f "$ROOT/example
 check_fails "deleted object is gone" 1 'NotFound' $M get jobs.batch preprocess
 check_fails "delete a missing object exits 1" 1 'Error from server \(NotFound\)' $M delete lq extra -n team-a
 
+# readiness and backup / restore (etcdctl snapshot save / restore)
+check "readyz lists its checks" '^\[\+\]store ok$' curl -sf "$API/readyz?verbose"
+check "backup --server saves a snapshot" '^snapshot saved to ' $M backup "$TMP/snap.db"
+check_fails "backup refuses to overwrite" 1 'exists' $M backup "$TMP/snap.db"
+check_fails "backup --data of a running server points to --server" 1 'in use by another muster serve.*--server' \
+  $M backup --data "$DATA" "$TMP/snap2.db"
+check "restore makes a new data directory" 'resourceVersion [0-9]+' $M restore "$TMP/snap.db" --data "$TMP/restored"
+check_fails "restore refuses a directory with a store" 1 'already has a store' \
+  $M restore "$TMP/snap.db" --data "$DATA"
+"$MUSTER" serve --data "$TMP/restored" --listen 127.0.0.1:0 --no-local-node >"$TMP/restored.log" 2>&1 &
+RPID=$!
+if wait_for "$TMP/restored.log" "listening on"; then
+  RPORT=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/restored.log")
+  check "the restored server has the snapshot's objects" '^clusterqueue.kueue.x-k8s.io/team-a$' \
+    $M get cq team-a -o name --server "http://127.0.0.1:$RPORT"
+else
+  bad "the restored server starts" "$(cat "$TMP/restored.log")"
+fi
+kill -9 "$RPID" 2>/dev/null
+
 kill -TERM "$PID"
 wait "$PID" 2>/dev/null
 PID=""
+check "backup --data of a stopped server" '^snapshot of .* at resourceVersion [0-9]+ saved' \
+  $M backup --data "$DATA" "$TMP/snap3.db"
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

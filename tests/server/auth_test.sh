@@ -122,5 +122,27 @@ check "objects created before the restart kept their owner" "^alice$" \
   $K --token tok-bob get namespace team-a -o 'jsonpath={.metadata.annotations.muster\.dev/owner}{"\n"}'
 stop_server
 
+# --auto-tls: serve's own CA and serving certificate, and an admin kubeconfig.
+start_server --listen 127.0.0.1:0 --auto-tls || exit 1
+case "$URL" in https://*) ok "--auto-tls serves HTTPS";; *) bad "--auto-tls serves HTTPS" "$URL";; esac
+check "--auto-tls names the admin kubeconfig" "admin credentials .* in $TMP/data/admin.kubeconfig" cat "$TMP/server.log"
+KA="kubectl --request-timeout=20s --kubeconfig $TMP/data/admin.kubeconfig"
+check "the admin kubeconfig works unchanged with kubectl" "^namespace/team-a" $KA get namespaces -o name
+printf 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: by-admin\n' >"$TMP/by-admin.yaml"
+check "the admin creates with its certificate" "created" $KA apply -f "$TMP/by-admin.yaml"
+check "the admin owns what it creates" "^muster-admin$" \
+  $KA get namespace by-admin -o 'jsonpath={.metadata.annotations.muster\.dev/owner}{"\n"}'
+check_fails "without the certificate it is 401" "Unauthorized|must be logged in|EOF" \
+  kubectl --request-timeout=20s --server "$URL" --certificate-authority "$TMP/data/pki/ca.crt" get namespaces </dev/null
+cp "$TMP/data/admin.kubeconfig" "$TMP/kept.kubeconfig"
+stop_server
+start_server --listen 127.0.0.1:0 --auto-tls || exit 1
+# The port changed; the certificates did not: the old kubeconfig works at the new URL.
+check "a restart keeps the CA and the admin's certificate" "^namespace/by-admin" \
+  kubectl --request-timeout=20s --kubeconfig "$TMP/kept.kubeconfig" --server "$URL" get namespace by-admin -o name
+stop_server
+check_fails "--auto-tls with --tls-cert-file is refused" "not both" \
+  "$MUSTER" serve --data "$TMP/data" --auto-tls --tls-cert-file "$TMP/tls.crt" --tls-private-key-file "$TMP/tls.key"
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -172,6 +172,61 @@ TEST_F(ServeAuthTest, BadFlagsAreClearErrors) {
   EXPECT_NE(r.status().message().find("absent.csv"), std::string::npos);
 }
 
+TEST_F(ServeAuthTest, AutoTlsMakesAndKeepsItsOwnCertificatesAndAnAdminKubeconfig) {
+  auth::AuthOptions options;
+  options.auto_tls = true;
+  const std::string data = (dir_ / "data").string();
+  // TLS and client certificates: enough to serve beyond loopback.
+  auto first = auth::SetUpAuthentication(options, "0.0.0.0", data);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_TRUE(first->pki.has_value());
+  EXPECT_NE(first->tls, nullptr);
+  EXPECT_TRUE(first->authenticator.secure());
+  const auth::ServePki& pki = *first->pki;
+  namespace fs = std::filesystem;
+  for (const char* key : {"ca.key", "serving.key", "admin.key"}) {
+    EXPECT_EQ(fs::status(fs::path(pki.dir) / key).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write)
+        << key;
+  }
+  auto serving = auth::ReadFile(pki.server_cert_file);
+  ASSERT_TRUE(serving.ok());
+  EXPECT_TRUE(auth::CertificateCovers(*serving, "127.0.0.1", 300));
+  EXPECT_TRUE(auth::CertificateCovers(*serving, "localhost", 300));
+  EXPECT_FALSE(auth::CertificateCovers(*serving, "example.com", 1));
+
+  // A restart keeps the CA, the serving certificate and the admin's: kubeconfigs
+  // handed out stay valid.
+  auto second = auth::SetUpAuthentication(options, "127.0.0.1", data);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->pki->ca.cert_pem, pki.ca.cert_pem);
+  EXPECT_EQ(second->pki->admin.cert_pem, pki.admin.cert_pem);
+  EXPECT_EQ(*auth::ReadFile(pki.server_cert_file), *serving);
+  // A listen name the certificate lacks gets a new serving certificate, same CA.
+  auto named = auth::SetUpAuthentication(options, "muster.example.com", data);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(named->pki->ca.cert_pem, pki.ca.cert_pem);
+  EXPECT_TRUE(
+      auth::CertificateCovers(*auth::ReadFile(pki.server_cert_file), "muster.example.com", 300));
+
+  auto kubeconfig = auth::WriteAdminKubeconfig(data, pki, "https://127.0.0.1:6443");
+  ASSERT_TRUE(kubeconfig.ok());
+  auto text = auth::ReadFile(*kubeconfig);
+  ASSERT_TRUE(text.ok());
+  EXPECT_NE(text->find("server: https://127.0.0.1:6443\n"), std::string::npos);
+  EXPECT_NE(text->find("certificate-authority-data: " + auth::Base64(pki.ca.cert_pem)),
+            std::string::npos);
+  EXPECT_NE(text->find("client-key-data: " + auth::Base64(pki.admin.key_pem)), std::string::npos);
+  EXPECT_EQ(fs::status(*kubeconfig).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+
+  options.tls_cert_file = "x.crt";
+  options.tls_private_key_file = "x.key";
+  auto both = auth::SetUpAuthentication(options, "127.0.0.1", data);
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("not both"), std::string::npos);
+}
+
 class AuthenticatedApiTest : public testing::ApiFixture {};
 
 TEST_F(AuthenticatedApiTest, TheTokensUserOwnsWhatItCreatesAndAWrongTokenIs401) {

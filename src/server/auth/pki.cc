@@ -138,12 +138,17 @@ Result<KeyPair> IssueCertificate(const KeyPair& ca, const CertificateSpec& spec)
   return Build(spec, false, cert->get(), key->get());
 }
 
-bool CertificateCovers(const std::string& cert_pem, const std::string& host, int days) {
+bool CertificateValidFor(const std::string& cert_pem, int days) {
   auto cert = ParseCert(cert_pem);
   if (!cert.ok()) return false;
-  const time_t until = std::time(nullptr) + static_cast<time_t>(days) * 86400;
-  time_t t = until;
-  if (X509_cmp_time(X509_get0_notAfter(cert->get()), &t) <= 0) return false;
+  time_t until = std::time(nullptr) + static_cast<time_t>(days) * 86400;
+  return X509_cmp_time(X509_get0_notAfter(cert->get()), &until) > 0;
+}
+
+bool CertificateCovers(const std::string& cert_pem, const std::string& host, int days) {
+  if (!CertificateValidFor(cert_pem, days)) return false;
+  auto cert = ParseCert(cert_pem);
+  if (!cert.ok()) return false;
   if (X509_check_ip_asc(cert->get(), host.c_str(), 0) == 1) return true;
   return X509_check_host(cert->get(), host.c_str(), host.size(), 0, nullptr) == 1;
 }

@@ -33,6 +33,8 @@ Result<KeyPair> IssueCertificate(const KeyPair& ca, const CertificateSpec& spec)
 // Whether `cert_pem` (a serving certificate) names `host` (a DNS name or an IP) and
 // is valid for at least `days` more days.
 bool CertificateCovers(const std::string& cert_pem, const std::string& host, int days);
+// Whether `cert_pem` parses and is valid for at least `days` more days.
+bool CertificateValidFor(const std::string& cert_pem, int days);
 
 // Reads / writes a file whole; private keys get mode 0600 (written atomically).
 Result<std::string> ReadFile(const std::string& path);

@@ -15,8 +15,23 @@ bool IsLoopbackHost(const std::string& host) {
   return false;  // "" (every address), 0.0.0.0, ::, a name or an interface address
 }
 
-Result<ServeAuth> SetUpAuthentication(const AuthOptions& o, const std::string& listen_host) {
+Result<ServeAuth> SetUpAuthentication(const AuthOptions& given, const std::string& listen_host,
+                                      const std::string& data_dir) {
   ServeAuth out;
+  AuthOptions o = given;
+  if (o.auto_tls) {
+    if (!o.tls_cert_file.empty() || !o.tls_private_key_file.empty()) {
+      return InvalidArgument(
+          "--auto-tls makes its own serving certificate: give it or --tls-cert-file, not both");
+    }
+    if (data_dir.empty()) return InvalidArgument("--auto-tls needs the data directory");
+    auto pki = EnsureServePki(data_dir, listen_host);
+    if (!pki.ok()) return InvalidArgument("--auto-tls: " + pki.status().message());
+    o.tls_cert_file = pki->server_cert_file;
+    o.tls_private_key_file = pki->server_key_file;
+    if (o.client_ca_file.empty()) o.client_ca_file = pki->ca_cert_file;
+    out.pki = std::move(*pki);
+  }
   if (o.tls_cert_file.empty() != o.tls_private_key_file.empty()) {
     return InvalidArgument("--tls-cert-file and --tls-private-key-file must be given together");
   }
@@ -44,8 +59,9 @@ Result<ServeAuth> SetUpAuthentication(const AuthOptions& o, const std::string& l
     return InvalidArgument(
         "--listen " + (listen_host.empty() ? std::string("(every address)") : listen_host) +
         " is not a loopback address: serving beyond this machine needs TLS "
-        "(--tls-cert-file, --tls-private-key-file) and authentication (--token-auth-file or "
-        "--client-ca-file); without them muster serve listens on 127.0.0.1 only");
+        "(--auto-tls, or --tls-cert-file and --tls-private-key-file) and authentication "
+        "(--auto-tls, --token-auth-file or --client-ca-file); without them muster serve "
+        "listens on 127.0.0.1 only");
   }
   if (tls) {
     std::vector<std::string> cas;
