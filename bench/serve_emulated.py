@@ -82,6 +82,15 @@ def rss_bytes(pid):
     return 0
 
 
+def count_quantity(q):
+    """A whole-number Kubernetes quantity ("8", "8k", "2M") as an int."""
+    q = str(q)
+    for suffix, factor in (("k", 10**3), ("M", 10**6), ("G", 10**9)):
+        if q.endswith(suffix):
+            return int(float(q[:-1]) * factor)
+    return int(float(q))
+
+
 def queue_counts(port):
     """(admitted, pending, GPUs in use) summed over ClusterQueues."""
     admitted = pending = gpus = 0
@@ -92,7 +101,7 @@ def queue_counts(port):
         for fl in st.get("flavorsUsage", []):
             for r in fl.get("resources", []):
                 if r["name"] == "nvidia.com/gpu":
-                    gpus += int(r["total"])
+                    gpus += count_quantity(r["total"])
     return admitted, pending, gpus
 
 

@@ -7,6 +7,7 @@
 #include "api/decode.h"
 #include "server/access_review.h"
 #include "server/api_status.h"
+#include "server/list_response.h"
 #include "server/store_routes.h"
 #include "server/auth/owner.h"
 #include "server/auth/rbac_authorizer.h"
@@ -248,6 +249,11 @@ ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest
   auto sel = ParseSelectors(r);
   if (!sel.ok()) return ErrorResponse(BadRequest(sel.status().message()));
   if (IsTrue(Param(r, "watch"))) return HandleWatch(store, t, r, std::move(*sel));
+  if (!WantsTable(r)) {
+    return ApiResponse{200, "application/json",
+                       WriteListBody(store.ListText(type.StoreKey(), t.namespace_), type,
+                                     t.version, sel->labels, sel->fields)};
+  }
   auto list = store.List(type.StoreKey(), t.namespace_);
   if (!list.ok()) return StoreError(list.status(), t, "");
   std::vector<json> items;
@@ -256,12 +262,8 @@ ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest
       items.push_back(PresentObject(std::move(o), type, t.version));
     }
   }
-  const std::string rv = std::to_string(list->resource_version);
-  if (WantsTable(r)) return JsonResponse(200, RenderTable(type, items, rv, topts));
-  return JsonResponse(200, {{"kind", type.kind + "List"},
-                            {"apiVersion", type.ApiVersion(t.version)},
-                            {"metadata", {{"resourceVersion", rv}}},
-                            {"items", items}});
+  return JsonResponse(
+      200, RenderTable(type, items, std::to_string(list->resource_version), topts));
 }
 
 ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r) {

@@ -1,5 +1,7 @@
 #include "server/garbage_collector.h"
 
+#include <malloc.h>
+
 #include <cctype>
 #include <chrono>
 #include <cstdio>
@@ -146,6 +148,12 @@ void GarbageCollector::Loop() {
               .count();
       for (const control::ObjectKey& key : ExpiredEvents(events->items, now, kEventTtlSeconds))
         store_->Delete(key);  // NotFound: deleted meanwhile
+      events->items.clear();
+      // Deleted objects, large LIST and watch bodies and this pass free a lot at once,
+      // and glibc keeps what is freed in its per-thread arenas: give it back, so the
+      // server's memory follows what it holds (10 minutes of churn: see
+      // docs/performance.md).
+      malloc_trim(0);
     }
   }
 }

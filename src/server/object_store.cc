@@ -8,50 +8,15 @@
 #include <filesystem>
 #include <fstream>
 
+#include "server/sqlite_stmt.h"
+
 namespace muster::server {
 namespace {
 
 using nlohmann::json;
-
-// A prepared statement that finalizes itself, so early returns cannot leak one.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) { rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr); }
-  ~Stmt() { sqlite3_finalize(stmt_); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  bool ok() const { return rc_ == SQLITE_OK; }
-  void Bind(int i, const std::string& s) {
-    sqlite3_bind_text(stmt_, i, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
-  }
-  void Bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
-  int Step() { return sqlite3_step(stmt_); }
-  std::string Text(int col) const {
-    const auto* p = sqlite3_column_text(stmt_, col);
-    return p ? std::string(reinterpret_cast<const char*>(p),
-                           static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
-             : std::string();
-  }
-  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-  int rc_;
-};
-
-Status Exec(sqlite3* db, const char* sql) {
-  char* err = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : sqlite3_errmsg(db);
-    sqlite3_free(err);
-    return Status(StatusCode::kUnavailable, std::string("sqlite: ") + msg + " (" + sql + ")");
-  }
-  return Status::Ok();
-}
-
-Status SqliteError(sqlite3* db, const std::string& what) {
-  return Status(StatusCode::kUnavailable, "sqlite: " + what + ": " + sqlite3_errmsg(db));
-}
+using sqlite::Exec;
+using sqlite::SqliteError;
+using sqlite::Stmt;
 
 control::ChangeType ParseChangeType(const std::string& s) {
   if (s == "ADDED") return control::ChangeType::kAdded;
@@ -187,7 +152,7 @@ Status ObjectStore::Init() {
         "PRAGMA max_page_count=" + std::to_string(options_.max_page_count) + ";";
     if (Status s = Exec(db_, pragma.c_str()); !s.ok()) return s;
   }
-  if (Status s = QuarantineUnreadable(); !s.ok()) return s;
+  if (Status s = LoadStoredObjects(); !s.ok()) return s;
   {
     Stmt q(db_, "SELECT value FROM meta WHERE key = 'rv'");
     if (!q.ok() || q.Step() != SQLITE_ROW) return SqliteError(db_, "read resourceVersion");
@@ -212,65 +177,6 @@ Status ObjectStore::Init() {
   if (rc != SQLITE_DONE) return SqliteError(db_, "read events");
   hub_.Reset(rv_, std::move(history));
   return Status::Ok();
-}
-
-Status ObjectStore::QuarantineUnreadable() {
-  struct Bad {
-    std::string resource, namespace_, name, why;
-  };
-  std::vector<Bad> bad;
-  {
-    Stmt q(db_, "SELECT resource, namespace, name, body FROM objects");
-    if (!q.ok()) return SqliteError(db_, "read objects");
-    int rc;
-    while ((rc = q.Step()) == SQLITE_ROW) {
-      Bad b{q.Text(0), q.Text(1), q.Text(2), ""};
-      const json body = json::parse(q.Text(3), nullptr, false);
-      if (body.is_discarded()) {
-        b.why = "not JSON";
-      } else if (!body.is_object() || !body.contains("metadata") || !body["metadata"].is_object()) {
-        b.why = "not an object with metadata";
-      } else if (body["metadata"].value("name", "") != b.name) {
-        b.why = "metadata.name is not the stored name";
-      } else {
-        continue;
-      }
-      bad.push_back(std::move(b));
-    }
-    if (rc != SQLITE_DONE) return SqliteError(db_, "read objects");
-  }
-  if (bad.empty()) return Status::Ok();
-  if (Status s = Exec(db_,
-                      "CREATE TABLE IF NOT EXISTS quarantine (resource TEXT NOT NULL, namespace "
-                      "TEXT NOT NULL, name TEXT NOT NULL, body TEXT NOT NULL, reason TEXT NOT "
-                      "NULL, at TEXT NOT NULL); BEGIN IMMEDIATE;");
-      !s.ok())
-    return s;
-  for (const Bad& b : bad) {
-    Stmt move(db_,
-              "INSERT INTO quarantine SELECT resource, namespace, name, body, ?, ? FROM objects "
-              "WHERE resource = ? AND namespace = ? AND name = ?");
-    Stmt drop(db_, "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?");
-    if (!move.ok() || !drop.ok()) {
-      Exec(db_, "ROLLBACK");
-      return SqliteError(db_, "quarantine");
-    }
-    move.Bind(1, b.why);
-    move.Bind(2, Now());
-    move.Bind(3, b.resource);
-    move.Bind(4, b.namespace_);
-    move.Bind(5, b.name);
-    drop.Bind(1, b.resource);
-    drop.Bind(2, b.namespace_);
-    drop.Bind(3, b.name);
-    if (move.Step() != SQLITE_DONE || drop.Step() != SQLITE_DONE) {
-      Exec(db_, "ROLLBACK");
-      return SqliteError(db_, "quarantine");
-    }
-    quarantined_.push_back(b.resource + " " + (b.namespace_.empty() ? "" : b.namespace_ + "/") +
-                           b.name + ": " + b.why);
-  }
-  return Exec(db_, "COMMIT");
 }
 
 std::string ObjectStore::Now() const {
@@ -313,6 +219,12 @@ Result<std::optional<json>> ObjectStore::ReadLocked(const control::ObjectKey& ke
   json body = json::parse(q.Text(0), nullptr, false);
   if (body.is_discarded()) return Internal("stored object is not JSON: " + key.name);
   return std::optional<json>(std::move(body));
+}
+
+ObjectStore::TextList ObjectStore::ListText(const std::string& resource,
+                                            const std::string& namespace_) const {
+  std::lock_guard<std::recursive_mutex> lock(mu_);
+  return TextList{rv_, texts_.List(resource, namespace_)};
 }
 
 Result<json> ObjectStore::Get(const control::ObjectKey& key) const {
@@ -416,6 +328,18 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
     return fail("commit");
   }
   if (!in_batch) NoteWrite(Status::Ok());
+  ObjectTextCache::Entry text;
+  if (type != control::ChangeType::kDeleted) {
+    text = std::make_shared<const StoredText>(
+        StoredText{body, object.value("apiVersion", ""), object.value("kind", "")});
+  }
+  if (in_batch) {
+    batch_texts_.emplace_back(key, std::move(text));
+  } else if (text) {
+    texts_.Put(key, std::move(text));
+  } else {
+    texts_.Erase(key);
+  }
   rv_ = rv;
   control::Change change;
   change.resource_version = rv;
@@ -447,11 +371,13 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
   batch_depth_ = 1;
   batch_error_ = Status::Ok();
   batch_changes_.clear();
+  batch_texts_.clear();
   auto roll_back = [&] {
     Exec(db_, "ROLLBACK");
     rv_ = rv_before;
     writes_since_prune_ = prune_before;
     batch_changes_.clear();
+    batch_texts_.clear();
   };
   try {
     writes();
@@ -470,6 +396,14 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
     roll_back();
     return result;
   }
+  for (auto& [key, text] : batch_texts_) {
+    if (text) {
+      texts_.Put(key, std::move(text));
+    } else {
+      texts_.Erase(key);
+    }
+  }
+  batch_texts_.clear();
   for (auto& change : batch_changes_) hub_.Publish(std::move(change));
   batch_changes_.clear();
   return Status::Ok();

@@ -27,6 +27,7 @@
 
 #include "control/object_reader.h"
 #include "core/status.h"
+#include "server/object_text_cache.h"
 #include "server/watch_hub.h"
 
 struct sqlite3;
@@ -53,7 +54,7 @@ struct StoreOptions {
 // check). Read without the write lock, so a probe never waits behind a long batch.
 struct WriteHealth {
   bool writable = true;
-  std::string reason;  // SQLite's error when not writable
+  std::string reason;                                  // SQLite's error when not writable
   std::chrono::steady_clock::time_point last_write{};  // last commit or probe that took
 };
 
@@ -110,6 +111,15 @@ class ObjectStore : public control::ObjectReader {
   int64_t resource_version() const;
   WatchHub& hub() { return hub_; }
 
+  // The stored text of a resource's objects (`namespace_` empty: every namespace) in
+  // (namespace, name) order, and the resourceVersion they are as of: what LIST
+  // writes out without parsing an object. Read from memory (ObjectTextCache).
+  struct TextList {
+    int64_t resource_version = 0;
+    std::vector<ObjectTextCache::Entry> items;
+  };
+  TextList ListText(const std::string& resource, const std::string& namespace_) const;
+
   // The outcome of the last commit or probe (never blocks on the write lock).
   WriteHealth write_health() const;
   // Writes and removes a small row in one transaction (an fsync): tells a full or
@@ -135,7 +145,8 @@ class ObjectStore : public control::ObjectReader {
  private:
   ObjectStore(sqlite3* db, StoreOptions options);
   Status Init();
-  Status QuarantineUnreadable();  // at start-up, before anything reads the objects
+  // At start-up, before anything reads the objects (object_store_load.cc).
+  Status LoadStoredObjects();
   Result<std::optional<nlohmann::json>> ReadLocked(const control::ObjectKey& key) const;
   // One transaction: bump the rv, write (or delete) the row, log the change.
   Result<int64_t> CommitLocked(const control::ObjectKey& key, control::ChangeType type,
@@ -151,6 +162,9 @@ class ObjectStore : public control::ObjectReader {
   int batch_depth_ = 0;
   Status batch_error_;                          // first failure inside the open batch
   std::vector<control::Change> batch_changes_;  // published when the batch commits
+  // Text cache updates of the open batch (null: erased), applied when it commits.
+  std::vector<std::pair<control::ObjectKey, ObjectTextCache::Entry>> batch_texts_;
+  ObjectTextCache texts_;  // guarded by mu_
   int64_t rv_ = 0;
   int64_t writes_since_prune_ = 0;
   std::mt19937_64 rng_;
