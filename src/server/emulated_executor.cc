@@ -17,12 +17,14 @@ std::string EmulatedExecutor::NodeName(int32_t node_index) const {
   return engine_->cluster().GetNode(node_index).meta.name;
 }
 
-void EmulatedExecutor::Started(const engine::WorkloadRecord& record, Time now) { Run(record, now); }
+void EmulatedExecutor::Started(const engine::WorkloadRecord& record, Time now) {
+  StartGang(record, now);
+}
 
 void EmulatedExecutor::AdoptRecovered(
     const engine::WorkloadRecord& record, Time now,
     const std::map<std::string, RecoveredProcess>& /*recovered*/) {
-  Run(record, RecordedStart(record).value_or(now));
+  StartGang(record, RecordedStart(record).value_or(now));
 }
 
 std::optional<Time> EmulatedExecutor::RecordedStart(const engine::WorkloadRecord& record) const {
@@ -38,7 +40,7 @@ std::optional<Time> EmulatedExecutor::RecordedStart(const engine::WorkloadRecord
   return std::nullopt;
 }
 
-void EmulatedExecutor::Run(const engine::WorkloadRecord& record, Time started_at) {
+void EmulatedExecutor::StartGang(const engine::WorkloadRecord& record, Time started_at) {
   const std::string key = record.key();
   if (auto old = gangs_.find(key); old != gangs_.end()) {
     // Not expected (the engine stops a gang before restarting it); keep one per key.

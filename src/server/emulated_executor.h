@@ -52,7 +52,7 @@ class EmulatedExecutor : public ServeExecutor {
   };
 
   // Registers the gang of `record` as running since `started_at` and writes its pods.
-  void Run(const engine::WorkloadRecord& record, Time started_at);
+  void StartGang(const engine::WorkloadRecord& record, Time started_at);
   void WritePods(const Gang& gang, Time now);
   void DeletePods(const Gang& gang);
   // When a previous server started the pods of `record` (their status.startTime);
