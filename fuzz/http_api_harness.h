@@ -80,14 +80,7 @@ class HttpApiHarness {
 
  private:
   void Handle(server::HttpRequest&& r) {
-    server::ApiRequest a;
-    a.method = r.method == "HEAD" ? "GET" : r.method;
-    a.path = std::move(r.path);
-    a.query = std::move(r.query);
-    a.accept = std::string(r.Header("accept"));
-    a.content_type = std::string(r.Header("content-type"));
-    a.body = std::move(r.body);
-    a.user = server::auth::ServerUser();
+    server::ApiRequest a = server::ToApiRequest(std::move(r), server::auth::ServerUser());
     server::ApiResult result = handler_->Handle(a);
     if (auto* response = std::get_if<server::ApiResponse>(&result)) {
       if (response->code == 500 && response->body.find("InternalError") != std::string::npos) {

@@ -40,6 +40,12 @@ struct ApiResponse {
 using ApiResult =
     std::variant<ApiResponse, std::unique_ptr<WatchStream>, std::unique_ptr<LogStream>>;
 
+struct HttpRequest;  // server/http_parser.h
+// The API's view of a parsed HTTP request (HEAD is answered as GET), as `user`.
+// Defined with the server's connections (http_connection.cc); the fuzz harness
+// feeds requests the same way.
+ApiRequest ToApiRequest(HttpRequest&& request, auth::UserInfo user);
+
 class MetricsRegistry;  // server/metrics.h
 }  // namespace muster::server
 namespace muster::server::auth {

@@ -43,6 +43,8 @@ std::string StatusReason(int code) {
   }
 }
 
+}  // namespace
+
 ApiRequest ToApiRequest(HttpRequest&& r, auth::UserInfo user) {
   ApiRequest a;
   a.method = r.method == "HEAD" ? "GET" : r.method;
@@ -54,8 +56,6 @@ ApiRequest ToApiRequest(HttpRequest&& r, auth::UserInfo user) {
   a.user = std::move(user);
   return a;
 }
-
-}  // namespace
 
 std::string SerializeResponse(const ApiResponse& response, bool keep_alive, bool head_only) {
   std::string out = ResponseHead(response.code,
