@@ -203,9 +203,12 @@ void HttpServer::Impl::Dispatch(Connection& c, HttpRequest request) {
   c.keep_alive = request.keep_alive && !c.peer_closed;
   c.request_in_progress = false;
   const bool head = request.method == "HEAD";
-  if (IsHealthCheck(request)) {
+  const bool public_file = options_.public_path && (request.method == "GET" || head) &&
+                           options_.public_path(request.path);
+  if (IsHealthCheck(request) || public_file) {
     // Without credentials too, as kube-apiserver's system:public-info-viewer allows:
-    // a load balancer's probe carries none.
+    // a load balancer's probe carries none (nor does a browser loading the dashboard's
+    // page, which asks for a token once it runs).
     ApiResult result = handler_(ToApiRequest(std::move(request), auth::UserInfo{}));
     if (auto* r = std::get_if<ApiResponse>(&result)) {
       Respond(c, SerializeResponse(*r, c.keep_alive, head), c.keep_alive);

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/status.h"
 #include "server/api_handler.h"
@@ -46,6 +47,10 @@ struct HttpServerOptions {
   size_t stream_high_water = 4 << 20;
   // TLS on every connection when set.
   std::shared_ptr<auth::TlsContext> tls;
+  // GET and HEAD of the paths this accepts are answered without credentials, like the
+  // health checks: static files that hold no data (serve's dashboard page, whose
+  // scripts then read the API with the user's own credentials).
+  std::function<bool(std::string_view path)> public_path;
 };
 
 class HttpServer {

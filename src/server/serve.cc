@@ -75,6 +75,7 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
   // client, with the user's credentials); everything else is the API.
   HttpServerOptions http_options;
   http_options.tls = authn->tls;
+  http_options.public_path = [](std::string_view path) { return ui::IsDashboardPath(path); };
   HttpServer http(
       [&handler](const ApiRequest& r) -> ApiResult {
         if (auto page = ui::ServeDashboard(r.method, r.path)) {

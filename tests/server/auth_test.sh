@@ -85,6 +85,12 @@ for t in "Bearer garbage" "Bearer " "Basic YWxpY2U6eA==" ""; do
   fi
 done
 check "healthz needs no credentials" "^ok" curl -sS "$URL/healthz"
+# The dashboard's page and scripts are static: a browser loads them without credentials
+# and the page then asks for a token; its data needs one.
+check "the dashboard page loads without credentials" "<title>" curl -sS "$URL/ui/"
+check "the dashboard's scripts load without credentials" "M.Watch" curl -sS "$URL/ui/core.js"
+check "the views need credentials" "^401$" \
+  curl -sS -o /dev/null -w '%{http_code}' "$URL/apis/muster.dev/v1alpha1/workloadviews"
 stop_server
 
 # HTTPS with a client certificate (CN = user, O = group) and a token.
