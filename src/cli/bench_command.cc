@@ -40,7 +40,10 @@ std::string TableLine(const sim::BenchResult& r) {
   o << r.scenario << " x" << Fixed(r.scale, r.scale == static_cast<int64_t>(r.scale) ? 0 : 2)
     << " [" << r.path << "] " << r.size << ": " << r.work << " " << r.unit << " in "
     << Fixed(r.wall_seconds, 3) << " s = " << Fixed(r.throughput, 0) << " " << r.unit << "/s";
-  if (r.p99_ms) o << ", p99 " << r.p99_of << " " << Fixed(*r.p99_ms, 3) << " ms";
+  if (r.p99_ms) {
+    o << ", per " << r.p99_of << " p50 " << Fixed(r.p50_ms.value_or(0), 3) << " / p99 "
+      << Fixed(*r.p99_ms, 3) << " / max " << Fixed(r.max_ms.value_or(0), 3) << " ms";
+  }
   o << ", cpu " << Fixed(r.cpu_seconds, 3) << " s, setup " << Fixed(r.setup_seconds, 2)
     << " s, peak RSS " << r.peak_rss_kb / 1024 << " MiB";
   for (const auto& [k, v] : r.details)
@@ -62,7 +65,9 @@ nlohmann::ordered_json ToJson(const sim::BenchResult& r) {
   j["setupSeconds"] = r.setup_seconds;
   j["throughput"] = r.throughput;
   if (r.p99_ms) {
+    if (r.p50_ms) j["p50Ms"] = *r.p50_ms;
     j["p99Ms"] = *r.p99_ms;
+    if (r.max_ms) j["maxMs"] = *r.max_ms;
     j["p99Of"] = r.p99_of;
   }
   j["peakRssKiB"] = r.peak_rss_kb;

@@ -48,6 +48,12 @@ double Percentile(std::vector<double>& values, double q) {
   return values[std::clamp<size_t>(rank, 1, values.size()) - 1];
 }
 
+void SetLatency(BenchResult& r, std::vector<double>& ms) {
+  r.p50_ms = Percentile(ms, 0.50);
+  r.p99_ms = Percentile(ms, 0.99);
+  r.max_ms = Percentile(ms, 1.0);
+}
+
 int64_t Scaled(int64_t n, double scale) {
   return std::max<int64_t>(1, std::llround(static_cast<double>(n) * scale));
 }
@@ -186,7 +192,7 @@ Result<BenchResult> Placement5k(const BenchOptions& options) {
   for (const auto& rec : eng.workloads()) running += rec.phase == engine::Phase::kRunning;
   r.work = running;
   r.throughput = r.wall_seconds > 0 ? static_cast<double>(r.work) / r.wall_seconds : 0;
-  r.p99_ms = Percentile(cycle_ms, 0.99);
+  SetLatency(r, cycle_ms);
   r.details.push_back({"cycles", static_cast<double>(cycle_ms.size())});
   r.details.push_back({"pending", static_cast<double>(pods - running)});
   if (options.decisions != nullptr) AppendEngineDecisions(eng, *options.decisions);
@@ -232,12 +238,10 @@ Result<BenchResult> Gang10k(const BenchOptions& options) {
   // Throughput over plan + commit time only: the releases that make room stand in
   // for completions, which are not the scheduler's work.
   r.throughput = run.busy_seconds > 0 ? static_cast<double>(run.pods) / run.busy_seconds : 0;
-  r.p99_ms = Percentile(run.gang_ms, 0.99);
+  SetLatency(r, run.gang_ms);
   r.details.push_back({"gangs", static_cast<double>(run.gangs)});
   r.details.push_back({"unplaceable", static_cast<double>(run.unplaceable)});
   r.details.push_back({"release_rounds", static_cast<double>(run.release_rounds)});
-  r.details.push_back({"gang_p50_ms", Percentile(run.gang_ms, 0.50)});
-  r.details.push_back({"gang_max_ms", Percentile(run.gang_ms, 1.0)});
   return r;
 }
 
@@ -323,7 +327,7 @@ Result<BenchResult> Admission1kCq(const BenchOptions& options) {
   r.cpu_seconds = all.CpuSeconds();
   r.work = admissions;
   r.throughput = busy > 0 ? static_cast<double>(admissions) / busy : 0;
-  r.p99_ms = Percentile(cycle_ms, 0.99);
+  SetLatency(r, cycle_ms);
   r.details.push_back({"cycles", static_cast<double>(eng.cycles())});
   r.details.push_back({"preemptions", static_cast<double>(preemptions)});
   if (options.decisions != nullptr) AppendEngineDecisions(eng, *options.decisions);

@@ -33,10 +33,14 @@ struct BenchResult {
   double wall_seconds = 0;  // the measured part (setup excluded)
   double cpu_seconds = 0;   // user + system over the measured part
   double setup_seconds = 0;
-  double throughput = 0;         // work / wall_seconds
-  std::optional<double> p99_ms;  // per cycle or per gang, where relevant
-  std::string p99_of;            // "cycle" | "gang"
-  int64_t peak_rss_kb = 0;       // VmHWM after the run (process-wide high-water mark)
+  double throughput = 0;  // work / wall_seconds
+  // Latency per cycle or per gang (`p99_of`), where relevant: nearest-rank p50 and
+  // p99, and the slowest one.
+  std::optional<double> p50_ms;
+  std::optional<double> p99_ms;
+  std::optional<double> max_ms;
+  std::string p99_of;       // "cycle" | "gang"
+  int64_t peak_rss_kb = 0;  // VmHWM after the run (process-wide high-water mark)
   // Scenario-specific figures, in print order ("failed", "preemptions", Kueue's means...).
   std::vector<std::pair<std::string, double>> details;
   std::string note;  // one line, e.g. why a scale is not supported
@@ -71,6 +75,8 @@ class Stopwatch {
 };
 // Nearest-rank percentile of `values` (sorted in place); 0 when empty.
 double Percentile(std::vector<double>& values, double q);
+// Sets r.p50_ms, r.p99_ms and r.max_ms from the latencies `ms` (sorts them).
+void SetLatency(BenchResult& r, std::vector<double>& ms);
 // max(1, round(n * scale)).
 int64_t Scaled(int64_t n, double scale);
 }  // namespace bench_internal

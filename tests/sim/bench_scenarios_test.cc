@@ -26,7 +26,10 @@ TEST(BenchScenariosTest, Placement5kPlacesEveryPodThroughTheEngine) {
   EXPECT_EQ(r->path, "engine");
   EXPECT_EQ(r->work, 500);  // 50 nodes hold 500 one-cpu pods easily
   EXPECT_EQ(Details(*r).at("pending"), 0);
-  EXPECT_TRUE(r->p99_ms.has_value());
+  ASSERT_TRUE(r->p50_ms && r->p99_ms && r->max_ms);
+  EXPECT_LE(*r->p50_ms, *r->p99_ms);
+  EXPECT_LE(*r->p99_ms, *r->max_ms);
+  EXPECT_EQ(r->p99_of, "cycle");
   EXPECT_GT(r->peak_rss_kb, 0);
 }
 
@@ -37,7 +40,10 @@ TEST(BenchScenariosTest, Gang10kPlacesEveryGang) {
   EXPECT_GE(r->work, 1000);
   EXPECT_EQ(d.at("unplaceable"), 0);
   EXPECT_GT(d.at("gangs"), 0);
-  EXPECT_TRUE(r->p99_ms.has_value());
+  ASSERT_TRUE(r->p50_ms && r->p99_ms && r->max_ms);
+  EXPECT_LE(*r->p50_ms, *r->p99_ms);
+  EXPECT_LE(*r->p99_ms, *r->max_ms);
+  EXPECT_EQ(r->p99_of, "gang");
 }
 
 TEST(BenchScenariosTest, Admission1kCqAdmitsAndPreempts) {
