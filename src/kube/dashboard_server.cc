@@ -146,17 +146,36 @@ struct DashboardServer::Impl {
   }
 
   void ServeView(const httplib::Request& req, httplib::Response& res, ui::ViewRequest view) {
+    const std::string token = BearerToken(req);
+    ui::ViewRequest everywhere_request;
+    everywhere_request.plural = "workloadviews";
     std::string why;
-    if (!MayRead(BearerToken(req), view, why)) {
+    const bool everywhere = MayRead(token, everywhere_request, why);
+    // A list of WorkloadViews across namespaces is cut to what the user may read
+    // instead of refused (ui/view_reader.h).
+    const bool filtered_list = view.plural == "workloadviews" && view.namespace_.empty() &&
+                               view.name.empty() && view.subresource.empty();
+    why.clear();
+    if (!filtered_list && !MayRead(token, view, why)) {
       const std::string verb = view.name.empty() ? "list" : "get";
       SendStatus(res, 403, "Forbidden",
                  view.plural + "." + ui::kViewGroup + " is forbidden: the user cannot " + verb +
                      " it" + (why.empty() ? "" : " (" + why + ")"));
       return;
     }
+    ui::ViewReader reader;
+    if (!everywhere) {
+      reader = ui::ViewReader([this, token](const std::string& ns) {
+        ui::ViewRequest in_namespace;
+        in_namespace.plural = "workloadviews";
+        in_namespace.namespace_ = ns;
+        std::string ignored;
+        return MayRead(token, in_namespace, ignored);
+      });
+    }
     for (const auto& [k, v] : req.params) view.query.emplace(k, v);
     auto current = options.views != nullptr ? options.views->Current() : nullptr;
-    ui::ViewResponse r = ui::HandleViewRead(current.get(), view);
+    ui::ViewResponse r = ui::HandleViewRead(current.get(), view, reader);
     res.status = r.code;
     res.set_content(r.body.dump(), "application/json");
   }

@@ -10,7 +10,11 @@
 //   GET /apis/muster.dev/v1alpha1/  the scheduler's view (ui/view_api.h) from this
 //       queueviews|workloadviews|   process, after a SelfSubjectAccessReview made with the
 //       nodeviews|clusterviews      user's token says the user may get/list that resource
-//                                   (RBAC applies as to any resource; denied: 403)
+//                                   (RBAC applies as to any resource; denied: 403);
+//                                   a user who may not list WorkloadViews everywhere
+//                                   sees the namespaces where they may, and other
+//                                   namespaces' workload names withheld
+//                                   (ui/view_reader.h)
 //   GET /healthz                    "ok"
 //
 // Everything else answers 405: the dashboard is read-only. A request without a token

@@ -12,10 +12,39 @@ namespace {
 
 using nlohmann::json;
 
+auth::RequestAttributes ListWorkloadViews(const auth::UserInfo& user, const std::string& ns) {
+  auth::RequestAttributes a;
+  a.user = user;
+  a.verb = "list";
+  a.resource_request = true;
+  a.api_group = ui::kViewGroup;
+  a.api_version = ui::kViewVersion;
+  a.resource = "workloadviews";
+  a.namespace_ = ns;
+  return a;
+}
+
 }  // namespace
 
+ui::ViewReader ViewReaderFor(const auth::RbacAuthorizer* authorizer, const auth::UserInfo& user) {
+  if (authorizer == nullptr || user.name.empty() ||
+      authorizer->Authorize(ListWorkloadViews(user, "")).allowed) {
+    return ui::ViewReader();
+  }
+  return ui::ViewReader([authorizer, user](const std::string& ns) {
+    return authorizer->Authorize(ListWorkloadViews(user, ns)).allowed;
+  });
+}
+
+bool IsReaderFilteredList(const auth::RequestAttributes& a) {
+  return a.resource_request && a.verb == "list" && a.api_group == ui::kViewGroup &&
+         a.resource == "workloadviews" && a.namespace_.empty() && a.name.empty() &&
+         a.subresource.empty();
+}
+
 std::optional<ApiResponse> HandleViewRoute(const ui::ViewPublisher* views,
-                                           const ApiRequest& request) {
+                                           const ApiRequest& request,
+                                           const auth::RbacAuthorizer* authorizer) {
   std::string path = request.path;
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   auto target = ui::ParseViewPath(path);
@@ -32,7 +61,8 @@ std::optional<ApiResponse> HandleViewRoute(const ui::ViewPublisher* views,
   }
   target->query = request.query;
   auto current = views != nullptr ? views->Current() : nullptr;
-  ui::ViewResponse r = ui::HandleViewRead(current.get(), *target);
+  const ui::ViewReader reader = ViewReaderFor(authorizer, request.user);
+  ui::ViewResponse r = ui::HandleViewRead(current.get(), *target, reader);
   const bool table = request.accept.find("as=Table") != std::string::npos;
   if (r.code == 200 && table && target->subresource.empty()) {
     const control::ResourceType& type = *ui::FindViewKind(target->plural);

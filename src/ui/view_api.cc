@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 #include "ui/view_json.h"
+#include "ui/view_reader.h"
 
 namespace muster::ui {
 namespace {
@@ -36,7 +38,8 @@ struct Item {
 const std::string kEmpty;
 const std::string kClusterName = kClusterViewName;
 
-std::vector<Item> Items(const control::SchedulerView& view, const std::string& plural) {
+std::vector<Item> Items(const control::SchedulerView& view, const std::string& plural,
+                        const ViewReader& reader, const std::set<std::string>& namespaces) {
   std::vector<Item> items;
   const int64_t gen = view.generation;
   if (plural == "queueviews") {
@@ -45,7 +48,12 @@ std::vector<Item> Items(const control::SchedulerView& view, const std::string& p
     }
   } else if (plural == "workloadviews") {
     for (const auto& w : view.workloads) {
-      items.push_back({&w.namespace_, &w.name, [&w, gen] { return WorkloadViewJson(w, gen); },
+      items.push_back({&w.namespace_, &w.name,
+                       [&w, gen, &reader, &namespaces] {
+                         json o = WorkloadViewJson(w, gen);
+                         reader.Redact("workloadviews", o, namespaces);
+                         return o;
+                       },
                        [&w](const std::string& path) -> std::optional<std::string> {
                          if (path == "state") return w.state;
                          if (path == "queue.clusterQueue") return w.cluster_queue;
@@ -57,11 +65,32 @@ std::vector<Item> Items(const control::SchedulerView& view, const std::string& p
     }
   } else if (plural == "nodeviews") {
     for (const auto& n : view.nodes) {
-      items.push_back({&kEmpty, &n.name, [&n, gen] { return NodeViewJson(n, gen); }, {}});
+      items.push_back({&kEmpty,
+                       &n.name,
+                       [&n, gen, &reader, &namespaces] {
+                         json o = NodeViewJson(n, gen);
+                         reader.Redact("nodeviews", o, namespaces);
+                         return o;
+                       },
+                       {}});
     }
   } else if (plural == "clusterviews") {
     const auto& c = view.cluster;
-    items.push_back({&kEmpty, &kClusterName, [&c, gen] { return ClusterViewJson(c, gen); }, {}});
+    items.push_back({&kEmpty,
+                     &kClusterName,
+                     [&view, &c, gen, &reader] {
+                       json o = ClusterViewJson(c, gen);
+                       if (reader.restricted()) {
+                         // The counts of what the reader may read, as their list shows.
+                         std::map<std::string, int64_t> counts;
+                         for (const auto& w : view.workloads) {
+                           if (reader.MayReadNamespace(w.namespace_)) ++counts[w.state];
+                         }
+                         o["workloads"] = counts;
+                       }
+                       return o;
+                     },
+                     {}});
   }
   return items;
 }
@@ -203,7 +232,8 @@ std::optional<ViewRequest> ParseViewPath(std::string_view path) {
   return r;
 }
 
-ViewResponse HandleViewRead(const control::SchedulerView* view, const ViewRequest& r) {
+ViewResponse HandleViewRead(const control::SchedulerView* view, const ViewRequest& r,
+                            const ViewReader& reader) {
   const control::ResourceType* kind = FindViewKind(r.plural);
   if (kind == nullptr || !kind->view) {
     return Status(404, "NotFound", "the server could not find the requested resource");
@@ -214,7 +244,12 @@ ViewResponse HandleViewRead(const control::SchedulerView* view, const ViewReques
                   kind->plural);
   }
   const std::string rv = std::to_string(view->generation);
-  std::vector<Item> items = Items(*view, r.plural);
+  // The namespaces the view mentions, for withholding names in messages.
+  std::set<std::string> namespaces;
+  if (reader.restricted()) {
+    for (const auto& w : view->workloads) namespaces.insert(w.namespace_);
+  }
+  std::vector<Item> items = Items(*view, r.plural, reader, namespaces);
 
   if (!r.subresource.empty()) {
     if (r.plural != "clusterviews" || r.name != kClusterViewName ||
@@ -235,7 +270,9 @@ ViewResponse HandleViewRead(const control::SchedulerView* view, const ViewReques
       }
       if (v > 0) limit = std::min<size_t>(limit, static_cast<size_t>(v));
     }
-    return {200, ClusterTimelineJson(view->cluster, view->generation, limit)};
+    json timeline = ClusterTimelineJson(view->cluster, view->generation, limit);
+    reader.Redact("timeline", timeline, namespaces);
+    return {200, std::move(timeline)};
   }
   if (!r.name.empty()) {
     for (const auto& item : items) {
@@ -294,6 +331,8 @@ ViewResponse HandleViewRead(const control::SchedulerView* view, const ViewReques
   int64_t remaining = 0;
   for (const auto& item : items) {
     if (kind->namespaced && !r.namespace_.empty() && *item.namespace_ != r.namespace_) continue;
+    // A list across namespaces holds what the reader may read (view_reader.h).
+    if (kind->namespaced && !reader.MayReadNamespace(*item.namespace_)) continue;
     if (!token.empty() &&
         std::tie(*item.namespace_, *item.name) <= std::tie(after_ns, after_name)) {
       continue;

@@ -30,6 +30,7 @@
 
 #include "control/resource_types.h"
 #include "control/scheduler_view.h"
+#include "ui/view_reader.h"
 
 namespace muster::ui {
 
@@ -58,7 +59,9 @@ inline constexpr int64_t kMaxViewPage = 5000;
 // the view kinds (query not included): the request, else nullopt.
 std::optional<ViewRequest> ParseViewPath(std::string_view path);
 
-// `view` may be null (nothing published yet): 503.
-ViewResponse HandleViewRead(const control::SchedulerView* view, const ViewRequest& request);
+// `view` may be null (nothing published yet): 503. `reader` cuts the answer to what
+// its reader may see (view_reader.h); the default reads everything.
+ViewResponse HandleViewRead(const control::SchedulerView* view, const ViewRequest& request,
+                            const ViewReader& reader = ViewReader());
 
 }  // namespace muster::ui

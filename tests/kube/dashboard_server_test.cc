@@ -18,6 +18,7 @@
 #include "kube/fake_api_server.h"
 #include "kube/kube_controller.h"
 #include "kube/reflector.h"
+#include "ui/view_reader.h"
 
 namespace muster::kube {
 namespace {
@@ -36,7 +37,8 @@ bool WaitFor(const std::function<bool()>& done, int seconds = 20) {
 
 // An API server stand-in that records the Authorization header of every request and
 // decides SelfSubjectAccessReviews by token: "alice" may read workloadviews and
-// clusterviews, nobody may read nodeviews, "mallory" may read nothing.
+// clusterviews, nobody but "carol" may read nodeviews, "carol" may read workloadviews
+// in namespace team-a only, "mallory" may read nothing.
 class RecordingUpstream {
  public:
   RecordingUpstream() {
@@ -51,8 +53,13 @@ class RecordingUpstream {
             reviews_.push_back(attrs);
           }
           const std::string resource = attrs.value("resource", "");
-          const bool allowed = req.get_header_value("Authorization") == "Bearer alice" &&
-                               attrs.value("group", "") == "muster.dev" && resource != "nodeviews";
+          const std::string who = req.get_header_value("Authorization");
+          const bool muster = attrs.value("group", "") == "muster.dev";
+          const bool allowed =
+              (who == "Bearer alice" && muster && resource != "nodeviews") ||
+              (who == "Bearer carol" && muster &&
+               (resource == "nodeviews" ||
+                (resource == "workloadviews" && attrs.value("namespace", "") == "team-a")));
           review["status"] = {{"allowed", allowed}, {"reason", allowed ? "" : "no RBAC rule"}};
           res.set_content(review.dump(), "application/json");
         });
@@ -127,6 +134,18 @@ control::SchedulerView SmallView() {
   w.key = "default/a";
   w.state = "Pending";
   v.workloads.push_back(w);
+  control::WorkloadView b = w;
+  b.namespace_ = "team-a";
+  b.name = "job-b";
+  b.key = "team-a/b";
+  b.state = "Running";
+  v.workloads.push_back(b);
+  control::NodeView n;
+  n.name = "node-1";
+  n.gpus.push_back({0, 0, -1, 1000, "default/a", "main-0"});
+  n.gpus.push_back({1, 0, -1, 1000, "team-a/b", "main-0"});
+  n.workloads = {"default/a", "team-a/b"};
+  v.nodes.push_back(n);
   return v;
 }
 
@@ -206,9 +225,16 @@ TEST(DashboardServerTest, ViewsNeedTheUsersPermission) {
   ASSERT_TRUE(nodes);
   EXPECT_EQ(nodes->status, 403);
   EXPECT_NE(nodes->body.find("no RBAC rule"), std::string::npos);
+  // A list across namespaces is cut to what the user may read, not refused.
   auto mallory = Get(dashboard.port(), "/apis/muster.dev/v1alpha1/workloadviews", "mallory");
   ASSERT_TRUE(mallory);
-  EXPECT_EQ(mallory->status, 403);
+  EXPECT_EQ(mallory->status, 200);
+  EXPECT_TRUE(json::parse(mallory->body)["items"].empty()) << mallory->body;
+  auto mallory_one = Get(dashboard.port(),
+                         "/apis/muster.dev/v1alpha1/namespaces/default/workloadviews/job-a",
+                         "mallory");
+  ASSERT_TRUE(mallory_one);
+  EXPECT_EQ(mallory_one->status, 403);
 
   // The reviews asked exactly what was read: verb, resource, namespace, name.
   bool saw_get = false;
@@ -228,6 +254,37 @@ TEST(DashboardServerTest, ViewsNeedTheUsersPermission) {
   for (const auto& a : upstream.Authorizations()) {
     EXPECT_NE(a, "Bearer muster-service-account-token");
   }
+}
+
+// A user who may read WorkloadViews in one namespace sees that namespace's, and other
+// namespaces' workloads without their names (ui/view_reader.h), as muster serve shows.
+TEST(DashboardServerTest, AUserOfOneNamespaceSeesItsWorkloadsOnly) {
+  RecordingUpstream upstream;
+  ui::ViewPublisher views;
+  views.Publish(SmallView());
+  DashboardServerOptions o;
+  o.upstream = upstream.Connection();
+  o.views = &views;
+  DashboardServer dashboard(o);
+  ASSERT_TRUE(dashboard.Start().ok());
+
+  auto list = Get(dashboard.port(), "/apis/muster.dev/v1alpha1/workloadviews", "carol");
+  ASSERT_TRUE(list);
+  ASSERT_EQ(list->status, 200) << list->body;
+  json items = json::parse(list->body)["items"];
+  ASSERT_EQ(items.size(), 1u) << list->body;
+  EXPECT_EQ(items[0]["metadata"]["namespace"], "team-a");
+  auto node = Get(dashboard.port(), "/apis/muster.dev/v1alpha1/nodeviews/node-1", "carol");
+  ASSERT_TRUE(node);
+  ASSERT_EQ(node->status, 200) << node->body;
+  json n = json::parse(node->body);
+  EXPECT_EQ(n["gpus"][0]["workload"], ui::kWithheldWorkload);
+  EXPECT_EQ(n["gpus"][1]["workload"], "team-a/b");
+  EXPECT_EQ(node->body.find("default/a"), std::string::npos) << node->body;
+  // alice may list everywhere: nothing is withheld from her.
+  auto all = Get(dashboard.port(), "/apis/muster.dev/v1alpha1/workloadviews", "alice");
+  ASSERT_TRUE(all);
+  EXPECT_EQ(json::parse(all->body)["items"].size(), 2u);
 }
 
 // The fake API server: forwarded lists and watches are the API server's own answers,

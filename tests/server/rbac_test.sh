@@ -205,6 +205,53 @@ check_fails "dana cannot bind herself cluster-admin" \
   "is attempting to grant RBAC permissions not currently held" \
   $DANA create rolebinding dana-root --clusterrole=cluster-admin --user=dana -n team-a
 
+# The scheduler's views follow RBAC (docs/authorization.md): a list of WorkloadViews
+# across namespaces holds the namespaces the user may read, and other namespaces'
+# workloads are counted and shown without their names.
+check "masters create a Job in team-b" "created" $ROOT_K apply -n team-b -f "$TMP/job.yaml"
+for _ in $(seq 1 100); do
+  [ "$($ROOT_K get workloadviews -A --no-headers 2>/dev/null | grep -c .)" -ge 2 ] && break
+  sleep 0.2
+done
+check "masters list every namespace's WorkloadViews" "^team-b " $ROOT_K get workloadviews -A --no-headers
+only_team_a() {
+  local name=$1 out
+  shift
+  out=$("$@" 2>&1)
+  if grep -q "^team-a " <<<"$out" && ! grep -q "team-b" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
+}
+only_team_a "alice's list across namespaces holds team-a's only" $ALICE get workloadviews -A --no-headers
+only_team_a "bob's (view in team-a) too" $BOB get workloadviews -A --no-headers
+check "eve's holds nothing" "No resources found" $EVE get workloadviews -A
+check_fails "alice cannot list WorkloadViews in team-b" 'cannot list resource "workloadviews"' \
+  $ALICE get workloadviews -n team-b
+check_fails "alice cannot read the nodes' views" 'cannot list resource "nodeviews"' $ALICE get nodeviews
+check "alice cannot read the ClusterView" '"code":403' \
+  curl_as tok-alice "$URL/apis/muster.dev/v1alpha1/clusterviews/cluster"
+check "the ClusterView counts every namespace for masters" '"workloads":\{"Pending":2\}' \
+  curl_as tok-root "$URL/apis/muster.dev/v1alpha1/clusterviews/cluster"
+cat >"$TMP/cluster-views.yaml" <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: muster-cluster-views}
+rules:
+- apiGroups: [muster.dev]
+  resources: [queueviews, nodeviews, clusterviews, clusterviews/timeline, clusterviews/utilization]
+  verbs: [get, list]
+EOF
+check "a ClusterRole for the cluster views" "created" $ROOT_K apply -f "$TMP/cluster-views.yaml"
+check "bound to every signed-in user" "created" \
+  $ROOT_K create clusterrolebinding everyone-cluster-views --clusterrole=muster-cluster-views \
+  --group=system:authenticated
+check "alice's ClusterView counts team-a's workloads" '"workloads":\{"Pending":1\}' \
+  curl_as tok-alice "$URL/apis/muster.dev/v1alpha1/clusterviews/cluster"
+timeline=$(curl_as tok-alice "$URL/apis/muster.dev/v1alpha1/clusterviews/cluster/timeline")
+if grep -q '"kind":"ClusterTimeline"' <<<"$timeline" && ! grep -q "team-b" <<<"$timeline"; then
+  ok "alice's timeline names no workload of team-b"
+else
+  bad "alice's timeline names no workload of team-b" "$timeline"
+fi
+
 # Validation of the RBAC kinds.
 cat >"$TMP/bad-role.yaml" <<'EOF'
 apiVersion: rbac.authorization.k8s.io/v1

@@ -7,7 +7,10 @@
 #      a job applied during the test appears and becomes Running without a reload;
 #      the simulator's report (muster simulate --report) draws its charts with the same
 #      chart module, offline, without errors;
-#   2. scale: MUSTER_UI_SCALE_JOBS workloads (default 10000) on MUSTER_UI_SCALE_NODES
+#   2. restricted: a server with token authentication and RBAC; a user bound `edit` in
+#      team-a sees team-a's workloads and counts and nothing of team-b, a job they submit
+#      appears without a reload, and pages they may not read say so;
+#   3. scale: MUSTER_UI_SCALE_JOBS workloads (default 10000) on MUSTER_UI_SCALE_NODES
 #      emulated nodes (default 1000): the workloads page's first render is reported (not
 #      asserted), with screenshots of the big pages. MUSTER_UI_SCALE_JOBS=0 skips it.
 # Screenshots and the figures (report-*.json) go to $SCREENSHOT_DIR (default
@@ -105,6 +108,33 @@ settle "$URL" 8
   --report "$TMP/report" -o table >/dev/null
 MUSTER_URL=$URL SCREENSHOT_DIR=$SHOTS REPORT_FILE="$TMP/report/index.html" \
   timeout 600 node "$HERE/dashboard.test.mjs" pages
+
+echo "== dashboard as a user RBAC binds in one namespace"
+printf 'tok-admin,admin,1,system:masters\ntok-alice,alice,2\n' >"$TMP/tokens.csv"
+RURL=$(serve restricted --token-auth-file "$TMP/tokens.csv" -f "$TMP/cluster.yaml")
+# curl, not kubectl: kubectl sends no bearer token to a plain-HTTP server.
+admin_post() {
+  curl -sf -o /dev/null -H 'Authorization: Bearer tok-admin' -H 'Content-Type: application/json' \
+    -X POST --data "$2" "$RURL$1"
+}
+for ns in team-a team-b; do
+  admin_post /api/v1/namespaces "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$ns\"}}"
+  for j in 1 2; do
+    admin_post "/apis/batch/v1/namespaces/$ns/jobs" "$(python3 "$HERE/make_cluster.py" restricted-job "$ns" "$ns-job-$j")"
+  done
+done
+admin_post /apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings \
+  '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"name":"alice-edit"},
+    "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"edit"},
+    "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"alice"}]}'
+start=$SECONDS
+until [ "$(curl -sf -H 'Authorization: Bearer tok-admin' "$RURL/apis/muster.dev/v1alpha1/workloadviews" |
+  python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))' 2>/dev/null || echo 0)" -ge 4 ]; do
+  [ $((SECONDS - start)) -gt 120 ] && { echo "browser_test: the restricted server's 4 workloads did not appear" >&2; exit 1; }
+  sleep 0.3
+done
+MUSTER_URL=$RURL MUSTER_TOKEN=tok-alice MUSTER_ADMIN_TOKEN=tok-admin RESTRICTED_NS=team-a SCREENSHOT_DIR=$SHOTS \
+  timeout 300 node "$HERE/dashboard.test.mjs" restricted
 
 if [ "$SCALE_JOBS" -gt 0 ]; then
   echo "== dashboard at scale: $SCALE_JOBS workloads on $SCALE_NODES nodes"

@@ -8,6 +8,14 @@
 //                                   Running without a reload; screenshots of every page
 //   node dashboard.test.mjs scale   first render of the workloads page with thousands of
 //                                   workloads (reported, not asserted) and a screenshot
+//   node dashboard.test.mjs restricted
+//                                   signed in with MUSTER_TOKEN, a user RBAC binds in
+//                                   namespace RESTRICTED_NS only: the workloads page shows
+//                                   that namespace's workloads and counts and no other
+//                                   namespace's name, a job the user submits appears
+//                                   without a reload (no watch of every namespace: the page
+//                                   re-reads), pages the user may not read say so;
+//                                   MUSTER_ADMIN_TOKEN reads the truth to compare with
 //
 // Environment: MUSTER_URL (http://127.0.0.1:PORT), SCREENSHOT_DIR, CHROMIUM (default
 // /usr/bin/chromium), MAKE_CLUSTER (tests/ui/make_cluster.py), KUBECTL (default kubectl),
@@ -69,16 +77,26 @@ const browser = await puppeteer.launch({
 });
 
 // A page with every console error, uncaught exception and failed request recorded.
-async function openPage(hash, ready, name) {
+// options.token signs in with that bearer token; options.denied403 accepts the 403s
+// of what that user may not read (the page shows them as "Not allowed").
+async function openPage(hash, ready, name, options = {}) {
   const page = await browser.newPage();
   const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+  if (options.token) {
+    await page.evaluateOnNewDocument((t) => sessionStorage.setItem('muster.token', t), options.token);
+  }
+  const denied = (status) => options.denied403 && status === 403;
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    if (options.denied403 && /status of 403/.test(m.text())) return;
+    errors.push('console: ' + m.text());
+  });
   page.on('pageerror', (e) => errors.push('exception: ' + e.message));
   page.on('requestfailed', (r) => {
     const why = r.failure() && r.failure().errorText;
     if (why !== 'net::ERR_ABORTED') errors.push(`request failed: ${r.url()} ${why}`);
   });
-  page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
+  page.on('response', (r) => { if (r.status() >= 400 && !denied(r.status())) errors.push(`HTTP ${r.status()}: ${r.url()}`); });
   const t0 = Date.now();
   await page.goto(`${BASE}/ui/${hash}`, { waitUntil: 'load', timeout: 60000 });
   await page.waitForFunction(ready, { timeout: 60000, polling: 100 });
@@ -311,8 +329,61 @@ async function scalePhase() {
   }
 }
 
+function curlJsonAs(token, p) {
+  return JSON.parse(execFileSync('curl', ['-sf', '--max-time', '20', '-H', `Authorization: Bearer ${token}`, BASE + p],
+    { encoding: 'utf8', maxBuffer: 256 << 20 }));
+}
+
+async function restrictedPhase() {
+  const token = process.env.MUSTER_TOKEN;
+  const admin = process.env.MUSTER_ADMIN_TOKEN;
+  const ns = process.env.RESTRICTED_NS || 'team-a';
+  const all = curlJsonAs(admin, '/apis/muster.dev/v1alpha1/workloadviews').items;
+  const mine = all.filter((w) => w.metadata.namespace === ns);
+  const others = [...new Set(all.map((w) => w.metadata.namespace).filter((n) => n !== ns))];
+  check(mine.length > 0 && others.length > 0, `restricted: workloads in ${ns} (${mine.length}) and in other namespaces (${others.join(', ')})`);
+  console.log('workloads, as a user of ' + ns);
+  {
+    const { page, errors } = await openPage('#/workloads', () => document.body.dataset.workloadsReady === '1', 'workloads-restricted', { token, denied403: true });
+    const keys = await page.$$eval('#workload-table tbody tr td:first-child', (tds) => tds.map((t) => t.dataset.k));
+    check(keys.length === mine.length && keys.every((k) => k.startsWith(ns + '/')),
+      `restricted: the table holds the ${mine.length} workloads of ${ns} only (${keys.join(' ')})`);
+    const allChip = await page.$eval('#state-chips [data-state=all] b', (e) => e.textContent);
+    check(Number(allChip) === mine.length, `restricted: the All chip counts ${allChip} = ${mine.length}`);
+    const text = await page.evaluate(() => document.body.innerText);
+    for (const other of others) check(!text.includes(other), `restricted: nothing of namespace ${other} is shown`);
+
+    // A job the user submits shows up without a reload (curl: kubectl sends no bearer
+    // token to a plain-HTTP server).
+    const job = execFileSync('python3', [MAKE_CLUSTER, 'restricted-job', ns, 'restricted-live'], { encoding: 'utf8' });
+    execFileSync('curl', ['-sf', '-o', '/dev/null', '--max-time', '20', '-H', `Authorization: Bearer ${token}`,
+      '-H', 'Content-Type: application/json', '-X', 'POST', '--data', job, `${BASE}/apis/batch/v1/namespaces/${ns}/jobs`]);
+    let seen = false;
+    for (let i = 0; i < 100 && !seen; i++) {
+      await sleep(200);
+      seen = await page.$$eval('#workload-table tbody tr td:first-child a', (as) => as.some((a) => a.textContent === 'restricted-live'));
+    }
+    check(seen, 'restricted: a job the user submits appears without a reload');
+    const live = await page.$eval('#live', (e) => e.textContent.trim());
+    check(live === 'polling', `restricted: the live indicator says it re-reads ("${live}")`);
+    await shoot(page, 'workloads-restricted');
+    noErrors(errors, 'workloads as a restricted user');
+    await page.close();
+  }
+  console.log('nodes, as a user of ' + ns);
+  {
+    const { page, errors } = await openPage('#/nodes', () => document.querySelector('.error.denied'), 'nodes-restricted', { token, denied403: true });
+    const msg = await page.$eval('.error.denied', (e) => e.textContent);
+    check(/nodeviews/.test(msg), `restricted: the nodes page says the user may not read NodeViews ("${msg.slice(0, 120)}")`);
+    await shoot(page, 'nodes-restricted');
+    noErrors(errors, 'nodes as a restricted user');
+    await page.close();
+  }
+}
+
 try {
   if (mode === 'scale') await scalePhase();
+  else if (mode === 'restricted') await restrictedPhase();
   else {
     await pagesPhase();
     if (process.env.REPORT_FILE) await reportPhase(process.env.REPORT_FILE);

@@ -10,6 +10,8 @@ everything the pages show, and the jobs that fill it.
                                      stay running through the test), a gang that borrows,
                                      and jobs that wait for quota
   make_cluster.py job NAME GPUS      one PyTorchJob (master + workers) as JSON on stdout
+  make_cluster.py restricted-job NAMESPACE NAME
+                                     one small batch Job without a queue as JSON on stdout
 
 Deterministic: the same arguments give the same bytes.
 """
@@ -145,8 +147,15 @@ def main():
     elif what == "job":
         print(json.dumps(pytorch_job(sys.argv[2], "team-prod", "prod", 1, int(sys.argv[3]),
                                      duration="36000s")))
+    elif what == "restricted-job":
+        job = batch_job(sys.argv[3], sys.argv[2], "", 1, 0)
+        del job["metadata"]["labels"]
+        job["spec"]["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "1"}}
+        del job["spec"]["template"]["spec"]["priorityClassName"]
+        print(json.dumps(job))
     else:
-        sys.exit("usage: make_cluster.py cluster|jobs OUT.yaml | job NAME GPUS")
+        sys.exit("usage: make_cluster.py cluster|jobs OUT.yaml | job NAME GPUS | "
+                 "restricted-job NAMESPACE NAME")
 
 
 if __name__ == "__main__":

@@ -235,11 +235,12 @@
       } while (cont && items.length < max);
       return items;
     },
-    // The store's current resourceVersion, read from a list that is always small: a
-    // watch started there sees every later change of any resource (resourceVersions are
-    // one counter across resources, as etcd's revision is).
-    async currentResourceVersion() {
-      const list = await this.get('/api/v1/namespaces?limit=1');
+    // The current resourceVersion of the collection at `path`, read with limit=1 (small
+    // at any size): a watch started there sees every later change. The watched list
+    // itself, since a user may be allowed to read it and nothing else.
+    async currentResourceVersion(path) {
+      const sep = path.includes('?') ? '&' : '?';
+      const list = await this.get(`${path}${sep}limit=1`);
       return (list.metadata && list.metadata.resourceVersion) || '0';
     },
   };
@@ -260,6 +261,9 @@
       } else if (all.some((w) => w.state === 'error' || w.state === 'connecting')) {
         state = 'reconnecting';
         text = all.some((w) => w.state === 'error') ? 'reconnecting' : 'connecting';
+      } else if (all.some((w) => w.state === 'polling')) {
+        state = 'polling';
+        text = 'polling';
       } else if (all.length) {
         state = 'live';
         text = 'live';
@@ -271,7 +275,8 @@
 
   // A Kubernetes watch over fetch: newline-delimited JSON events. Resumes from the last
   // resourceVersion seen after a dropped stream (backing off), starts again from now
-  // after 410 Gone (calling onResync so the page re-reads), and stops for good on 403.
+  // after 410 Gone (calling onResync so the page re-reads), and stops for good on 403
+  // (calling onDenied, so a page can fall back to reading again now and then).
   M.Watch = class {
     constructor(path, onEvent, options) {
       this.path = path;
@@ -288,6 +293,11 @@
       this.state = s;
       M.live.update();
     }
+    // A page that can do without the watch (onDenied) re-reads instead: "polling".
+    denied() {
+      this.setState(this.options.onDenied ? 'polling' : 'denied');
+      if (this.options.onDenied) this.options.onDenied();
+    }
     stop() {
       this.stopped = true;
       if (this.abort) this.abort.abort();
@@ -298,15 +308,21 @@
       let rv = this.options.resourceVersion;
       while (!this.stopped) {
         try {
-          if (!rv) rv = await M.api.currentResourceVersion();
+          if (!rv) {
+            try {
+              rv = await M.api.currentResourceVersion(this.path);
+            } catch (e) {
+              if (e.status === 403 || e.status === 401) return this.denied();
+              throw e;
+            }
+          }
           this.abort = new AbortController();
           const sep = this.path.includes('?') ? '&' : '?';
           const url = `${this.path}${sep}watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(rv)}`;
           const res = await fetch(url, { headers: M.api.headers(), signal: this.abort.signal });
           if (res.status === 403 || res.status === 401) {
-            this.setState('denied');
             if (res.status === 401) M.auth.needed(new ApiError(401, null, url));
-            return;
+            return this.denied();
           }
           if (res.status === 410) {
             rv = '';
@@ -331,10 +347,7 @@
               const ev = JSON.parse(line);
               if (ev.type === 'ERROR') {
                 const code = ev.object && ev.object.code;
-                if (code === 403 || code === 401) {  // a proxy refusing mid-stream
-                  this.setState('denied');
-                  return;
-                }
+                if (code === 403 || code === 401) return this.denied();  // a proxy refusing mid-stream
                 if (code === 410) {
                   rv = '';
                   if (this.options.onResync) this.options.onResync();

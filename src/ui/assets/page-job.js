@@ -115,7 +115,7 @@
             table('candidates-table', ['Workload', 'ClusterQueue', 'Priority#', 'Reason', 'Being preempted'], w.preemptionCandidates.map((c) => {
               const [cns, cjob] = c.workload.split('/');
               return M.h('tr', {},
-                M.h('td', {}, M.h('a', { href: `#/job/${encodeURIComponent(cns)}/${encodeURIComponent(cjob)}`, text: c.workload })),
+                M.h('td', {}, cjob ? M.h('a', { href: `#/job/${encodeURIComponent(cns)}/${encodeURIComponent(cjob)}`, text: c.workload }) : M.h('span', { class: 'muted', text: c.workload })),
                 M.h('td', { text: c.clusterQueue }), M.h('td', { class: 'num', text: c.priority }),
                 M.h('td', { text: c.reason }), M.h('td', { text: c.preempting ? 'yes' : 'no' }));
             })),

@@ -163,7 +163,8 @@
           const top = [...holderGpus.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
           M.replace(holders, top.length ? top.slice(0, 40).map(([w, n]) => {
             const [wns, job] = w.split('/');
-            return M.h('a', { href: `#/job/${encodeURIComponent(wns)}/${encodeURIComponent(job)}` },
+            // A workload of a namespace this user may not read has no name and no link.
+            return M.h(job ? 'a' : 'span', job ? { href: `#/job/${encodeURIComponent(wns)}/${encodeURIComponent(job)}` } : { class: 'muted' },
               M.h('i', { style: { background: M.colorFor(w) } }), `${w} (${n})`);
           }) : M.h('span', { class: 'muted', text: 'No GPU is held.' }),
           top.length > 40 ? M.h('span', { class: 'muted', text: `and ${top.length - 40} more` }) : null);
@@ -176,6 +177,7 @@
         const w = ev.target && ev.target.dataset && ev.target.dataset.workload;
         if (!w) return;
         const [wns, job] = w.split('/');
+        if (!job) return;  // withheld: another namespace's
         M.router.go(`#/job/${encodeURIComponent(wns)}/${encodeURIComponent(job)}`);
       });
       const refresh = M.throttle(load, 1500);

@@ -134,6 +134,16 @@
         }
       }
 
+      async function countByState(path) {
+        const out = {};
+        await Promise.all(STATES.map(async (state) => {
+          const sel = ['state=' + state].concat(filter.queue ? ['queue.clusterQueue=' + filter.queue] : []);
+          const p = await M.api.page(path, { limit: 1, fieldSelector: sel.join(',') }).catch(() => null);
+          if (p) out[state] = p.items.length + p.remaining;
+        }));
+        return out;
+      }
+
       async function load() {
         const selectors = [];
         if (filter.state) selectors.push('state=' + filter.state);
@@ -144,12 +154,12 @@
         try {
           const [page, cluster] = await Promise.all([
             M.api.page(path, { limit: PAGE, continue: tokens[pageIndex], fieldSelector: selectors.join(',') }),
-            M.api.get('/apis/muster.dev/v1alpha1/clusterviews/cluster').catch(() => null),
+            filter.namespace || filter.queue ? null : M.api.get('/apis/muster.dev/v1alpha1/clusterviews/cluster').catch(() => null),
           ]);
-          if (cluster) {
-            counts = cluster.workloads || {};
-            renderChips();
-          }
+          // The chips count what the table can show: the ClusterView's counts (those of
+          // the namespaces this user may read), else one small list per state.
+          counts = cluster ? cluster.workloads || {} : await countByState(path);
+          renderChips();
           M.clear(status);
           rows.sync(page.items, (w) => `${w.metadata.namespace}/${w.metadata.name}`);
           if (!page.items.length) status.append(M.empty(filter.state || filter.queue || filter.namespace ? 'No workloads match.' : 'No workloads yet.'));
@@ -183,9 +193,15 @@
       const watchPath = filter.namespace
         ? `/apis/kueue.x-k8s.io/v1beta1/namespaces/${encodeURIComponent(filter.namespace)}/workloads`
         : '/apis/kueue.x-k8s.io/v1beta1/workloads';
-      const watch = new M.Watch(watchPath, () => { refresh(); M.refreshTop(); }, { onResync: refresh });
+      // A user who may not watch every namespace's Workloads (RBAC bound in some
+      // namespaces only) sees the page re-read every few seconds instead.
+      let poll = null;
+      const watch = new M.Watch(watchPath, () => { refresh(); M.refreshTop(); }, {
+        onResync: refresh,
+        onDenied: () => { if (!poll) poll = setInterval(refresh, 3000); },
+      });
       const tick = setInterval(load, 30000);  // ages move on
-      return { unmount() { watch.stop(); clearInterval(tick); } };
+      return { unmount() { watch.stop(); clearInterval(tick); if (poll) clearInterval(poll); } };
     },
   };
 })();
