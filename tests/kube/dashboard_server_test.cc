@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -201,14 +202,27 @@ TEST(DashboardServerTest, StreamsWatchesAndPassesRefusalsAsErrorEvents) {
   EXPECT_EQ(event["object"]["code"], 403);
 }
 
+// The listener over `upstream`, serving SmallView().
+class ViewDashboard {
+ public:
+  explicit ViewDashboard(const RecordingUpstream& upstream) {
+    views_.Publish(SmallView());
+    DashboardServerOptions o;
+    o.upstream = upstream.Connection();
+    o.views = &views_;
+    server_ = std::make_unique<DashboardServer>(o);
+  }
+  Status Start() { return server_->Start(); }
+  int port() const { return server_->port(); }
+
+ private:
+  ui::ViewPublisher views_;
+  std::unique_ptr<DashboardServer> server_;
+};
+
 TEST(DashboardServerTest, ViewsNeedTheUsersPermission) {
   RecordingUpstream upstream;
-  ui::ViewPublisher views;
-  views.Publish(SmallView());
-  DashboardServerOptions o;
-  o.upstream = upstream.Connection();
-  o.views = &views;
-  DashboardServer dashboard(o);
+  ViewDashboard dashboard(upstream);
   ASSERT_TRUE(dashboard.Start().ok());
 
   auto list = Get(dashboard.port(), "/apis/muster.dev/v1alpha1/workloadviews?limit=10", "alice");
@@ -230,9 +244,9 @@ TEST(DashboardServerTest, ViewsNeedTheUsersPermission) {
   ASSERT_TRUE(mallory);
   EXPECT_EQ(mallory->status, 200);
   EXPECT_TRUE(json::parse(mallory->body)["items"].empty()) << mallory->body;
-  auto mallory_one = Get(dashboard.port(),
-                         "/apis/muster.dev/v1alpha1/namespaces/default/workloadviews/job-a",
-                         "mallory");
+  auto mallory_one =
+      Get(dashboard.port(), "/apis/muster.dev/v1alpha1/namespaces/default/workloadviews/job-a",
+          "mallory");
   ASSERT_TRUE(mallory_one);
   EXPECT_EQ(mallory_one->status, 403);
 
@@ -260,12 +274,7 @@ TEST(DashboardServerTest, ViewsNeedTheUsersPermission) {
 // namespaces' workloads without their names (ui/view_reader.h), as muster serve shows.
 TEST(DashboardServerTest, AUserOfOneNamespaceSeesItsWorkloadsOnly) {
   RecordingUpstream upstream;
-  ui::ViewPublisher views;
-  views.Publish(SmallView());
-  DashboardServerOptions o;
-  o.upstream = upstream.Connection();
-  o.views = &views;
-  DashboardServer dashboard(o);
+  ViewDashboard dashboard(upstream);
   ASSERT_TRUE(dashboard.Start().ok());
 
   auto list = Get(dashboard.port(), "/apis/muster.dev/v1alpha1/workloadviews", "carol");
