@@ -129,6 +129,7 @@ cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{sub(/^.*\) /, ""); printf "%.2f", ($1
 run_muster() {
   local round=$1 data="$WORK/muster-data-$1" port="" t0
   log "muster round $round: starting serve"
+  : >"$WORK/server-$round.log"
   "$MUSTER" serve --executor emulated --no-local-node --data "$data" --listen 127.0.0.1:0 \
     -f "$WORK/cluster.yaml" >"$WORK/server-$round.log" 2>&1 &
   SERVER_PID=$!
