@@ -9,8 +9,7 @@ RUN=$1
 "${SLURM_SHARED:?}/start_peer.sh" "$@"
 cpu() { awk -v hz="$(getconf CLK_TCK)" '{sub(/^.*\) /, ""); printf "%.2f\n", ($12 + $13) / hz}' "/proc/$1/stat"; }
 ctld=$(cpu "$(cat "$RUN/slurmctld.pid")")
-nodes=0
-for f in "$RUN"/spool/*/slurmd.pid; do
-  nodes=$(echo "$nodes + $(cpu "$(cat "$f")")" | bc)
-done
+# shellcheck disable=SC2016  # awk's program, run by xargs
+nodes=$(sed 's|^\(.*\)$|/proc/\1/stat|' "$RUN"/spool/*/slurmd.pid | xargs awk -v hz="$(getconf CLK_TCK)" \
+  '{sub(/^.*\) /, ""); s += $12 + $13} END {printf "%.2f", s / hz}')
 echo "$ctld $nodes" >"$RUN/cpu_at_start"
