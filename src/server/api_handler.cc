@@ -11,6 +11,9 @@
 #include "server/store_routes.h"
 #include "server/auth/owner.h"
 #include "server/auth/rbac_authorizer.h"
+#include "server/core_defaults.h"
+#include "server/core_validation.h"
+#include "server/create_admission.h"
 #include "server/discovery.h"
 #include "server/json_merge_patch.h"
 #include "server/meta_validation.h"
@@ -38,6 +41,12 @@ ApiResponse JsonResponse(int code, const json& body) {
   return {code, "application/json", ToWire(body)};
 }
 ApiResponse ErrorResponse(const ApiError& e) { return JsonResponse(e.code, e.ToJson()); }
+// A write's answer, with warnings about the fields muster stores but does not act on.
+ApiResponse Written(int code, const control::ResourceType& type, const json& object) {
+  ApiResponse response = JsonResponse(code, object);
+  response.warnings = CoreWarnings(type, object);
+  return response;
+}
 ApiResponse TextResponse(int code, std::string text) {
   return {code, "text/plain; charset=utf-8", std::move(text)};
 }
@@ -63,8 +72,8 @@ int64_t NowUnix() { return static_cast<int64_t>(std::time(nullptr)); }
 // `muster validate` accepts; warnings (references to absent objects) pass.
 std::optional<ApiError> ValidateObject(const control::ResourceType& t, const json& object,
                                        const std::string& name) {
-  if (IsRbacType(t)) {
-    auto causes = ValidateRbacObject(t, object);
+  if (IsRbacType(t) || IsCoreKind(t)) {
+    auto causes = IsRbacType(t) ? ValidateRbacObject(t, object) : ValidateCoreObject(t, object);
     if (causes.empty()) return std::nullopt;
     return InvalidObject(t, name, std::move(causes));
   }
@@ -290,6 +299,7 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r)
   // A Node's capacity lives in its status, and upstream keeps a Node's status on
   // create; other kinds with a status subresource start without one.
   if (type.has_status && type.kind != "Node") body->erase("status");
+  DefaultCoreObject(type, *body, nullptr);
   if (auto causes = ValidateObjectMeta(type, meta); !causes.empty()) {
     return ErrorResponse(InvalidObject(type, name, std::move(causes)));
   }
@@ -300,10 +310,15 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r)
     }
     meta["name"] = name;
     if (auto invalid = ValidateObject(type, *body, name)) return ErrorResponse(*invalid);
-    if (dry_run) return JsonResponse(201, *body);
+    // Quota and allocation, then the write, as one step (create_admission.h).
+    std::lock_guard<std::mutex> admission(CreateAdmissionMutex());
+    if (auto refused = AdmitCreate(store, type, t.namespace_, *body))
+      return ErrorResponse(*refused);
+    if (dry_run) return Written(201, type, *body);
     if (type.namespaced) EnsureNamespace(store, t.namespace_);
     auto created = store.Create({type.StoreKey(), t.namespace_, name}, *body);
-    if (created.ok()) return JsonResponse(201, PresentObject(std::move(*created), type, t.version));
+    if (created.ok())
+      return Written(201, type, PresentObject(std::move(*created), type, t.version));
     if (created.status().code() != StatusCode::kAlreadyExists || generate.empty() ||
         !FieldValue(*body, "metadata.name").empty()) {
       return StoreError(created.status(), t, name);
@@ -325,6 +340,10 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
   if (!md.ok()) return ErrorResponse(BadRequest(md.status().message()));
   const WriteScope scope = ScopeOf(t);
   if (scope != WriteScope::kStatus) {
+    if (IsCoreKind(*t.type)) {
+      auto stored = store.Get({t.type->StoreKey(), t.namespace_, t.name});
+      DefaultCoreObject(*t.type, *body, stored.ok() ? &*stored : nullptr);
+    }
     if (auto invalid = ValidateObject(*t.type, *body, t.name)) return ErrorResponse(*invalid);
   }
   const bool admitted = scope != WriteScope::kStatus && JobAdmitted(store, *t.type, *body);
@@ -344,9 +363,9 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
       },
       scope);
   if (invalid) return ErrorResponse(*invalid);
-  if (checked_dry_run) return JsonResponse(200, *body);
+  if (checked_dry_run) return Written(200, *t.type, *body);
   if (!updated.ok()) return StoreError(updated.status(), t, t.name);
-  return JsonResponse(200, PresentObject(std::move(*updated), *t.type, t.version));
+  return Written(200, *t.type, PresentObject(std::move(*updated), *t.type, t.version));
 }
 
 ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
@@ -373,6 +392,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
       [&](const json& current) -> Result<json> {
         json next = current;
         ApplyMergePatch(next, patch);
+        if (scope != WriteScope::kStatus) DefaultCoreObject(*t.type, next, &current);
         auth::KeepOwner(current, next);  // immutable: the value sent is ignored
         RequestTarget same = t;
         auto md = CheckBody(next, same);
@@ -387,7 +407,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
       scope);
   if (invalid) return ErrorResponse(*invalid);
   if (!patched.ok()) return StoreError(patched.status(), t, t.name);
-  return JsonResponse(200, PresentObject(std::move(*patched), *t.type, t.version));
+  return Written(200, *t.type, PresentObject(std::move(*patched), *t.type, t.version));
 }
 
 ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
