@@ -115,13 +115,15 @@ Result<json> ParseBody(const ApiRequest& r) {
 Result<json*> CheckBody(json& body, const RequestTarget& t) {
   if (!body.is_object()) return InvalidArgument("the request body must be a JSON object");
   if (body.contains("kind") && body["kind"] != t.type->kind) {
-    return InvalidArgument("the kind of the object (" + body["kind"].dump() +
+    return InvalidArgument("the kind of the object (" +
+                           body["kind"].dump(-1, ' ', false, json::error_handler_t::replace) +
                            ") does not match the resource (" + t.type->kind + ")");
   }
   if (body.contains("apiVersion") && body["apiVersion"].is_string() &&
       control::FindByKind(body["apiVersion"].get<std::string>(), t.type->kind) != t.type) {
-    return InvalidArgument("apiVersion " + body["apiVersion"].dump() + " does not match " +
-                           t.type->ApiVersion(t.version));
+    return InvalidArgument("apiVersion " +
+                           body["apiVersion"].dump(-1, ' ', false, json::error_handler_t::replace) +
+                           " does not match " + t.type->ApiVersion(t.version));
   }
   body["apiVersion"] = t.type->ApiVersion(t.version);
   body["kind"] = t.type->kind;
@@ -141,7 +143,8 @@ Result<json*> CheckBody(json& body, const RequestTarget& t) {
   }
   if (!t.name.empty()) {
     if (md.contains("name") && md["name"] != t.name) {
-      return InvalidArgument("the name of the object (" + md["name"].dump() +
+      return InvalidArgument("the name of the object (" +
+                             md["name"].dump(-1, ' ', false, json::error_handler_t::replace) +
                              ") does not match the name on the URL (" + t.name + ")");
     }
     md["name"] = t.name;

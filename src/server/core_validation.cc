@@ -207,6 +207,13 @@ bool IsCoreKind(const control::ResourceType& type) {
 std::vector<StatusCause> ValidateCoreObject(const control::ResourceType& type, const json& object) {
   std::vector<StatusCause> out;
   if (!IsCoreKind(type)) return out;
+  try {
+    // A YAML body may carry bytes that are not UTF-8; the store writes JSON text.
+    (void)object.dump();
+  } catch (const json::exception&) {
+    return {
+        {"FieldValueInvalid", "Invalid value: the object holds a string that is not UTF-8", ""}};
+  }
   if (type.kind == "ConfigMap") ValidateConfigMap(object, out);
   if (type.kind == "Secret") ValidateSecret(object, out);
   if (type.kind == "Service") ValidateService(object, out);
@@ -293,14 +300,14 @@ StatusCause NotSupportedValue(const std::string& field, const json& value,
                               const std::vector<std::string>& supported) {
   std::string list;
   for (const auto& s : supported) list += (list.empty() ? "\"" : ", \"") + s + "\"";
-  std::string shown = value.dump();
+  std::string shown = value.dump(-1, ' ', false, json::error_handler_t::replace);
   if (shown.size() > 256) shown = shown.substr(0, 256) + "...";
   return {"FieldValueNotSupported", "Unsupported value: " + shown + ": supported values: " + list,
           field};
 }
 
 StatusCause DuplicateValue(const std::string& field, const json& value) {
-  std::string shown = value.dump();
+  std::string shown = value.dump(-1, ' ', false, json::error_handler_t::replace);
   if (shown.size() > 256) shown = shown.substr(0, 256) + "...";
   return {"FieldValueDuplicate", "Duplicate value: " + shown, field};
 }
