@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "server/garbage_collector.h"
+#include "server/quota_controller.h"
 #include "server/scheduler_controller.h"
 #include "server/serve.h"
 #include "server/store_health_monitor.h"
@@ -71,6 +72,7 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
         *executor == "emulated" ? server::ExecutorKind::kEmulated : server::ExecutorKind::kLocal,
         *kubelet));
     controllers.push_back(std::make_unique<server::GarbageCollector>());
+    controllers.push_back(std::make_unique<server::QuotaController>());
     controllers.push_back(std::make_unique<server::StoreHealthMonitor>());
     exit_code = server::RunServe(*opts, std::move(controllers), std::cout, std::cerr);
   });

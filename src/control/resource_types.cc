@@ -26,6 +26,18 @@ const std::vector<ResourceType>& ResourceTypes() {
       {"", {"v1"}, "Pod", "pods", "pod", {"po"}, true, true, false},
       {"", {"v1"}, "Namespace", "namespaces", "namespace", {"ns"}, false, true, false},
       {"", {"v1"}, "Event", "events", "event", {"ev"}, true, false, false},
+      // Core kinds pods read (server/core_validation.h validates them; quota in
+      // server/resource_quota.h). kube's reflectors list their own kinds by name, so
+      // these add nothing a real cluster's adapter watches.
+      {"", {"v1"}, "ConfigMap", "configmaps", "configmap", {"cm"}, true, false, false},
+      {"", {"v1"}, "Secret", "secrets", "secret", {}, true, false, false},
+      {"", {"v1"}, "Service", "services", "service", {"svc"}, true, true, false},
+      {"", {"v1"}, "PersistentVolumeClaim", "persistentvolumeclaims", "persistentvolumeclaim",
+       {"pvc"}, true, true, false},
+      {"", {"v1"}, "ResourceQuota", "resourcequotas", "resourcequota", {"quota"}, true, true,
+       false},
+      {"", {"v1"}, "ServiceAccount", "serviceaccounts", "serviceaccount", {"sa"}, true, false,
+       false},
       {"topology.node.k8s.io", {"v1alpha2"}, "NodeResourceTopology", "noderesourcetopologies",
        "noderesourcetopology", {"node-res-topo"}, false, false, true},
       {"scheduling.k8s.io", {"v1"}, "PriorityClass", "priorityclasses", "priorityclass", {"pc"},

@@ -1,5 +1,6 @@
 // The resource types the API server serves: every kind of CONTRACT section 1 plus
-// v1 Pod, Namespace, Event and kueue.x-k8s.io Workload. Discovery, routing, the
+// v1 Pod, Namespace, Event, ConfigMap, Secret, Service, PersistentVolumeClaim,
+// ResourceQuota, ServiceAccount and kueue.x-k8s.io Workload. Discovery, routing, the
 // store key and Table columns all read this one table.
 #pragma once
 

@@ -9,6 +9,9 @@
 #include "server/api_status.h"
 #include "server/auth/owner.h"
 #include "server/auth/rbac_authorizer.h"
+#include "server/core_defaults.h"
+#include "server/core_validation.h"
+#include "server/create_admission.h"
 #include "server/discovery.h"
 #include "server/json_merge_patch.h"
 #include "server/list_response.h"
@@ -38,6 +41,12 @@ ApiResponse JsonResponse(int code, const json& body) {
   return {code, "application/json", ToWire(body)};
 }
 ApiResponse ErrorResponse(const ApiError& e) { return JsonResponse(e.code, e.ToJson()); }
+// A write's answer, with warnings about the fields muster stores but does not act on.
+ApiResponse Written(int code, const control::ResourceType& type, const json& object) {
+  ApiResponse response = JsonResponse(code, object);
+  response.warnings = CoreWarnings(type, object);
+  return response;
+}
 ApiResponse TextResponse(int code, std::string text) {
   return {code, "text/plain; charset=utf-8", std::move(text)};
 }
@@ -63,8 +72,8 @@ int64_t NowUnix() { return static_cast<int64_t>(std::time(nullptr)); }
 // `muster validate` accepts; warnings (references to absent objects) pass.
 std::optional<ApiError> ValidateObject(const control::ResourceType& t, const json& object,
                                        const std::string& name) {
-  if (IsRbacType(t)) {
-    auto causes = ValidateRbacObject(t, object);
+  if (IsRbacType(t) || IsCoreKind(t)) {
+    auto causes = IsRbacType(t) ? ValidateRbacObject(t, object) : ValidateCoreObject(t, object);
     if (causes.empty()) return std::nullopt;
     return InvalidObject(t, name, std::move(causes));
   }
@@ -106,13 +115,15 @@ Result<json> ParseBody(const ApiRequest& r) {
 Result<json*> CheckBody(json& body, const RequestTarget& t) {
   if (!body.is_object()) return InvalidArgument("the request body must be a JSON object");
   if (body.contains("kind") && body["kind"] != t.type->kind) {
-    return InvalidArgument("the kind of the object (" + body["kind"].dump() +
+    return InvalidArgument("the kind of the object (" +
+                           body["kind"].dump(-1, ' ', false, json::error_handler_t::replace) +
                            ") does not match the resource (" + t.type->kind + ")");
   }
   if (body.contains("apiVersion") && body["apiVersion"].is_string() &&
       control::FindByKind(body["apiVersion"].get<std::string>(), t.type->kind) != t.type) {
-    return InvalidArgument("apiVersion " + body["apiVersion"].dump() + " does not match " +
-                           t.type->ApiVersion(t.version));
+    return InvalidArgument("apiVersion " +
+                           body["apiVersion"].dump(-1, ' ', false, json::error_handler_t::replace) +
+                           " does not match " + t.type->ApiVersion(t.version));
   }
   body["apiVersion"] = t.type->ApiVersion(t.version);
   body["kind"] = t.type->kind;
@@ -132,7 +143,8 @@ Result<json*> CheckBody(json& body, const RequestTarget& t) {
   }
   if (!t.name.empty()) {
     if (md.contains("name") && md["name"] != t.name) {
-      return InvalidArgument("the name of the object (" + md["name"].dump() +
+      return InvalidArgument("the name of the object (" +
+                             md["name"].dump(-1, ' ', false, json::error_handler_t::replace) +
                              ") does not match the name on the URL (" + t.name + ")");
     }
     md["name"] = t.name;
@@ -289,6 +301,7 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r)
   // A Node's capacity lives in its status, and upstream keeps a Node's status on
   // create; other kinds with a status subresource start without one.
   if (type.has_status && type.kind != "Node") body->erase("status");
+  DefaultCoreObject(type, *body, nullptr);
   if (auto causes = ValidateObjectMeta(type, meta); !causes.empty()) {
     return ErrorResponse(InvalidObject(type, name, std::move(causes)));
   }
@@ -299,10 +312,15 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r)
     }
     meta["name"] = name;
     if (auto invalid = ValidateObject(type, *body, name)) return ErrorResponse(*invalid);
-    if (dry_run) return JsonResponse(201, *body);
+    // Quota and allocation, then the write, as one step (create_admission.h).
+    std::lock_guard<std::mutex> admission(CreateAdmissionMutex());
+    if (auto refused = AdmitCreate(store, type, t.namespace_, *body))
+      return ErrorResponse(*refused);
+    if (dry_run) return Written(201, type, *body);
     if (type.namespaced) EnsureNamespace(store, t.namespace_);
     auto created = store.Create({type.StoreKey(), t.namespace_, name}, *body);
-    if (created.ok()) return JsonResponse(201, PresentObject(std::move(*created), type, t.version));
+    if (created.ok())
+      return Written(201, type, PresentObject(std::move(*created), type, t.version));
     if (created.status().code() != StatusCode::kAlreadyExists || generate.empty() ||
         !FieldValue(*body, "metadata.name").empty()) {
       return StoreError(created.status(), t, name);
@@ -324,6 +342,10 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
   if (!md.ok()) return ErrorResponse(BadRequest(md.status().message()));
   const WriteScope scope = ScopeOf(t);
   if (scope != WriteScope::kStatus) {
+    if (IsCoreKind(*t.type)) {
+      auto stored = store.Get({t.type->StoreKey(), t.namespace_, t.name});
+      DefaultCoreObject(*t.type, *body, stored.ok() ? &*stored : nullptr);
+    }
     if (auto invalid = ValidateObject(*t.type, *body, t.name)) return ErrorResponse(*invalid);
   }
   const bool admitted = scope != WriteScope::kStatus && JobAdmitted(store, *t.type, *body);
@@ -343,9 +365,9 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
       },
       scope);
   if (invalid) return ErrorResponse(*invalid);
-  if (checked_dry_run) return JsonResponse(200, *body);
+  if (checked_dry_run) return Written(200, *t.type, *body);
   if (!updated.ok()) return StoreError(updated.status(), t, t.name);
-  return JsonResponse(200, PresentObject(std::move(*updated), *t.type, t.version));
+  return Written(200, *t.type, PresentObject(std::move(*updated), *t.type, t.version));
 }
 
 ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
@@ -372,6 +394,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
       [&](const json& current) -> Result<json> {
         json next = current;
         ApplyMergePatch(next, patch);
+        if (scope != WriteScope::kStatus) DefaultCoreObject(*t.type, next, &current);
         auth::KeepOwner(current, next);  // immutable: the value sent is ignored
         RequestTarget same = t;
         auto md = CheckBody(next, same);
@@ -386,7 +409,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
       scope);
   if (invalid) return ErrorResponse(*invalid);
   if (!patched.ok()) return StoreError(patched.status(), t, t.name);
-  return JsonResponse(200, PresentObject(std::move(*patched), *t.type, t.version));
+  return Written(200, *t.type, PresentObject(std::move(*patched), *t.type, t.version));
 }
 
 ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {

@@ -34,6 +34,9 @@ struct ApiResponse {
   int code = 200;
   std::string content_type = "application/json";
   std::string body;
+  // Sent as `Warning: 299 - "<text>"` headers, which kubectl prints: fields muster
+  // stores but does not act on.
+  std::vector<std::string> warnings = {};
 };
 
 // A watch (or a followed pod log) answers with a stream instead of a body.

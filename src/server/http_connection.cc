@@ -58,11 +58,21 @@ ApiRequest ToApiRequest(HttpRequest&& r, auth::UserInfo user) {
 }
 
 std::string SerializeResponse(const ApiResponse& response, bool keep_alive, bool head_only) {
-  std::string out = ResponseHead(response.code,
-                                 {{"Content-Type", response.content_type},
-                                  {"Cache-Control", "no-cache, private"},
-                                  {"X-Content-Type-Options", "nosniff"}},
-                                 response.body.size(), keep_alive);
+  std::vector<std::pair<std::string, std::string>> headers = {
+      {"Content-Type", response.content_type},
+      {"Cache-Control", "no-cache, private"},
+      {"X-Content-Type-Options", "nosniff"}};
+  for (const std::string& w : response.warnings) {
+    // RFC 7234 warn-text is a quoted string: quotes and backslashes escaped, and
+    // nothing that could end the header line.
+    std::string text;
+    for (char c : w) {
+      if (c == '"' || c == '\\') text += '\\';
+      text += (c == '\r' || c == '\n') ? ' ' : c;
+    }
+    headers.push_back({"Warning", "299 - \"" + text + "\""});
+  }
+  std::string out = ResponseHead(response.code, headers, response.body.size(), keep_alive);
   if (!head_only) out += response.body;
   return out;
 }

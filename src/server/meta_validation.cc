@@ -10,7 +10,9 @@ using nlohmann::json;
 constexpr size_t kMaxQuotedValue = 256;
 
 std::string Quoted(const json& value) {
-  std::string s = value.dump();
+  // A key or value that is not UTF-8 (a YAML body can carry one) is quoted with
+  // U+FFFD, never an exception.
+  std::string s = value.dump(-1, ' ', false, json::error_handler_t::replace);
   if (s.size() > kMaxQuotedValue) s = s.substr(0, kMaxQuotedValue) + "...";
   return s;
 }

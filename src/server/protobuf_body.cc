@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base64.h"
 #include "server/request_body.h"
 
 namespace muster::server {
@@ -62,7 +63,19 @@ class Reader {
   size_t pos_ = 0;
 };
 
-enum class Type { kString, kMessage, kStringMap, kVarint };
+// kBytesMap: map<string, bytes>, its values base64 in JSON (Secret data);
+// kQuantityMap: map<string, Quantity> (a message whose field 1 is the string);
+// kIntOrString: {type, intVal, strVal} as a JSON number or string.
+enum class Type {
+  kString,
+  kMessage,
+  kStringMap,
+  kBytesMap,
+  kQuantityMap,
+  kVarint,
+  kBool,
+  kIntOrString
+};
 
 struct Schema;
 struct Field {
@@ -101,6 +114,39 @@ const Schema kBinding{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
 const Schema kNamespaceSpec{{{1, "finalizers", Type::kString, true}}};
 const Schema kNamespace{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
                          {2, "spec", Type::kMessage, false, &kNamespaceSpec}}};
+// The core kinds kubectl's create commands send (configmap, secret, quota,
+// serviceaccount, service).
+const Schema kConfigMap{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                         {2, "data", Type::kStringMap},
+                         {3, "binaryData", Type::kBytesMap},
+                         {4, "immutable", Type::kBool}}};
+const Schema kSecret{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                      {2, "data", Type::kBytesMap},
+                      {3, "type", Type::kString},
+                      {4, "stringData", Type::kStringMap},
+                      {5, "immutable", Type::kBool}}};
+const Schema kQuotaSpec{{{1, "hard", Type::kQuantityMap}, {2, "scopes", Type::kString, true}}};
+const Schema kResourceQuota{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                             {2, "spec", Type::kMessage, false, &kQuotaSpec}}};
+const Schema kObjectReference{{{3, "name", Type::kString}}};
+const Schema kServiceAccount{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                              {2, "secrets", Type::kMessage, true, &kObjectReference},
+                              {3, "imagePullSecrets", Type::kMessage, true, &kObjectReference},
+                              {4, "automountServiceAccountToken", Type::kBool}}};
+const Schema kServicePort{{{1, "name", Type::kString},
+                           {2, "protocol", Type::kString},
+                           {3, "port", Type::kVarint},
+                           {4, "targetPort", Type::kIntOrString},
+                           {5, "nodePort", Type::kVarint}}};
+const Schema kServiceSpec{{{1, "ports", Type::kMessage, true, &kServicePort},
+                           {2, "selector", Type::kStringMap},
+                           {3, "clusterIP", Type::kString},
+                           {4, "type", Type::kString},
+                           {5, "externalIPs", Type::kString, true},
+                           {7, "sessionAffinity", Type::kString},
+                           {10, "externalName", Type::kString}}};
+const Schema kService{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                       {2, "spec", Type::kMessage, false, &kServiceSpec}}};
 const Schema kResourceAttributes{{{1, "namespace", Type::kString},
                                   {2, "verb", Type::kString},
                                   {3, "group", Type::kString},
@@ -120,7 +166,14 @@ const Schema kRulesReview{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
 const Schema kTypeMeta{{{1, "apiVersion", Type::kString}, {2, "kind", Type::kString}}};
 
 const Schema* SchemaOf(const std::string& api_version, const std::string& kind) {
-  if (api_version == "v1" && kind == "Namespace") return &kNamespace;
+  if (api_version == "v1") {
+    if (kind == "Namespace") return &kNamespace;
+    if (kind == "ConfigMap") return &kConfigMap;
+    if (kind == "Secret") return &kSecret;
+    if (kind == "ResourceQuota") return &kResourceQuota;
+    if (kind == "ServiceAccount") return &kServiceAccount;
+    if (kind == "Service") return &kService;
+  }
   if (api_version == "rbac.authorization.k8s.io/v1") {
     if (kind == "Role" || kind == "ClusterRole") return &kRole;
     if (kind == "RoleBinding" || kind == "ClusterRoleBinding") return &kBinding;
@@ -134,7 +187,47 @@ const Schema* SchemaOf(const std::string& api_version, const std::string& kind) 
 
 bool Decode(std::string_view bytes, const Schema& schema, json& out);
 
-bool DecodeMapEntry(std::string_view bytes, json& map) {
+// The string in field 1 of a message (resource.Quantity).
+bool DecodeQuantity(std::string_view bytes, std::string& out) {
+  Reader r(bytes);
+  while (!r.done()) {
+    uint64_t tag = 0;
+    std::string_view v;
+    if (!r.Varint(tag)) return false;
+    if (tag == ((1 << 3) | 2)) {
+      if (!r.Bytes(v)) return false;
+      out = std::string(v);
+    } else if (!r.Skip(static_cast<int>(tag & 7))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// intstr.IntOrString: type 1 (0 int, 1 string), intVal 2, strVal 3.
+bool DecodeIntOrString(std::string_view bytes, json& out) {
+  Reader r(bytes);
+  uint64_t type = 0, int_val = 0;
+  std::string str_val;
+  while (!r.done()) {
+    uint64_t tag = 0;
+    std::string_view v;
+    if (!r.Varint(tag)) return false;
+    const uint64_t field = tag >> 3;
+    if ((field == 1 || field == 2) && (tag & 7) == 0) {
+      if (!r.Varint(field == 1 ? type : int_val)) return false;
+    } else if (field == 3 && (tag & 7) == 2) {
+      if (!r.Bytes(v)) return false;
+      str_val = std::string(v);
+    } else if (!r.Skip(static_cast<int>(tag & 7))) {
+      return false;
+    }
+  }
+  out = type == 1 ? json(str_val) : json(static_cast<int32_t>(int_val));
+  return true;
+}
+
+bool DecodeMapEntry(std::string_view bytes, json& map, Type type = Type::kStringMap) {
   Reader r(bytes);
   std::string key, value;
   while (!r.done()) {
@@ -148,15 +241,29 @@ bool DecodeMapEntry(std::string_view bytes, json& map) {
       return false;
     }
   }
-  map[key] = value;
+  if (type == Type::kBytesMap) {
+    map[key] = EncodeBase64(value);
+  } else if (type == Type::kQuantityMap) {
+    std::string quantity;
+    if (!DecodeQuantity(value, quantity)) return false;
+    map[key] = quantity;
+  } else {
+    map[key] = value;
+  }
   return true;
 }
 
 bool DecodeField(Reader& r, const Field& f, int wire_type, json& out) {
-  if (f.type == Type::kVarint) {
+  if (f.type == Type::kVarint || f.type == Type::kBool) {
     uint64_t v = 0;
     if (wire_type != 0 || !r.Varint(v)) return false;
-    out[f.name] = v;
+    if (f.type == Type::kBool) {
+      out[f.name] = v != 0;
+    } else if (v != 0) {
+      // Go writes every int32 field, zero included; JSON's omitempty leaves zeros out
+      // (a Service port's nodePort 0 is "none").
+      out[f.name] = static_cast<int32_t>(v);
+    }
     return true;
   }
   std::string_view bytes;
@@ -171,9 +278,15 @@ bool DecodeField(Reader& r, const Field& f, int wire_type, json& out) {
       if (!Decode(bytes, *f.message, value)) return false;
       break;
     case Type::kStringMap:
+    case Type::kBytesMap:
+    case Type::kQuantityMap:
       if (!out.contains(f.name)) out[f.name] = json::object();
-      return DecodeMapEntry(bytes, out[f.name]);
+      return DecodeMapEntry(bytes, out[f.name], f.type);
+    case Type::kIntOrString:
+      if (!DecodeIntOrString(bytes, value)) return false;
+      break;
     case Type::kVarint:
+    case Type::kBool:
       break;
   }
   if (f.repeated) {

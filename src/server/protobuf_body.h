@@ -2,12 +2,17 @@
 // the magic "k8s\0", then a runtime.Unknown holding apiVersion, kind and the object's
 // bytes), turned into the JSON the handler reads. kubectl's typed commands send them
 // for built-in kinds (`kubectl create rolebinding`, `create clusterrole`,
-// `create namespace`, `auth can-i`), whatever the server advertises.
+// `create namespace`, `create configmap`, `create secret`, `create quota`,
+// `create serviceaccount`, `create service`, `auth can-i`), whatever the server
+// advertises.
 //
-// Only the kinds in the schema table are decoded (Namespace, the four RBAC kinds,
-// the self reviews), and of their fields only those a create or a review reads
-// (metadata name, generateName, namespace, labels, annotations; rules; roleRef;
-// subjects; review specs). Anything else is left alone and answered 415 as before.
+// Only the kinds in the schema table are decoded (Namespace, ConfigMap, Secret,
+// ResourceQuota, ServiceAccount, Service, the four RBAC kinds, the self reviews),
+// and of their fields only those a create or a review reads (metadata name,
+// generateName, namespace, labels, annotations; rules; roleRef; subjects; review
+// specs; data, binaryData, stringData, type, immutable; hard, scopes; ports,
+// selector, clusterIP, type, externalIPs, sessionAffinity, externalName). Anything
+// else is left alone and answered 415 as before.
 // Decoding is bounded by the body (3 MiB) and by the schema's fixed depth.
 #pragma once
 

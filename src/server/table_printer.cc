@@ -61,6 +61,106 @@ Column Condition(std::string name, std::string type) {
           0};
 }
 
+// Where a kind puts Age among its own columns (as kubectl's printers do, before the
+// -o wide ones or, for ResourceQuota, first); RenderTable fills it.
+Column AgeHere() { return {"Age", "string", "", nullptr, 0}; }
+
+// Service: TYPE CLUSTER-IP EXTERNAL-IP PORT(S), SELECTOR with -o wide.
+std::vector<Column> ServiceColumns() {
+  auto external = [](const json& o) -> json {
+    const json spec = o.value("spec", json::object());
+    std::string ips;
+    for (const auto& ip : spec.value("externalIPs", json::array())) {
+      if (ip.is_string()) ips += (ips.empty() ? "" : ",") + ip.get<std::string>();
+    }
+    const std::string type = spec.value("type", "ClusterIP");
+    if (type == "LoadBalancer" && ips.empty()) return "<pending>";
+    if (type == "ExternalName") return spec.value("externalName", "<none>");
+    return ips.empty() ? "<none>" : ips;
+  };
+  auto ports = [](const json& o) -> json {
+    std::string out;
+    const json list = o.value("spec", json::object()).value("ports", json::array());
+    for (const auto& p : list) {
+      if (!p.is_object()) continue;
+      std::string one = p.value("port", json(0)).dump();
+      if (p.contains("nodePort")) one += ":" + p["nodePort"].dump();
+      out += (out.empty() ? "" : ",") + one + "/" + p.value("protocol", "TCP");
+    }
+    return out.empty() ? "<none>" : out;
+  };
+  auto selector = [](const json& o) -> json {
+    std::string out;
+    const json sel = o.value("spec", json::object()).value("selector", json::object());
+    for (const auto& [k, v] : sel.items()) {
+      out += (out.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : "");
+    }
+    return out.empty() ? "<none>" : out;
+  };
+  return {Path("Type", "spec.type"),
+          Path("Cluster-IP", "spec.clusterIP"),
+          {"External-IP", "string", "External IPs", external, 0},
+          {"Port(s)", "string", "Ports", ports, 0},
+          AgeHere(),
+          {"Selector", "string", "Selector", selector, 1}};
+}
+
+// PersistentVolumeClaim: STATUS VOLUME CAPACITY ACCESS MODES STORAGECLASS
+// VOLUMEATTRIBUTESCLASS.
+std::vector<Column> ClaimColumns() {
+  auto capacity = [](const json& o) -> json {
+    const json status = o.value("status", json::object());
+    const json cap = status.value("capacity", json::object()).value("storage", json(""));
+    return cap.is_string() ? cap : json(cap.dump());
+  };
+  auto modes = [](const json& o) -> json {
+    std::string out;
+    for (const auto& m : o.value("status", json::object()).value("accessModes", json::array())) {
+      const std::string mode = m.is_string() ? m.get<std::string>() : "";
+      const std::string abbr = mode == "ReadWriteOnce"      ? "RWO"
+                               : mode == "ReadOnlyMany"     ? "ROX"
+                               : mode == "ReadWriteMany"    ? "RWX"
+                               : mode == "ReadWriteOncePod" ? "RWOP"
+                                                            : mode;
+      out += (out.empty() ? "" : ",") + abbr;
+    }
+    return out;
+  };
+  auto attributes_class = [](const json& o) -> json {
+    std::string v = FieldValue(o, "spec.volumeAttributesClassName");
+    return v.empty() ? "<unset>" : v;
+  };
+  return {Path("Status", "status.phase"),
+          Path("Volume", "spec.volumeName"),
+          {"Capacity", "string", "Capacity", capacity, 0},
+          {"Access Modes", "string", "Access modes", modes, 0},
+          Path("StorageClass", "spec.storageClassName"),
+          {"VolumeAttributesClass", "string", "VolumeAttributesClass", attributes_class, 0},
+          AgeHere(),
+          Path("VolumeMode", "spec.volumeMode", 1)};
+}
+
+// ResourceQuota's REQUEST or LIMIT: "name: used/hard, ..." of status.hard, limits.*
+// in LIMIT and the rest in REQUEST.
+Column QuotaColumn(std::string name, bool limits) {
+  return {std::move(name), "string", "used/hard",
+          [limits](const json& o) -> json {
+            const json status = o.value("status", json::object());
+            const json hard = status.value("hard", json::object());
+            const json used = status.value("used", json::object());
+            std::string out;
+            for (const auto& [r, h] : hard.items()) {
+              if ((r.rfind("limits", 0) == 0) != limits) continue;
+              const json u = used.value(r, json("0"));
+              out += (out.empty() ? "" : ", ") + r + ": " +
+                     (u.is_string() ? u.get<std::string>() : u.dump()) + "/" +
+                     (h.is_string() ? h.get<std::string>() : h.dump());
+            }
+            return out;
+          },
+          0};
+}
+
 // A job's state as its controller's printer columns show it: the latest condition
 // that holds (Kubeflow's STATE column), or Volcano's status.state.phase.
 Column JobState() {
@@ -84,8 +184,43 @@ Column JobState() {
           0};
 }
 
+size_t EntriesOf(const json& o, const char* key) {
+  return o.is_object() && o.contains(key) && o[key].is_object() ? o[key].size() : 0;
+}
+
+// kubectl's printers for the core kinds (pkg/printers/internalversion).
+std::vector<Column> CoreColumns(const std::string& k) {
+  if (k == "ConfigMap") {
+    return {
+        {"Data", "integer", "Number of data entries",
+         [](const json& o) -> json { return EntriesOf(o, "data") + EntriesOf(o, "binaryData"); },
+         0}};
+  }
+  if (k == "Secret") {
+    return {Path("Type", "type"),
+            {"Data", "integer", "Number of data entries",
+             [](const json& o) -> json { return EntriesOf(o, "data"); }, 0}};
+  }
+  if (k == "ServiceAccount") {
+    return {{"Secrets", "integer", "Number of secrets",
+             [](const json& o) -> json {
+               return o.contains("secrets") && o["secrets"].is_array() ? o["secrets"].size() : 0;
+             },
+             0}};
+  }
+  if (k == "Service") return ServiceColumns();
+  if (k == "PersistentVolumeClaim") return ClaimColumns();
+  if (k == "ResourceQuota") {
+    return {AgeHere(), QuotaColumn("Request", false), QuotaColumn("Limit", true)};
+  }
+  return {};
+}
+
 std::vector<Column> KindColumns(const control::ResourceType& t) {
   const std::string& k = t.kind;
+  if (t.group.empty()) {
+    if (auto core = CoreColumns(k); !core.empty()) return core;
+  }
   if (k == "ClusterQueue") {
     return {FirstOf("Cohort", {"spec.cohort", "spec.cohortName"}),
             Path("Strategy", "spec.queueingStrategy", 1),
@@ -204,13 +339,18 @@ json RenderTable(const control::ResourceType& type, const std::vector<json>& obj
   std::vector<Column> cols;
   cols.push_back(Path("Name", "metadata.name"));
   cols.back().description = "Name must be unique within a namespace.";
-  for (auto& c : KindColumns(type)) cols.push_back(std::move(c));
-  cols.push_back({"Age", "string", "Time since creation",
-                  [&options](const json& o) -> json {
-                    int64_t t = ParseTimestamp(FieldValue(o, "metadata.creationTimestamp"));
-                    return t < 0 ? "<unknown>" : HumanAge(options.now_unix - t);
-                  },
-                  0});
+  const Column age = {"Age", "string", "Time since creation",
+                      [&options](const json& o) -> json {
+                        int64_t t = ParseTimestamp(FieldValue(o, "metadata.creationTimestamp"));
+                        return t < 0 ? "<unknown>" : HumanAge(options.now_unix - t);
+                      },
+                      0};
+  bool aged = false;
+  for (auto& c : KindColumns(type)) {
+    aged = aged || !c.cell;
+    cols.push_back(c.cell ? std::move(c) : age);
+  }
+  if (!aged) cols.push_back(age);
 
   json table = {{"kind", "Table"},
                 {"apiVersion", "meta.k8s.io/v1"},

@@ -2,6 +2,7 @@
 
 #include "control/store_snapshot.h"
 #include "control/workload_objects.h"
+#include "server/core_validation.h"
 #include "server/meta_validation.h"
 #include "server/rbac_validation.h"
 
@@ -229,6 +230,7 @@ std::vector<StatusCause> ValidateUpdate(const control::ResourceType& type, const
     Immutable(std::string("metadata.labels[") + kQueueNameLabel + "]", old_queue, new_queue, out);
   }
   ValidateRbacUpdate(type, current, next, out);  // roleRef
+  ValidateCoreUpdate(type, current, next, out);  // data once immutable, clusterIP, claims
   const std::string key = type.StoreKey();
   if (key == "jobs.batch") {
     ValidateBatchJob(current, next, out);

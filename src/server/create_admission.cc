@@ -1,0 +1,28 @@
+#include "server/create_admission.h"
+
+#include "server/core_defaults.h"
+#include "server/meta_validation.h"
+#include "server/resource_quota.h"
+
+namespace muster::server {
+
+std::mutex& CreateAdmissionMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::optional<ApiError> AdmitCreate(const control::ObjectReader& store,
+                                    const control::ResourceType& type, const std::string& ns,
+                                    nlohmann::json& object) {
+  if (auto refused = CheckQuota(store, type, ns, object)) return refused;
+  Status allocated = AllocateOnCreate(type, store, object);
+  if (allocated.ok()) return std::nullopt;
+  const std::string name = object.value("metadata", nlohmann::json::object()).value("name", "");
+  if (allocated.code() == StatusCode::kInvalidArgument) {
+    const std::string ip = object["spec"].value("clusterIP", "");
+    return InvalidObject(type, name, {InvalidValue("spec.clusterIP", ip, allocated.message())});
+  }
+  return MakeError(500, "InternalError", "Internal error occurred: " + allocated.message());
+}
+
+}  // namespace muster::server

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# The core kinds of `muster serve` with the real kubectl: namespaces, ConfigMaps,
+# Secrets, ResourceQuotas (kubectl's typed create commands, protobuf bodies), seed
+# 001's headless Service, a PersistentVolumeClaim bound by the local provisioner,
+# upstream's 422 and 403 texts, kubectl's columns, and a Job whose pod reads a
+# ConfigMap, a Secret and a claim under the local executor.
+# Usage: bash tests/server/core_kinds_test.sh build/muster
+set -uo pipefail
+
+MUSTER=$(realpath "${1:-build/muster}")
+if ! command -v kubectl >/dev/null 2>&1; then
+  echo "kubectl not found; skipping"
+  echo "0 passed, 0 failed"
+  exit 0
+fi
+TMP=$(mktemp -d)
+export KUBECACHEDIR="$TMP/cache"
+PASS=0
+FAIL=0
+PID=""
+cleanup() {
+  [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' <<<"$2" | head -20; }
+check() {
+  local name=$1 pattern=$2
+  shift 2
+  local out
+  if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
+}
+check_fails() {
+  local name=$1 pattern=$2
+  shift 2
+  local out
+  if ! out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
+}
+# eventually NAME PATTERN CMD...: CMD's output matches within 20 s.
+eventually() {
+  local name=$1 pattern=$2
+  shift 2
+  local out=""
+  for _ in $(seq 1 100); do
+    if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; return; fi
+    sleep 0.2
+  done
+  bad "$name" "$out"
+}
+
+"$MUSTER" serve --data "$TMP/data" --listen 127.0.0.1:0 >"$TMP/server.log" 2>&1 &
+PID=$!
+for _ in $(seq 1 100); do
+  grep -q "listening on" "$TMP/server.log" 2>/dev/null && break
+  sleep 0.1
+done
+URL=$(sed -n 's/.*listening on \(http:\/\/127.0.0.1:[0-9]*\).*/\1/p' "$TMP/server.log")
+[ -n "$URL" ] || { echo "server did not start:"; cat "$TMP/server.log"; exit 1; }
+K="kubectl --request-timeout=20s --server $URL"
+
+check "kubectl create namespace" "namespace/team-a created" $K create namespace team-a
+eventually "a namespace gets ServiceAccount default" "^default +0 " \
+  $K get sa -n team-a --no-headers
+check "kubectl create configmap --from-literal" "configmap/settings created" \
+  $K create configmap settings -n team-a --from-literal=greeting=hello --from-literal=level=3
+check "kubectl create secret generic" "secret/creds created" \
+  $K create secret generic creds -n team-a --from-literal=token=s3cret
+check "a Secret's data is base64 of the literal" "^czNjcmV0$" \
+  $K get secret creds -n team-a -o 'jsonpath={.data.token}'
+check_fails "a bad ConfigMap key is 422 with upstream's message" \
+  "data\[a b\]: Invalid value: \"a b\": a valid config key must consist of alphanumeric" \
+  $K apply -f - <<'EOF'
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: bad, namespace: team-a}
+data: {"a b": "1"}
+EOF
+check "kubectl create quota" "resourcequota/gpu-fence created" \
+  $K create quota gpu-fence -n team-a --hard=requests.nvidia.com/gpu=4,configmaps=3,pods=10
+
+cat >"$TMP/svc.yaml" <<'EOF'
+apiVersion: v1
+kind: Service
+metadata:
+  name: pytorch-ddp-svc
+  namespace: default
+spec:
+  clusterIP: None
+  selector:
+    job-name: pytorch-ddp
+EOF
+check "seed 001's headless Service applies" "service/pytorch-ddp-svc created" \
+  $K apply -f "$TMP/svc.yaml"
+check "kubectl get svc shows it headless" "^pytorch-ddp-svc +ClusterIP +None +<none> +<none> +" \
+  $K get svc pytorch-ddp-svc --no-headers
+check "re-applying it changes nothing" "service/pytorch-ddp-svc unchanged" $K apply -f "$TMP/svc.yaml"
+check "a ClusterIP Service gets an address of 10.96.0.0/12, with a warning" \
+  "Warning: spec.clusterIP is not routed" \
+  $K create service clusterip web -n team-a --tcp=80:8080
+check "its columns" "^web +ClusterIP +10\.(9[6-9]|10[0-9]|11[01])\.[0-9]+\.[0-9]+ +<none> +80/TCP +" \
+  $K get svc web -n team-a --no-headers
+check_fails "a clusterIP cannot change" "spec.clusterIP: Invalid value: \"None\": field is immutable" \
+  $K patch svc web -n team-a --type=merge -p '{"spec":{"clusterIP":"None"}}'
+
+cat >"$TMP/pvc.yaml" <<'EOF'
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: scratch
+  namespace: team-a
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 1Gi
+EOF
+check "a PVC applies" "persistentvolumeclaim/scratch created" $K apply -f "$TMP/pvc.yaml"
+check "it is Bound by the local provisioner" "^scratch +Bound +pvc-[0-9a-f-]+ +1Gi +RWO +local +" \
+  $K get pvc scratch -n team-a --no-headers
+check_fails "a PVC without access modes is 422" \
+  "spec.accessModes: Required value: at least 1 access mode is required" \
+  $K apply -f - <<'EOF'
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: nomodes, namespace: team-a}
+spec: {resources: {requests: {storage: 1Gi}}}
+EOF
+
+check "the quota counts what is there" "requests.nvidia.com/gpu: 0/4" \
+  $K get quota gpu-fence -n team-a --no-headers
+eventually "status.used counts the ConfigMap" '^1$' \
+  $K get quota gpu-fence -n team-a -o 'jsonpath={.status.used.configmaps}'
+cat >"$TMP/gpu-pod.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: greedy, namespace: team-a}
+spec:
+  restartPolicy: Never
+  nodeName: nowhere
+  containers:
+  - name: main
+    image: busybox
+    resources: {limits: {nvidia.com/gpu: 8}}
+EOF
+check_fails "a Pod past the GPU quota is 403 with upstream's text" \
+  'pods "greedy" is forbidden: exceeded quota: gpu-fence, requested: requests.nvidia.com/gpu=8, used: requests.nvidia.com/gpu=0, limited: requests.nvidia.com/gpu=4' \
+  $K apply -f "$TMP/gpu-pod.yaml"
+$K create configmap two -n team-a --from-literal=a=1 >/dev/null 2>&1
+$K create configmap three -n team-a --from-literal=a=1 >/dev/null 2>&1
+check_fails "a fourth ConfigMap is past configmaps=3" \
+  'exceeded quota: gpu-fence, requested: configmaps=1, used: configmaps=3, limited: configmaps=3' \
+  $K create configmap four -n team-a --from-literal=a=1
+
+check "kubectl get cm,secret,svc,pvc,quota" \
+  "configmap/settings +2 .*secret/creds +Opaque +1 .*service/web +ClusterIP .*persistentvolumeclaim/scratch +Bound .*resourcequota/gpu-fence +[0-9]+s +configmaps: 3/3" \
+  bash -c "$K get cm,secret,svc,pvc,quota -n team-a 2>&1 | tr '\n' ' '"
+check "the headers are kubectl's" \
+  "NAME +DATA +AGE .*NAME +TYPE +DATA +AGE .*NAME +TYPE +CLUSTER-IP +EXTERNAL-IP +PORT\(S\) +AGE .*NAME +STATUS +VOLUME +CAPACITY +ACCESS MODES +STORAGECLASS +VOLUMEATTRIBUTESCLASS +AGE .*NAME +AGE +REQUEST +LIMIT" \
+  bash -c "$K get cm,secret,svc,pvc,quota -n team-a 2>&1 | tr '\n' ' '"
+
+# A Job whose pod reads a ConfigMap key (env), a Secret (volume) and the claim, run by
+# the local executor: its log shows the values.
+cat >"$TMP/job.yaml" <<'EOF'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: reader, namespace: team-a}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: main
+        image: busybox
+        command: [sh, -c, 'echo "greeting=$GREETING"; echo "token=$(cat /creds/token)"; echo kept >/scratch/f; echo "claim=$(cat /scratch/f)"']
+        env:
+        - name: GREETING
+          valueFrom: {configMapKeyRef: {name: settings, key: greeting}}
+        volumeMounts:
+        - {name: creds, mountPath: /creds}
+        - {name: scratch, mountPath: /scratch}
+      volumes:
+      - name: creds
+        secret: {secretName: creds}
+      - name: scratch
+        persistentVolumeClaim: {claimName: scratch}
+EOF
+check "the Job applies" "job.batch/reader created" $K apply -f "$TMP/job.yaml"
+eventually "its pod ran with the ConfigMap, Secret and claim" "greeting=hello.*token=s3cret.*claim=kept" \
+  bash -c "$K logs -n team-a -l job-name=reader 2>&1 | tr '\n' ' '"
+
+kill -TERM "$PID" 2>/dev/null
+wait "$PID" 2>/dev/null
+PID=""
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
