@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "core/duration.h"
 #include "server/garbage_collector.h"
 #include "server/quota_controller.h"
 #include "server/scheduler_controller.h"
@@ -66,12 +67,31 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--container-log-max-files", kubelet->container_log_max_files,
                   "Log files kept per container, the live one included (containerLogMaxFiles)")
       ->capture_default_str();
-  cmd->callback([opts, executor, kubelet, &exit_code] {
+  auto event_ttl = std::make_shared<std::string>("1h");
+  cmd->add_option("--event-ttl", *event_ttl,
+                  "Delete an Event this long after it was last recorded (kube-apiserver's "
+                  "--event-ttl)")
+      ->capture_default_str();
+  auto events = std::make_shared<server::EventRetention>();
+  cmd->add_option("--max-events", events->max_events,
+                  "Keep at most about this many Events (the oldest go first; a tenth more may "
+                  "exist for a moment); 0: no limit")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->callback([opts, executor, kubelet, event_ttl, events, &exit_code] {
+    auto ttl = ParseDurationSeconds(*event_ttl);
+    if (!ttl.ok() || *ttl <= 0) {
+      std::cerr << "muster serve: --event-ttl: \"" << *event_ttl
+                << "\" is not a positive duration (e.g. 1h, 30m, 90s)\n";
+      exit_code = 1;
+      return;
+    }
+    events->ttl_seconds = *ttl;
     std::vector<std::unique_ptr<server::Controller>> controllers;
     controllers.push_back(std::make_unique<server::SchedulerController>(
         *executor == "emulated" ? server::ExecutorKind::kEmulated : server::ExecutorKind::kLocal,
         *kubelet));
-    controllers.push_back(std::make_unique<server::GarbageCollector>());
+    controllers.push_back(std::make_unique<server::GarbageCollector>(*events));
     controllers.push_back(std::make_unique<server::QuotaController>());
     controllers.push_back(std::make_unique<server::StoreHealthMonitor>());
     exit_code = server::RunServe(*opts, std::move(controllers), std::cout, std::cerr);

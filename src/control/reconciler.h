@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "control/change.h"
+#include "control/event_correlator.h"
 #include "control/gang_binder.h"
 #include "control/gang_runtime.h"
 #include "control/object_reader.h"
@@ -240,6 +241,7 @@ class Reconciler {
   uint64_t next_op_ = 1;
   int64_t next_order_ = 0;  // arrival order of jobs
   int64_t event_counter_ = 0;
+  EventCorrelator event_correlator_;                  // repeated decisions: one Event with a count
   std::vector<engine::LogEntry> unviewed_decisions_;  // see TakeUnviewedDecisions
   StepResult step_;                                   // what Decide did, completed by Write
   size_t writes_before_ = 0;                          // stats_.writes when Decide began

@@ -133,6 +133,7 @@ void Reconciler::SubmitEvent(const engine::LogEntry& entry, const JobRef& ref) {
   WriteOp op;
   op.kind = WriteKind::kEvent;
   op.resource = "events";
+  op.create = event_correlator_.Correlate(event);
   op.namespace_ = ref.namespace_;
   op.name = event["metadata"].value("name", "");
   op.object = std::move(event);

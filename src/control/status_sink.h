@@ -42,7 +42,9 @@ struct WriteOp {
   std::string namespace_;
   std::string name;
   nlohmann::json object;
-  bool create = false;       // kWorkload: no object exists yet
+  // kWorkload: no object exists yet. kEvent: a new Event; false: a repeat of an
+  // earlier one (EventCorrelator) to update, or create again when it is gone.
+  bool create = false;
   bool status_only = false;  // kWorkload: only the status differs from the stored object
   std::vector<std::pair<std::string, std::string>> bindings;  // kBind: (pod, node) in rank order
 };

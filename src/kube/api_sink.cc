@@ -103,7 +103,7 @@ WriteResult ApiSink::Run(const WriteOp& op) {
     case WriteKind::kMergeStatus:
       return From(op, writer_.MergePatchStatus(op.resource, op.namespace_, op.name, op.object));
     case WriteKind::kEvent: {
-      Status s = writer_.CreateEvent(op.object);
+      Status s = writer_.CreateEvent(op.object, /*repeat=*/!op.create);
       return From(op, s.ok() ? Result<json>(json()) : Result<json>(s));
     }
     case WriteKind::kBind: {

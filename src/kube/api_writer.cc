@@ -116,7 +116,16 @@ Status ApiWriter::Bind(const std::string& ns, const std::string& pod, const std:
   return r.ok() ? Status() : r.status();
 }
 
-Status ApiWriter::CreateEvent(const json& event) {
+Status ApiWriter::CreateEvent(const json& event, bool repeat) {
+  if (repeat) {
+    auto path = Path("events", MetaField(event, "namespace"), MetaField(event, "name"));
+    if (!path.ok()) return path.status();
+    json patch = {{"count", event.value("count", 1)},
+                  {"lastTimestamp", event.value("lastTimestamp", json())},
+                  {"message", event.value("message", "")}};
+    auto r = Send("PATCH", *path, patch.dump(), "application/merge-patch+json");
+    if (r.ok() || r.status().code() != StatusCode::kNotFound) return r.ok() ? Status() : r.status();
+  }
   auto r = Create("events", event);
   return r.ok() ? Status() : r.status();
 }

@@ -35,8 +35,10 @@ class ApiWriter {
                 const std::string& name);
   // POST pods/<name>/binding: kConflict when the pod is already bound.
   Status Bind(const std::string& namespace_, const std::string& pod, const std::string& node);
-  // A core/v1 Event.
-  Status CreateEvent(const nlohmann::json& event);
+  // A core/v1 Event: created, or (`repeat`: EventCorrelator's count) the earlier one
+  // merge-patched with its new count, lastTimestamp and message, and created again
+  // when it is gone, as client-go's recorder does.
+  Status CreateEvent(const nlohmann::json& event, bool repeat = false);
 
   // "/apis/<group>/<version>[/namespaces/<ns>]/<plural>[/<name>[/<sub>]]".
   static Result<std::string> Path(const std::string& resource, const std::string& namespace_,

@@ -2,13 +2,11 @@
 
 #include <malloc.h>
 
-#include <cctype>
+#include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <ctime>
 #include <iostream>
 #include <optional>
+#include <vector>
 
 #include "control/resource_types.h"
 #include "server/object_store.h"
@@ -20,30 +18,6 @@ using nlohmann::json;
 
 void Log(const std::string& line) {
   std::cerr << "muster serve: garbage collector: " << line << std::endl;
-}
-
-// "2026-11-25T02:21:58Z" or with a fraction ("...58.123456Z"): Unix seconds; nullopt
-// for anything else.
-std::optional<double> ParseRfc3339Utc(const json& value) {
-  if (!value.is_string()) return std::nullopt;
-  const std::string text = value.get<std::string>();
-  std::tm tm{};
-  int consumed = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6)
-    return std::nullopt;
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  double fraction = 0;
-  size_t pos = static_cast<size_t>(consumed);
-  if (pos < text.size() && text[pos] == '.') {
-    size_t end = pos + 1;
-    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
-    fraction = std::strtod(text.substr(pos, end - pos).c_str(), nullptr);
-    pos = end;
-  }
-  if (pos + 1 != text.size() || text[pos] != 'Z') return std::nullopt;
-  return static_cast<double>(timegm(&tm)) + fraction;
 }
 
 }  // namespace
@@ -82,26 +56,51 @@ void GarbageCollector::Execute(ObjectStore& store, const OwnerGraph::Work& work)
   }
 }
 
-std::vector<control::ObjectKey> GarbageCollector::ExpiredEvents(const std::vector<json>& events,
-                                                                double now, double ttl) {
-  std::vector<control::ObjectKey> out;
-  for (const json& event : events) {
-    if (!event.is_object()) continue;
-    const json meta = event.value("metadata", json::object());
-    if (!meta.is_object()) continue;
-    std::optional<double> last;
-    auto consider = [&](const json& object, const char* key) {
-      auto it = object.find(key);
-      if (it == object.end()) return;
-      if (auto t = ParseRfc3339Utc(*it); t && (!last || *t > *last)) last = t;
-    };
-    consider(event, "lastTimestamp");
-    consider(event, "eventTime");
-    consider(meta, "creationTimestamp");
-    if (last && now - *last > ttl)
-      out.push_back({"events", meta.value("namespace", ""), meta.value("name", "")});
+int64_t GarbageCollector::TrimThreshold(const EventRetention& events) {
+  if (events.max_events <= 0) return INT64_MAX;
+  return events.max_events + std::max<int64_t>(1, events.max_events / 10);
+}
+
+Result<int64_t> GarbageCollector::TrimEvents(ObjectStore& store, const EventRetention& retention,
+                                             double now) {
+  auto events = store.List("events", "");
+  if (!events.ok()) return events.status();
+  int64_t left = static_cast<int64_t>(events->items.size());
+  const std::vector<control::ObjectKey> doomed = EventsToDelete(events->items, now, retention);
+  events->items.clear();
+  // In batches: one fsync per batch instead of one per event, and the store's write
+  // lock is never held for long.
+  constexpr size_t kPerBatch = 256;
+  for (size_t begin = 0; begin < doomed.size(); begin += kPerBatch) {
+    int64_t deleted = 0;
+    Status s = store.Batch([&] {
+      for (size_t i = begin; i < std::min(doomed.size(), begin + kPerBatch); ++i) {
+        if (store.Delete(doomed[i]).ok()) ++deleted;  // NotFound: deleted meanwhile
+      }
+    });
+    if (!s.ok()) return s;
+    left -= deleted;
   }
-  return out;
+  return left;
+}
+
+void GarbageCollector::RecountEvents() {
+  int64_t added_before = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    added_before = events_added_;
+  }
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  auto left = TrimEvents(*store_, events_, now);
+  if (!left.ok()) {
+    Log("deleting events: " + left.status().message());
+    return;
+  }
+  // What the list held less what this pass deleted, plus what was added since it
+  // was taken.
+  std::lock_guard<std::mutex> lock(mu_);
+  event_count_ = *left + (events_added_ - added_before);
 }
 
 Status GarbageCollector::Start(ServeContext& context) {
@@ -109,6 +108,13 @@ Status GarbageCollector::Start(ServeContext& context) {
   // Subscribe before reading: a change between the two is applied again, harmlessly.
   subscription_ = store_->hub().Subscribe([this](const control::Change& change) {
     std::lock_guard<std::mutex> lock(mu_);
+    // Counted for the event limit (the Loop trims once the count is over it).
+    if (change.resource == "events" && change.type == control::ChangeType::kAdded) {
+      ++event_count_;
+      ++events_added_;
+    } else if (change.resource == "events" && change.type == control::ChangeType::kDeleted) {
+      --event_count_;
+    }
     changes_.push_back(change);
     cv_.notify_one();
   });
@@ -129,32 +135,39 @@ Status GarbageCollector::Start(ServeContext& context) {
 }
 
 void GarbageCollector::Loop() {
-  auto next_expiry = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
+  auto next_expiry = Clock::now();
+  // Trims for the count run at most once a second: a store that cannot delete
+  // (a full disk) must not make this thread spin.
+  auto next_trim = Clock::now();
+  const int64_t threshold = TrimThreshold(events_);
   while (true) {
     std::deque<control::Change> changes;
+    bool over_limit = false;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait_until(lock, next_expiry, [this] { return stopping_ || !changes_.empty(); });
+      auto wake = next_expiry;
+      if (event_count_ >= threshold) wake = std::min(wake, next_trim);
+      cv_.wait_until(lock, wake, [&] {
+        return stopping_ || !changes_.empty() ||
+               (event_count_ >= threshold && Clock::now() >= next_trim);
+      });
       if (stopping_) return;
       changes.swap(changes_);
+      over_limit = event_count_ >= threshold && Clock::now() >= next_trim;
     }
     for (const control::Change& change : changes) Execute(*store_, graph_.Apply(change));
-    if (std::chrono::steady_clock::now() >= next_expiry) {
-      next_expiry = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-      auto events = store_->List("events", "");
-      if (!events.ok()) continue;
-      const double now =
-          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-              .count();
-      for (const control::ObjectKey& key : ExpiredEvents(events->items, now, kEventTtlSeconds))
-        store_->Delete(key);  // NotFound: deleted meanwhile
-      events->items.clear();
-      // Deleted objects, large LIST and watch bodies and this pass free a lot at once,
-      // and glibc keeps what is freed in its per-thread arenas: give it back, so the
-      // server's memory follows what it holds (10 minutes of churn: see
-      // docs/performance.md).
-      malloc_trim(0);
-    }
+    const bool minute_up = Clock::now() >= next_expiry;
+    if (!minute_up && !over_limit) continue;
+    RecountEvents();
+    next_trim = Clock::now() + std::chrono::seconds(1);
+    if (!minute_up) continue;
+    next_expiry = Clock::now() + std::chrono::minutes(1);
+    // Deleted objects, large LIST and watch bodies and this pass free a lot at once,
+    // and glibc keeps what is freed in its per-thread arenas: give it back, so the
+    // server's memory follows what it holds (10 minutes of churn: see
+    // docs/performance.md).
+    malloc_trim(0);
   }
 }
 

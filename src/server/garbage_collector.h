@@ -8,7 +8,10 @@
 // re-created under the same name is never taken for the old one.
 //
 // Events expire an hour after they were last recorded (kube-apiserver's --event-ttl
-// default), so a busy server's event list does not grow for ever.
+// default), checked once a minute, and at most EventRetention::max_events are kept
+// (the oldest go first): the collector counts events from the store's changes and
+// trims at once when the count passes the limit by a tenth, so a churning server's
+// events, and the memory and disk they take, stay flat (event_retention.h).
 #pragma once
 
 #include <condition_variable>
@@ -18,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/event_retention.h"
 #include "server/owner_graph.h"
 #include "server/serve.h"
 
@@ -25,6 +29,7 @@ namespace muster::server {
 
 class GarbageCollector : public Controller {
  public:
+  explicit GarbageCollector(EventRetention events = {}) : events_(events) {}
   std::string name() const override { return "garbage collector"; }
   Status Start(ServeContext& context) override;
   void Stop() override;
@@ -32,20 +37,26 @@ class GarbageCollector : public Controller {
   // Carries out one batch of decisions against the store (also used by tests).
   static void Execute(ObjectStore& store, const OwnerGraph::Work& work);
 
-  static constexpr double kEventTtlSeconds = 3600;
-  // The events among `events` last recorded (lastTimestamp, eventTime or creation,
-  // the latest) more than `ttl` seconds before `now` (Unix seconds).
-  static std::vector<control::ObjectKey> ExpiredEvents(const std::vector<nlohmann::json>& events,
-                                                       double now, double ttl);
+  // Deletes the events EventsToDelete names at `now` (Unix seconds), in batches;
+  // returns how many are left (also used by tests).
+  static Result<int64_t> TrimEvents(ObjectStore& store, const EventRetention& retention,
+                                    double now);
+  // The count of stored events past which a trim runs before the minute is up.
+  static int64_t TrimThreshold(const EventRetention& events);
 
  private:
   void Loop();
+  // TrimEvents now, and the count of events recomputed from what it left.
+  void RecountEvents();
 
+  EventRetention events_;
   ObjectStore* store_ = nullptr;
   OwnerGraph graph_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<control::Change> changes_;
+  int64_t event_count_ = 0;   // stored events, from the changes seen (under mu_)
+  int64_t events_added_ = 0;  // events ever added (under mu_)
   bool stopping_ = false;
   WatchHub::SubscriptionId subscription_ = 0;
   std::thread thread_;

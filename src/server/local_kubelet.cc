@@ -70,6 +70,24 @@ Result<LocalKubelet> MakeLocalKubelet(ObjectStore& store, const std::string& dat
   config.volumes.host_path_prefixes = options.host_path_prefixes;
   // Private: the store and every pod's files are the server's business.
   ::chmod(config.data_dir.c_str(), 0700);
+  // A pod's work dir keeps its path in the pod's view: its owner must be able to
+  // search every directory above the data directory (a data directory in /root or
+  // under mktemp -d fails every pod of another owner with "cannot change to working
+  // directory").
+  if (config.isolate) {
+    for (fs::path dir = fs::path(config.data_dir).parent_path(); !dir.empty();
+         dir = dir.parent_path()) {
+      struct stat st {};
+      if (::stat(dir.c_str(), &st) == 0 && (st.st_mode & S_IXOTH) == 0) {
+        log << "muster serve: warning: " << dir.string()
+            << " is not searchable by other users: pods of owners other than its owner "
+               "cannot reach their work directories in "
+            << config.data_dir << " (chmod o+x it, or choose another --data)\n";
+        break;
+      }
+      if (dir == dir.root_path()) break;
+    }
+  }
 
   log << "muster serve: pods run "
       << (config.isolate ? "as their owners (muster.dev/owner), each with its own hostname, "

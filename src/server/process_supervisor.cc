@@ -205,21 +205,23 @@ Status ProcessSupervisor::Start(const ProcessSpec& spec) {
   if (ec) return Internal("cannot create " + dir + ": " + ec.message());
   ::chmod(dir.c_str(), 0711);  // enter (the work dir), never list
   const bool default_dir = spec.working_dir.empty();
-  std::string working_dir = default_dir ? dir + "/work" : spec.working_dir;
+  const std::string work_dir = dir + "/work";
+  std::string working_dir = default_dir ? work_dir : spec.working_dir;
   if (!working_dir.starts_with("/")) {
     return InvalidArgument(spec.id + ": working directory \"" + working_dir + "\" is not absolute");
   }
-  if (default_dir) {
-    fs::create_directories(working_dir, ec);
-    if (ec) return Internal("cannot create working directory " + working_dir + ": " + ec.message());
-    // Private to the process's user.
-    if (spec.credentials &&
-        ::chown(working_dir.c_str(), spec.credentials->uid, spec.credentials->gid) != 0) {
-      return Internal("cannot give " + working_dir + " to uid " +
-                      std::to_string(spec.credentials->uid) + ": " + ErrnoText());
-    }
-    ::chmod(working_dir.c_str(), 0700);
+  // The pod's own directory exists whatever its workingDir: it is its default HOME,
+  // where a relative workingDir lives, and what the pod's private view of the data
+  // directory puts back (a pod with a workingDir failed to mount it).
+  fs::create_directories(work_dir, ec);
+  if (ec) return Internal("cannot create working directory " + work_dir + ": " + ec.message());
+  // Private to the process's user.
+  if (spec.credentials &&
+      ::chown(work_dir.c_str(), spec.credentials->uid, spec.credentials->gid) != 0) {
+    return Internal("cannot give " + work_dir + " to uid " + std::to_string(spec.credentials->uid) +
+                    ": " + ErrnoText());
   }
+  ::chmod(work_dir.c_str(), 0700);
 
   std::map<std::string, std::string> env = ChildEnvironment(spec.env);
   // A command relative to a working directory the server cannot see yet (created by

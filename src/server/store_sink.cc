@@ -32,8 +32,15 @@ Result<json> StoreSink::Write(const control::WriteOp& op) {
     case WriteKind::kJobStatus:
     case WriteKind::kMergeStatus:
       return store_.Update(key, op.object, WriteScope::kStatus);
-    case WriteKind::kEvent:
-      return store_.Create(key, op.object);
+    case WriteKind::kEvent: {
+      if (op.create) return store_.Create(key, op.object);
+      // A repeat: the earlier Event with its new count and lastTimestamp, or that
+      // Event again when it has gone meanwhile (its TTL, the event limit).
+      auto written = store_.Update(key, op.object, WriteScope::kAll);
+      if (!written.ok() && written.status().code() == StatusCode::kNotFound)
+        written = store_.Create(key, op.object);
+      return written;
+    }
     case WriteKind::kJob:
       return store_.Update(key, op.object, WriteScope::kSpec);
     case WriteKind::kBind:

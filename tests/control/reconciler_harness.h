@@ -159,7 +159,10 @@ class RecordingSink : public StatusSink {
         break;
       }
       case WriteKind::kEvent:
-        done = objects_.Create("events", op.namespace_, op.object);
+        done = op.create ? objects_.Create("events", op.namespace_, op.object)
+                         : objects_.Replace("events", op.namespace_, op.object);
+        if (!op.create && !done.ok() && done.status().code() == StatusCode::kNotFound)
+          done = objects_.Create("events", op.namespace_, op.object);
         break;
       case WriteKind::kDeleteWorkload:
       case WriteKind::kDeletePod:

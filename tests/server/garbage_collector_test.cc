@@ -4,9 +4,12 @@
 // changes. DELETE's propagationPolicy goes through the API handler.
 #include "server/garbage_collector.h"
 
+#include <cmath>
+#include <ctime>
 #include <deque>
 #include <string>
 
+#include "control/workload_objects.h"
 #include "server/api_fixture.h"
 #include "server/object_store.h"
 
@@ -130,35 +133,46 @@ TEST_F(GarbageCollectorTest, UnsupportedPropagationPolicyIsRefused) {
   EXPECT_TRUE(store_->Get({"jobs.batch", "default", "a"}).ok());
 }
 
-// kube-apiserver's --event-ttl (1 h): an event goes an hour after it was last
-// recorded, whichever of lastTimestamp, eventTime and creation is the latest.
-TEST(EventExpiryTest, EventsGoAnHourAfterTheyWereLastRecorded) {
-  const double now = 1764037318;  // 2025-11-25T02:21:58Z
-  auto event = [](const std::string& name, const char* field, const std::string& when) {
-    json e = {{"metadata", {{"name", name}, {"namespace", "team-a"}}}};
-    if (std::string(field) == "creationTimestamp") {
-      e["metadata"]["creationTimestamp"] = when;
-    } else {
-      e["metadata"]["creationTimestamp"] = "2025-11-24T00:00:00Z";
-      e[field] = when;
-    }
-    return e;
-  };
-  std::vector<json> events = {
-      event("old", "creationTimestamp", "2025-11-25T01:21:57Z"),     // 1 h 1 s ago
-      event("recent", "creationTimestamp", "2025-11-25T01:22:30Z"),  // 59.5 min ago
-      event("repeated", "lastTimestamp", "2025-11-25T02:00:00Z"),    // created long ago
-      event("micro", "eventTime", "2025-11-25T02:20:00.123456Z"),    // events.k8s.io style
-      event("stale-micro", "eventTime", "2025-11-25T01:00:00.5Z"),
-      {{"metadata", {{"name", "no-time"}, {"namespace", "team-a"}}}},  // kept: no time at all
-      {{"metadata", {{"name", "garbled"}, {"creationTimestamp", "yesterday"}}}},
-  };
-  std::vector<std::string> expired;
-  for (const auto& key : GarbageCollector::ExpiredEvents(events, now, 3600)) {
-    EXPECT_EQ(key.resource, "events");
-    expired.push_back(key.name);
+// A store over its event limit keeps the newest events: TrimEvents deletes the rest
+// in batches and says how many are left.
+TEST_F(GarbageCollectorTest, TrimEventsKeepsTheNewestUpToTheLimit) {
+  // The store sets creationTimestamp to the wall clock: the events were last
+  // recorded after it, one a second, the newest last.
+  const double base = std::floor(static_cast<double>(std::time(nullptr))) + 10;
+  for (int i = 0; i < 600; ++i) {
+    json event = {{"apiVersion", "v1"},
+                  {"kind", "Event"},
+                  {"metadata", {{"name", "e" + std::to_string(i)}, {"namespace", "default"}}},
+                  {"reason", "Started"},
+                  {"lastTimestamp", control::Rfc3339(base + i)}};
+    ASSERT_TRUE(store_->Create({"events", "default", "e" + std::to_string(i)}, event).ok());
   }
-  EXPECT_EQ(expired, (std::vector<std::string>{"old", "stale-micro"}));
+  auto left = GarbageCollector::TrimEvents(*store_, {3600, 250}, base + 600);
+  ASSERT_TRUE(left.ok()) << left.status().message();
+  EXPECT_EQ(*left, 250);
+  auto events = store_->List("events", "");
+  ASSERT_TRUE(events.ok());
+  EXPECT_EQ(events->items.size(), 250u);
+  EXPECT_FALSE(store_->Get({"events", "default", "e349"}).ok());
+  EXPECT_TRUE(store_->Get({"events", "default", "e350"}).ok());
+  EXPECT_TRUE(store_->Get({"events", "default", "e599"}).ok());
+
+  // Without a limit only the TTL deletes: nothing is 10 minutes old yet, then the
+  // 90 recorded over 10 minutes before base + 1039.5 (e350 to e439) go.
+  left = GarbageCollector::TrimEvents(*store_, {600, 0}, base + 949.5);
+  ASSERT_TRUE(left.ok());
+  EXPECT_EQ(*left, 250);
+  left = GarbageCollector::TrimEvents(*store_, {600, 0}, base + 1039.5);
+  ASSERT_TRUE(left.ok());
+  EXPECT_EQ(*left, 160);
+  EXPECT_FALSE(store_->Get({"events", "default", "e439"}).ok());
+  EXPECT_TRUE(store_->Get({"events", "default", "e440"}).ok());
+}
+
+TEST(EventRetentionTest, TrimThresholdLeavesATenthOfSlack) {
+  EXPECT_EQ(GarbageCollector::TrimThreshold({3600, 10000}), 11000);
+  EXPECT_EQ(GarbageCollector::TrimThreshold({3600, 5}), 6);
+  EXPECT_EQ(GarbageCollector::TrimThreshold({3600, 0}), INT64_MAX);
 }
 
 }  // namespace

@@ -106,6 +106,8 @@ TEST_F(ProcessSupervisorTest, PassesEnvAndWorkingDirButNotTheServerEnv) {
   std::string canonical = fs::canonical(work).string();
   EXPECT_EQ(ReadFile(supervisor_->LogPath("env")), "3 hello world " + canonical + " unset\n");
   ::unsetenv("MUSTER_TEST_SERVER_ONLY");
+  // The pod's own directory exists all the same (its HOME, its private view's mount).
+  EXPECT_TRUE(fs::is_directory(root_ + "/env/work"));
 
   // Default working directory: <root>/<id>/work.
   ASSERT_TRUE(supervisor_->Start(Shell("dflt", "pwd")).ok());
