@@ -118,6 +118,8 @@ int RunKube(const KubeModeOptions& options, std::ostream& out, std::ostream& err
   signal_thread.join();
   shutting_down = true;
   out << "muster kube: stopping" << std::endl;
+  // Every watch is asked to end first: they end together within one poll interval.
+  for (auto& r : reflectors) r->RequestStop();
   controller.Stop();
   if (elector) elector->Stop();  // releases the lease for a standby
   for (auto& r : reflectors) r->Stop();
