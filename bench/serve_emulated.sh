@@ -5,7 +5,8 @@
 # ClusterQueue owning all of it; --jobs jobs from `muster gen workload` are POSTed
 # through the API over --concurrency persistent connections. Prints submissions/s,
 # the time from the last submission until every job that fits is running (how "fits"
-# is decided: bench/serve_emulated.py), and server RSS per node and per job.
+# is decided: bench/serve_emulated.py), server RSS per node and per job, and the time
+# from SIGTERM to exit, loaded and after a restart on the same data.
 # The same measurement as the Slurm figure in issue #6 (1,024 emulated nodes of 8
 # GPUs, 10,000 queued jobs). Jobs keep running: gen's durations are thousands of
 # seconds, far longer than the run.
@@ -71,5 +72,33 @@ done
 echo "server up in $((SECONDS - STARTED)) s: $NODES nodes x $GPUS GPUs, $JOBS jobs ($MIX)," \
   "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
+status=0
 /usr/bin/python3 "$ROOT/bench/serve_emulated.py" run --port "$PORT" --pid "$PID" \
-  --jobs "$TMP/jobs.jsonl" --concurrency "$CONCURRENCY" --nodes "$NODES" --gpus "$GPUS"
+  --jobs "$TMP/jobs.jsonl" --concurrency "$CONCURRENCY" --nodes "$NODES" --gpus "$GPUS" || status=$?
+
+# Shutdown at this scale: SIGTERM to exit (issue 13 asks for at most 1 s), then the
+# same after a restart on the same data (start-up loads every object; the scheduler
+# adopts what runs).
+stop_server() {
+  local begin end
+  begin=$(date +%s.%N)
+  kill -TERM "$PID"
+  wait "$PID" || true
+  end=$(date +%s.%N)
+  PID=""
+  echo "$1: SIGTERM to exit $(awk "BEGIN { printf \"%.2f\", $end - $begin }") s"
+}
+stop_server "loaded server"
+: >"$TMP/server.log"
+"$MUSTER" serve --executor emulated --no-local-node --data "$TMP/data" --listen 127.0.0.1:0 \
+  >"$TMP/server.log" 2>&1 &
+PID=$!
+STARTED=$(date +%s.%N)
+until grep -q "listening on" "$TMP/server.log"; do
+  kill -0 "$PID" 2>/dev/null || { echo "the server did not restart:" >&2; tail -20 "$TMP/server.log" >&2; exit 1; }
+  sleep 0.1
+done
+echo "restarted in $(awk "BEGIN { printf \"%.2f\", $(date +%s.%N) - $STARTED }") s"
+sleep 5  # the scheduler's first steps after start-up
+stop_server "restarted server"
+exit "$status"

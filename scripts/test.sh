@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds muster and runs every test: unit tests (ctest), the CLI tests, the
-# conformance suite, a sanitizer (ASan + UBSan) build of the unit tests, and a
-# bounded fuzzing run of the manifest decoder.
+# conformance suite, a sanitizer (ASan + UBSan) build of the unit tests, a
+# ThreadSanitizer build of the threaded code's tests, and a bounded fuzzing run of the
+# manifest decoder.
 # Set MUSTER_SKIP_SANITIZE=1 / MUSTER_SKIP_FUZZ=1 to skip the slow parts locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,13 +19,37 @@ torch_install=$!
 # >100 MB) costs CI minutes in compile and link time.
 scripts/build.sh build -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 
-# The sanitizer tree builds in the background while the first tree's tests run (they
+# The sanitizer trees build in the background while the first tree's tests run (they
 # mostly wait on sockets, servers and child processes); -g1 (line tables only) keeps
-# its debug info, and so its compile and link time, small.
+# their debug info, and so their compile and link time, small. One after the other, so
+# they take one core between them, not both: first ASan + UBSan (every test binary),
+# then ThreadSanitizer, only the test binaries of the threaded code (serve's HTTP
+# server, scheduler controller and garbage collector; kube's controller, reflectors,
+# leader election, webhook and dashboard servers), at -O1 as TSan advises.
 if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
-  scripts/build.sh build-asan -DMUSTER_SANITIZE=ON -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG=-g1 >build/asan-build.log 2>&1 &
-  asan_build=$!
+  rm -f build/asan-build.rc
+  (
+    if scripts/build.sh build-asan -DMUSTER_SANITIZE=ON -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug \
+      -DCMAKE_CXX_FLAGS_DEBUG=-g1 >build/asan-build.log 2>&1; then echo 0; else echo 1; fi \
+      >build/asan-build.rc
+    NINJA_TARGETS="server_test kube_test" scripts/build.sh build-tsan -DMUSTER_SANITIZE=thread \
+      -DMUSTER_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" >build/tsan-build.log 2>&1
+  ) &
+  sanitizer_builds=$!
+fi
+
+# Static checks. clang-format: off until the tree has been formatted once
+# (scripts/check-format.sh --fix); then MUSTER_CHECK_FORMAT defaults to 1 here.
+# clang-tidy with .clang-tidy over src/ (MUSTER_CLANG_TIDY=1; off until a whole-tree
+# run is clean): ~2-9 s of CPU per file, so it runs in the background on the first
+# tree's compile commands while the tests run, and its result is waited for at the end.
+if [ "${MUSTER_CHECK_FORMAT:-0}" = 1 ]; then
+  echo "== clang-format"
+  scripts/check-format.sh
+fi
+if [ "${MUSTER_CLANG_TIDY:-0}" = 1 ]; then
+  nice scripts/clang-tidy.sh build 1 >build/clang-tidy.out 2>&1 &
+  clang_tidy=$!
 fi
 
 echo "== unit tests"
@@ -79,7 +104,8 @@ timeout 900 bash bench/decisions_check.sh --muster build/muster
 
 if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
   echo "== sanitizer build (ASan + UBSan)"
-  wait "$asan_build" || { tail -50 build/asan-build.log; echo "sanitizer build failed"; exit 1; }
+  while [ ! -f build/asan-build.rc ]; do sleep 5; done
+  [ "$(cat build/asan-build.rc)" = 0 ] || { tail -50 build/asan-build.log; echo "sanitizer build failed"; exit 1; }
   # One process per test binary (ctest starts one per test: ~580 starts of large ASan
   # binaries cost minutes); four binaries at a time, a failing one's output printed.
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
@@ -88,6 +114,10 @@ if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
      echo "FAIL $(basename {}); the first report again (a log tail shows only the legend):";
      grep -m1 -A24 -E "ERROR: (Address|Leak)Sanitizer|runtime error|\\[  FAILED  \\]" {}.log | cut -c1-220; exit 1; fi'
   echo "sanitizer tests passed"
+
+  echo "== ThreadSanitizer build of the threaded code's tests (server_test, kube_test)"
+  wait "$sanitizer_builds" || { tail -50 build/tsan-build.log; echo "TSan build failed"; exit 1; }
+  scripts/tsan-tests.sh build-tsan
 fi
 
 if [ "${MUSTER_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/decode_fuzz.cc ]; then
@@ -99,5 +129,10 @@ if [ "${MUSTER_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/decode_fuzz.cc ]; then
     -print_final_stats=0 build-fuzz/corpus >build-fuzz/fuzz.log 2>&1 \
     || { tail -50 build-fuzz/fuzz.log; exit 1; }
   echo "fuzzing found nothing"
+fi
+if [ "${MUSTER_CLANG_TIDY:-0}" = 1 ]; then
+  echo "== clang-tidy (.clang-tidy over src/)"
+  wait "$clang_tidy" || { cat build/clang-tidy.out; exit 1; }
+  cat build/clang-tidy.out
 fi
 echo "all tests passed"

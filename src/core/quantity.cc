@@ -426,7 +426,8 @@ std::strong_ordering operator<=>(const Quantity& a, const Quantity& b) {
     }
     mag = ma <=> mb;
   }
-  return sa > 0 ? mag : 0 <=> mag;
+  // clang-tidy 14 takes the 0 of a three-way comparison for a null pointer constant.
+  return sa > 0 ? mag : 0 <=> mag;  // NOLINT(modernize-use-nullptr)
 }
 
 }  // namespace muster

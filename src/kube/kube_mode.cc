@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <ostream>
 #include <thread>
@@ -118,13 +120,20 @@ int RunKube(const KubeModeOptions& options, std::ostream& out, std::ostream& err
   signal_thread.join();
   shutting_down = true;
   out << "muster kube: stopping" << std::endl;
+  // Every watch is asked to end first: they end together within one poll interval.
+  for (auto& r : reflectors) r->RequestStop();
   controller.Stop();
   if (elector) elector->Stop();  // releases the lease for a standby
   for (auto& r : reflectors) r->Stop();
   if (webhook) webhook->Stop();
   if (dashboard) dashboard->Stop();
   out << "muster kube: stopped" << std::endl;
-  return exit_code.load();
+  // Every thread has ended and what muster writes lives in the API server: leave
+  // without destroying the object cache and the reconciler's state one object at a
+  // time (seconds at scale; issue 13: exit within 1 s of SIGTERM).
+  err.flush();
+  std::fflush(nullptr);
+  std::_Exit(exit_code.load());
 }
 
 }  // namespace muster::kube

@@ -63,6 +63,9 @@ class Reflector {
   // Ends the thread: at once from a watch or a backoff, after the request in flight
   // for a list (bounded by ClientOptions::timeout_s). Idempotent.
   void Stop();
+  // Asks the thread to end without waiting for it (Stop() then joins): stopping many
+  // reflectors costs one watch poll interval instead of one each.
+  void RequestStop();
 
   // The first list completed (or the resource was found absent): the cache holds a
   // complete view of this resource from then on.
