@@ -29,8 +29,10 @@ struct KubeModeOptions {
   std::string dashboard_host = "127.0.0.1";
 };
 
-// Returns the process exit code: 0 after a clean shutdown, 1 when the connection or
-// the webhook cannot be set up, 2 when leadership was lost.
+// Returns 1 when the connection or the webhook cannot be set up. Otherwise it does not
+// return: once every thread has stopped it ends the process (_Exit) with 0 after a
+// clean shutdown or 2 when leadership was lost, instead of freeing its state object
+// by object.
 int RunKube(const KubeModeOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace muster::kube

@@ -58,8 +58,9 @@ struct ServeOptions {
   auth::AuthOptions auth;
 };
 
-// Returns the process exit code: 0 after a clean shutdown, 1 when the store, the
-// manifests or the listen address are unusable.
+// Returns 1 when the store, the manifests or the listen address are unusable. After a
+// clean shutdown it does not return: it ends the process with exit code 0 (_Exit,
+// once the store is closed) instead of freeing its state object by object.
 int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller>> controllers,
              std::ostream& out, std::ostream& err);
 

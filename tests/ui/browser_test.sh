@@ -53,9 +53,14 @@ if [ ! -d "$HERE/node_modules/puppeteer-core" ] || [ "$HERE/package-lock.json" -
 fi
 
 TMP=$(mktemp -d /tmp/muster-ui-test.XXXXXX)
-PIDS=()
+# serve() runs in a command substitution's subshell: its servers' pids go to a file, not
+# a variable the subshell would lose (every server was left running).
 cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null || true; done
+  if [ -f "$TMP/pids" ]; then
+    while read -r p; do kill "$p" 2>/dev/null || true; done <"$TMP/pids"
+    sleep 0.5
+    while read -r p; do kill -9 "$p" 2>/dev/null || true; done <"$TMP/pids"
+  fi
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -68,7 +73,7 @@ serve() {
   shift
   "$MUSTER" serve --executor emulated --no-local-node --data "$TMP/$name" --listen 127.0.0.1:0 "$@" \
     >"$TMP/$name.log" 2>&1 &
-  PIDS+=($!)
+  echo $! >>"$TMP/pids"
   local pid=$! port="" start=$SECONDS
   while [ -z "$port" ]; do
     port=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/$name.log" | head -1)
