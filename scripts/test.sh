@@ -29,9 +29,13 @@ scripts/build.sh build -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
   rm -f build/asan-build.rc
   (
-    if scripts/build.sh build-asan -DMUSTER_SANITIZE=ON -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug \
-      -DCMAKE_CXX_FLAGS_DEBUG=-g1 >build/asan-build.log 2>&1; then echo 0; else echo 1; fi \
-      >build/asan-build.rc
+    # The status file appears only once the build has ended (written aside, then
+    # renamed): a redirection on the `if` itself created it empty at the start, and the
+    # wait below took the running build for a failed one.
+    rc=0
+    scripts/build.sh build-asan -DMUSTER_SANITIZE=ON -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug \
+      -DCMAKE_CXX_FLAGS_DEBUG=-g1 >build/asan-build.log 2>&1 || rc=1
+    echo "$rc" >build/asan-build.rc.tmp && mv build/asan-build.rc.tmp build/asan-build.rc
     NINJA_TARGETS="server_test kube_test" scripts/build.sh build-tsan -DMUSTER_SANITIZE=thread \
       -DMUSTER_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" >build/tsan-build.log 2>&1
   ) &
@@ -104,8 +108,9 @@ timeout 900 bash bench/decisions_check.sh --muster build/muster
 
 if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
   echo "== sanitizer build (ASan + UBSan)"
-  while [ ! -f build/asan-build.rc ]; do sleep 5; done
-  [ "$(cat build/asan-build.rc)" = 0 ] || { tail -50 build/asan-build.log; echo "sanitizer build failed"; exit 1; }
+  while [ ! -f build/asan-build.rc ] && kill -0 "$sanitizer_builds" 2>/dev/null; do sleep 5; done
+  [ "$(cat build/asan-build.rc 2>/dev/null)" = 0 ] ||
+    { tail -50 build/asan-build.log; echo "sanitizer build failed"; exit 1; }
   # One process per test binary (ctest starts one per test: ~580 starts of large ASan
   # binaries cost minutes); four binaries at a time, a failing one's output printed.
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
