@@ -7,4 +7,6 @@ scripts/install-deps.sh
 dir="${1:-build}"
 shift || true
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-ninja -C "$dir" "${NINJA_TARGETS:-all}"
+# NINJA_TARGETS: the targets, separated by spaces (default: all).
+read -r -a targets <<<"${NINJA_TARGETS:-all}"
+ninja -C "$dir" "${targets[@]}"
