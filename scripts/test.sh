@@ -36,8 +36,13 @@ if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
     scripts/build.sh build-asan -DMUSTER_SANITIZE=ON -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug \
       -DCMAKE_CXX_FLAGS_DEBUG=-g1 >build/asan-build.log 2>&1 || rc=1
     echo "$rc" >build/asan-build.rc.tmp && mv build/asan-build.rc.tmp build/asan-build.rc
-    NINJA_TARGETS="server_test kube_test" scripts/build.sh build-tsan -DMUSTER_SANITIZE=thread \
-      -DMUSTER_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" >build/tsan-build.log 2>&1
+    # MUSTER_TSAN=1: off by default until a whole CI run with it is measured: in a
+    # fresh-clone run here the ASan tree alone ended 51 min after the start, and the
+    # TSan tree after it would take CI past its time limit.
+    if [ "${MUSTER_TSAN:-0}" = 1 ]; then
+      NINJA_TARGETS="server_test kube_test" scripts/build.sh build-tsan -DMUSTER_SANITIZE=thread \
+        -DMUSTER_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" >build/tsan-build.log 2>&1
+    fi
   ) &
   sanitizer_builds=$!
 fi
@@ -122,7 +127,11 @@ if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
 
   echo "== ThreadSanitizer build of the threaded code's tests (server_test, kube_test)"
   wait "$sanitizer_builds" || { tail -50 build/tsan-build.log; echo "TSan build failed"; exit 1; }
-  scripts/tsan-tests.sh build-tsan
+  if [ "${MUSTER_TSAN:-0}" = 1 ]; then
+    scripts/tsan-tests.sh build-tsan
+  else
+    echo "skipped (MUSTER_TSAN=1 runs it)"
+  fi
 fi
 
 if [ "${MUSTER_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/decode_fuzz.cc ]; then
