@@ -313,7 +313,8 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r)
     meta["name"] = name;
     if (auto invalid = ValidateObject(type, *body, name)) return ErrorResponse(*invalid);
     // Quota and allocation, then the write, as one step (create_admission.h).
-    std::lock_guard<std::mutex> admission(CreateAdmissionMutex());
+    std::unique_lock<std::mutex> admission(CreateAdmissionMutex(), std::defer_lock);
+    if (CreateNeedsAdmissionLock(store, type, t.namespace_)) admission.lock();
     if (auto refused = AdmitCreate(store, type, t.namespace_, *body))
       return ErrorResponse(*refused);
     if (dry_run) return Written(201, type, *body);

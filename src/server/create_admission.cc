@@ -11,6 +11,14 @@ std::mutex& CreateAdmissionMutex() {
   return mu;
 }
 
+bool CreateNeedsAdmissionLock(const control::ObjectReader& store, const control::ResourceType& type,
+                              const std::string& ns) {
+  if (type.group.empty() && type.kind == "Service") return true;
+  if (!type.namespaced || ns.empty()) return false;
+  auto quotas = store.List("resourcequotas", ns);
+  return quotas.ok() && !quotas->items.empty();
+}
+
 std::optional<ApiError> AdmitCreate(const control::ObjectReader& store,
                                     const control::ResourceType& type, const std::string& ns,
                                     nlohmann::json& object) {

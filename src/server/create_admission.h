@@ -20,6 +20,12 @@ namespace muster::server {
 
 std::mutex& CreateAdmissionMutex();
 
+// Whether a create of `type` in `ns` must hold CreateAdmissionMutex(): a Service (its
+// address is drawn against the others') or any create in a namespace with a
+// ResourceQuota. Other creates do not wait for one another (nor share one fsync in turn).
+bool CreateNeedsAdmissionLock(const control::ObjectReader& store, const control::ResourceType& type,
+                              const std::string& ns);
+
 // nullopt: `object` (of `type`, in `ns`, validated) may be written, with what was
 // allocated for it set; else the error to answer.
 std::optional<ApiError> AdmitCreate(const control::ObjectReader& store,
