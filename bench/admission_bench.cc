@@ -19,11 +19,12 @@ namespace {
 
 class AlwaysFits : public PlacementOracle {
  public:
-  Check CanPlace(const model::Workload&, const Assignment&, const std::vector<std::string>&) override {
+  Check CanPlace(const model::Workload&, const Assignment&,
+                 const std::vector<std::string>&) override {
     return {true, "", ""};
   }
-  std::optional<std::vector<std::string>> PhysicalVictims(const model::Workload&, const Assignment&,
-                                                          const std::vector<std::string>&) override {
+  std::optional<std::vector<std::string>> PhysicalVictims(
+      const model::Workload&, const Assignment&, const std::vector<std::string>&) override {
     return std::nullopt;
   }
   void Commit(const model::Workload&, const Assignment&) override {}
@@ -92,10 +93,14 @@ void BM_CycleWithPending(benchmark::State& state) {
     benchmark::DoNotOptimize(decisions);
   }
   state.SetItemsProcessed(state.iterations() * workloads);
-  state.counters["admitted"] = static_cast<double>(admitted) / static_cast<double>(state.iterations());
+  state.counters["admitted"] =
+      static_cast<double>(admitted) / static_cast<double>(state.iterations());
   state.counters["admissions/s"] = seconds > 0 ? static_cast<double>(admitted) / seconds : 0;
 }
-BENCHMARK(BM_CycleWithPending)->Args({100, 5000})->Args({1000, 50000})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CycleWithPending)
+    ->Args({100, 5000})
+    ->Args({1000, 50000})
+    ->Unit(benchmark::kMillisecond);
 
 // Steady state after the first cycle: between cycles the engine finishes some
 // admitted workloads (freeing quota in their cohorts) and applies preemptions; each
@@ -157,7 +162,8 @@ void BM_SteadyStateCycles(benchmark::State& state) {
   std::sort(latencies.begin(), latencies.end());
   auto pct = [&](double p) {
     if (latencies.empty()) return 0.0;
-    size_t i = std::min(latencies.size() - 1, static_cast<size_t>(p * static_cast<double>(latencies.size())));
+    size_t i = std::min(latencies.size() - 1,
+                        static_cast<size_t>(p * static_cast<double>(latencies.size())));
     return latencies[i] * 1e3;
   };
   state.counters["cycle_p50_ms"] = pct(0.50);

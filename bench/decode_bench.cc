@@ -1,8 +1,8 @@
 // Decoding throughput: a generated 10,000-node cluster (ARCHITECTURE: large
 // clusters are normal), text built in-process so the benchmark needs no files.
-#include <string>
-
 #include <benchmark/benchmark.h>
+
+#include <string>
 
 #include "api/decode.h"
 
@@ -14,9 +14,8 @@ std::string ClusterYaml(int nodes) {
   for (int i = 0; i < nodes; ++i) {
     std::string name = "gpu-node-" + std::to_string(i);
     text += "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: " + name +
-            "\n  labels:\n    kubernetes.io/hostname: " + name +
-            "\n    example.com/rack: rack-" + std::to_string(i / 16) +
-            "\n    example.com/block: block-" + std::to_string(i / 256) +
+            "\n  labels:\n    kubernetes.io/hostname: " + name + "\n    example.com/rack: rack-" +
+            std::to_string(i / 16) + "\n    example.com/block: block-" + std::to_string(i / 256) +
             "\nspec:\n  taints:\n  - {key: nvidia.com/gpu, effect: NoSchedule}\n"
             "status:\n  allocatable:\n    cpu: \"96\"\n    memory: 1536Gi\n"
             "    nvidia.com/gpu: \"8\"\n    pods: \"110\"\n";

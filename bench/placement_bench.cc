@@ -139,19 +139,15 @@ void BM_PlaceMixed(benchmark::State& state) {
   state.counters["gang_p50_us"] = pct(0.50);
   state.counters["gang_p99_us"] = pct(0.99);
   state.counters["gang_max_us"] = pct(1.0);
-  state.counters["pods_per_s"] = benchmark::Counter(static_cast<double>(pods),
-                                                    benchmark::Counter::kIsRate);
-  state.counters["gangs_per_s"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                     benchmark::Counter::kIsRate);
+  state.counters["pods_per_s"] =
+      benchmark::Counter(static_cast<double>(pods), benchmark::Counter::kIsRate);
+  state.counters["gangs_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["evict_rounds"] = static_cast<double>(failures);
 }
 // 13,700 gangs of the 10-job mix (7 + 2 one-pod jobs and one 64-pod gang) are
 // 100,010 pods.
-BENCHMARK(BM_PlaceMixed)
-    ->Arg(1000)
-    ->Arg(10000)
-    ->Iterations(13700)
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_PlaceMixed)->Arg(1000)->Arg(10000)->Iterations(13700)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace muster::placement

@@ -8,7 +8,7 @@ PACKAGES=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libcpp-httplib-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang python3 python3-yaml openssl
+  clang clang-format clang-tidy python3 python3-yaml openssl
 )
 # kubectl for tests/server/kubectl_test.sh: Debian ships it as kubernetes-client; a
 # machine with a kubectl from elsewhere (Google's "kubectl" package) needs neither.

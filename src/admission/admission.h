@@ -26,7 +26,7 @@ namespace muster::admission {
 // The flavor chosen for each resource of one pod set.
 struct PodSetAssignment {
   std::string pod_set;
-  int32_t count = 0;                         // pods admitted (partial admission may lower it)
+  int32_t count = 0;                           // pods admitted (partial admission may lower it)
   std::map<std::string, std::string> flavors;  // resource name -> flavor name
 };
 
@@ -70,7 +70,8 @@ struct Decision {
   std::string workload_key;
   Assignment assignment;        // kAdmit, kPreempt
   std::vector<Victim> victims;  // kPreempt
-  std::string reason;   // machine-readable: QuotaExceeded, NoFit, Unschedulable, ClusterQueueStopped...
+  std::string
+      reason;  // machine-readable: QuotaExceeded, NoFit, Unschedulable, ClusterQueueStopped...
   std::string message;  // one line for `describe` / pendingReason
 };
 

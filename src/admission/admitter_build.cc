@@ -38,7 +38,8 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
     return n;
   };
   for (const auto& c : m.cohorts) {
-    if (cohorts.count(c.meta.name)) return InvalidArgument("Cohort " + c.meta.name + " defined twice");
+    if (cohorts.count(c.meta.name))
+      return InvalidArgument("Cohort " + c.meta.name + " defined twice");
     cohort_node(c.meta.name);
   }
   // Quotas are set on nodes through `resource_groups`; shared by CQs and Cohorts.
@@ -50,8 +51,8 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
       for (const auto& fq : g.flavors) {
         int32_t f = a->flavors_.Intern(fq.name);
         if (!a->flavors_.defined[f] && spec && spec->inactive_message.empty()) {
-          spec->inactive_message = "ClusterQueue " + spec->name + " is inactive: flavor " +
-                                   fq.name + " not found";
+          spec->inactive_message =
+              "ClusterQueue " + spec->name + " is inactive: flavor " + fq.name + " not found";
         }
         cg.flavors.push_back(f);
         for (ResourceId r : cg.covered) a->tree_.InternFr(f, r);  // unlisted = 0 quota
@@ -72,7 +73,8 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
   }
   for (const auto& cq : m.cluster_queues) {
     for (const auto& other : a->cqs_) {
-      if (other.name == cq.meta.name) return InvalidArgument("ClusterQueue " + cq.meta.name + " defined twice");
+      if (other.name == cq.meta.name)
+        return InvalidArgument("ClusterQueue " + cq.meta.name + " defined twice");
     }
     ClusterQueueSpec spec;
     spec.name = cq.meta.name;
@@ -122,7 +124,8 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
   // Volcano always has a "default" queue (weight 1, reclaimable).
   bool has_default = false;
   for (const auto& q : m.volcano_queues) {
-    if (a->volcano_.Find(q.meta.name)) return InvalidArgument("Volcano Queue " + q.meta.name + " defined twice");
+    if (a->volcano_.Find(q.meta.name))
+      return InvalidArgument("Volcano Queue " + q.meta.name + " defined twice");
     a->volcano_.AddQueue(q);
     has_default |= q.meta.name == "default";
   }

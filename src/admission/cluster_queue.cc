@@ -39,8 +39,7 @@ void PendingQueue::Replace(const QueueKey& from, const QueueKey& to) {
   if (parked_.erase(from) > 0) parked_.insert(to);
 }
 
-bool NamespaceMatches(const std::optional<model::LabelSelector>& selector,
-                      const std::string& ns) {
+bool NamespaceMatches(const std::optional<model::LabelSelector>& selector, const std::string& ns) {
   if (!selector) return false;
   const std::string kKey = "kubernetes.io/metadata.name";
   for (const auto& [k, v] : selector->match_labels) {

@@ -12,7 +12,8 @@ namespace muster::admission {
 namespace {
 
 int64_t AmountOf(const FrAmounts& a, FrId fr) {
-  auto it = std::lower_bound(a.begin(), a.end(), std::make_pair(fr, std::numeric_limits<int64_t>::min()));
+  auto it =
+      std::lower_bound(a.begin(), a.end(), std::make_pair(fr, std::numeric_limits<int64_t>::min()));
   return it != a.end() && it->first == fr ? it->second : 0;
 }
 
@@ -42,8 +43,8 @@ int64_t DominantResourceShare(const QuotaTree& tree, NodeId node, const FrAmount
   return drs * 1000 * 1000 / weight_milli;
 }
 
-int64_t ShareWith(QuotaTree& tree, const std::vector<int64_t>& weights, NodeId node,
-                  NodeId leaf, const FrAmounts& usage, int sign) {
+int64_t ShareWith(QuotaTree& tree, const std::vector<int64_t>& weights, NodeId node, NodeId leaf,
+                  const FrAmounts& usage, int sign) {
   if (sign > 0) {
     tree.AddUsage(leaf, usage);
   } else {

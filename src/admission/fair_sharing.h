@@ -26,8 +26,8 @@ int64_t DominantResourceShare(const QuotaTree& tree, NodeId node, const FrAmount
 // Share of `node` once `usage` is charged at ClusterQueue node `leaf` (usage
 // beyond what the leaf keeps for itself propagates up as the tree charges it).
 // `sign` -1 uncharges `usage` instead. `weights` by NodeId, in milli-units.
-int64_t ShareWith(QuotaTree& tree, const std::vector<int64_t>& weights, NodeId node,
-                  NodeId leaf, const FrAmounts& usage, int sign = 1);
+int64_t ShareWith(QuotaTree& tree, const std::vector<int64_t>& weights, NodeId node, NodeId leaf,
+                  const FrAmounts& usage, int sign = 1);
 
 // Kueue's fairPreemptions over a cohort tree: target queues are picked by
 // descending from the root into the child with the highest share; a candidate of

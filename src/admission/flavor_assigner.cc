@@ -19,9 +19,12 @@ bool Tolerates(const model::Toleration& t, const model::Taint& taint) {
 
 const char* EffectName(model::TaintEffect e) {
   switch (e) {
-    case model::TaintEffect::kNoSchedule: return "NoSchedule";
-    case model::TaintEffect::kPreferNoSchedule: return "PreferNoSchedule";
-    case model::TaintEffect::kNoExecute: return "NoExecute";
+    case model::TaintEffect::kNoSchedule:
+      return "NoSchedule";
+    case model::TaintEffect::kPreferNoSchedule:
+      return "PreferNoSchedule";
+    case model::TaintEffect::kNoExecute:
+      return "NoExecute";
   }
   return "";
 }
@@ -34,10 +37,14 @@ bool RequirementAllows(const model::NodeSelectorRequirement& r, const model::Str
   const auto& vals = r.values;
   bool in = std::find(vals.begin(), vals.end(), it->second) != vals.end();
   switch (r.op) {
-    case model::SelectorOperator::kIn: return in;
-    case model::SelectorOperator::kNotIn: return !in;
-    case model::SelectorOperator::kExists: return true;
-    case model::SelectorOperator::kDoesNotExist: return false;
+    case model::SelectorOperator::kIn:
+      return in;
+    case model::SelectorOperator::kNotIn:
+      return !in;
+    case model::SelectorOperator::kExists:
+      return true;
+    case model::SelectorOperator::kDoesNotExist:
+      return false;
     case model::SelectorOperator::kGt:
     case model::SelectorOperator::kLt: {
       if (vals.size() != 1) return false;
@@ -66,9 +73,9 @@ int Score(const FlavorOutcome& o, model::FlavorPreference pref) {
   if (o.no_candidates) return 1;  // Kueue's isPreferred: below every viable mode
   if (o.mode == FitMode::kFit && !o.borrow) return 10;
   bool preemption_first = pref == model::FlavorPreference::kPreemptionOverBorrowing;
-  if (o.mode == FitMode::kFit) return preemption_first ? 7 : 8;            // borrow
-  if (!o.borrow) return preemption_first ? 8 : 7;                          // preempt
-  return 5;                                                                // both
+  if (o.mode == FitMode::kFit) return preemption_first ? 7 : 8;  // borrow
+  if (!o.borrow) return preemption_first ? 8 : 7;                // preempt
+  return 5;                                                      // both
 }
 
 // Kueue's shouldTryNextFlavor.
@@ -162,7 +169,8 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
     for (const CompiledResourceGroup& g : cq.groups) {
       std::vector<ResourceId> wanted;
       for (ResourceId r : ids) {
-        if (std::find(g.covered.begin(), g.covered.end(), r) != g.covered.end()) wanted.push_back(r);
+        if (std::find(g.covered.begin(), g.covered.end(), r) != g.covered.end())
+          wanted.push_back(r);
       }
       if (wanted.empty()) continue;
       std::vector<std::string> reasons;
@@ -207,7 +215,8 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
                               Fmt(r, std::max<int64_t>(0, available)) + " in ClusterQueue " +
                               cq.name);
             worst_reason = "QuotaExceeded";
-            bool preemptible = val <= tree.QuotaOf(cq.node, *fr).nominal || can_preempt_while_borrowing;
+            bool preemptible =
+                val <= tree.QuotaOf(cq.node, *fr).nominal || can_preempt_while_borrowing;
             o.mode = std::min(o.mode, preemptible ? FitMode::kPreempt : FitMode::kNoFit);
             o.borrow |= borrow;
           } else {
@@ -215,16 +224,17 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
           }
         }
         if (o.mode == FitMode::kNoFit) continue;
-        if (!best || Score(o, cq.fungibility.preference) > Score(*best, cq.fungibility.preference)) {
+        if (!best ||
+            Score(o, cq.fungibility.preference) > Score(*best, cq.fungibility.preference)) {
           best = o;
-        if (o.mode == FitMode::kPreempt && options.has_candidates) {
-          std::vector<FrId> short_frs;
-          for (const auto& [fr, v] : o.charges) {
-            int64_t val = v + (charged.count(fr) ? charged.at(fr) : 0);
-            if (val > tree.Available(cq.node, fr)) short_frs.push_back(fr);
+          if (o.mode == FitMode::kPreempt && options.has_candidates) {
+            std::vector<FrId> short_frs;
+            for (const auto& [fr, v] : o.charges) {
+              int64_t val = v + (charged.count(fr) ? charged.at(fr) : 0);
+              if (val > tree.Available(cq.node, fr)) short_frs.push_back(fr);
+            }
+            o.no_candidates = !options.has_candidates(short_frs);
           }
-          o.no_candidates = !options.has_candidates(short_frs);
-        }
         }
         if (!ShouldTryNext(o, cq.fungibility)) break;
       }

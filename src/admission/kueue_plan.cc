@@ -27,9 +27,8 @@ bool CanBePartiallyAdmitted(const model::Workload& wl) {
   if (!wl.meta.annotations.count(std::string(workloads::kJobMinParallelismAnnotation))) {
     return false;
   }
-  return std::any_of(wl.pod_sets.begin(), wl.pod_sets.end(), [](const model::PodSet& ps) {
-    return std::max(ps.min_count, 1) < ps.count;
-  });
+  return std::any_of(wl.pod_sets.begin(), wl.pod_sets.end(),
+                     [](const model::PodSet& ps) { return std::max(ps.min_count, 1) < ps.count; });
 }
 
 }  // namespace
@@ -86,8 +85,8 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
     // Quota fits, nodes do not: preempt what the policies allow, if that helps.
     if (!ws.wl.preemption_never) {
       auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted);
-      auto victims = PhysicalPreemption(ws, fa.assignment, {}, as_victims(cands, cq, {}), cycle,
-                                        oracle);
+      auto victims =
+          PhysicalPreemption(ws, fa.assignment, {}, as_victims(cands, cq, {}), cycle, oracle);
       if (victims) return preempt(std::move(*victims));
     }
     return unschedulable(check);
@@ -117,8 +116,8 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   PlacementOracle::Check check = oracle.CanPlace(ws.wl, fa.assignment, keys);
   if (check.fits) return preempt(std::move(required));
   auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted);
-  auto victims = PhysicalPreemption(ws, fa.assignment, required,
-                                    as_victims(cands, cq, required), cycle, oracle);
+  auto victims = PhysicalPreemption(ws, fa.assignment, required, as_victims(cands, cq, required),
+                                    cycle, oracle);
   if (victims) return preempt(std::move(*victims));
   return unschedulable(check);
 }

@@ -38,8 +38,8 @@ struct IncomingWorkload {
   int32_t priority = 0;
   Time created = 0;
   int64_t order = 0;
-  const FrAmounts* usage = nullptr;          // what it would charge
-  std::vector<FrId> preempt_frs;             // the frs short of quota
+  const FrAmounts* usage = nullptr;  // what it would charge
+  std::vector<FrId> preempt_frs;     // the frs short of quota
 };
 
 // Candidates the policies allow, in Kueue's CandidatesOrdering (other queues first,
@@ -47,8 +47,7 @@ struct IncomingWorkload {
 // admitted workloads of every ClusterQueue in the incoming one's cohort tree.
 // `frs` restricts candidates to workloads using one of them (empty: none qualify).
 std::vector<PreemptionCandidate> FindCandidates(const IncomingWorkload& in,
-                                                const std::vector<FrId>& frs,
-                                                const QuotaTree& tree,
+                                                const std::vector<FrId>& frs, const QuotaTree& tree,
                                                 const std::vector<ClusterQueueSpec>& cqs,
                                                 const std::vector<PreemptionCandidate>& admitted);
 

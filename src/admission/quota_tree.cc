@@ -148,7 +148,8 @@ std::vector<std::string> QuotaTree::CheckInvariants() const {
                ResourceList::FormatAmount(res, used) + ") exceeds " + limit_name + " " +
                ResourceList::FormatAmount(res, limit);
       };
-      if (used < 0) out.push_back(what + node.name + ": negative usage of " + ResourceNames::Name(res));
+      if (used < 0)
+        out.push_back(what + node.name + ": negative usage of " + ResourceNames::Name(res));
       if (node.parent < 0 && used > node.subtree[fr]) {
         out.push_back(describe("its quota", node.subtree[fr]));
       }

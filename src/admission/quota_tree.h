@@ -79,7 +79,7 @@ class QuotaTree {
     bool cluster_queue = false;
     NodeId parent = -1;
     std::vector<NodeId> children;
-    std::vector<Quota> quota;     // own quota per FrId
+    std::vector<Quota> quota;      // own quota per FrId
     std::vector<int64_t> subtree;  // SubtreeQuota per FrId
     std::vector<int64_t> usage;
   };

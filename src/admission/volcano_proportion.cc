@@ -70,7 +70,8 @@ void VolcanoProportion::ComputeDeserved() {
       cap[i] = c * kScale;
       if (auto it = q.deserved_spec.find(id); it != q.deserved_spec.end()) {
         int64_t fixed = it->second;
-        if (auto cit = q.capability.find(id); cit != q.capability.end()) fixed = std::min(fixed, cit->second);
+        if (auto cit = q.capability.find(id); cit != q.capability.end())
+          fixed = std::min(fixed, cit->second);
         fixed *= kScale;
         q.deserved.Set(id, fixed);
         remaining -= fixed;
@@ -87,7 +88,8 @@ void VolcanoProportion::ComputeDeserved() {
       for (int32_t i : unmet) {
         Queue& q = queues_[i];
         int64_t before = q.deserved.Get(id);
-        int64_t share = static_cast<int64_t>(static_cast<__int128>(remaining) * q.weight / total_weight);
+        int64_t share =
+            static_cast<int64_t>(static_cast<__int128>(remaining) * q.weight / total_weight);
         int64_t now = std::max(std::min(before + share, cap[i]), q.guarantee.Get(id) * kScale);
         q.deserved.Set(id, now);
         gained += now - before;

@@ -24,7 +24,7 @@ class VolcanoProportion {
   struct Queue {
     std::string name;
     int32_t weight = 1;
-    std::map<ResourceId, int64_t> capability;  // absent dimension = unlimited
+    std::map<ResourceId, int64_t> capability;     // absent dimension = unlimited
     std::map<ResourceId, int64_t> deserved_spec;  // spec.deserved: fixed share
     ResourceList guarantee;
     bool reclaimable = true;

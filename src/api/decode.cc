@@ -38,14 +38,20 @@ const std::vector<KindInfo>& Kinds() {
   static const std::vector<KindInfo> kinds = {
       {"", "Node", {"v1"}, false, DecodeNode},
       {"", "Pod", {"v1"}, true, DecodeBarePod},
-      {"topology.node.k8s.io", "NodeResourceTopology", {"v1alpha2"}, false,
+      {"topology.node.k8s.io",
+       "NodeResourceTopology",
+       {"v1alpha2"},
+       false,
        DecodeNodeResourceTopology},
       {"scheduling.k8s.io", "PriorityClass", {"v1"}, false, DecodePriorityClass},
       {"kueue.x-k8s.io", "ResourceFlavor", {"v1beta1", "v1beta2"}, false, DecodeResourceFlavor},
       {"kueue.x-k8s.io", "ClusterQueue", {"v1beta1", "v1beta2"}, false, DecodeClusterQueue},
       {"kueue.x-k8s.io", "LocalQueue", {"v1beta1", "v1beta2"}, true, DecodeLocalQueue},
       {"kueue.x-k8s.io", "Cohort", {"v1beta1", "v1beta2", "v1alpha1"}, false, DecodeCohort},
-      {"kueue.x-k8s.io", "WorkloadPriorityClass", {"v1beta1", "v1beta2"}, false,
+      {"kueue.x-k8s.io",
+       "WorkloadPriorityClass",
+       {"v1beta1", "v1beta2"},
+       false,
        DecodeWorkloadPriorityClass},
       {"kueue.x-k8s.io", "Topology", {"v1beta1", "v1beta2", "v1alpha1"}, false, DecodeTopology},
       {"scheduling.volcano.sh", "Queue", {"v1beta1"}, false, DecodeVolcanoQueue},
@@ -57,9 +63,17 @@ const std::vector<KindInfo>& Kinds() {
       {"kubeflow.org", "MPIJob", {"v2beta1"}, true, DecodeKubeflowJob},
       {"jobset.x-k8s.io", "JobSet", {"v1alpha2"}, true, DecodeJobSet},
       {"batch", "Job", {"v1"}, true, DecodeBatchJob},
-      {"config.kueue.x-k8s.io", "Configuration", {"v1beta1", "v1beta2"}, false,
-       DecodeKueueConfiguration, false},
-      {"muster.dev", "SchedulerConfiguration", {"v1alpha1"}, false, DecodeSchedulerConfiguration,
+      {"config.kueue.x-k8s.io",
+       "Configuration",
+       {"v1beta1", "v1beta2"},
+       false,
+       DecodeKueueConfiguration,
+       false},
+      {"muster.dev",
+       "SchedulerConfiguration",
+       {"v1alpha1"},
+       false,
+       DecodeSchedulerConfiguration,
        false},
   };
   return kinds;
@@ -91,9 +105,8 @@ struct DocumentText {
 // the YAML spec defines it (it also ends block and multi-line scalars). Directive
 // lines ("%YAML 1.2") stay with the document that follows them.
 bool IsDocumentStart(std::string_view line) {
-  return line.substr(0, 3) == "---" &&
-         (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r' ||
-          line[3] == '\n');
+  return line.substr(0, 3) == "---" && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' ||
+                                        line[3] == '\r' || line[3] == '\n');
 }
 
 std::vector<DocumentText> SplitDocuments(std::string_view text) {
@@ -180,8 +193,7 @@ void DecodeDocument(const YAML::Node& doc, DocContext& ctx, DecodeResult& out) {
   if (meta.name.empty() && !meta.generate_name.empty()) {
     // Kubernetes appends 5 random characters; a counter keeps runs reproducible.
     char suffix[24];
-    std::snprintf(suffix, sizeof suffix, "%05lld",
-                  static_cast<long long>(++out.generated_names));
+    std::snprintf(suffix, sizeof suffix, "%05lld", static_cast<long long>(++out.generated_names));
     meta.name = meta.generate_name + suffix;
   }
   ctx.SetObject(meta.kind, meta.namespace_, meta.name);
@@ -197,8 +209,9 @@ void DecodeDocument(const YAML::Node& doc, DocContext& ctx, DecodeResult& out) {
   }
   if (!info) {
     if (kind_known) {
-      root.Get("apiVersion").Warn(internal::Quote(meta.api_version) + " is not a supported version of " +
-                                  meta.kind + "; object skipped");
+      root.Get("apiVersion")
+          .Warn(internal::Quote(meta.api_version) + " is not a supported version of " + meta.kind +
+                "; object skipped");
     } else {
       root.Get("kind").Warn("unknown kind " + meta.kind + " (apiVersion " + meta.api_version +
                             "); object skipped");
@@ -316,7 +329,8 @@ void DecodeText(std::string_view text, const std::string& file, DecodeResult& ou
       DecodeDocument(node, ctx, out);
     } catch (const std::exception& e) {
       // A decoder bug must not take the command down; report it against the document.
-      AddError(out, file, doc.first_line, std::string("internal error while decoding: ") + e.what());
+      AddError(out, file, doc.first_line,
+               std::string("internal error while decoding: ") + e.what());
     } catch (...) {
       AddError(out, file, doc.first_line, "internal error while decoding");
     }

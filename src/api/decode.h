@@ -45,7 +45,7 @@ struct DecodeResult {
   std::vector<ObjectRef> references;
   // Files in input order; diagnostics are sorted by (file position, line).
   std::vector<std::string> files;
-  int64_t next_order = 0;      // meta.order of the next decoded object
+  int64_t next_order = 0;       // meta.order of the next decoded object
   int64_t generated_names = 0;  // counter for metadata.generateName
   bool HasErrors() const;
 };

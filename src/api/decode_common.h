@@ -41,8 +41,7 @@ void DecodeResourceFlavor(const YamlValue& root, model::ObjectMeta meta, DecodeR
 void DecodeClusterQueue(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeLocalQueue(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeCohort(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
-void DecodeWorkloadPriorityClass(const YamlValue& root, model::ObjectMeta meta,
-                                 DecodeResult& out);
+void DecodeWorkloadPriorityClass(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeTopology(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 
 void DecodeVolcanoQueue(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
@@ -55,8 +54,7 @@ void DecodeKubeflowJob(const YamlValue& root, model::ObjectMeta meta, DecodeResu
 void DecodeJobSet(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 
 void DecodeKueueConfiguration(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
-void DecodeSchedulerConfiguration(const YamlValue& root, model::ObjectMeta meta,
-                                  DecodeResult& out);
+void DecodeSchedulerConfiguration(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 
 // A duration that must be above zero (sla-waiting-time): read into `out` when set
 // and valid, else reported.

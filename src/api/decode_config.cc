@@ -34,7 +34,8 @@ model::WaitForPodsReadyConfig DecodeWaitForPodsReady(const YamlValue& v) {
   YamlValue rs = v.Get("requeuingStrategy");
   YamlValue ts = rs.Get("timestamp");
   if (ts.IsSet()) {
-    if (auto e = ts.Enum({"Eviction", "Creation"})) w.requeuing_timestamp = *e == 0 ? "Eviction" : "Creation";
+    if (auto e = ts.Enum({"Eviction", "Creation"}))
+      w.requeuing_timestamp = *e == 0 ? "Eviction" : "Creation";
   }
   if (auto n = rs.Get("backoffLimitCount").Int32(0)) w.backoff_limit_count = *n;
   if (auto b = rs.Get("backoffBaseSeconds").Int32(0)) w.backoff_base_seconds = *b;

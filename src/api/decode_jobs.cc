@@ -71,8 +71,9 @@ std::optional<model::ElasticPolicy> DecodeElasticPolicy(const YamlValue& v) {
   v.Get("rdzvBackend").Read(e.rdzv_backend);
   v.Get("nProcPerNode").Read(e.nproc_per_node, 1);
   if (e.min_replicas && e.max_replicas && *e.min_replicas > *e.max_replicas) {
-    v.Get("minReplicas").Error("must be less than or equal to maxReplicas (" +
-                               std::to_string(*e.max_replicas) + ")");
+    v.Get("minReplicas")
+        .Error("must be less than or equal to maxReplicas (" + std::to_string(*e.max_replicas) +
+               ")");
   }
   return e;
 }
@@ -157,8 +158,8 @@ void DecodeKubeflowJob(const YamlValue& root, model::ObjectMeta meta, DecodeResu
     // The operators copy the replica policy onto the pods (ExitCode runs as Never).
     rs.tmpl.spec.restart_policy = rs.restart_policy == "ExitCode" ? "Never" : rs.restart_policy;
     if ((rs.type == "Master" || rs.type == "Launcher" || rs.type == "Chief") && rs.replicas > 1) {
-      rv.Get("replicas").Error("must be 1 for " + rs.type + " (got " +
-                               std::to_string(rs.replicas) + ")");
+      rv.Get("replicas")
+          .Error("must be 1 for " + rs.type + " (got " + std::to_string(rs.replicas) + ")");
     }
     job.replica_specs.push_back(std::move(rs));
   }

@@ -67,8 +67,9 @@ std::vector<model::ResourceGroup> DecodeResourceGroups(const YamlValue& v) {
         q.borrowing_limit = QuotaField(r.Get("borrowingLimit"), q.name);
         q.lending_limit = QuotaField(r.Get("lendingLimit"), q.name);
         if (q.lending_limit && nominal.IsSet() && *q.lending_limit > q.nominal_quota) {
-          r.Get("lendingLimit").Error("must be less than or equal to nominalQuota (" +
-                                      q.nominal_quota.ToString() + ")");
+          r.Get("lendingLimit")
+              .Error("must be less than or equal to nominalQuota (" + q.nominal_quota.ToString() +
+                     ")");
         }
         fq.resources.push_back(std::move(q));
       }
@@ -223,8 +224,7 @@ void DecodeCohort(const YamlValue& root, model::ObjectMeta meta, DecodeResult& o
   if (!root.ctx().has_errors()) out.manifests.cohorts.push_back(std::move(c));
 }
 
-void DecodeWorkloadPriorityClass(const YamlValue& root, model::ObjectMeta meta,
-                                 DecodeResult& out) {
+void DecodeWorkloadPriorityClass(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
   model::WorkloadPriorityClass wpc;
   YamlValue value = root.Get("value");
   if (!value.IsSet()) value.Error("is required");

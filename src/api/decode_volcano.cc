@@ -33,13 +33,12 @@ std::vector<model::LifecyclePolicy> DecodePolicies(const YamlValue& v) {
     if (p.Get("event").IsSet()) event_values.push_back(p.Get("event"));
     for (auto& e : p.Get("events").Items()) event_values.push_back(e);
     for (const auto& e : event_values) {
-      static const char* kEvents[] = {"*",           "PodFailed",     "PodEvicted", "PodPending",
-                                      "PodRunning",  "Unknown",       "TaskCompleted",
-                                      "TaskFailed",  "OutOfSync",     "CommandIssued",
-                                      "JobUpdated"};
-      auto which = e.Enum({"*", "PodFailed", "PodEvicted", "PodPending", "PodRunning", "Unknown",
-                           "TaskCompleted", "TaskFailed", "OutOfSync", "CommandIssued",
-                           "JobUpdated"});
+      static const char* kEvents[] = {"*",          "PodFailed",     "PodEvicted",    "PodPending",
+                                      "PodRunning", "Unknown",       "TaskCompleted", "TaskFailed",
+                                      "OutOfSync",  "CommandIssued", "JobUpdated"};
+      auto which =
+          e.Enum({"*", "PodFailed", "PodEvicted", "PodPending", "PodRunning", "Unknown",
+                  "TaskCompleted", "TaskFailed", "OutOfSync", "CommandIssued", "JobUpdated"});
       if (!which) continue;
       std::string name = kEvents[*which];
       if (!events_seen.insert(name).second) {
@@ -51,8 +50,8 @@ std::vector<model::LifecyclePolicy> DecodePolicies(const YamlValue& v) {
       policy.exit_code = *code;
       if (*code == 0) p.Get("exitCode").Error("must not be 0 (0 means success)");
       if (!codes_seen.insert(*code).second) {
-        p.Get("exitCode").Error("exit code " + std::to_string(*code) +
-                                " is already handled by another policy");
+        p.Get("exitCode")
+            .Error("exit code " + std::to_string(*code) + " is already handled by another policy");
       }
     }
     if (policy.events.empty() && !policy.exit_code) {
@@ -63,12 +62,12 @@ std::vector<model::LifecyclePolicy> DecodePolicies(const YamlValue& v) {
     YamlValue action = p.Get("action");
     if (!action.IsSet()) {
       action.Error("is required");
-    } else if (auto a = action.Enum({"AbortJob", "RestartJob", "RestartTask", "RestartPod",
-                                     "RestartPartition", "TerminateJob", "CompleteJob",
-                                     "ResumeJob"})) {
-      static const char* kActions[] = {"AbortJob",     "RestartJob",  "RestartTask",
-                                       "RestartPod",   "RestartPartition", "TerminateJob",
-                                       "CompleteJob",  "ResumeJob"};
+    } else if (auto a =
+                   action.Enum({"AbortJob", "RestartJob", "RestartTask", "RestartPod",
+                                "RestartPartition", "TerminateJob", "CompleteJob", "ResumeJob"})) {
+      static const char* kActions[] = {"AbortJob",    "RestartJob",       "RestartTask",
+                                       "RestartPod",  "RestartPartition", "TerminateJob",
+                                       "CompleteJob", "ResumeJob"};
       policy.action = kActions[*a];
     }
     if (p.Get("timeout").IsSet()) policy.timeout_seconds = p.Get("timeout").Duration();
@@ -92,7 +91,8 @@ void DecodeVolcanoQueue(const YamlValue& root, model::ObjectMeta meta, DecodeRes
   if (!q.parent.empty()) {
     spec.Get("parent").Ref("Queue", "", q.parent);
   }
-  if (auto p = spec.Get("priority").Int(INT32_MIN, INT32_MAX)) q.priority = static_cast<int32_t>(*p);
+  if (auto p = spec.Get("priority").Int(INT32_MIN, INT32_MAX))
+    q.priority = static_cast<int32_t>(*p);
   for (const char* where : {"spec", "status"}) {
     YamlValue state = root.Get(where).Get("state");
     if (state.IsSet()) {
@@ -102,8 +102,9 @@ void DecodeVolcanoQueue(const YamlValue& root, model::ObjectMeta meta, DecodeRes
   for (const auto& [name, amount] : q.deserved) {
     auto cap = q.capability.find(name);
     if (cap != q.capability.end() && amount > cap->second) {
-      spec.Get("deserved").Error("deserved " + name + " (" + amount.ToString() +
-                                 ") exceeds capability (" + cap->second.ToString() + ")");
+      spec.Get("deserved")
+          .Error("deserved " + name + " (" + amount.ToString() + ") exceeds capability (" +
+                 cap->second.ToString() + ")");
     }
   }
   q.meta = std::move(meta);
@@ -222,8 +223,9 @@ void DecodeVolcanoJob(const YamlValue& root, model::ObjectMeta meta, DecodeResul
   YamlValue min = spec.Get("minAvailable");
   min.Read(job.min_available);
   if (job.min_available && *job.min_available > total_replicas) {
-    min.Error(std::to_string(*job.min_available) + " is more than the total replicas of all tasks (" +
-              std::to_string(total_replicas) + ")");
+    min.Error(std::to_string(*job.min_available) +
+              " is more than the total replicas of all tasks (" + std::to_string(total_replicas) +
+              ")");
   }
   // minAvailable 0 or unset: the webhook sums the tasks' minAvailable.
   if (!job.min_available || *job.min_available == 0) {

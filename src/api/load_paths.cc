@@ -52,8 +52,9 @@ void LoadFile(const std::string& path, DecodeResult& out) {
 // sort, so "a/z.yaml" comes before "b.yaml".
 void LoadDirectory(const fs::path& dir, int depth, DecodeResult& out) {
   if (depth > kMaxDirectoryDepth) {
-    FileError(out, dir.string(), "directory nesting deeper than " +
-                                     std::to_string(kMaxDirectoryDepth) + " levels; skipped");
+    FileError(
+        out, dir.string(),
+        "directory nesting deeper than " + std::to_string(kMaxDirectoryDepth) + " levels; skipped");
     return;
   }
   std::error_code ec;

@@ -30,7 +30,8 @@ Diagnostic At(const model::ObjectMeta& meta, std::string field, std::string mess
 }
 
 // Every object of the set, for checks that treat all kinds alike.
-void ForEachMeta(const model::ManifestSet& m, const std::function<void(const model::ObjectMeta&)>& fn) {
+void ForEachMeta(const model::ManifestSet& m,
+                 const std::function<void(const model::ObjectMeta&)>& fn) {
   for (const auto& o : m.nodes) fn(o.meta);
   for (const auto& o : m.node_topologies) fn(o.meta);
   for (const auto& o : m.priority_classes) fn(o.meta);
@@ -51,15 +52,16 @@ void CheckDuplicates(DecodeResult& r) {
   std::vector<const model::ObjectMeta*> all;
   ForEachMeta(r.manifests, [&](const model::ObjectMeta& m) { all.push_back(&m); });
   // Report the later definition, in input order.
-  std::sort(all.begin(), all.end(),
-            [](const model::ObjectMeta* a, const model::ObjectMeta* b) { return a->order < b->order; });
+  std::sort(all.begin(), all.end(), [](const model::ObjectMeta* a, const model::ObjectMeta* b) {
+    return a->order < b->order;
+  });
   for (const auto* m : all) {
     std::string key = Group(m->api_version) + "/" + m->kind + "/" + m->Key();
     auto [it, inserted] = first.emplace(key, m);
     if (inserted) continue;
     r.diagnostics.push_back(At(*m, "metadata.name",
-                               m->kind + " " + internal::Quote(m->Key()) + " is already defined at " +
-                                   it->second->source.file + ":" +
+                               m->kind + " " + internal::Quote(m->Key()) +
+                                   " is already defined at " + it->second->source.file + ":" +
                                    std::to_string(it->second->source.line),
                                false));
   }
@@ -89,14 +91,14 @@ void CheckReferences(DecodeResult& r) {
   for (const auto& ref : r.references) {
     // Cohorts exist implicitly once a ClusterQueue names them.
     if (ref.target_kind == "Cohort") continue;
-    if (ref.target_kind == "PriorityClass" && kBuiltinPriorityClasses.count(ref.target_name)) continue;
+    if (ref.target_kind == "PriorityClass" && kBuiltinPriorityClasses.count(ref.target_name))
+      continue;
     std::string key = ref.target_namespace.empty() ? ref.target_name
                                                    : ref.target_namespace + "/" + ref.target_name;
     if (defined[ref.target_kind].count(key)) continue;
     Diagnostic d = ref.at;
     d.warning = true;
-    d.message = ref.target_kind + " " + internal::Quote(key) +
-                " is not in the input";
+    d.message = ref.target_kind + " " + internal::Quote(key) + " is not in the input";
     r.diagnostics.push_back(std::move(d));
   }
 }

@@ -3,6 +3,8 @@
 // paths and lines by hand. DocContext collects the diagnostics of one document.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -11,8 +13,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "api/decode.h"
 #include "core/quantity.h"

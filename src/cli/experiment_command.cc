@@ -60,11 +60,16 @@ const PolicyRow kRows[] = {
 std::string PolicyName(model::ScoringPolicy p) {
   using P = model::ScoringPolicy;
   switch (p) {
-    case P::kFgd: return "FGD";
-    case P::kBestFit: return "BestFit";
-    case P::kGpuPacking: return "GpuPacking";
-    case P::kBinpack: return "binpack";
-    case P::kSpread: return "spread";
+    case P::kFgd:
+      return "FGD";
+    case P::kBestFit:
+      return "BestFit";
+    case P::kGpuPacking:
+      return "GpuPacking";
+    case P::kBinpack:
+      return "binpack";
+    case P::kSpread:
+      return "spread";
   }
   return "?";
 }
@@ -123,7 +128,8 @@ Result<std::map<std::pair<std::string, uint64_t>, double>> ReadExpected(const st
   if (!in) return InvalidArgument("cannot read " + path);
   std::string line;
   if (!std::getline(in, line)) return InvalidArgument(path + ": empty file");
-  auto header = sim::csv::Header::Parse(line, {"workload", "sc_policy", "tune", "seed", "130"}, path);
+  auto header =
+      sim::csv::Header::Parse(line, {"workload", "sc_policy", "tune", "seed", "130"}, path);
   if (!header.ok()) return header.status();
   std::map<std::pair<std::string, uint64_t>, double> out;
   int64_t row = 1;
@@ -196,9 +202,9 @@ int RunFgdPacking(const ExperimentFlags& flags) {
   std::string expected_path = flags.expected;
   if (expected_path.empty()) {
     fs::path dir = fs::is_directory(trace_path) ? trace_path : trace_path.parent_path();
-    expected_path = (dir.lexically_normal().parent_path() / "fgd-expected" /
-                     "analysis_allo_discrete.csv")
-                        .string();
+    expected_path =
+        (dir.lexically_normal().parent_path() / "fgd-expected" / "analysis_allo_discrete.csv")
+            .string();
   }
   auto expected = ReadExpected(expected_path, workload, flags.tune);
   if (!expected.ok()) {
@@ -247,12 +253,14 @@ int RunFgdPacking(const ExperimentFlags& flags) {
 
   int64_t gpus = 0;
   for (const auto& n : nodes) gpus += n.allocatable.Get(kNvidiaGpu);
-  std::printf("FGD packing experiment (Weng et al., ATC'23): %s, %zu pods on %zu nodes (%lld GPUs)\n",
-              workload.c_str(), pods.size(), nodes.size(), static_cast<long long>(gpus));
+  std::printf(
+      "FGD packing experiment (Weng et al., ATC'23): %s, %zu pods on %zu nodes (%lld GPUs)\n",
+      workload.c_str(), pods.size(), nodes.size(), static_cast<long long>(gpus));
   std::printf("GPU allocation ratio (%%) at %.0f%% arrived GPU demand, mean of seeds %s\n",
               flags.tune * 100, flags.seeds.c_str());
   std::printf("published: %s\n\n", expected_path.c_str());
-  std::printf("%-14s %8s %10s %7s %16s\n", "policy", "muster", "published", "diff", "muster min..max");
+  std::printf("%-14s %8s %10s %7s %16s\n", "policy", "muster", "published", "diff",
+              "muster min..max");
   for (const PolicyRow& row : kRows) {
     std::optional<double> ours, theirs;
     double lo = 1e9, hi = -1e9;
@@ -295,12 +303,12 @@ int RunFgdPacking(const ExperimentFlags& flags) {
     }
   }
   if (flags.per_seed) {
-    std::printf("\n%-12s %6s %9s %7s %7s %7s %9s\n", "policy", "seed", "arrived%", "pods",
-                "placed", "failed", "alloc%");
+    std::printf("\n%-12s %6s %9s %7s %7s %7s %9s\n", "policy", "seed", "arrived%", "pods", "placed",
+                "failed", "alloc%");
     for (const Run& r : runs) {
       const sim::PackingResult& pr = *r.result;
-      std::printf("%-12s %6llu %9.2f %7lld %7lld %7lld %9.2f\n",
-                  PolicyName(r.policy).c_str(), static_cast<unsigned long long>(r.seed),
+      std::printf("%-12s %6llu %9.2f %7lld %7lld %7lld %9.2f\n", PolicyName(r.policy).c_str(),
+                  static_cast<unsigned long long>(r.seed),
                   100.0 * static_cast<double>(pr.arrived_gpu_milli) /
                       static_cast<double>(pr.total_gpu_milli),
                   static_cast<long long>(pr.pods_arrived), static_cast<long long>(pr.pods_placed),
@@ -332,8 +340,9 @@ void RegisterExperimentCommand(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.01, 10.0));
   fgd->add_option("-j,--jobs", flags->jobs, "runs in parallel (default: hardware threads)")
       ->check(CLI::Range(0, 1024));
-  fgd->add_option("--ties", flags->ties,
-                  "equal-score nodes: name (first by name, default; matches the published runs) or random")
+  fgd->add_option(
+         "--ties", flags->ties,
+         "equal-score nodes: name (first by name, default; matches the published runs) or random")
       ->check(CLI::IsMember({"random", "name"}));
   fgd->add_flag("--per-seed", flags->per_seed, "also print every run");
   fgd->callback([flags, &exit_code] { exit_code = RunFgdPacking(*flags); });

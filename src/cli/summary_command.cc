@@ -16,9 +16,7 @@
 namespace muster::cli {
 namespace {
 
-std::string QuantityOrDash(const std::optional<Quantity>& q) {
-  return q ? q->ToString() : "-";
-}
+std::string QuantityOrDash(const std::optional<Quantity>& q) { return q ? q->ToString() : "-"; }
 
 void PrintCluster(const model::ManifestSet& m) {
   ResourceList total;
@@ -101,8 +99,7 @@ void PrintJobs(const std::vector<model::Workload>& workloads) {
     }
     if (w.sla_waiting_seconds) std::printf("    sla-waiting-time %gs\n", *w.sla_waiting_seconds);
     std::printf("  %-28s %-11s queue=%-18s priority=%d gang=%d/%d\n", w.key.c_str(),
-                w.meta.kind.c_str(), queue.c_str(), w.priority, w.min_available,
-                w.TotalCount());
+                w.meta.kind.c_str(), queue.c_str(), w.priority, w.min_available, w.TotalCount());
     for (const auto& ps : w.pod_sets) {
       std::printf("    %-12s x%-3d (min %d) per pod %s\n", ps.name.c_str(), ps.count, ps.min_count,
                   ps.requests.ToString().c_str());
@@ -147,7 +144,8 @@ void PrintConfiguration(const model::ManifestSet& m) {
 }  // namespace
 
 void RegisterSummaryCommand(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("summary", "Validate manifests and summarize cluster, queues, jobs");
+  auto* cmd =
+      app.add_subcommand("summary", "Validate manifests and summarize cluster, queues, jobs");
   static std::vector<std::string> paths;
   cmd->add_option("-f,--filename", paths, "Manifest file or directory (repeatable, - for stdin)")
       ->required();

@@ -1,10 +1,9 @@
 // muster validate -f PATH...: decode and validate, one line per problem (CONTRACT 2).
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "api/decode.h"
 #include "cli/commands.h"

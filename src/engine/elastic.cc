@@ -66,8 +66,7 @@ int64_t DominantSharePpm(const ResourceList& held, const ResourceList& total) {
 }  // namespace
 
 bool Engine::IsElastic(const WorkloadRecord& record) const {
-  return CanResize() &&
-         workloads::IsElastic(record.workload, !record.workload.local_queue.empty());
+  return CanResize() && workloads::IsElastic(record.workload, !record.workload.local_queue.empty());
 }
 
 void Engine::TrackGrowth(const WorkloadRecord& record) {

@@ -17,16 +17,16 @@
 namespace muster::kube {
 
 struct ClientOptions {
-  double qps = 1000;     // sustained requests per second; <= 0: unlimited
-  int burst = 2000;      // bucket size
+  double qps = 1000;      // sustained requests per second; <= 0: unlimited
+  int burst = 2000;       // bucket size
   double timeout_s = 30;  // per request (not per watch: a watch lasts until it ends)
   std::string user_agent = "muster";
 };
 
 struct HttpResponse {
-  int code = 0;        // HTTP status; 0 when no response arrived (transport error)
-  std::string body;    // response body (a metav1.Status on errors)
-  std::string error;   // transport error text when code == 0
+  int code = 0;       // HTTP status; 0 when no response arrived (transport error)
+  std::string body;   // response body (a metav1.Status on errors)
+  std::string error;  // transport error text when code == 0
   bool ok() const { return code >= 200 && code < 300; }
 };
 

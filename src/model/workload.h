@@ -60,7 +60,7 @@ struct RankSpec {
 
 // How the job reacts to pod failure or eviction (simulation and the executor).
 struct LifecycleSpec {
-  int32_t max_restarts = 0;  // backoffLimit, maxRetry, failurePolicy.maxRestarts
+  int32_t max_restarts = 0;         // backoffLimit, maxRetry, failurePolicy.maxRestarts
   bool restart_on_failure = false;  // restartPolicy OnFailure / policies RestartJob
   std::vector<LifecyclePolicy> volcano_policies;
 };
@@ -94,12 +94,12 @@ enum class ElasticSource {
 };
 
 struct Workload {
-  std::string key;  // "namespace/name" of the job
-  ObjectMeta meta;  // the job's metadata (kind in meta.kind)
+  std::string key;            // "namespace/name" of the job
+  ObjectMeta meta;            // the job's metadata (kind in meta.kind)
   std::string local_queue;    // kueue.x-k8s.io/queue-name label; "" = none
   std::string volcano_queue;  // spec.queue / scheduling.volcano.sh/queue-name; "" = none
   int32_t priority = 0;
-  std::string priority_class;  // the class the priority came from ("" = default/none)
+  std::string priority_class;     // the class the priority came from ("" = default/none)
   bool preemption_never = false;  // PriorityClass preemptionPolicy: Never
   std::vector<PodSet> pod_sets;
   // Total pods that must run at once: the gang size (minAvailable, minMember,

@@ -101,8 +101,8 @@ Result<std::unique_ptr<ClusterState>> BuildClusterState(
     by_rank.push_back({&infos[order[r]].node.meta.name, &infos[order[r]].node.meta.labels});
   }
   std::vector<ResolvedHyperNode> resolved = ResolveHyperNodes(hyper_nodes, by_rank);
-  std::unique_ptr<ClusterState> out = std::make_unique<IndexedClusterState>(
-      std::move(infos), topologies, std::move(resolved));
+  std::unique_ptr<ClusterState> out =
+      std::make_unique<IndexedClusterState>(std::move(infos), topologies, std::move(resolved));
   return out;
 }
 
@@ -300,8 +300,12 @@ Status IndexedClusterState::Commit(const GangPlan& plan, const model::Workload& 
   }
   std::string key = plan.workload_key.empty() ? workload.key : plan.workload_key;
   for (const auto& p : plan.pods) {
-    Bind(key, BoundPod{p.pod_set, p.index, p.node, shapes[p.pod_set],
-                       {p.gpus, p.numa_zone, p.container_zones}, {}});
+    Bind(key, BoundPod{p.pod_set,
+                       p.index,
+                       p.node,
+                       shapes[p.pod_set],
+                       {p.gpus, p.numa_zone, p.container_zones},
+                       {}});
   }
   return Status::Ok();
 }

@@ -114,7 +114,11 @@ void AssignRanks(const PathSource& paths, PodList& pods) {
 
 PodPlacement Place(Overlay& ov, const PodSetContext& ctx, NodeIndex node, PodAlloc alloc) {
   Charge(ov.Base().Info(node), ov.Mutable(node), ctx.shape, alloc);
-  return PodPlacement{ctx.pod_set, 0, node, std::move(alloc.gpus), alloc.numa_zone,
+  return PodPlacement{ctx.pod_set,
+                      0,
+                      node,
+                      std::move(alloc.gpus),
+                      alloc.numa_zone,
                       std::move(alloc.container_zones)};
 }
 
@@ -154,10 +158,10 @@ std::variant<PodList, PlacementFailure> PlanTas(Overlay& ov, const NodeSearch& s
     gathered += cap;
   };
   auto fail = [&](const std::string& why) {
-    return PlacementFailure{"TopologyUnsatisfiable",
-                            "pod set " + ctx.name + " needs " + std::to_string(count) +
-                                " pods in one " + level + (required ? "" : " (preferred)") +
-                                ": " + why};
+    return PlacementFailure{"TopologyUnsatisfiable", "pod set " + ctx.name + " needs " +
+                                                         std::to_string(count) + " pods in one " +
+                                                         level + (required ? "" : " (preferred)") +
+                                                         ": " + why};
   };
   // Runs Kueue's assignment over the gathered nodes and charges the pods.
   auto assign = [&]() -> std::variant<PodList, PlacementFailure> {
@@ -202,10 +206,10 @@ std::variant<PodList, PlacementFailure> PlanTas(Overlay& ov, const NodeSearch& s
     std::vector<DomainBound> candidates = DomainsThatMayHold(ov, level_domains, ctx.shape, count);
     auto prefix_less = [&](const DomainBound& a, const DomainBound& b) {
       if (a.pods != b.pods) return a.pods < b.pods;
-      const auto& pa = base.TopologyPath(base.NodeAtRank(domains.Get(a.domain).ranks[0]),
-                                         paths.topology);
-      const auto& pb = base.TopologyPath(base.NodeAtRank(domains.Get(b.domain).ranks[0]),
-                                         paths.topology);
+      const auto& pa =
+          base.TopologyPath(base.NodeAtRank(domains.Get(a.domain).ranks[0]), paths.topology);
+      const auto& pb =
+          base.TopologyPath(base.NodeAtRank(domains.Get(b.domain).ranks[0]), paths.topology);
       return std::lexicographical_compare(pa.begin(), pa.begin() + level_idx + 1, pb.begin(),
                                           pb.begin() + level_idx + 1);
     };
@@ -323,8 +327,8 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanHyperNodes(
     last = std::get<PlacementFailure>(r).message;
   }
   return PlacementFailure{"TopologyUnsatisfiable",
-                          "no HyperNode of tier <= " + std::to_string(max_tier) + " holds the gang (" +
-                              std::to_string(gang_gpus) + " GPUs)" +
+                          "no HyperNode of tier <= " + std::to_string(max_tier) +
+                              " holds the gang (" + std::to_string(gang_gpus) + " GPUs)" +
                               (last.empty() ? "" : ": " + last)};
 }
 
@@ -429,24 +433,27 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
     const model::PodSet& ps = wl.pod_sets[p];
     int32_t count = p < request.counts.size() ? request.counts[p] : ps.count;
     if (count <= 0) continue;
-    const PodSetConstraints* cons = p < request.constraints.size() ? &request.constraints[p] : nullptr;
+    const PodSetConstraints* cons =
+        p < request.constraints.size() ? &request.constraints[p] : nullptr;
     PodSetContext ctx = MakePodSetContext(ps, static_cast<int32_t>(p), cons, base.NodeCount());
     ExcludeNodes(ctx, request);
     std::vector<int32_t> narrowed;
     const std::vector<int32_t>* allowed = NarrowBySelector(base, ctx, scope, narrowed);
     const auto& topo = ps.topology;
-    bool tas = (topo.mode == Mode::kRequired || topo.mode == Mode::kPreferred) && !topo.level.empty();
+    bool tas =
+        (topo.mode == Mode::kRequired || topo.mode == Mode::kPreferred) && !topo.level.empty();
     std::variant<PodList, PlacementFailure> r;
     int32_t topology = base.Topologies().empty() ? -1 : 0;
     std::vector<std::string> levels = default_levels;
     if (tas) {
       topology = TopologyFor(base, cons, topo.level);
-      levels = topology >= 0 ? base.Topologies()[topology].levels
-                             : std::vector<std::string>{topo.level};
+      levels =
+          topology >= 0 ? base.Topologies()[topology].levels : std::vector<std::string>{topo.level};
       auto idx = std::find(levels.begin(), levels.end(), topo.level) - levels.begin();
       if (idx == static_cast<long>(levels.size())) {
-        return PlacementFailure{"TopologyUnsatisfiable", "pod set " + ps.name + ": level " +
-                                                             topo.level + " is not in its Topology"};
+        return PlacementFailure{
+            "TopologyUnsatisfiable",
+            "pod set " + ps.name + ": level " + topo.level + " is not in its Topology"};
       }
       r = PlanTas(ov, search, ctx, count, allowed, PathSource{base, topology, levels},
                   static_cast<int32_t>(idx), topo.mode == Mode::kRequired);

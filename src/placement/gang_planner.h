@@ -21,8 +21,10 @@ class GangPlannerImpl final : public GangPlanner {
                            const PlannerOptions& options = {});
   // For tests and benchmarks that pick a scorer directly.
   explicit GangPlannerImpl(std::unique_ptr<Scorer> scorer, const PlannerOptions& options = {})
-      : scorer_(std::move(scorer)), max_scored_nodes_(options.max_scored_nodes),
-        random_tie_break_(options.random_tie_break), tie_break_seed_(options.tie_break_seed) {}
+      : scorer_(std::move(scorer)),
+        max_scored_nodes_(options.max_scored_nodes),
+        random_tie_break_(options.random_tie_break),
+        tie_break_seed_(options.tie_break_seed) {}
 
   std::variant<GangPlan, PlacementFailure> Plan(const ClusterState& state,
                                                 const PlacementRequest& request) const override;

@@ -52,13 +52,20 @@ bool MatchesValue(const model::NodeSelectorRequirement& req, const std::string* 
 
 const char* VerdictName(FilterVerdict v) {
   switch (v) {
-    case FilterVerdict::kFits: return "fits";
-    case FilterVerdict::kNotReady: return "node not ready";
-    case FilterVerdict::kUnschedulable: return "node unschedulable";
-    case FilterVerdict::kUntoleratedTaint: return "untolerated taint";
-    case FilterVerdict::kNodeSelectorMismatch: return "node selector mismatch";
-    case FilterVerdict::kAffinityMismatch: return "node affinity mismatch";
-    case FilterVerdict::kExcluded: return "excluded";
+    case FilterVerdict::kFits:
+      return "fits";
+    case FilterVerdict::kNotReady:
+      return "node not ready";
+    case FilterVerdict::kUnschedulable:
+      return "node unschedulable";
+    case FilterVerdict::kUntoleratedTaint:
+      return "untolerated taint";
+    case FilterVerdict::kNodeSelectorMismatch:
+      return "node selector mismatch";
+    case FilterVerdict::kAffinityMismatch:
+      return "node affinity mismatch";
+    case FilterVerdict::kExcluded:
+      return "excluded";
   }
   return "unknown";
 }

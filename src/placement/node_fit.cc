@@ -42,8 +42,8 @@ int64_t Charged(const ZoneCharges& out, int32_t z, ResourceId r) {
 // scope each aligned container's requests to that container's zone; whatever is
 // left (unaligned containers, pod overhead) fills zones greedily, starting with
 // those holding the pod's GPUs.
-ZoneCharges ComputeZoneCharges(const NodeInfo& info, const NodeUsage& usage,
-                               const PodShape& shape, const PodAlloc& alloc) {
+ZoneCharges ComputeZoneCharges(const NodeInfo& info, const NodeUsage& usage, const PodShape& shape,
+                               const PodAlloc& alloc) {
   ZoneCharges out;
   if (!Aligned(info) || info.zone_resources.empty()) return out;
   ResourceList need;

@@ -29,7 +29,7 @@ struct GpuDevice {
 struct ZoneInfo {
   std::string name;
   int32_t id = 0;
-  ResourceList allocatable;  // zone-accounted resources other than GPUs
+  ResourceList allocatable;   // zone-accounted resources other than GPUs
   std::vector<int32_t> gpus;  // device indices in this zone
 };
 

@@ -201,9 +201,8 @@ PlacementFailure NodeSearch::Diagnose(PodSetContext& ctx, const std::vector<int3
   const std::string pods = "pod set " + ctx.name + " (" + std::to_string(placed) + "/" +
                            std::to_string(count) + " pods placed)";
   if (resources + gpus + numa == 0) {
-    return {"NoMatchingNodes",
-            "0/" + std::to_string(total) + " nodes match " + pods +
-                (filters.empty() ? "" : ": " + filters)};
+    return {"NoMatchingNodes", "0/" + std::to_string(total) + " nodes match " + pods +
+                                   (filters.empty() ? "" : ": " + filters)};
   }
   if (numa > 0 && resources + gpus == 0) {
     std::string what = ctx.shape.gpus > 0 ? std::to_string(ctx.shape.gpus) + " nvidia.com/gpu"

@@ -60,8 +60,8 @@ class NodeSearch {
   std::optional<Pick> PickNode(PodSetContext& ctx, const std::vector<int32_t>* allowed) const;
 
   // Why no node takes one more pod (`placed` of `count` already planned).
-  PlacementFailure Diagnose(PodSetContext& ctx, const std::vector<int32_t>* allowed,
-                            int32_t placed, int32_t count) const;
+  PlacementFailure Diagnose(PodSetContext& ctx, const std::vector<int32_t>* allowed, int32_t placed,
+                            int32_t count) const;
 
   int64_t Score(const PodSetContext& ctx, NodeIndex i, const PodAlloc& alloc) const;
 

@@ -140,10 +140,14 @@ int32_t LargestZoneFreeGpus(const NodeInfo& info, const NodeUsage& usage) {
 
 const char* PolicyName(model::TopologyManagerPolicy policy) {
   switch (policy) {
-    case Policy::kNone: return "none";
-    case Policy::kBestEffort: return "best-effort";
-    case Policy::kRestricted: return "restricted";
-    case Policy::kSingleNumaNode: return "single-numa-node";
+    case Policy::kNone:
+      return "none";
+    case Policy::kBestEffort:
+      return "best-effort";
+    case Policy::kRestricted:
+      return "restricted";
+    case Policy::kSingleNumaNode:
+      return "single-numa-node";
   }
   return "none";
 }

@@ -44,7 +44,8 @@ struct GangPlan {
 // naming what is missing and where ("6 nvidia.com/gpu in one NUMA zone: largest
 // zone free on dgx-1 has 4 (single-numa-node)").
 struct PlacementFailure {
-  std::string reason;  // Unschedulable | InsufficientResources | NumaUnaligned | TopologyUnsatisfiable | NoMatchingNodes
+  std::string reason;  // Unschedulable | InsufficientResources | NumaUnaligned |
+                       // TopologyUnsatisfiable | NoMatchingNodes
   std::string message;
 };
 

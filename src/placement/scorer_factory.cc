@@ -13,11 +13,16 @@ std::unique_ptr<Scorer> MakePolicyScorer(const model::SchedulerConfiguration& co
                                          const PlannerOptions& options) {
   using P = model::ScoringPolicy;
   switch (config.scoring) {
-    case P::kBinpack: return std::make_unique<BinpackScorer>(config.binpack_weights);
-    case P::kSpread: return std::make_unique<LeastAllocatedScorer>();
-    case P::kGpuPacking: return std::make_unique<GpuPackingScorer>();
-    case P::kBestFit: return std::make_unique<BestFitScorer>();
-    case P::kFgd: return std::make_unique<FgdScorer>(options.fgd);
+    case P::kBinpack:
+      return std::make_unique<BinpackScorer>(config.binpack_weights);
+    case P::kSpread:
+      return std::make_unique<LeastAllocatedScorer>();
+    case P::kGpuPacking:
+      return std::make_unique<GpuPackingScorer>();
+    case P::kBestFit:
+      return std::make_unique<BestFitScorer>();
+    case P::kFgd:
+      return std::make_unique<FgdScorer>(options.fgd);
   }
   return std::make_unique<BinpackScorer>(config.binpack_weights);
 }

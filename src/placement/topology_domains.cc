@@ -121,8 +121,8 @@ class TasTree {
       if (pick != i) break;
     }
     if (remaining > 0) {
-      return "cluster fits " + std::to_string(count - remaining) + " of " +
-             std::to_string(count) + " pods";
+      return "cluster fits " + std::to_string(count - remaining) + " of " + std::to_string(count) +
+             " pods";
     }
     fit_level = 0;
     return std::nullopt;

@@ -14,8 +14,8 @@ json GroupJson(const control::ApiGroupInfo& g) {
   }
   return {{"name", g.name},
           {"versions", versions},
-          {"preferredVersion", {{"groupVersion", g.name + "/" + g.versions[0]},
-                                {"version", g.versions[0]}}}};
+          {"preferredVersion",
+           {{"groupVersion", g.name + "/" + g.versions[0]}, {"version", g.versions[0]}}}};
 }
 
 }  // namespace
@@ -84,15 +84,9 @@ std::optional<json> ApiResourceList(const std::string& group, const std::string&
 
 json VersionInfo() {
   // A recent minor so kubectl's version-skew check stays quiet.
-  return {{"major", "1"},
-          {"minor", "32"},
-          {"gitVersion", "v1.32.0-muster"},
-          {"gitCommit", "muster"},
-          {"gitTreeState", "clean"},
-          {"buildDate", "2025-01-01T00:00:00Z"},
-          {"goVersion", "n/a"},
-          {"compiler", "g++"},
-          {"platform", "linux/amd64"}};
+  return {{"major", "1"},          {"minor", "32"},           {"gitVersion", "v1.32.0-muster"},
+          {"gitCommit", "muster"}, {"gitTreeState", "clean"}, {"buildDate", "2025-01-01T00:00:00Z"},
+          {"goVersion", "n/a"},    {"compiler", "g++"},       {"platform", "linux/amd64"}};
 }
 
 }  // namespace muster::server

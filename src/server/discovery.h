@@ -4,10 +4,9 @@
 // response is plain application/json.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace muster::server {
 
@@ -18,8 +17,7 @@ nlohmann::json ApiGroupList();
 // GET /apis/<group>: APIGroup; nullopt for an unknown group.
 std::optional<nlohmann::json> ApiGroupDocument(const std::string& group);
 // GET /api/v1 (group "") or /apis/<group>/<version>: APIResourceList.
-std::optional<nlohmann::json> ApiResourceList(const std::string& group,
-                                              const std::string& version);
+std::optional<nlohmann::json> ApiResourceList(const std::string& group, const std::string& version);
 // GET /version.
 nlohmann::json VersionInfo();
 

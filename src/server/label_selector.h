@@ -3,11 +3,10 @@
 //   fieldSelector=metadata.name=foo,status.phase!=Running
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 #include "model/meta.h"

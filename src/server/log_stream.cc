@@ -28,9 +28,9 @@ std::string ReadChunk(int fd) {
 
 }  // namespace
 
-LogStream::LogStream(ObjectStore& store, control::ObjectKey pod, std::string path, std::string initial,
-                     uint64_t offset, std::optional<uint64_t> limit_bytes, bool follow,
-                     std::vector<std::string> backlog)
+LogStream::LogStream(ObjectStore& store, control::ObjectKey pod, std::string path,
+                     std::string initial, uint64_t offset, std::optional<uint64_t> limit_bytes,
+                     bool follow, std::vector<std::string> backlog)
     : store_(store),
       pod_(std::move(pod)),
       path_(std::move(path)),

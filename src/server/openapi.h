@@ -4,10 +4,9 @@
 // for client-side validation and fail. Schemas are not published; /openapi/v2 404s.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace muster::server {
 

@@ -15,8 +15,8 @@ struct RequestTarget {
   std::string group;
   std::string version;
   const control::ResourceType* type = nullptr;
-  std::string namespace_;  // "" for cluster-scoped types or an all-namespaces list
-  std::string name;        // "" for collection requests
+  std::string namespace_;   // "" for cluster-scoped types or an all-namespaces list
+  std::string name;         // "" for collection requests
   std::string subresource;  // "" or "status"
 
   bool collection() const { return name.empty(); }

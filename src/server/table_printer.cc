@@ -267,9 +267,12 @@ std::vector<Column> KindColumns(const control::ResourceType& t) {
   }
   // muster.dev/v1alpha1 scheduler views (ui/view_api.h).
   if (k == "WorkloadView") {
-    return {Path("Queue", "queue.clusterQueue"), Path("State", "state"),
-            Path("Position", "positionInClusterQueue"), Path("Priority", "priority"),
-            Path("Reason", "reason"), Path("Message", "message", 1)};
+    return {Path("Queue", "queue.clusterQueue"),
+            Path("State", "state"),
+            Path("Position", "positionInClusterQueue"),
+            Path("Priority", "priority"),
+            Path("Reason", "reason"),
+            Path("Message", "message", 1)};
   }
   if (k == "QueueView") {
     return {Path("Kind", "queue.kind"), Path("Parent", "parent"),

@@ -45,8 +45,7 @@ Result<std::vector<control::Change>> WatchHub::Since(int64_t since, size_t max) 
 
 bool WatchHub::WaitNewer(int64_t since, std::chrono::milliseconds timeout) const {
   std::unique_lock<std::mutex> lock(mu_);
-  return cv_.wait_for(lock, timeout, [&] { return closed_ || current_rv_ > since; }) &&
-         !closed_;
+  return cv_.wait_for(lock, timeout, [&] { return closed_ || current_rv_ > since; }) && !closed_;
 }
 
 int64_t WatchHub::current_rv() const {

@@ -40,8 +40,8 @@ std::string WatchStream::Event(const char* type, const json& object) {
     opts.no_headers = headers_sent_;
     opts.include = filter_.include;
     opts.now_unix = static_cast<int64_t>(std::time(nullptr));
-    payload = RenderTable(*filter_.type, {object}, FieldValue(object, "metadata.resourceVersion"),
-                          opts);
+    payload =
+        RenderTable(*filter_.type, {object}, FieldValue(object, "metadata.resourceVersion"), opts);
     headers_sent_ = true;
   } else {
     payload = object;
@@ -54,8 +54,8 @@ std::optional<std::string> WatchStream::Next(std::chrono::milliseconds wait) {
   if (done_) return std::nullopt;
   std::string out;
   if (!initial_.empty()) {
-    for (auto& o : initial_) out += Event("ADDED", PresentObject(std::move(o), *filter_.type,
-                                                                 filter_.version));
+    for (auto& o : initial_)
+      out += Event("ADDED", PresentObject(std::move(o), *filter_.type, filter_.version));
     initial_.clear();
     return out;
   }

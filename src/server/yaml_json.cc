@@ -1,9 +1,9 @@
 #include "server/yaml_json.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <regex>
 #include <string>
-
-#include <yaml-cpp/yaml.h>
 
 namespace muster::server {
 namespace {

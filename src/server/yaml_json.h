@@ -3,10 +3,9 @@
 // booleans, integers, floats); quoted scalars stay strings.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 

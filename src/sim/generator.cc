@@ -92,7 +92,8 @@ model::ManifestSet GenerateCluster(const ClusterSpec& spec) {
       zone.allocatable.Set(kCpu, ZoneShare(spec.cpu_per_node, zones, z) * 1000);
       zone.allocatable.Set(kMemory, ZoneShare(spec.memory_gi_per_node, zones, z) * kGi);
       zone.allocatable.Set(kNvidiaGpu, ZoneShare(spec.gpus_per_node, zones, z));
-      for (int32_t o = 0; o < zones; ++o) zone.costs["node-" + std::to_string(o)] = o == z ? 10 : 21;
+      for (int32_t o = 0; o < zones; ++o)
+        zone.costs["node-" + std::to_string(o)] = o == z ? 10 : 21;
       t.zones.push_back(std::move(zone));
     }
     m.nodes.push_back(std::move(n));
@@ -129,9 +130,14 @@ model::ManifestSet GenerateCluster(const ClusterSpec& spec) {
     // Even split of the whole cluster; the remainder stays unassigned (borrowable
     // by nobody), which keeps every ClusterQueue's quota the same.
     int64_t n = spec.nodes;
-    fq.resources.push_back({"cpu", Quantity::FromInt(n * spec.cpu_per_node / queues), std::nullopt, std::nullopt});
-    fq.resources.push_back({"memory", Quantity::FromInt(n * spec.memory_gi_per_node / queues * kGi, Quantity::Format::kBinarySI), std::nullopt, std::nullopt});
-    fq.resources.push_back({"nvidia.com/gpu", Quantity::FromInt(n * spec.gpus_per_node / queues), std::nullopt, std::nullopt});
+    fq.resources.push_back(
+        {"cpu", Quantity::FromInt(n * spec.cpu_per_node / queues), std::nullopt, std::nullopt});
+    fq.resources.push_back(
+        {"memory",
+         Quantity::FromInt(n * spec.memory_gi_per_node / queues * kGi, Quantity::Format::kBinarySI),
+         std::nullopt, std::nullopt});
+    fq.resources.push_back({"nvidia.com/gpu", Quantity::FromInt(n * spec.gpus_per_node / queues),
+                            std::nullopt, std::nullopt});
     cq.resource_groups.push_back({{"cpu", "memory", "nvidia.com/gpu"}, {fq}});
     m.cluster_queues.push_back(std::move(cq));
     model::LocalQueue lq;
@@ -150,10 +156,10 @@ std::string ClusterYaml(const ClusterSpec& spec) {
   std::string out;
   out.reserve(static_cast<size_t>(spec.nodes) * 1400 + 4096);
   out += "# muster gen cluster --nodes " + std::to_string(spec.nodes) + " --gpus-per-node " +
-         std::to_string(spec.gpus_per_node) + " --numa " + std::to_string(spec.numa) +
-         " --racks " + std::to_string(EffectiveRacks(spec)) + " --blocks " +
-         std::to_string(spec.blocks) + " --cluster-queues " + std::to_string(spec.cluster_queues) +
-         " --cohorts " + std::to_string(spec.cohorts) + " --seed " + std::to_string(spec.seed) + "\n";
+         std::to_string(spec.gpus_per_node) + " --numa " + std::to_string(spec.numa) + " --racks " +
+         std::to_string(EffectiveRacks(spec)) + " --blocks " + std::to_string(spec.blocks) +
+         " --cluster-queues " + std::to_string(spec.cluster_queues) + " --cohorts " +
+         std::to_string(spec.cohorts) + " --seed " + std::to_string(spec.seed) + "\n";
   const int32_t zones = std::max(1, spec.numa);
   for (const auto& n : m.nodes) {
     out += "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: " + n.meta.name + "\n  labels:\n";
@@ -163,10 +169,12 @@ std::string ClusterYaml(const ClusterSpec& spec) {
            std::to_string(spec.gpus_per_node) + "\", pods: \"110\"}\n";
   }
   for (const auto& t : m.node_topologies) {
-    out += "---\napiVersion: topology.node.k8s.io/v1alpha2\nkind: NodeResourceTopology\nmetadata:\n  name: " +
-           t.meta.name +
-           "\nattributes:\n- {name: topologyManagerPolicy, value: best-effort}\n"
-           "- {name: topologyManagerScope, value: pod}\nzones:\n";
+    out +=
+        "---\napiVersion: topology.node.k8s.io/v1alpha2\nkind: NodeResourceTopology\nmetadata:\n  "
+        "name: " +
+        t.meta.name +
+        "\nattributes:\n- {name: topologyManagerPolicy, value: best-effort}\n"
+        "- {name: topologyManagerScope, value: pod}\nzones:\n";
     for (int32_t z = 0; z < zones; ++z) {
       std::string cpu = std::to_string(ZoneShare(spec.cpu_per_node, zones, z));
       std::string mem = std::to_string(ZoneShare(spec.memory_gi_per_node, zones, z)) + "Gi";
@@ -177,15 +185,20 @@ std::string ClusterYaml(const ClusterSpec& spec) {
                ", value: " + (o == z ? "10" : "21") + "}";
       }
       out += "]\n  resources:\n";
-      out += "  - {name: cpu, capacity: \"" + cpu + "\", allocatable: \"" + cpu + "\", available: \"" + cpu + "\"}\n";
-      out += "  - {name: memory, capacity: " + mem + ", allocatable: " + mem + ", available: " + mem + "}\n";
-      out += "  - {name: nvidia.com/gpu, capacity: \"" + gpu + "\", allocatable: \"" + gpu + "\", available: \"" + gpu + "\"}\n";
+      out += "  - {name: cpu, capacity: \"" + cpu + "\", allocatable: \"" + cpu +
+             "\", available: \"" + cpu + "\"}\n";
+      out += "  - {name: memory, capacity: " + mem + ", allocatable: " + mem +
+             ", available: " + mem + "}\n";
+      out += "  - {name: nvidia.com/gpu, capacity: \"" + gpu + "\", allocatable: \"" + gpu +
+             "\", available: \"" + gpu + "\"}\n";
     }
   }
-  out += std::string("---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata:\n  name: ") +
-         kGenTopologyName + "\nspec:\n  levels:\n  - nodeLabel: " + kGenBlockLabel +
-         "\n  - nodeLabel: " + kGenRackLabel + "\n  - nodeLabel: " + kGenHostLabel + "\n";
-  out += std::string("---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata:\n  name: ") +
+  out +=
+      std::string("---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: Topology\nmetadata:\n  name: ") +
+      kGenTopologyName + "\nspec:\n  levels:\n  - nodeLabel: " + kGenBlockLabel +
+      "\n  - nodeLabel: " + kGenRackLabel + "\n  - nodeLabel: " + kGenHostLabel + "\n";
+  out += std::string(
+             "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: ResourceFlavor\nmetadata:\n  name: ") +
          kGenFlavorName + "\nspec:\n  nodeLabels:\n    " + kGenGpuProductLabel + ": " +
          spec.gpu_product + "\n  topologyName: " + kGenTopologyName + "\n";
   for (const auto& cq : m.cluster_queues) {
@@ -195,15 +208,16 @@ std::string ClusterYaml(const ClusterSpec& spec) {
            "\n  namespaceSelector: {}\n  queueingStrategy: BestEffortFIFO\n"
            "  preemption:\n    withinClusterQueue: LowerPriority\n    reclaimWithinCohort: Any\n"
            "  resourceGroups:\n  - coveredResources: [\"cpu\", \"memory\", \"nvidia.com/gpu\"]\n"
-           "    flavors:\n    - name: " + std::string(kGenFlavorName) + "\n      resources:\n";
+           "    flavors:\n    - name: " +
+           std::string(kGenFlavorName) + "\n      resources:\n";
     for (const auto& r : res) {
       out += "      - {name: " + r.name + ", nominalQuota: " + r.nominal_quota.ToString() + "}\n";
     }
   }
   for (const auto& lq : m.local_queues) {
     out += "---\napiVersion: kueue.x-k8s.io/v1beta1\nkind: LocalQueue\nmetadata:\n  name: " +
-           lq.meta.name + "\n  namespace: " + lq.meta.namespace_ + "\nspec:\n  clusterQueue: " +
-           lq.cluster_queue + "\n";
+           lq.meta.name + "\n  namespace: " + lq.meta.namespace_ +
+           "\nspec:\n  clusterQueue: " + lq.cluster_queue + "\n";
   }
   return out;
 }
@@ -270,13 +284,14 @@ std::vector<JobPlan> PlanJobs(const WorkloadSpec& spec) {
     JobPlan p;
     p.name = Padded("job-", i, 6);
     if (spec.queues > 0) {
-      p.namespace_ = QueueNamespace(static_cast<int32_t>(rng.Uniform(static_cast<uint64_t>(spec.queues))));
+      p.namespace_ =
+          QueueNamespace(static_cast<int32_t>(rng.Uniform(static_cast<uint64_t>(spec.queues))));
       p.local_queue = "lq";
     } else {
       p.namespace_ = "default";
     }
     double u = Unit(rng) * total;
-    p.job_class = u < spec.mix.small ? JobClass::kSmall
+    p.job_class = u < spec.mix.small                     ? JobClass::kSmall
                   : u < spec.mix.small + spec.mix.medium ? JobClass::kMedium
                                                          : JobClass::kLarge;
     int pc = 0;
@@ -301,7 +316,8 @@ std::vector<JobPlan> PlanJobs(const WorkloadSpec& spec) {
         p.pods = 64 + static_cast<int32_t>(rng.Uniform(449));
         p.gpus_per_pod = 1;
         p.pytorch = true;
-        p.topology_level = p.pods * p.gpus_per_pod <= spec.rack_gpus / 2 ? kGenRackLabel : kGenBlockLabel;
+        p.topology_level =
+            p.pods * p.gpus_per_pod <= spec.rack_gpus / 2 ? kGenRackLabel : kGenBlockLabel;
         p.duration = 3600 + static_cast<double>(rng.Uniform(14400));
         pc = 2;
         break;
@@ -375,10 +391,9 @@ void AppendTemplate(std::string& out, const JobPlan& p, const std::string& inden
   if (!p.pytorch) out += indent + "    restartPolicy: Never\n";
   out += indent + "    priorityClassName: " + p.priority_class + "\n" + indent +
          "    containers:\n" + indent + "    - name: " + container + "\n" + indent +
-         "      image: registry.example.com/train:1.0\n" + indent +
-         "      resources:\n" + indent + "        requests: {cpu: \"" + cpu +
-         "\", memory: " + mem + ", nvidia.com/gpu: \"" + gpu + "\"}\n" + indent +
-         "        limits: {nvidia.com/gpu: \"" + gpu + "\"}\n";
+         "      image: registry.example.com/train:1.0\n" + indent + "      resources:\n" + indent +
+         "        requests: {cpu: \"" + cpu + "\", memory: " + mem + ", nvidia.com/gpu: \"" + gpu +
+         "\"}\n" + indent + "        limits: {nvidia.com/gpu: \"" + gpu + "\"}\n";
 }
 
 }  // namespace
@@ -403,7 +418,9 @@ std::string WorkloadYaml(const WorkloadSpec& spec) {
     out += "  annotations:\n    sim.muster.dev/submit-at: \"" + Seconds(p.submit_at) +
            "\"\n    sim.muster.dev/duration: \"" + Seconds(p.duration) + "\"\nspec:\n";
     if (p.pytorch) {
-      out += "  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n      restartPolicy: OnFailure\n";
+      out +=
+          "  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n      restartPolicy: "
+          "OnFailure\n";
       AppendTemplate(out, p, "      ", "pytorch");
       if (p.pods > 1) {
         out += "    Worker:\n      replicas: " + std::to_string(p.pods - 1) +

@@ -28,9 +28,9 @@ inline constexpr const char* kGenFlavorName = "gpu";
 struct ClusterSpec {
   int32_t nodes = 16;
   int32_t gpus_per_node = 8;
-  int32_t numa = 2;    // NUMA zones per node; GPUs, cpu and memory split evenly
-  int32_t racks = 0;   // 0 = one rack per 32 nodes (rounded up)
-  int32_t blocks = 1;  // racks are split evenly over blocks
+  int32_t numa = 2;            // NUMA zones per node; GPUs, cpu and memory split evenly
+  int32_t racks = 0;           // 0 = one rack per 32 nodes (rounded up)
+  int32_t blocks = 1;          // racks are split evenly over blocks
   int64_t cpu_per_node = 128;  // cores
   int64_t memory_gi_per_node = 1024;
   std::string gpu_product = "NVIDIA-H100-80GB-HBM3";
@@ -82,8 +82,8 @@ enum class JobClass { kSmall, kMedium, kLarge };
 
 // One generated job, before it becomes a manifest or a Workload.
 struct JobPlan {
-  std::string name;        // "job-NNNNNN"
-  std::string namespace_;  // "team-NNNN" or "default"
+  std::string name;         // "job-NNNNNN"
+  std::string namespace_;   // "team-NNNN" or "default"
   std::string local_queue;  // "" = none
   JobClass job_class = JobClass::kSmall;
   bool pytorch = false;  // PyTorchJob (1 master + workers) instead of an Indexed Job

@@ -2,6 +2,8 @@
 // (the YAML decoder is not needed: tests say exactly what the tree holds).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <functional>
 #include <map>
 #include <memory>
@@ -10,8 +12,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "admission/admission.h"
 #include "model/manifest_set.h"
@@ -27,9 +27,13 @@ struct R {  // one resource quota: name, nominal, borrowingLimit, lendingLimit
   std::optional<std::string> lending;
   R(std::string n, std::string nom, std::optional<std::string> b = std::nullopt,
     std::optional<std::string> l = std::nullopt)
-      : name(std::move(n)), nominal(std::move(nom)), borrowing(std::move(b)), lending(std::move(l)) {}
+      : name(std::move(n)),
+        nominal(std::move(nom)),
+        borrowing(std::move(b)),
+        lending(std::move(l)) {}
   R(const char* n, const char* nom) : R(std::string(n), std::string(nom)) {}
-  R(const char* n, const char* nom, const char* b) : R(std::string(n), std::string(nom), std::string(b)) {}
+  R(const char* n, const char* nom, const char* b)
+      : R(std::string(n), std::string(nom), std::string(b)) {}
 };
 
 inline model::FlavorQuotas Flavor(const std::string& name, const std::vector<R>& rs) {
@@ -153,7 +157,8 @@ class FakeOracle : public PlacementOracle {
     return {false, "InsufficientResources", "insufficient nodes for " + wl.key};
   }
   std::optional<std::vector<std::string>> PhysicalVictims(
-      const model::Workload& wl, const Assignment& a, const std::vector<std::string>& cands) override {
+      const model::Workload& wl, const Assignment& a,
+      const std::vector<std::string>& cands) override {
     std::vector<std::string> out;
     bool fits = false;
     for (const auto& c : cands) {
@@ -237,7 +242,8 @@ struct Harness {
   std::set<std::string> running;
   std::function<void()> before_cycle;  // runs before every RunCycle when set
 
-  explicit Harness(const model::ManifestSet& m, FakeOracle o = FakeOracle()) : oracle(std::move(o)) {
+  explicit Harness(const model::ManifestSet& m, FakeOracle o = FakeOracle())
+      : oracle(std::move(o)) {
     auto a = MakeAdmitter(m);
     EXPECT_TRUE(a.ok()) << a.status().message();
     admitter = std::move(a).value();

@@ -22,7 +22,8 @@ model::Cohort Cohort(const std::string& name, const std::string& parent, int64_t
 }
 
 model::ClusterQueue GpuCQ(const std::string& name, const std::string& cohort) {
-  auto cq = CQ(name, cohort, {Group({"nvidia.com/gpu"}, {Flavor("gpu", {R("nvidia.com/gpu", "3")})})});
+  auto cq =
+      CQ(name, cohort, {Group({"nvidia.com/gpu"}, {Flavor("gpu", {R("nvidia.com/gpu", "3")})})});
   cq.preemption.reclaim_within_cohort = PreemptionPolicy::kAny;
   return cq;
 }

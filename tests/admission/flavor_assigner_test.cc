@@ -21,9 +21,10 @@ struct Case {
 };
 
 model::ClusterQueue TwoFlavors(model::FlavorFungibility f = {}) {
-  auto cq = CQ("cq", "", {Group({"cpu", "nvidia.com/gpu"},
-                                {Flavor("a100", {{"cpu", "64"}, {"nvidia.com/gpu", "8"}}),
-                                 Flavor("t4", {{"cpu", "64"}, {"nvidia.com/gpu", "8"}})})});
+  auto cq = CQ(
+      "cq", "",
+      {Group({"cpu", "nvidia.com/gpu"}, {Flavor("a100", {{"cpu", "64"}, {"nvidia.com/gpu", "8"}}),
+                                         Flavor("t4", {{"cpu", "64"}, {"nvidia.com/gpu", "8"}})})});
   cq.flavor_fungibility = f;
   return cq;
 }
@@ -65,7 +66,8 @@ TEST_P(FlavorAssignerTest, Assigns) {
       cg.flavors.push_back(f);
       for (const auto& rq : fq.resources) {
         ResourceId id = ResourceNames::Intern(rq.name);
-        tree.SetQuota(spec.node, tree.InternFr(f, id), {ResourceList::Amount(id, rq.nominal_quota), std::nullopt, std::nullopt});
+        tree.SetQuota(spec.node, tree.InternFr(f, id),
+                      {ResourceList::Amount(id, rq.nominal_quota), std::nullopt, std::nullopt});
       }
     }
     spec.groups.push_back(cg);
@@ -94,38 +96,102 @@ model::FlavorFungibility PreemptStops() {
 INSTANTIATE_TEST_SUITE_P(
     Table, FlavorAssignerTest,
     ::testing::Values(
-        Case{"first_flavor_fits", TwoFlavors(), {RF("a100"), RF("t4")}, {}, Gpu("4"), FitMode::kFit,
-             {{"nvidia.com/gpu", "a100"}, {"cpu", "a100"}}, false, ""},
-        Case{"falls_back_when_first_is_used", TwoFlavors(), {RF("a100"), RF("t4")}, {{"a100", "8"}}, Gpu("4"),
-             FitMode::kFit, {{"nvidia.com/gpu", "t4"}}, false, ""},
-        Case{"preempt_stops_search", TwoFlavors(PreemptStops()), {RF("a100"), RF("t4")}, {{"a100", "8"}},
-             Gpu("4"), FitMode::kPreempt, {{"nvidia.com/gpu", "a100"}}, false, "insufficient unused quota"},
-        Case{"too_big_for_any", TwoFlavors(), {RF("a100"), RF("t4")}, {}, Gpu("9"), FitMode::kNoFit, {}, false,
-             "insufficient quota for nvidia.com/gpu in flavor a100, request 9 > available 8 in ClusterQueue cq"},
-        Case{"taint_skips_flavor", TwoFlavors(), {Tainted("a100"), RF("t4")}, {}, Gpu("4"), FitMode::kFit,
-             {{"nvidia.com/gpu", "t4"}}, false, ""},
-        Case{"selector_skips_flavor", TwoFlavors(), {RF("a100", {{"gpu", "a100"}}), RF("t4", {{"gpu", "t4"}})}, {},
-             Gpu("4", "t4"), FitMode::kFit, {{"nvidia.com/gpu", "t4"}}, false, ""},
-        Case{"selector_matches_none", TwoFlavors(), {RF("a100", {{"gpu", "a100"}}), RF("t4", {{"gpu", "t4"}})}, {},
-             Gpu("4", "h100"), FitMode::kNoFit, {}, false, "flavor a100 doesn't match node affinity"},
-        Case{"uncovered_resource", TwoFlavors(), {RF("a100"), RF("t4")}, {},
-             W("ns/x", "lq").PodSet("main", 1, {{"cpu", "1"}, {"example.com/fpga", "1"}}), FitMode::kNoFit, {}, false,
+        Case{"first_flavor_fits",
+             TwoFlavors(),
+             {RF("a100"), RF("t4")},
+             {},
+             Gpu("4"),
+             FitMode::kFit,
+             {{"nvidia.com/gpu", "a100"}, {"cpu", "a100"}},
+             false,
+             ""},
+        Case{"falls_back_when_first_is_used",
+             TwoFlavors(),
+             {RF("a100"), RF("t4")},
+             {{"a100", "8"}},
+             Gpu("4"),
+             FitMode::kFit,
+             {{"nvidia.com/gpu", "t4"}},
+             false,
+             ""},
+        Case{"preempt_stops_search",
+             TwoFlavors(PreemptStops()),
+             {RF("a100"), RF("t4")},
+             {{"a100", "8"}},
+             Gpu("4"),
+             FitMode::kPreempt,
+             {{"nvidia.com/gpu", "a100"}},
+             false,
+             "insufficient unused quota"},
+        Case{"too_big_for_any",
+             TwoFlavors(),
+             {RF("a100"), RF("t4")},
+             {},
+             Gpu("9"),
+             FitMode::kNoFit,
+             {},
+             false,
+             "insufficient quota for nvidia.com/gpu in flavor a100, request 9 > available 8 in "
+             "ClusterQueue cq"},
+        Case{"taint_skips_flavor",
+             TwoFlavors(),
+             {Tainted("a100"), RF("t4")},
+             {},
+             Gpu("4"),
+             FitMode::kFit,
+             {{"nvidia.com/gpu", "t4"}},
+             false,
+             ""},
+        Case{"selector_skips_flavor",
+             TwoFlavors(),
+             {RF("a100", {{"gpu", "a100"}}), RF("t4", {{"gpu", "t4"}})},
+             {},
+             Gpu("4", "t4"),
+             FitMode::kFit,
+             {{"nvidia.com/gpu", "t4"}},
+             false,
+             ""},
+        Case{"selector_matches_none",
+             TwoFlavors(),
+             {RF("a100", {{"gpu", "a100"}}), RF("t4", {{"gpu", "t4"}})},
+             {},
+             Gpu("4", "h100"),
+             FitMode::kNoFit,
+             {},
+             false,
+             "flavor a100 doesn't match node affinity"},
+        Case{"uncovered_resource",
+             TwoFlavors(),
+             {RF("a100"), RF("t4")},
+             {},
+             W("ns/x", "lq").PodSet("main", 1, {{"cpu", "1"}, {"example.com/fpga", "1"}}),
+             FitMode::kNoFit,
+             {},
+             false,
              "resource example.com/fpga unavailable in ClusterQueue cq"},
-        Case{"zero_request_needs_no_flavor", TwoFlavors(), {RF("a100"), RF("t4")}, {},
-             W("ns/x", "lq").PodSet("main", 1, {{"cpu", "1"}, {"example.com/fpga", "0"}}), FitMode::kFit,
-             {{"cpu", "a100"}}, false, ""}),
+        Case{"zero_request_needs_no_flavor",
+             TwoFlavors(),
+             {RF("a100"), RF("t4")},
+             {},
+             W("ns/x", "lq").PodSet("main", 1, {{"cpu", "1"}, {"example.com/fpga", "0"}}),
+             FitMode::kFit,
+             {{"cpu", "a100"}},
+             false,
+             ""}),
     [](const auto& info) { return info.param.name; });
 
 TEST(FlavorMismatchTest, TolerationAndAffinity) {
   model::PodSet ps;
   auto rf = Tainted("spot");
   EXPECT_EQ(FlavorMismatch(ps, rf), "untolerated taint {spot=true:NoSchedule} in flavor spot");
-  ps.tolerations.push_back({"spot", model::TolerationOperator::kExists, "", std::nullopt, std::nullopt});
+  ps.tolerations.push_back(
+      {"spot", model::TolerationOperator::kExists, "", std::nullopt, std::nullopt});
   EXPECT_EQ(FlavorMismatch(ps, rf), "");
   auto labeled = RF("a", {{"zone", "z1"}});
   model::NodeSelectorTerm t;
   t.match_expressions.push_back({"zone", model::SelectorOperator::kIn, {"z2"}});
-  t.match_expressions.push_back({"other", model::SelectorOperator::kIn, {"x"}});  // not a flavor key
+  t.match_expressions.push_back(
+      {"other", model::SelectorOperator::kIn, {"x"}});  // not a flavor key
   ps.node_affinity.required.push_back(t);
   EXPECT_NE(FlavorMismatch(ps, labeled), "");
   ps.node_affinity.required[0].match_expressions[0].values = {"z1", "z2"};
@@ -148,7 +214,9 @@ TEST(FlavorAssignerMultiPodSetTest, PodSetsAccumulateOnTheSameFlavor) {
   tree.SetQuota(spec.node, tree.InternFr(0, kNvidiaGpu), {8, std::nullopt, std::nullopt});
   tree.SetQuota(spec.node, tree.InternFr(1, kNvidiaGpu), {8, std::nullopt, std::nullopt});
   tree.Finalize();
-  model::Workload wl = W("ns/x", "lq").PodSet("launcher", 1, {{"nvidia.com/gpu", "6"}}).PodSet("worker", 1, {{"nvidia.com/gpu", "6"}});
+  model::Workload wl = W("ns/x", "lq")
+                           .PodSet("launcher", 1, {{"nvidia.com/gpu", "6"}})
+                           .PodSet("worker", 1, {{"nvidia.com/gpu", "6"}});
   FlavorAssignment fa = AssignFlavors(wl, spec, tree, cat);
   ASSERT_EQ(fa.mode, FitMode::kFit);
   EXPECT_EQ(fa.assignment.pod_sets[0].flavors.at("nvidia.com/gpu"), "a100");

@@ -87,7 +87,8 @@ TEST(PartialAdmissionTest, PreferredOverPreemptionOnlyWhenNothingCanBePreempted)
   Harness h(m);
   h.Submit(W("ns/low", "lq").PodSet("main", 1, {{"cpu", "2"}}).Order(1));
   h.Run();
-  h.Submit(W("ns/job", "lq").PodSet("main", 6, {{"cpu", "1"}}).MinParallelism(2).Priority(10).Order(2));
+  h.Submit(
+      W("ns/job", "lq").PodSet("main", 6, {{"cpu", "1"}}).MinParallelism(2).Priority(10).Order(2));
   h.Run();
   EXPECT_EQ(h.evictions["ns/low"], std::vector<std::string>{"InClusterQueue by ns/job"});
   EXPECT_EQ(h.LastAdmit("ns/job")->assignment.pod_sets[0].count, 6);

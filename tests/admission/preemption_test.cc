@@ -10,10 +10,13 @@ using model::PreemptionPolicy;
 
 model::ClusterQueue GpuCQ(const std::string& name, const std::string& cohort, const char* nominal,
                           std::optional<std::string> borrowing = std::nullopt) {
-  return CQ(name, cohort, {Group({"nvidia.com/gpu"}, {Flavor("gpu", {R("nvidia.com/gpu", nominal, borrowing)})})});
+  return CQ(
+      name, cohort,
+      {Group({"nvidia.com/gpu"}, {Flavor("gpu", {R("nvidia.com/gpu", nominal, borrowing)})})});
 }
 
-W Gpus(const std::string& key, const std::string& lq, const std::string& n, int32_t prio, int64_t order) {
+W Gpus(const std::string& key, const std::string& lq, const std::string& n, int32_t prio,
+       int64_t order) {
   W w(key, lq);
   w.PodSet("main", 1, {{"nvidia.com/gpu", n}}).Priority(prio).Order(order);
   return w;
@@ -118,7 +121,8 @@ TEST(PreemptionTest, BorrowWithinCohortBelowThreshold) {
   // a needs 6 > its nominal 4: it may preempt b-low (priority 10 < 51) while borrowing.
   h.Submit(Gpus("ns/a-more", "a", "4", 100, 3));
   h.Run();
-  EXPECT_EQ(h.evictions["ns/b-low"], std::vector<std::string>{"InCohortReclaimWhileBorrowing by ns/a-more"});
+  EXPECT_EQ(h.evictions["ns/b-low"],
+            std::vector<std::string>{"InCohortReclaimWhileBorrowing by ns/a-more"});
   EXPECT_TRUE(h.Running("ns/a-more"));
 }
 
@@ -169,11 +173,16 @@ TEST(VolcanoTest, CapabilityIsHard) {
   m.volcano_queues = {q};
   m.nodes = {GpuNode("n", "8")};
   Harness h(m);
-  for (int i = 0; i < 3; ++i) h.Submit(W("ns/j" + std::to_string(i), "").PodSet("w", 1, {{"nvidia.com/gpu", "1"}}).Volcano("q").Order(i));
+  for (int i = 0; i < 3; ++i)
+    h.Submit(W("ns/j" + std::to_string(i), "")
+                 .PodSet("w", 1, {{"nvidia.com/gpu", "1"}})
+                 .Volcano("q")
+                 .Order(i));
   h.Run();
   EXPECT_FALSE(h.Running("ns/j2"));
-  EXPECT_EQ(h.Reason("ns/j2"), "QueueQuotaExceeded: insufficient nvidia.com/gpu in Volcano queue q: "
-                               "capability 2, allocated 2, request 1");
+  EXPECT_EQ(h.Reason("ns/j2"),
+            "QueueQuotaExceeded: insufficient nvidia.com/gpu in Volcano queue q: "
+            "capability 2, allocated 2, request 1");
 }
 
 TEST(VolcanoTest, ReclaimFromOverusedReclaimableQueueOnly) {
@@ -182,7 +191,11 @@ TEST(VolcanoTest, ReclaimFromOverusedReclaimableQueueOnly) {
     m.volcano_queues = {VQ("idle", 1), VQ("greedy", 1, reclaimable)};
     m.nodes = {GpuNode("n", "4")};
     Harness h(m, FakeOracle(ResourceList::FromQuantities({{"nvidia.com/gpu", Q("4")}})));
-    for (int i = 0; i < 4; ++i) h.Submit(W("g/j" + std::to_string(i), "").PodSet("w", 1, {{"nvidia.com/gpu", "1"}}).Volcano("greedy").Order(i));
+    for (int i = 0; i < 4; ++i)
+      h.Submit(W("g/j" + std::to_string(i), "")
+                   .PodSet("w", 1, {{"nvidia.com/gpu", "1"}})
+                   .Volcano("greedy")
+                   .Order(i));
     h.Run();
     ASSERT_TRUE(h.Running("g/j3"));  // alone, greedy deserves everything
     h.Submit(W("i/x", "").PodSet("w", 1, {{"nvidia.com/gpu", "1"}}).Volcano("idle").Order(10));
@@ -202,8 +215,14 @@ TEST(VolcanoTest, GuaranteeRaisesDeserved) {
   m.nodes = {GpuNode("n", "8")};
   Harness h(m);
   for (int i = 0; i < 8; ++i) {
-    h.Submit(W("s/j" + std::to_string(i), "").PodSet("w", 1, {{"nvidia.com/gpu", "1"}}).Volcano("small").Order(i));
-    h.Submit(W("b/j" + std::to_string(i), "").PodSet("w", 1, {{"nvidia.com/gpu", "1"}}).Volcano("big").Order(100 + i));
+    h.Submit(W("s/j" + std::to_string(i), "")
+                 .PodSet("w", 1, {{"nvidia.com/gpu", "1"}})
+                 .Volcano("small")
+                 .Order(i));
+    h.Submit(W("b/j" + std::to_string(i), "")
+                 .PodSet("w", 1, {{"nvidia.com/gpu", "1"}})
+                 .Volcano("big")
+                 .Order(100 + i));
   }
   h.Run();
   int small_running = 0;

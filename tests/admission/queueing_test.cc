@@ -16,7 +16,7 @@ model::ManifestSet OneQueue(const std::string& cpu = "4") {
 }
 
 W Cpu(const std::string& key, const std::string& cpu, int32_t prio = 0,
-                    const std::string& lq = "lq") {
+      const std::string& lq = "lq") {
   W w(key, lq);
   w.PodSet("main", 1, {{"cpu", cpu}}).Priority(prio);
   return w;
@@ -57,7 +57,8 @@ TEST(QueueingTest, NamespaceSelector) {
   EXPECT_EQ(h.admitter->PendingReason("ns/a")->reason, "NamespaceMismatch");
 
   auto m2 = OneQueue();
-  m2.cluster_queues[0].namespace_selector = model::LabelSelector{{{"kubernetes.io/metadata.name", "ns"}}, {}};
+  m2.cluster_queues[0].namespace_selector =
+      model::LabelSelector{{{"kubernetes.io/metadata.name", "ns"}}, {}};
   Harness h2(m2);
   h2.Submit(Cpu("ns/a", "1"));
   h2.Run();

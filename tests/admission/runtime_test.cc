@@ -33,10 +33,15 @@ struct StopCase {
 
 TEST(StopPolicyTest, UpdateAtRuntime) {
   std::vector<StopCase> cases = {
-      {"HoldAndDrain evicts and holds", model::StopPolicy::kHoldAndDrain,
-       {"ns/a ClusterQueueStopped", "ns/b ClusterQueueStopped"}, false,
+      {"HoldAndDrain evicts and holds",
+       model::StopPolicy::kHoldAndDrain,
+       {"ns/a ClusterQueueStopped", "ns/b ClusterQueueStopped"},
+       false,
        "ClusterQueueStopped: ClusterQueue cq is stopped"},
-      {"Hold keeps admitted ones", model::StopPolicy::kHold, {}, true,
+      {"Hold keeps admitted ones",
+       model::StopPolicy::kHold,
+       {},
+       true,
        "ClusterQueueStopped: ClusterQueue cq is stopped"},
   };
   for (const auto& c : cases) {
@@ -97,7 +102,12 @@ TEST(VolcanoDrfOrderTest, LowerShareFirstAmongEqualPriority) {
     m.nodes = {GpuNode("n", "8")};
     // Room for one of them at a time.
     Harness h(m, FakeOracle(ResourceList::FromQuantities({{"nvidia.com/gpu", Q("6")}})));
-    h.Submit(W("v/big", "").PodSet("w", 1, {{"nvidia.com/gpu", "6"}}).Volcano("q").Priority(c.big_priority).Order(1), 0);
+    h.Submit(W("v/big", "")
+                 .PodSet("w", 1, {{"nvidia.com/gpu", "6"}})
+                 .Volcano("q")
+                 .Priority(c.big_priority)
+                 .Order(1),
+             0);
     h.Submit(W("v/small", "").PodSet("w", 1, {{"nvidia.com/gpu", "1"}}).Volcano("q").Order(2), 5);
     h.Run(5);
     EXPECT_TRUE(h.Running(c.first));
@@ -139,7 +149,8 @@ TEST(CachingTest, SameDecisionsAsRecomputingEverything) {
             .Order(n);
         h.Submit(w, step);
       }
-      if (step % 3 == 2 && !h.running.empty()) h.Finish(*std::next(h.running.begin(), next() % h.running.size()));
+      if (step % 3 == 2 && !h.running.empty())
+        h.Finish(*std::next(h.running.begin(), next() % h.running.size()));
       std::vector<Decision> ds = h.Run(step);
       for (const Decision& d : ds) {
         std::string line = std::to_string(static_cast<int>(d.kind)) + " " + d.workload_key;

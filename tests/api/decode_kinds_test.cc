@@ -8,8 +8,8 @@ namespace muster::api {
 namespace {
 
 using testing::Decode;
-using testing::Lines;
 using ::testing::IsEmpty;
+using testing::Lines;
 
 Quantity Q(const char* s) { return *Quantity::Parse(s); }
 
@@ -147,7 +147,8 @@ spec:
   EXPECT_EQ(cq.queueing_strategy, model::QueueingStrategy::kStrictFIFO);
   EXPECT_EQ(cq.stop_policy, model::StopPolicy::kHoldAndDrain);
   EXPECT_EQ(cq.fair_sharing.weight_milli, 500);
-  EXPECT_EQ(cq.preemption.within_cluster_queue, model::PreemptionPolicy::kLowerOrNewerEqualPriority);
+  EXPECT_EQ(cq.preemption.within_cluster_queue,
+            model::PreemptionPolicy::kLowerOrNewerEqualPriority);
   EXPECT_EQ(cq.preemption.reclaim_within_cohort, model::PreemptionPolicy::kAny);
   EXPECT_EQ(cq.preemption.borrow_within_cohort.policy, model::PreemptionPolicy::kLowerPriority);
   EXPECT_EQ(*cq.preemption.borrow_within_cohort.max_priority_threshold, 100);

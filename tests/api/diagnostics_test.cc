@@ -7,9 +7,9 @@
 namespace muster::api {
 namespace {
 
+using testing::Decode;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-using testing::Decode;
 using testing::Lines;
 
 TEST(Diagnostics, ClusterQueueFieldErrors) {
@@ -41,9 +41,9 @@ spec:
       - {name: cpu, nominalQuota: -1}
 )");
   EXPECT_TRUE(r.HasErrors());
-  EXPECT_THAT(Lines(r),
-              ElementsAre(
-                  "t.yaml:6: ClusterQueue cq: spec.queueingStrategy: \"Foo\" is not one of "
+  EXPECT_THAT(
+      Lines(r),
+      ElementsAre("t.yaml:6: ClusterQueue cq: spec.queueingStrategy: \"Foo\" is not one of "
                   "StrictFIFO, BestEffortFIFO",
                   "t.yaml:18: ClusterQueue cq: spec.resourceGroups[0].flavors[1].resources[1]."
                   "nominalQuota: \"12x\" is not a quantity",
@@ -345,14 +345,15 @@ kind: Pod
 metadata: {name: p}
 spec: {containers: [{name: c, resources: {requests: {cpu: abc}}}]}
 )");
-  EXPECT_THAT(Lines(r),
-              ElementsAre("t.yaml:3: Node a..b: metadata.name: Invalid value: \"a..b\": a lowercase "
-                          "RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-                          "'-' or '.', and must start and end with an alphanumeric character (e.g. "
-                          "'example.com', regex used for validation is "
-                          "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-                          "t.yaml:8: Pod default/p: spec.containers[0].resources.requests[cpu]: "
-                          "\"abc\" is not a quantity"));
+  EXPECT_THAT(
+      Lines(r),
+      ElementsAre("t.yaml:3: Node a..b: metadata.name: Invalid value: \"a..b\": a lowercase "
+                  "RFC 1123 subdomain must consist of lower case alphanumeric characters, "
+                  "'-' or '.', and must start and end with an alphanumeric character (e.g. "
+                  "'example.com', regex used for validation is "
+                  "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+                  "t.yaml:8: Pod default/p: spec.containers[0].resources.requests[cpu]: "
+                  "\"abc\" is not a quantity"));
 }
 
 TEST(Diagnostics, ValidInputHasNone) {

@@ -1,8 +1,8 @@
 // Every upstream sample and every conformance input decodes without errors.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "api/decode.h"
 

@@ -132,15 +132,15 @@ TEST_P(KubeConformanceTest, FirstDecisionsEqualTheSimulation) {
     // muster kube reads its configuration from SchedulerConfiguration objects and does
     // not watch Volcano's scheduler ConfigMap yet.
     if (!o.contains("kind"))
-      GTEST_SKIP() << GetParam() << ": a raw volcano-scheduler.conf has no object form in kube mode";
+      GTEST_SKIP() << GetParam()
+                   << ": a raw volcano-scheduler.conf has no object form in kube mode";
   }
 
   testing::FakeApiServer fake;
   for (json o : objects) {
     // Kueue's Configuration is a file upstream and carries no metadata; in the cluster
     // it is an object like any other, named here.
-    if (!o.contains("metadata") || !o["metadata"].is_object())
-      o["metadata"] = {{"name", "config"}};
+    if (!o.contains("metadata") || !o["metadata"].is_object()) o["metadata"] = {{"name", "config"}};
     if (!o["metadata"].contains("namespace") && o.value("kind", "") != "Node" &&
         o.value("apiVersion", "").find("kueue") == std::string::npos)
       o["metadata"]["namespace"] = "default";

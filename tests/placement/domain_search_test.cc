@@ -48,8 +48,8 @@ const IndexedClusterState& Indexed(const ClusterState& s) {
 }
 
 int32_t RackDomain(const ClusterState& s, int rack) {
-  return *Indexed(s).Domains().Find(DomainIndex::LabelKey("example.com/rack",
-                                                          "rack-" + std::to_string(rack)));
+  return *Indexed(s).Domains().Find(
+      DomainIndex::LabelKey("example.com/rack", "rack-" + std::to_string(rack)));
 }
 
 std::string RackOf(const ClusterState& s, const GangPlan& plan) {
@@ -88,8 +88,8 @@ TEST(DomainSearch, RequiredGangTakesTheFullestRackThatFits) {
   auto planner = MakeGangPlanner({});
   // rack-0 loses 12 GPUs (too full for the gang), rack-2 loses 4 (fullest that fits).
   std::vector<model::Workload> fill;
-  for (const auto& [node, gpus] : std::vector<std::pair<std::string, int>>{
-           {"r0-n0", 8}, {"r0-n1", 4}, {"r2-n3", 4}}) {
+  for (const auto& [node, gpus] :
+       std::vector<std::pair<std::string, int>>{{"r0-n0", 8}, {"r0-n1", 4}, {"r2-n3", 4}}) {
     auto w = Single("ns/fill-" + node, gpus);
     GangPlan plan{w.key, {PodPlacement{0, 0, *s->FindNode(node), {}, -1, {}}}};
     for (int g = 0; g < gpus; ++g) plan.pods[0].gpus.push_back(g);

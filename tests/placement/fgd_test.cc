@@ -84,7 +84,8 @@ model::Workload Pod(const std::string& key, int64_t cpu, int64_t gpus, int64_t m
 TEST(FgdTasks, DerivedFromWorkloadByPopularity) {
   std::vector<model::Workload> ws;
   for (int i = 0; i < 6; ++i) ws.push_back(Pod("ns/a" + std::to_string(i), 4000, 0, 500));
-  for (int i = 0; i < 3; ++i) ws.push_back(Pod("ns/b" + std::to_string(i), 8000, 2, 0, {"V100", "A100"}));
+  for (int i = 0; i < 3; ++i)
+    ws.push_back(Pod("ns/b" + std::to_string(i), 8000, 2, 0, {"V100", "A100"}));
   ws.push_back(Pod("ns/c", 2000, 0, 0));  // cpu-only, 10% of pods
   FgdTaskDistribution all = TaskDistributionFromWorkloads(ws, "gpu-model", 100);
   ASSERT_EQ(all.tasks.size(), 3u);

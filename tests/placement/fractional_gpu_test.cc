@@ -51,7 +51,8 @@ TEST(FractionalGpu, OverCommitRefused) {
   ASSERT_TRUE(s->Commit(std::get<GangPlan>(q), ok).ok());
   // A whole-GPU pod cannot use a partly shared device.
   auto whole = MakeWorkload("ns/whole", {MakePodSet("main", 1, 1)});
-  EXPECT_TRUE(std::holds_alternative<PlacementFailure>(MakeGangPlanner({})->Plan(*s, Request(whole))));
+  EXPECT_TRUE(
+      std::holds_alternative<PlacementFailure>(MakeGangPlanner({})->Plan(*s, Request(whole))));
   EXPECT_EQ(s->Free(0).Get(GpuMilliId()), 200);
   s->Release("ns/ok");
   EXPECT_EQ(s->Free(0).Get(GpuMilliId()), 1000);

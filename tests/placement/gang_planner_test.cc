@@ -10,8 +10,9 @@ namespace {
 
 using namespace testing;  // NOLINT: test builders
 
-std::variant<GangPlan, PlacementFailure> PlanIt(const ClusterState& s, const model::Workload& w,
-                                                model::ScoringPolicy policy = model::ScoringPolicy::kBinpack) {
+std::variant<GangPlan, PlacementFailure> PlanIt(
+    const ClusterState& s, const model::Workload& w,
+    model::ScoringPolicy policy = model::ScoringPolicy::kBinpack) {
   model::SchedulerConfiguration cfg;
   cfg.scoring = policy;
   return MakeGangPlanner(cfg)->Plan(s, Request(w));
@@ -94,7 +95,8 @@ TEST(GangPlanner, PartialCountsAndSortedOutput) {
 TEST(GangPlanner, Deterministic) {
   std::vector<model::Node> nodes;
   for (int i = 0; i < 40; ++i) {
-    nodes.push_back(MakeNode("n" + std::to_string(i), 8, {{"example.com/rack", "r" + std::to_string(i % 5)}}));
+    nodes.push_back(
+        MakeNode("n" + std::to_string(i), 8, {{"example.com/rack", "r" + std::to_string(i % 5)}}));
   }
   for (auto policy : {model::ScoringPolicy::kBinpack, model::ScoringPolicy::kSpread,
                       model::ScoringPolicy::kGpuPacking, model::ScoringPolicy::kBestFit,
@@ -104,7 +106,8 @@ TEST(GangPlanner, Deterministic) {
       auto s = Build(nodes);
       std::vector<std::pair<NodeIndex, std::vector<int32_t>>> out;
       for (int j = 0; j < 20; ++j) {
-        auto w = MakeWorkload("ns/w" + std::to_string(j), {MakePodSet("worker", 1 + j % 5, 1 + j % 3)});
+        auto w =
+            MakeWorkload("ns/w" + std::to_string(j), {MakePodSet("worker", 1 + j % 5, 1 + j % 3)});
         auto p = PlanIt(*s, w, policy);
         ASSERT_TRUE(std::holds_alternative<GangPlan>(p));
         for (const auto& pod : std::get<GangPlan>(p).pods) out.emplace_back(pod.node, pod.gpus);

@@ -18,14 +18,38 @@ struct TolCase {
 
 TEST(NodeFilter, TolerationTable) {
   const TolCase cases[] = {
-      {"equal match", {"k", "v", TaintEffect::kNoSchedule}, {"k", TolerationOperator::kEqual, "v", TaintEffect::kNoSchedule, {}}, true},
-      {"equal value differs", {"k", "v", TaintEffect::kNoSchedule}, {"k", TolerationOperator::kEqual, "w", TaintEffect::kNoSchedule, {}}, false},
-      {"exists ignores value", {"k", "v", TaintEffect::kNoExecute}, {"k", TolerationOperator::kExists, "", TaintEffect::kNoExecute, {}}, true},
-      {"effect mismatch", {"k", "v", TaintEffect::kNoExecute}, {"k", TolerationOperator::kExists, "", TaintEffect::kNoSchedule, {}}, false},
-      {"no effect matches all", {"k", "v", TaintEffect::kNoExecute}, {"k", TolerationOperator::kEqual, "v", std::nullopt, {}}, true},
-      {"empty key exists tolerates all", {"x", "y", TaintEffect::kNoSchedule}, {"", TolerationOperator::kExists, "", std::nullopt, {}}, true},
-      {"empty key exists with effect", {"x", "y", TaintEffect::kNoSchedule}, {"", TolerationOperator::kExists, "", TaintEffect::kNoExecute, {}}, false},
-      {"key differs", {"k", "v", TaintEffect::kNoSchedule}, {"j", TolerationOperator::kExists, "", std::nullopt, {}}, false},
+      {"equal match",
+       {"k", "v", TaintEffect::kNoSchedule},
+       {"k", TolerationOperator::kEqual, "v", TaintEffect::kNoSchedule, {}},
+       true},
+      {"equal value differs",
+       {"k", "v", TaintEffect::kNoSchedule},
+       {"k", TolerationOperator::kEqual, "w", TaintEffect::kNoSchedule, {}},
+       false},
+      {"exists ignores value",
+       {"k", "v", TaintEffect::kNoExecute},
+       {"k", TolerationOperator::kExists, "", TaintEffect::kNoExecute, {}},
+       true},
+      {"effect mismatch",
+       {"k", "v", TaintEffect::kNoExecute},
+       {"k", TolerationOperator::kExists, "", TaintEffect::kNoSchedule, {}},
+       false},
+      {"no effect matches all",
+       {"k", "v", TaintEffect::kNoExecute},
+       {"k", TolerationOperator::kEqual, "v", std::nullopt, {}},
+       true},
+      {"empty key exists tolerates all",
+       {"x", "y", TaintEffect::kNoSchedule},
+       {"", TolerationOperator::kExists, "", std::nullopt, {}},
+       true},
+      {"empty key exists with effect",
+       {"x", "y", TaintEffect::kNoSchedule},
+       {"", TolerationOperator::kExists, "", TaintEffect::kNoExecute, {}},
+       false},
+      {"key differs",
+       {"k", "v", TaintEffect::kNoSchedule},
+       {"j", TolerationOperator::kExists, "", std::nullopt, {}},
+       false},
   };
   for (const auto& c : cases) EXPECT_EQ(ToleratesTaint(c.tol, c.taint), c.tolerated) << c.name;
 }
@@ -98,8 +122,11 @@ TEST(NodeFilter, FilterNodeVerdicts) {
   EXPECT_EQ(CountUntoleratedPreferNoSchedule(n.taints, pod.tolerations), 1);
   n.unschedulable = true;
   EXPECT_EQ(FilterNode(n, true, pod), FilterVerdict::kUnschedulable);
-  pod.tolerations.push_back({"node.kubernetes.io/unschedulable", TolerationOperator::kExists, "",
-                             TaintEffect::kNoSchedule, {}});
+  pod.tolerations.push_back({"node.kubernetes.io/unschedulable",
+                             TolerationOperator::kExists,
+                             "",
+                             TaintEffect::kNoSchedule,
+                             {}});
   EXPECT_EQ(FilterNode(n, true, pod), FilterVerdict::kFits);
   model::NodeAffinity aff;
   aff.required = {{{{"tier", Op::kNotIn, {"gold"}}}, {}}};

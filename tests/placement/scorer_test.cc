@@ -35,7 +35,8 @@ NodeCase Case(int64_t gpus, int64_t used_gpus, int64_t want_gpus) {
   c.request.Set(kNvidiaGpu, want_gpus);
   c.device_used.assign(gpus, 0);
   for (int64_t d = 0; d < used_gpus; ++d) c.device_used[d] = 1000;
-  for (int64_t d = used_gpus; d < used_gpus + want_gpus; ++d) c.chosen.push_back(static_cast<int32_t>(d));
+  for (int64_t d = used_gpus; d < used_gpus + want_gpus; ++d)
+    c.chosen.push_back(static_cast<int32_t>(d));
   return c;
 }
 

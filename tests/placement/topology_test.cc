@@ -16,8 +16,9 @@ std::vector<model::Node> RackNodes() {
   for (int r = 1; r <= 2; ++r) {
     for (int n = 1; n <= 4; ++n) {
       std::string name = "r" + std::to_string(r) + "-n" + std::to_string(n);
-      nodes.push_back(MakeNode(name, 2, {{"example.com/block", "b1"},
-                                         {"example.com/rack", "rack-" + std::to_string(r)}}));
+      nodes.push_back(MakeNode(
+          name, 2,
+          {{"example.com/block", "b1"}, {"example.com/rack", "rack-" + std::to_string(r)}}));
     }
   }
   return nodes;
@@ -30,8 +31,8 @@ model::Topology DefaultTopology() {
   return t;
 }
 
-model::Workload RackGang(const std::string& key, Mode mode, const std::string& level = "example.com/rack",
-                         int32_t count = 4) {
+model::Workload RackGang(const std::string& key, Mode mode,
+                         const std::string& level = "example.com/rack", int32_t count = 4) {
   auto ps = MakePodSet("main", count, 2, 4000);
   ps.topology.mode = mode;
   ps.topology.level = level;
@@ -105,7 +106,8 @@ TEST(Tas, BestFitPicksTheFullestRackThatFits) {
   for (const auto& pod : std::get<GangPlan>(p).pods) EXPECT_EQ(RackOf(*s, pod.node), "rack-2");
 }
 
-model::HyperNode Hn(const std::string& name, int tier, std::vector<model::HyperNodeMember> members) {
+model::HyperNode Hn(const std::string& name, int tier,
+                    std::vector<model::HyperNodeMember> members) {
   model::HyperNode h;
   h.meta.name = name;
   h.tier = tier;

@@ -1,8 +1,8 @@
 #include "server/api_handler.h"
 
-#include <filesystem>
-
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "api_fixture.h"
 
@@ -58,10 +58,10 @@ TEST_F(ApiHandlerTest, CreateGetConflictDelete) {
 
 TEST_F(ApiHandlerTest, InvalidObjectIs422WithCauses) {
   json bad = json::parse(cq_json_);
-  bad["spec"]["resourceGroups"] = {{{"coveredResources", {"cpu"}},
-                                    {"flavors", {{{"name", "f"},
-                                                  {"resources", {{{"name", "cpu"},
-                                                                  {"nominalQuota", "12x"}}}}}}}}};
+  bad["spec"]["resourceGroups"] = {
+      {{"coveredResources", {"cpu"}},
+       {"flavors",
+        {{{"name", "f"}, {"resources", {{{"name", "cpu"}, {"nominalQuota", "12x"}}}}}}}}};
   auto r = Call("POST", cqs_, bad.dump());
   EXPECT_EQ(r.code, 422) << r.body;
   EXPECT_EQ(Body(r)["reason"], "Invalid");
@@ -99,7 +99,10 @@ TEST_F(ApiHandlerTest, SelectorsAndTable) {
 
 TEST_F(ApiHandlerTest, NamespacedObjectsAndWatch) {
   const std::string pods = "/api/v1/namespaces/team-a/pods";
-  ASSERT_EQ(Call("POST", pods, R"({"metadata":{"generateName":"p-"},"spec":{"containers":[{"name":"c"}]}})").code, 201);
+  ASSERT_EQ(Call("POST", pods,
+                 R"({"metadata":{"generateName":"p-"},"spec":{"containers":[{"name":"c"}]}})")
+                .code,
+            201);
   EXPECT_EQ(Body(Call("GET", "/api/v1/pods"))["items"].size(), 1u);
   EXPECT_EQ(Call("GET", "/api/v1/namespaces/team-a").code, 200);  // created on demand
   ApiRequest w;

@@ -108,7 +108,6 @@ class MetricsEndpointTest : public testing::ApiFixture {
     auto* resp = std::get_if<ApiResponse>(&result);
     return resp != nullptr ? *resp : ApiResponse{-1, "", "stream"};
   }
-
 };
 
 TEST_F(MetricsEndpointTest, ServesRegistryAndCountsRequests) {

@@ -4,7 +4,6 @@
 #include "sim/generator.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -96,7 +95,8 @@ TEST(GeneratorTest, ClusterYamlIsDeterministicAndValid) {
   ASSERT_EQ(res.size(), 3u);
   EXPECT_EQ(res[2].name, "nvidia.com/gpu");
   EXPECT_EQ(res[2].nominal_quota.Value(), 128);
-  EXPECT_EQ(res[1].nominal_quota, direct.cluster_queues[1].resource_groups[0].flavors[0].resources[1].nominal_quota);
+  EXPECT_EQ(res[1].nominal_quota,
+            direct.cluster_queues[1].resource_groups[0].flavors[0].resources[1].nominal_quota);
   EXPECT_EQ(cq.preemption.reclaim_within_cohort, model::PreemptionPolicy::kAny);
 }
 
@@ -107,7 +107,8 @@ TEST(GeneratorTest, RacksDefaultAndStayBalanced) {
   spec.racks = 3;
   int counts[3] = {0, 0, 0};
   for (int i = 0; i < spec.nodes; ++i) ++counts[RackOfNode(spec, i)];
-  EXPECT_LE(std::max({counts[0], counts[1], counts[2]}) - std::min({counts[0], counts[1], counts[2]}), 1);
+  EXPECT_LE(
+      std::max({counts[0], counts[1], counts[2]}) - std::min({counts[0], counts[1], counts[2]}), 1);
 }
 
 TEST(GeneratorTest, WorkloadYamlIsDeterministicAndMatchesPlans) {
@@ -142,7 +143,8 @@ TEST(GeneratorTest, WorkloadYamlIsDeterministicAndMatchesPlans) {
     for (size_t p = 0; p < got.pod_sets.size(); ++p) {
       EXPECT_EQ(got.pod_sets[p].name, want.pod_sets[p].name);
       EXPECT_EQ(got.pod_sets[p].count, want.pod_sets[p].count);
-      EXPECT_EQ(got.pod_sets[p].requests.Get(kNvidiaGpu), want.pod_sets[p].requests.Get(kNvidiaGpu));
+      EXPECT_EQ(got.pod_sets[p].requests.Get(kNvidiaGpu),
+                want.pod_sets[p].requests.Get(kNvidiaGpu));
       EXPECT_EQ(got.pod_sets[p].requests.Get(kCpu), want.pod_sets[p].requests.Get(kCpu));
       EXPECT_EQ(got.pod_sets[p].topology.mode, want.pod_sets[p].topology.mode);
       EXPECT_EQ(got.pod_sets[p].topology.level, want.pod_sets[p].topology.level);

@@ -28,8 +28,8 @@ class FgdScorer final : public Scorer {
   // little cpu, as in GPU-sharing clusters.
   static FgdTaskDistribution DefaultWorkload() {
     FgdTaskDistribution d;
-    d.tasks = {{0, 250, 1, {}, 20}, {0, 500, 1, {}, 20}, {0, 750, 1, {}, 10}, {0, 1000, 1, {}, 30},
-               {0, 1000, 2, {}, 10}, {0, 1000, 4, {}, 5},  {0, 1000, 8, {}, 5}};
+    d.tasks = {{0, 250, 1, {}, 20},  {0, 500, 1, {}, 20}, {0, 750, 1, {}, 10}, {0, 1000, 1, {}, 30},
+               {0, 1000, 2, {}, 10}, {0, 1000, 4, {}, 5}, {0, 1000, 8, {}, 5}};
     return d;
   }
 
@@ -78,7 +78,8 @@ class FgdScorer final : public Scorer {
     if (free_total == 0) return 0;
     double sum = 0;
     for (const auto& t : workload_.tasks) {
-      sum += t.weight * static_cast<double>(TaskFragmentation(used, free_total, cpu_left, model, t));
+      sum +=
+          t.weight * static_cast<double>(TaskFragmentation(used, free_total, cpu_left, model, t));
     }
     return sum;
   }
