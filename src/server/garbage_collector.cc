@@ -106,7 +106,8 @@ void GarbageCollector::RecountEvents() {
 Status GarbageCollector::Start(ServeContext& context) {
   store_ = &context.store;
   // Subscribe before reading: a change between the two is applied again, harmlessly.
-  subscription_ = store_->hub().Subscribe([this](const control::Change& change) {
+  subscription_ = store_->hub().Subscribe([this](const WatchHub::ChangePtr& shared) {
+    const control::Change& change = *shared;
     std::lock_guard<std::mutex> lock(mu_);
     // Counted for the event limit (the Loop trims once the count is over it).
     if (change.resource == "events" && change.type == control::ChangeType::kAdded) {
@@ -115,7 +116,7 @@ Status GarbageCollector::Start(ServeContext& context) {
     } else if (change.resource == "events" && change.type == control::ChangeType::kDeleted) {
       --event_count_;
     }
-    changes_.push_back(change);
+    changes_.push_back(shared);
     cv_.notify_one();
   });
   for (const control::ResourceType& type : control::ResourceTypes()) {
@@ -142,7 +143,7 @@ void GarbageCollector::Loop() {
   auto next_trim = Clock::now();
   const int64_t threshold = TrimThreshold(events_);
   while (true) {
-    std::deque<control::Change> changes;
+    std::deque<WatchHub::ChangePtr> changes;
     bool over_limit = false;
     {
       std::unique_lock<std::mutex> lock(mu_);
@@ -156,7 +157,7 @@ void GarbageCollector::Loop() {
       changes.swap(changes_);
       over_limit = event_count_ >= threshold && Clock::now() >= next_trim;
     }
-    for (const control::Change& change : changes) Execute(*store_, graph_.Apply(change));
+    for (const auto& change : changes) Execute(*store_, graph_.Apply(*change));
     const bool minute_up = Clock::now() >= next_expiry;
     if (!minute_up && !over_limit) continue;
     RecountEvents();

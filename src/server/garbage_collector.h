@@ -54,7 +54,7 @@ class GarbageCollector : public Controller {
   OwnerGraph graph_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<control::Change> changes_;
+  std::deque<WatchHub::ChangePtr> changes_;
   int64_t event_count_ = 0;   // stored events, from the changes seen (under mu_)
   int64_t events_added_ = 0;  // events ever added (under mu_)
   bool stopping_ = false;

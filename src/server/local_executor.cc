@@ -128,10 +128,10 @@ LocalExecutor::LocalExecutor(ObjectStore& store, ProcessSupervisor& processes,
       processes_(processes),
       config_(std::move(config)),
       addresses_(PodAddressPool::OctetFor(config_.data_dir)) {
-  subscription_ = store_.hub().Subscribe([this](const control::Change& change) {
-    if (change.type != control::ChangeType::kDeleted || change.resource != "pods") return;
+  subscription_ = store_.hub().Subscribe([this](const WatchHub::ChangePtr& change) {
+    if (change->type != control::ChangeType::kDeleted || change->resource != "pods") return;
     std::lock_guard<std::mutex> lock(deleted_mu_);
-    deleted_pods_.push_back(PodProcessId(change.namespace_, change.name));
+    deleted_pods_.push_back(PodProcessId(change->namespace_, change->name));
   });
 }
 

@@ -38,7 +38,8 @@ void QuotaController::EnsureDefaultAccount(ObjectStore& store, const std::string
 
 Status QuotaController::Start(ServeContext& context) {
   store_ = &context.store;
-  subscription_ = store_->hub().Subscribe([this](const control::Change& change) {
+  subscription_ = store_->hub().Subscribe([this](const WatchHub::ChangePtr& shared) {
+    const control::Change& change = *shared;
     std::lock_guard<std::mutex> lock(mu_);
     if (change.resource == "namespaces" && change.type == control::ChangeType::kAdded) {
       new_ns_.insert(change.name);

@@ -48,9 +48,9 @@ Status SchedulerController::Start(ServeContext& context) {
 
   // Subscribe before reading, so no change between the read and the subscription is
   // lost; changes already reflected in the read are applied again harmlessly.
-  subscription_ = store_->hub().Subscribe([this](const control::Change& change) {
-    if (!control::IsConfigResource(change.resource) && !control::IsJobResource(change.resource) &&
-        change.resource != "workloads.kueue.x-k8s.io")
+  subscription_ = store_->hub().Subscribe([this](const WatchHub::ChangePtr& change) {
+    if (!control::IsConfigResource(change->resource) && !control::IsJobResource(change->resource) &&
+        change->resource != "workloads.kueue.x-k8s.io")
       return;
     std::lock_guard<std::mutex> lock(mu_);
     changes_.push_back(change);
@@ -147,7 +147,7 @@ void SchedulerController::Loop() {
   // step grows; changes queue meanwhile.
   auto next_step = std::chrono::steady_clock::now();
   while (true) {
-    std::deque<control::Change> changes;
+    std::deque<WatchHub::ChangePtr> changes;
     {
       std::unique_lock<std::mutex> lock(mu_);
       if (std::chrono::steady_clock::now() < next_step) {
@@ -159,7 +159,7 @@ void SchedulerController::Loop() {
       if (stopping_) return;
       changes.swap(changes_);
     }
-    for (const auto& c : changes) reconciler_->Apply(c);
+    for (const auto& c : changes) reconciler_->Apply(*c);
     auto begin = std::chrono::steady_clock::now();
     Step();
     auto end = std::chrono::steady_clock::now();

@@ -87,7 +87,7 @@ class SchedulerController : public Controller {
 
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<control::Change> changes_;
+  std::deque<WatchHub::ChangePtr> changes_;
   bool stopping_ = false;
   WatchHub::SubscriptionId subscription_ = 0;
   std::thread thread_;

@@ -117,7 +117,7 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
     WatchHub& hub;
     WatchHub::SubscriptionId id;
     ~Unsubscribe() { hub.Unsubscribe(id); }
-  } wake{db.hub(), db.hub().Subscribe([&http](const control::Change&) { http.WakeStreams(); })};
+  } wake{db.hub(), db.hub().Subscribe([&http](const WatchHub::ChangePtr&) { http.WakeStreams(); })};
   handler.set_data_dir(options.data_dir);
 
   // Namespaces every cluster has.

@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -22,7 +23,10 @@ namespace muster::server {
 
 class WatchHub {
  public:
-  using Callback = std::function<void(const control::Change&)>;
+  // Changes are kept and handed out shared: every watch and subscriber reads the same
+  // change, and one that queues it or wakes for it copies a pointer, not the object.
+  using ChangePtr = std::shared_ptr<const control::Change>;
+  using Callback = std::function<void(const ChangePtr&)>;
   using SubscriptionId = int64_t;
 
   // `retention`: how many changes are kept for watches that resume from an older
@@ -38,7 +42,7 @@ class WatchHub {
 
   // Changes with resource_version > `since`, at most `max`. kFailedPrecondition
   // ("too old") when changes after `since` were already dropped from history.
-  Result<std::vector<control::Change>> Since(int64_t since, size_t max = 1000) const;
+  Result<std::vector<ChangePtr>> Since(int64_t since, size_t max = 1000) const;
 
   // Blocks until a change newer than `since` exists, `timeout` passes or Close()
   // is called. Returns whether there is something new.
@@ -59,7 +63,7 @@ class WatchHub {
   const size_t retention_;
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
-  std::deque<control::Change> history_;
+  std::deque<ChangePtr> history_;
   int64_t current_rv_ = 0;
   int64_t oldest_servable_ = 0;  // a watch from rv >= this sees every later change
   bool closed_ = false;

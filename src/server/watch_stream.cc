@@ -72,7 +72,8 @@ std::optional<std::string> WatchStream::Next(std::chrono::milliseconds wait) {
     done_ = true;
     return Event("ERROR", Gone(changes.status().message()).ToJson());
   }
-  for (const auto& c : *changes) {
+  for (const auto& ptr : *changes) {
+    const control::Change& c = *ptr;
     cursor_ = c.resource_version;
     if (!Matches(c)) continue;
     out += Event(control::ChangeTypeName(c.type),

@@ -23,7 +23,7 @@ class GarbageCollectorTest : public testing::ApiFixture {
   void SetUp() override {
     testing::ApiFixture::SetUp();
     subscription_ =
-        store_->hub().Subscribe([this](const control::Change& c) { queue_.push_back(c); });
+        store_->hub().Subscribe([this](const WatchHub::ChangePtr& c) { queue_.push_back(*c); });
   }
   void TearDown() override {
     store_->hub().Unsubscribe(subscription_);

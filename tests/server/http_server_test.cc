@@ -259,7 +259,7 @@ TEST_F(HttpWatchTest, WatchesHoldNoWorkerAndSeeEveryChange) {
   o.workers = 2;
   Running s([this](const ApiRequest& r) { return handler_->Handle(r); }, o);
   const auto wake =
-      store_->hub().Subscribe([&](const control::Change&) { s.server().WakeStreams(); });
+      store_->hub().Subscribe([&](const WatchHub::ChangePtr&) { s.server().WakeStreams(); });
   std::vector<std::unique_ptr<RawClient>> watches;
   const std::string path =
       "/api/v1/namespaces?watch=1&resourceVersion=" + std::to_string(store_->resource_version());

@@ -41,8 +41,8 @@ TEST_F(ObjectStoreBatchTest, WritesCommitTogetherAndArePublishedAfterTheCommit) 
   auto store = Open();
   ASSERT_TRUE(store->Create({"pods", "ns", "a"}, Pod("Pending")).ok());
   std::vector<int64_t> seen;
-  auto id =
-      store->hub().Subscribe([&](const control::Change& c) { seen.push_back(c.resource_version); });
+  auto id = store->hub().Subscribe(
+      [&](const WatchHub::ChangePtr& c) { seen.push_back(c->resource_version); });
   size_t seen_inside = 99;
   Status batch = store->Batch([&] {
     ASSERT_TRUE(store->Update({"pods", "ns", "a"}, Pod("Running"), WriteScope::kAll).ok());
@@ -78,8 +78,8 @@ TEST_F(ObjectStoreBatchTest, AFailedBatchRollsBackEveryWrite) {
   auto store = Open();
   ASSERT_TRUE(store->Create({"pods", "ns", "a"}, Pod("Pending")).ok());
   std::vector<int64_t> seen;
-  auto id =
-      store->hub().Subscribe([&](const control::Change& c) { seen.push_back(c.resource_version); });
+  auto id = store->hub().Subscribe(
+      [&](const WatchHub::ChangePtr& c) { seen.push_back(c->resource_version); });
   EXPECT_THROW(store->Batch([&] {
     store->Update({"pods", "ns", "a"}, Pod("Running"), WriteScope::kAll);
     store->Create({"pods", "ns", "b"}, Pod("Running"));

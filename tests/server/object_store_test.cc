@@ -123,7 +123,7 @@ TEST_F(ObjectStoreTest, SurvivesRestartWithHistory) {
   auto events = store->hub().Since(0);
   ASSERT_TRUE(events.ok());
   ASSERT_EQ(events->size(), 3u);
-  EXPECT_EQ((*events)[2].type, control::ChangeType::kDeleted);
+  EXPECT_EQ((*events)[2]->type, control::ChangeType::kDeleted);
   // New writes continue the sequence.
   auto c = store->Create({"pods", "ns", "b"}, {{"metadata", json::object()}});
   EXPECT_EQ((*c)["metadata"]["resourceVersion"], "4");
@@ -138,8 +138,8 @@ TEST_F(ObjectStoreTest, SecondOpenOfSameDirectoryFails) {
 TEST_F(ObjectStoreTest, SubscribersSeeCommitsInOrder) {
   auto store = Open();
   std::vector<int64_t> seen;
-  auto id =
-      store->hub().Subscribe([&](const control::Change& c) { seen.push_back(c.resource_version); });
+  auto id = store->hub().Subscribe(
+      [&](const WatchHub::ChangePtr& c) { seen.push_back(c->resource_version); });
   store->Create(key_, Cq("a"));
   store->Mutate(
       key_,

@@ -182,8 +182,8 @@ ApiError ForbiddenError(const RequestAttributes& r, const std::string& reason) {
 
 RbacAuthorizer::RbacAuthorizer(ObjectStore& store) : store_(store) {
   // Runs under the store's write lock: only note that the policy is stale.
-  subscription_ = store_.hub().Subscribe([this](const control::Change& c) {
-    const std::string& key = c.resource;
+  subscription_ = store_.hub().Subscribe([this](const WatchHub::ChangePtr& c) {
+    const std::string& key = c->resource;
     if (key == kRolesKey || key == kClusterRolesKey || key == kRoleBindingsKey ||
         key == kClusterRoleBindingsKey) {
       changes_.fetch_add(1);
