@@ -4,6 +4,8 @@
 // podset_reducer.go). Planning has no side effects beyond oracle queries, so the
 // partial-admission search can probe as many counts as it needs.
 #include <algorithm>
+#include <string_view>
+#include <unordered_set>
 
 #include "admission/admitter_impl.h"
 #include "admission/fair_sharing.h"
@@ -66,10 +68,10 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   auto as_victims = [](const std::vector<PreemptionCandidate>& cands, int32_t own_cq,
                        const std::vector<Victim>& skip) {
     std::vector<Victim> v;
+    std::unordered_set<std::string_view> skipped;
+    for (const Victim& s : skip) skipped.insert(s.workload_key);
     for (const auto& c : cands) {
-      bool skipped = std::any_of(skip.begin(), skip.end(),
-                                 [&](const Victim& s) { return s.workload_key == c.key; });
-      if (!skipped) {
+      if (!skipped.count(c.key)) {
         v.push_back({std::string(c.key), c.cq == own_cq ? kInClusterQueue : kInCohortReclamation});
       }
     }

@@ -101,13 +101,28 @@ bool WorkloadFits(const IncomingWorkload& in, const QuotaTree& tree,
 
 namespace {
 
+// Whether the incoming workload's ClusterQueue policies allow preempting workloads of
+// another ClusterQueue `other` (before their priority is looked at): the same answer
+// for every workload of `other`, so a search asks it once per queue.
+bool OtherQueueReclaimable(const IncomingWorkload& in, const std::vector<FrId>& frs,
+                           const QuotaTree& tree, const std::vector<ClusterQueueSpec>& cqs,
+                           int32_t other) {
+  const ClusterQueueSpec& cq = cqs[in.cq];
+  if (!tree.HasParent(cq.node) ||
+      cq.preemption.reclaim_within_cohort == model::PreemptionPolicy::kNever)
+    return false;
+  if (tree.Root(cqs[other].node) != tree.Root(cq.node)) return false;
+  return CqIsBorrowing(tree, cqs[other].node, frs);
+}
+
 // Whether the incoming workload's ClusterQueue policies allow preempting `c`, which
-// uses one of `frs` (sorted).
+// uses one of `frs` (sorted). `reclaimable` caches OtherQueueReclaimable per queue
+// index (-1: not asked yet).
 bool IsCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs, const QuotaTree& tree,
-                 const std::vector<ClusterQueueSpec>& cqs, const PreemptionCandidate& c) {
+                 const std::vector<ClusterQueueSpec>& cqs, const PreemptionCandidate& c,
+                 std::vector<int8_t>& reclaimable) {
   using model::PreemptionPolicy;
   const ClusterQueueSpec& cq = cqs[in.cq];
-  if (!UsesAny(*c.usage, frs)) return false;
   if (c.cq == in.cq) {
     PreemptionPolicy within = cq.preemption.within_cluster_queue;
     if (within == PreemptionPolicy::kNever) return false;
@@ -117,13 +132,14 @@ bool IsCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs, const
       bool newer = std::tie(in.created, in.order) < std::tie(c.created, c.order);
       if (within != PreemptionPolicy::kLowerOrNewerEqualPriority || !newer) return false;
     }
-    return true;
+    return UsesAny(*c.usage, frs);
   }
   PreemptionPolicy reclaim = cq.preemption.reclaim_within_cohort;
-  if (!tree.HasParent(cq.node) || reclaim == PreemptionPolicy::kNever) return false;
-  if (tree.Root(cqs[c.cq].node) != tree.Root(cq.node)) return false;
-  if (!CqIsBorrowing(tree, cqs[c.cq].node, frs)) return false;
-  return reclaim == PreemptionPolicy::kAny || c.priority < in.priority;
+  if (reclaim != PreemptionPolicy::kAny && c.priority >= in.priority) return false;
+  if (reclaimable.size() <= static_cast<size_t>(c.cq)) reclaimable.resize(cqs.size(), -1);
+  int8_t& other = reclaimable[c.cq];
+  if (other < 0) other = OtherQueueReclaimable(in, frs, tree, cqs, c.cq) ? 1 : 0;
+  return other == 1 && UsesAny(*c.usage, frs);
 }
 
 std::vector<FrId> Sorted(std::vector<FrId> frs) {
@@ -137,8 +153,9 @@ bool AnyCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs_unsor
                   const QuotaTree& tree, const std::vector<ClusterQueueSpec>& cqs,
                   const std::vector<PreemptionCandidate>& admitted) {
   const std::vector<FrId> frs = Sorted(frs_unsorted);
+  std::vector<int8_t> reclaimable;
   return std::any_of(admitted.begin(), admitted.end(), [&](const PreemptionCandidate& c) {
-    return IsCandidate(in, frs, tree, cqs, c);
+    return IsCandidate(in, frs, tree, cqs, c, reclaimable);
   });
 }
 
@@ -149,8 +166,9 @@ std::vector<PreemptionCandidate> FindCandidates(const IncomingWorkload& in,
                                                 const std::vector<PreemptionCandidate>& admitted) {
   const std::vector<FrId> frs = Sorted(frs_unsorted);
   std::vector<PreemptionCandidate> out;
+  std::vector<int8_t> reclaimable;
   for (const PreemptionCandidate& c : admitted) {
-    if (IsCandidate(in, frs, tree, cqs, c)) out.push_back(c);
+    if (IsCandidate(in, frs, tree, cqs, c, reclaimable)) out.push_back(c);
   }
   std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
     bool a_in = a.cq == in.cq, b_in = b.cq == in.cq;
