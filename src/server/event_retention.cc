@@ -48,24 +48,40 @@ std::optional<double> EventLastRecorded(const json& event) {
   return last;
 }
 
-std::vector<control::ObjectKey> EventsToDelete(const std::vector<json>& events, double now,
-                                               const EventRetention& retention) {
+void EventTimes::Put(const json& event) {
+  if (!event.is_object()) return;
+  auto meta = event.find("metadata");
+  if (meta == event.end() || !meta->is_object()) return;
+  last_[{meta->value("namespace", ""), meta->value("name", "")}] = EventLastRecorded(event);
+}
+
+void EventTimes::Erase(const std::string& namespace_, const std::string& name) {
+  last_.erase({namespace_, name});
+}
+
+void EventTimes::Apply(const control::Change& change) {
+  if (change.resource != "events") return;
+  if (change.type == control::ChangeType::kDeleted) {
+    Erase(change.namespace_, change.name);
+  } else {
+    Put(change.object);
+  }
+}
+
+std::vector<control::ObjectKey> EventTimes::ToDelete(double now,
+                                                     const EventRetention& retention) const {
   struct Kept {
     std::optional<double> last;
-    control::ObjectKey key;
+    const std::pair<std::string, std::string>* key;
   };
   std::vector<control::ObjectKey> out;
   std::vector<Kept> kept;
-  for (const json& event : events) {
-    if (!event.is_object()) continue;
-    const json meta = event.value("metadata", json::object());
-    if (!meta.is_object()) continue;
-    control::ObjectKey key{"events", meta.value("namespace", ""), meta.value("name", "")};
-    std::optional<double> last = EventLastRecorded(event);
+  kept.reserve(last_.size());
+  for (const auto& [key, last] : last_) {
     if (last && now - *last > retention.ttl_seconds) {
-      out.push_back(std::move(key));
+      out.push_back({"events", key.first, key.second});
     } else {
-      kept.push_back({last, std::move(key)});
+      kept.push_back({last, &key});
     }
   }
   if (retention.max_events <= 0 || static_cast<int64_t>(kept.size()) <= retention.max_events)
@@ -74,13 +90,20 @@ std::vector<control::ObjectKey> EventsToDelete(const std::vector<json>& events, 
   // Oldest first; an event with no time at all counts as the oldest.
   auto older = [](const Kept& a, const Kept& b) {
     if (a.last != b.last) return !a.last || (b.last && *a.last < *b.last);
-    if (a.key.namespace_ != b.key.namespace_) return a.key.namespace_ < b.key.namespace_;
-    return a.key.name < b.key.name;
+    return *a.key < *b.key;
   };
   std::nth_element(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(excess) - 1, kept.end(),
                    older);
-  for (size_t i = 0; i < excess; ++i) out.push_back(std::move(kept[i].key));
+  for (size_t i = 0; i < excess; ++i)
+    out.push_back({"events", kept[i].key->first, kept[i].key->second});
   return out;
+}
+
+std::vector<control::ObjectKey> EventsToDelete(const std::vector<json>& events, double now,
+                                               const EventRetention& retention) {
+  EventTimes times;
+  for (const json& event : events) times.Put(event);
+  return times.ToDelete(now, retention);
 }
 
 }  // namespace muster::server

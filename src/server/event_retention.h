@@ -7,10 +7,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "control/change.h"
 #include "control/object_reader.h"
 
 namespace muster::server {
@@ -29,9 +33,29 @@ std::optional<double> ParseRfc3339Utc(const nlohmann::json& value);
 // metadata.creationTimestamp; nullopt when it has none of them.
 std::optional<double> EventLastRecorded(const nlohmann::json& event);
 
-// The events among `events` to delete at `now` (Unix seconds): every one last
-// recorded more than `retention.ttl_seconds` ago, then the oldest (events without a
-// time first, then by name) until at most `retention.max_events` are left.
+// When each stored Event was last recorded, kept from the store's changes: what the
+// garbage collector decides from, so a trim never lists and parses every event (at the
+// limit, 10,000 objects each time: the largest transient allocation of a churning
+// server).
+class EventTimes {
+ public:
+  // An event written (its time read from the object) or deleted; other kinds ignored.
+  void Apply(const control::Change& change);
+  void Put(const nlohmann::json& event);
+  void Erase(const std::string& namespace_, const std::string& name);
+  size_t size() const { return last_.size(); }
+
+  // The events to delete at `now` (Unix seconds): every one last recorded more than
+  // `retention.ttl_seconds` ago, then the oldest (events without a time first, then
+  // by namespace and name) until at most `retention.max_events` are left.
+  std::vector<control::ObjectKey> ToDelete(double now, const EventRetention& retention) const;
+
+ private:
+  // (namespace, name) -> when last recorded; nullopt when the event says no time.
+  std::map<std::pair<std::string, std::string>, std::optional<double>> last_;
+};
+
+// EventTimes::ToDelete over `events` (Event objects).
 std::vector<control::ObjectKey> EventsToDelete(const std::vector<nlohmann::json>& events,
                                                double now, const EventRetention& retention);
 

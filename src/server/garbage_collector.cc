@@ -61,62 +61,30 @@ int64_t GarbageCollector::TrimThreshold(const EventRetention& events) {
   return events.max_events + std::max<int64_t>(1, events.max_events / 10);
 }
 
-Result<int64_t> GarbageCollector::TrimEvents(ObjectStore& store, const EventRetention& retention,
-                                             double now) {
-  auto events = store.List("events", "");
-  if (!events.ok()) return events.status();
-  int64_t left = static_cast<int64_t>(events->items.size());
-  const std::vector<control::ObjectKey> doomed = EventsToDelete(events->items, now, retention);
-  events->items.clear();
+Result<int64_t> GarbageCollector::TrimEvents(ObjectStore& store, EventTimes& events,
+                                             const EventRetention& retention, double now) {
+  const std::vector<control::ObjectKey> doomed = events.ToDelete(now, retention);
   // In batches: one fsync per batch instead of one per event, and the store's write
   // lock is never held for long.
   constexpr size_t kPerBatch = 256;
   for (size_t begin = 0; begin < doomed.size(); begin += kPerBatch) {
-    int64_t deleted = 0;
+    const size_t end = std::min(doomed.size(), begin + kPerBatch);
     Status s = store.Batch([&] {
-      for (size_t i = begin; i < std::min(doomed.size(), begin + kPerBatch); ++i) {
-        if (store.Delete(doomed[i]).ok()) ++deleted;  // NotFound: deleted meanwhile
-      }
+      // NotFound: deleted meanwhile.
+      for (size_t i = begin; i < end; ++i) store.Delete(doomed[i]).ok();
     });
     if (!s.ok()) return s;
-    left -= deleted;
+    for (size_t i = begin; i < end; ++i) events.Erase(doomed[i].namespace_, doomed[i].name);
   }
-  return left;
-}
-
-void GarbageCollector::RecountEvents() {
-  int64_t added_before = 0;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    added_before = events_added_;
-  }
-  const double now =
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  auto left = TrimEvents(*store_, events_, now);
-  if (!left.ok()) {
-    Log("deleting events: " + left.status().message());
-    return;
-  }
-  // What the list held less what this pass deleted, plus what was added since it
-  // was taken.
-  std::lock_guard<std::mutex> lock(mu_);
-  event_count_ = *left + (events_added_ - added_before);
+  return static_cast<int64_t>(events.size());
 }
 
 Status GarbageCollector::Start(ServeContext& context) {
   store_ = &context.store;
   // Subscribe before reading: a change between the two is applied again, harmlessly.
-  subscription_ = store_->hub().Subscribe([this](const WatchHub::ChangePtr& shared) {
-    const control::Change& change = *shared;
+  subscription_ = store_->hub().Subscribe([this](const WatchHub::ChangePtr& change) {
     std::lock_guard<std::mutex> lock(mu_);
-    // Counted for the event limit (the Loop trims once the count is over it).
-    if (change.resource == "events" && change.type == control::ChangeType::kAdded) {
-      ++event_count_;
-      ++events_added_;
-    } else if (change.resource == "events" && change.type == control::ChangeType::kDeleted) {
-      --event_count_;
-    }
-    changes_.push_back(shared);
+    changes_.push_back(change);
     cv_.notify_one();
   });
   for (const control::ResourceType& type : control::ResourceTypes()) {
@@ -125,6 +93,7 @@ Status GarbageCollector::Start(ServeContext& context) {
     for (const json& object : list->items) {
       const json meta = object.value("metadata", json::object());
       graph_.Load({type.StoreKey(), meta.value("namespace", ""), meta.value("name", "")}, object);
+      if (type.StoreKey() == "events") event_times_.Put(object);
     }
   }
   OwnerGraph::Work garbage = graph_.Sweep();
@@ -143,24 +112,30 @@ void GarbageCollector::Loop() {
   auto next_trim = Clock::now();
   const int64_t threshold = TrimThreshold(events_);
   while (true) {
+    const bool over = static_cast<int64_t>(event_times_.size()) >= threshold;
     std::deque<WatchHub::ChangePtr> changes;
-    bool over_limit = false;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      auto wake = next_expiry;
-      if (event_count_ >= threshold) wake = std::min(wake, next_trim);
+      auto wake = over ? std::min(next_expiry, next_trim) : next_expiry;
       cv_.wait_until(lock, wake, [&] {
-        return stopping_ || !changes_.empty() ||
-               (event_count_ >= threshold && Clock::now() >= next_trim);
+        return stopping_ || !changes_.empty() || (over && Clock::now() >= next_trim);
       });
       if (stopping_) return;
       changes.swap(changes_);
-      over_limit = event_count_ >= threshold && Clock::now() >= next_trim;
     }
-    for (const auto& change : changes) Execute(*store_, graph_.Apply(*change));
-    const bool minute_up = Clock::now() >= next_expiry;
-    if (!minute_up && !over_limit) continue;
-    RecountEvents();
+    for (const auto& change : changes) {
+      Execute(*store_, graph_.Apply(*change));
+      event_times_.Apply(*change);
+    }
+    const auto now = Clock::now();
+    const bool minute_up = now >= next_expiry;
+    const bool trim_due =
+        static_cast<int64_t>(event_times_.size()) >= threshold && now >= next_trim;
+    if (!minute_up && !trim_due) continue;
+    const double wall_now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    if (auto left = TrimEvents(*store_, event_times_, events_, wall_now); !left.ok())
+      Log("deleting events: " + left.status().message());
     next_trim = Clock::now() + std::chrono::seconds(1);
     if (!minute_up) continue;
     next_expiry = Clock::now() + std::chrono::minutes(1);

@@ -9,9 +9,10 @@
 //
 // Events expire an hour after they were last recorded (kube-apiserver's --event-ttl
 // default), checked once a minute, and at most EventRetention::max_events are kept
-// (the oldest go first): the collector counts events from the store's changes and
-// trims at once when the count passes the limit by a tenth, so a churning server's
-// events, and the memory and disk they take, stay flat (event_retention.h).
+// (the oldest go first): the collector keeps when each event was last recorded from
+// the store's changes (EventTimes) and trims at once when their number passes the
+// limit by a tenth, so a churning server's events, and the memory and disk they take,
+// stay flat (event_retention.h).
 #pragma once
 
 #include <condition_variable>
@@ -37,17 +38,15 @@ class GarbageCollector : public Controller {
   // Carries out one batch of decisions against the store (also used by tests).
   static void Execute(ObjectStore& store, const OwnerGraph::Work& work);
 
-  // Deletes the events EventsToDelete names at `now` (Unix seconds), in batches;
-  // returns how many are left (also used by tests).
-  static Result<int64_t> TrimEvents(ObjectStore& store, const EventRetention& retention,
-                                    double now);
+  // Deletes the events `events.ToDelete` names at `now` (Unix seconds), in batches,
+  // and forgets them; returns how many are left (also used by tests).
+  static Result<int64_t> TrimEvents(ObjectStore& store, EventTimes& events,
+                                    const EventRetention& retention, double now);
   // The count of stored events past which a trim runs before the minute is up.
   static int64_t TrimThreshold(const EventRetention& events);
 
  private:
   void Loop();
-  // TrimEvents now, and the count of events recomputed from what it left.
-  void RecountEvents();
 
   EventRetention events_;
   ObjectStore* store_ = nullptr;
@@ -55,9 +54,8 @@ class GarbageCollector : public Controller {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<WatchHub::ChangePtr> changes_;
-  int64_t event_count_ = 0;   // stored events, from the changes seen (under mu_)
-  int64_t events_added_ = 0;  // events ever added (under mu_)
   bool stopping_ = false;
+  EventTimes event_times_;  // the loop's thread only
   WatchHub::SubscriptionId subscription_ = 0;
   std::thread thread_;
 };

@@ -85,5 +85,37 @@ TEST(EventRetentionTest, LastRecorded) {
   EXPECT_EQ(ParseRfc3339Utc(json(5)), std::nullopt);
 }
 
+// The garbage collector's index follows the store's changes: a repeat (MODIFIED with
+// a later lastTimestamp) makes an event young again, a DELETED one is forgotten, and
+// other kinds are not events.
+TEST(EventRetentionTest, EventTimesFollowTheStoresChanges) {
+  EventTimes times;
+  auto change = [](control::ChangeType type, const std::string& resource, const json& object) {
+    control::Change c;
+    c.type = type;
+    c.resource = resource;
+    c.namespace_ = object["metadata"].value("namespace", "");
+    c.name = object["metadata"].value("name", "");
+    c.object = object;
+    return c;
+  };
+  times.Apply(change(control::ChangeType::kAdded, "events",
+                     Event("a", "creationTimestamp", "2025-11-25T01:00:00Z")));
+  times.Apply(change(control::ChangeType::kAdded, "events",
+                     Event("b", "creationTimestamp", "2025-11-25T01:00:00Z")));
+  times.Apply(change(control::ChangeType::kAdded, "pods",
+                     Event("c", "creationTimestamp", "2025-11-25T01:00:00Z")));
+  EXPECT_EQ(times.size(), 2u);
+  EXPECT_EQ(Names(times.ToDelete(kNow, {3600, 0})), (std::vector<std::string>{"a", "b"}));
+  times.Apply(change(control::ChangeType::kModified, "events",
+                     Event("a", "lastTimestamp", "2025-11-25T02:00:00Z")));
+  EXPECT_EQ(Names(times.ToDelete(kNow, {3600, 0})), (std::vector<std::string>{"b"}));
+  times.Apply(change(control::ChangeType::kDeleted, "events",
+                     Event("b", "creationTimestamp", "2025-11-25T01:00:00Z")));
+  EXPECT_EQ(times.size(), 1u);
+  EXPECT_TRUE(times.ToDelete(kNow, {3600, 0}).empty());
+  EXPECT_TRUE(times.ToDelete(kNow, {3600, 1}).empty());
+}
+
 }  // namespace
 }  // namespace muster::server

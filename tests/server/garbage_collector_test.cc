@@ -147,7 +147,11 @@ TEST_F(GarbageCollectorTest, TrimEventsKeepsTheNewestUpToTheLimit) {
                   {"lastTimestamp", control::Rfc3339(base + i)}};
     ASSERT_TRUE(store_->Create({"events", "default", "e" + std::to_string(i)}, event).ok());
   }
-  auto left = GarbageCollector::TrimEvents(*store_, {3600, 250}, base + 600);
+  EventTimes times;
+  auto listed = store_->List("events", "");
+  ASSERT_TRUE(listed.ok());
+  for (const json& e : listed->items) times.Put(e);
+  auto left = GarbageCollector::TrimEvents(*store_, times, {3600, 250}, base + 600);
   ASSERT_TRUE(left.ok()) << left.status().message();
   EXPECT_EQ(*left, 250);
   auto events = store_->List("events", "");
@@ -159,10 +163,10 @@ TEST_F(GarbageCollectorTest, TrimEventsKeepsTheNewestUpToTheLimit) {
 
   // Without a limit only the TTL deletes: nothing is 10 minutes old yet, then the
   // 90 recorded over 10 minutes before base + 1039.5 (e350 to e439) go.
-  left = GarbageCollector::TrimEvents(*store_, {600, 0}, base + 949.5);
+  left = GarbageCollector::TrimEvents(*store_, times, {600, 0}, base + 949.5);
   ASSERT_TRUE(left.ok());
   EXPECT_EQ(*left, 250);
-  left = GarbageCollector::TrimEvents(*store_, {600, 0}, base + 1039.5);
+  left = GarbageCollector::TrimEvents(*store_, times, {600, 0}, base + 1039.5);
   ASSERT_TRUE(left.ok());
   EXPECT_EQ(*left, 160);
   EXPECT_FALSE(store_->Get({"events", "default", "e439"}).ok());
