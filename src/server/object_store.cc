@@ -7,6 +7,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <thread>
 
 #include "server/sqlite_stmt.h"
 
@@ -327,7 +329,10 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
   if (!in_batch && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
     return fail("commit");
   }
-  if (!in_batch) NoteWrite(Status::Ok());
+  if (!in_batch) {
+    NoteWrite(Status::Ok());
+    ++commits_;
+  }
   ObjectTextCache::Entry text;
   if (type != control::ChangeType::kDeleted) {
     text = std::make_shared<const StoredText>(
@@ -369,6 +374,7 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
   const int64_t rv_before = rv_;
   const int64_t prune_before = writes_since_prune_;
   batch_depth_ = 1;
+  batch_owner_ = std::this_thread::get_id();
   batch_error_ = Status::Ok();
   batch_changes_.clear();
   batch_texts_.clear();
@@ -383,10 +389,12 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
     writes();
   } catch (...) {
     batch_depth_ = 0;
+    batch_owner_ = std::thread::id();
     roll_back();
     throw;
   }
   batch_depth_ = 0;
+  batch_owner_ = std::thread::id();
   Status result = batch_error_;
   if (result.ok() && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
     result = SqliteError(db_, "commit");
@@ -396,6 +404,7 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
     roll_back();
     return result;
   }
+  ++commits_;
   for (auto& [key, text] : batch_texts_) {
     if (text) {
       texts_.Put(key, std::move(text));
@@ -409,8 +418,60 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
   return Status::Ok();
 }
 
+struct ObjectStore::GroupedWrite {
+  const std::function<Result<json>()>* write = nullptr;
+  std::optional<Result<json>> result;
+  bool done = false;
+};
+
+size_t ObjectStore::queued_writes() {
+  std::lock_guard<std::mutex> lock(group_mu_);
+  return group_queue_.size();
+}
+
+Result<json> ObjectStore::Grouped(const std::function<Result<json>()>& write) {
+  GroupedWrite mine;
+  mine.write = &write;
+  std::unique_lock<std::mutex> lock(group_mu_);
+  group_queue_.push_back(&mine);
+  while (!mine.done) {
+    if (group_leader_) {
+      group_cv_.wait(lock);
+      continue;
+    }
+    group_leader_ = true;
+    std::vector<GroupedWrite*> group;
+    group.swap(group_queue_);
+    lock.unlock();
+    Status committed = Batch([&] {
+      for (GroupedWrite* w : group) {
+        // One write's exception is its own failure, never the group's (nor a leader
+        // that leaves the others waiting for ever).
+        try {
+          w->result = (*w->write)();
+        } catch (const std::exception& e) {
+          w->result = Internal(std::string("store write: ") + e.what());
+        }
+      }
+    });
+    for (GroupedWrite* w : group) {
+      if (!w->result || (!committed.ok() && w->result->ok())) w->result = committed;
+    }
+    lock.lock();
+    for (GroupedWrite* w : group) w->done = true;
+    group_leader_ = false;
+    group_cv_.notify_all();
+  }
+  return std::move(*mine.result);
+}
+
 Result<json> ObjectStore::Create(const control::ObjectKey& key, json object) {
   if (!object.is_object()) return InvalidArgument("object must be a JSON object");
+  if (InBatchOnThisThread()) return CreateNow(key, std::move(object));
+  return Grouped([&]() { return CreateNow(key, std::move(object)); });
+}
+
+Result<json> ObjectStore::CreateNow(const control::ObjectKey& key, json object) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
   if (!existing.ok()) return existing.status();
@@ -437,6 +498,12 @@ Result<json> ObjectStore::Update(const control::ObjectKey& key, json object, Wri
 
 Result<json> ObjectStore::Mutate(const control::ObjectKey& key, const Mutator& mutate,
                                  WriteScope scope) {
+  if (InBatchOnThisThread()) return MutateNow(key, mutate, scope);
+  return Grouped([&]() { return MutateNow(key, mutate, scope); });
+}
+
+Result<json> ObjectStore::MutateNow(const control::ObjectKey& key, const Mutator& mutate,
+                                    WriteScope scope) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
   if (!existing.ok()) return existing.status();
@@ -492,6 +559,13 @@ Result<json> ObjectStore::Mutate(const control::ObjectKey& key, const Mutator& m
 
 Result<json> ObjectStore::Delete(const control::ObjectKey& key, std::optional<int64_t> expected_rv,
                                  std::optional<std::string> expected_uid) {
+  if (InBatchOnThisThread()) return DeleteNow(key, expected_rv, expected_uid);
+  return Grouped([&]() { return DeleteNow(key, expected_rv, expected_uid); });
+}
+
+Result<json> ObjectStore::DeleteNow(const control::ObjectKey& key,
+                                    std::optional<int64_t> expected_rv,
+                                    std::optional<std::string> expected_uid) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
   if (!existing.ok()) return existing.status();

@@ -6,7 +6,10 @@
 // duplicate object impossible.
 //
 // All writes go through one mutex: the one ordered path the engine relies on. After
-// each commit the change is published to hub() in resourceVersion order.
+// each commit the change is published to hub() in resourceVersion order. Writes made
+// at the same time from different threads (concurrent API requests) share a commit,
+// so one fsync, while each caller still returns only once its write is durable
+// (group commit: see Grouped).
 //
 // Engine seam: the engine thread calls hub().Subscribe(cb) to receive every change
 // (cb queues it; see WatchHub), reads a consistent starting state with List(), and
@@ -14,7 +17,9 @@
 // conditions) like any other client, so its writes are durable and watchable too.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,6 +28,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "control/object_reader.h"
@@ -110,6 +116,10 @@ class ObjectStore : public control::ObjectReader {
 
   int64_t resource_version() const;
   WatchHub& hub() { return hub_; }
+  // Transactions committed since the store opened (single writes, groups, batches),
+  // and writes waiting for their group's leader: for metrics and tests.
+  int64_t commits() const { return commits_.load(); }
+  size_t queued_writes();
 
   // The stored text of a resource's objects (`namespace_` empty: every namespace) in
   // (namespace, name) order, and the resourceVersion they are as of: what LIST
@@ -148,6 +158,22 @@ class ObjectStore : public control::ObjectReader {
   // At start-up, before anything reads the objects (object_store_load.cc).
   Status LoadStoredObjects();
   Result<std::optional<nlohmann::json>> ReadLocked(const control::ObjectKey& key) const;
+  // The writes themselves, run by the calling thread or by a group's leader.
+  Result<nlohmann::json> CreateNow(const control::ObjectKey& key, nlohmann::json object);
+  Result<nlohmann::json> MutateNow(const control::ObjectKey& key, const Mutator& mutate,
+                                   WriteScope scope);
+  Result<nlohmann::json> DeleteNow(const control::ObjectKey& key,
+                                   std::optional<int64_t> expected_rv,
+                                   std::optional<std::string> expected_uid);
+  // Group commit. A write from a thread that is not inside a Batch is queued; the
+  // first queued thread that finds no leader becomes one, takes every queued write
+  // and runs them, in queue order, as one Batch (one commit, one fsync); the others
+  // wait for it. Writes that arrive meanwhile form the next group. Each write's
+  // own outcome is its caller's (a conflict fails only that write); a failed commit
+  // fails every write of the group, none of which is then stored. One writer alone
+  // commits at once, as before.
+  Result<nlohmann::json> Grouped(const std::function<Result<nlohmann::json>()>& write);
+  bool InBatchOnThisThread() const { return batch_owner_.load() == std::this_thread::get_id(); }
   // One transaction: bump the rv, write (or delete) the row, log the change.
   Result<int64_t> CommitLocked(const control::ObjectKey& key, control::ChangeType type,
                                nlohmann::json& object);
@@ -160,6 +186,13 @@ class ObjectStore : public control::ObjectReader {
   // Recursive so that the writes of a Batch (which holds it) can take it again.
   mutable std::recursive_mutex mu_;
   int batch_depth_ = 0;
+  std::atomic<std::thread::id> batch_owner_{};  // the thread inside Batch, if any
+  struct GroupedWrite;
+  std::mutex group_mu_;  // guards the three below; never held while waiting on mu_
+  std::condition_variable group_cv_;
+  std::vector<GroupedWrite*> group_queue_;
+  bool group_leader_ = false;
+  std::atomic<int64_t> commits_{0};
   Status batch_error_;                          // first failure inside the open batch
   std::vector<control::Change> batch_changes_;  // published when the batch commits
   // Text cache updates of the open batch (null: erased), applied when it commits.

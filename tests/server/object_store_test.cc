@@ -3,8 +3,13 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <atomic>
 #include <filesystem>
+#include <future>
+#include <optional>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace muster::server {
 namespace {
@@ -152,6 +157,60 @@ TEST_F(ObjectStoreTest, SubscribersSeeCommitsInOrder) {
   store->hub().Unsubscribe(id);
   store->Delete(key_);
   EXPECT_EQ(seen, (std::vector<int64_t>{1, 2}));
+}
+
+// Group commit: writes made while another transaction holds the store queue up and
+// then share one commit, each with its own outcome (a duplicate create fails alone).
+TEST_F(ObjectStoreTest, ConcurrentWritesShareACommitEachWithItsOwnOutcome) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  auto pod = [](const std::string& name) {
+    return json{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}}}};
+  };
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<bool> holding{false};
+  std::thread holder([&] {
+    ASSERT_TRUE(store
+                    ->Batch([&] {
+                      store->Create({"pods", "ns", "held"}, pod("held"));
+                      holding = true;
+                      released.wait();
+                    })
+                    .ok());
+  });
+  while (!holding) std::this_thread::yield();
+  const int64_t before = store->commits();
+  // Eight writers; two of them create the same name.
+  const std::vector<std::string> names = {"a", "b", "c", "d", "e", "f", "g", "a"};
+  std::vector<std::optional<Status>> outcomes(names.size());
+  std::vector<std::thread> writers;
+  for (size_t i = 0; i < names.size(); ++i) {
+    writers.emplace_back([&, i] {
+      auto r = store->Create({"pods", "ns", names[i]}, pod(names[i]));
+      outcomes[i] = r.ok() ? Status::Ok() : r.status();
+    });
+  }
+  // The first writer leads a group of itself and waits on the held store; the other
+  // seven queue behind it.
+  while (store->queued_writes() < names.size() - 1) std::this_thread::yield();
+  release.set_value();
+  holder.join();
+  for (auto& w : writers) w.join();
+  // The held batch, the first group, the group of seven: three commits for nine writes.
+  EXPECT_EQ(store->commits() - before, 3);
+  int ok = 0, exists = 0;
+  for (const auto& o : outcomes) {
+    ASSERT_TRUE(o.has_value());
+    if (o->ok()) ++ok;
+    if (o->code() == StatusCode::kAlreadyExists) ++exists;
+  }
+  EXPECT_EQ(ok, 7);
+  EXPECT_EQ(exists, 1);
+  auto pods = store->List("pods", "ns");
+  ASSERT_TRUE(pods.ok());
+  EXPECT_EQ(pods->items.size(), 8u);  // held, a..g
+  EXPECT_EQ(store->resource_version(), 8);
 }
 
 TEST(WatchHubTest, TooOldResourceVersionIsRefused) {
