@@ -13,12 +13,13 @@
 #include "server/core_validation.h"
 #include "server/create_admission.h"
 #include "server/discovery.h"
-#include "server/json_merge_patch.h"
 #include "server/list_response.h"
+#include "server/managed_fields.h"
 #include "server/meta_validation.h"
 #include "server/metrics.h"
 #include "server/openapi.h"
 #include "server/owner_graph.h"
+#include "server/patch_request.h"
 #include "server/pod_binding.h"
 #include "server/pod_log.h"
 #include "server/protobuf_body.h"
@@ -160,23 +161,6 @@ std::string RandomSuffix() {
   return s;
 }
 
-// Strategic-merge-patch directives ($patch, $setElementOrder/..., $retainKeys) have
-// no meaning in a JSON merge patch; dropping them keeps them out of the object.
-void StripDirectives(json& patch) {
-  if (patch.is_object()) {
-    for (auto it = patch.begin(); it != patch.end();) {
-      if (!it.key().empty() && it.key()[0] == '$') {
-        it = patch.erase(it);
-      } else {
-        StripDirectives(it.value());
-        ++it;
-      }
-    }
-  } else if (patch.is_array()) {
-    for (auto& v : patch) StripDirectives(v);
-  }
-}
-
 void EnsureNamespace(ObjectStore& store, const std::string& ns) {
   // Upstream rejects writes into a missing namespace; muster creates it instead,
   // so `kubectl apply -f` of a directory works in any order.
@@ -277,7 +261,10 @@ ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest
   return JsonResponse(200, RenderTable(type, items, std::to_string(list->resource_version), topts));
 }
 
-ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r) {
+// `managed_fields`: what a server-side apply that creates the object records
+// (patch_request.h); a POST's own managedFields are dropped.
+ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
+                       const json* managed_fields = nullptr) {
   const control::ResourceType& type = *t.type;
   if (!t.subresource.empty()) return ErrorResponse(MethodNotAllowed("cannot create a status"));
   auto body = ParseBody(r);
@@ -298,6 +285,7 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r)
                         "deletionTimestamp", "managedFields", "selfLink"}) {
     meta.erase(f);
   }
+  if (managed_fields != nullptr) meta["managedFields"] = *managed_fields;
   // A Node's capacity lives in its status, and upstream keeps a Node's status on
   // create; other kinds with a status subresource start without one.
   if (type.has_status && type.kind != "Node") body->erase("status");
@@ -357,6 +345,7 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
       {t.type->StoreKey(), t.namespace_, t.name},
       [&](const json& current) -> Result<json> {
         auth::KeepOwner(current, *body);  // immutable: the value sent is ignored
+        KeepManagedFields(current, *body);
         if (scope != WriteScope::kStatus) invalid = CheckUpdate(t, current, *body, admitted);
         if (invalid) return InvalidArgument("invalid");
         // A dry run stops here, after every check, without writing.
@@ -372,29 +361,45 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
 }
 
 ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
-  const std::string& ct = r.content_type;
-  if (ct.find("merge-patch+json") == std::string::npos) {
-    return ErrorResponse(UnsupportedMediaType(
-        "the body of the request was in an unknown format - accepted media types include: "
-        "application/merge-patch+json, application/strategic-merge-patch+json"));
-  }
-  json patch = json::parse(r.body, nullptr, false);
-  if (patch.is_discarded() || !patch.is_object()) {
-    return ErrorResponse(BadRequest("the patch must be a JSON object"));
-  }
-  StripDirectives(patch);
+  PatchRequest patch;
+  if (auto bad = ReadPatch(r, t, NowRfc3339(), patch)) return ErrorResponse(*bad);
   const WriteScope scope = ScopeOf(t);
-  std::optional<ApiError> invalid;
-  bool admitted = false;
-  if (scope != WriteScope::kStatus) {
-    auto stored = store.Get({t.type->StoreKey(), t.namespace_, t.name});
-    admitted = stored.ok() && JobAdmitted(store, *t.type, *stored);
+  const control::ObjectKey key{t.type->StoreKey(), t.namespace_, t.name};
+  auto stored = store.Get(key);
+  if (!stored.ok() && stored.status().code() == StatusCode::kNotFound &&
+      patch.type == PatchType::kApply && scope != WriteScope::kStatus) {
+    // An apply creates what is not there, through the create path (validation,
+    // defaults, quota), its fields the applying manager's.
+    ApiRequest create = r;
+    create.method = "POST";
+    create.content_type = "application/json";
+    RequestTarget collection = t;
+    collection.name.clear();
+    if (!FieldValue(patch.patch, "metadata.name").empty() &&
+        FieldValue(patch.patch, "metadata.name") != t.name) {
+      return ErrorResponse(BadRequest("the name of the object (" +
+                                      FieldValue(patch.patch, "metadata.name") +
+                                      ") does not match the name on the URL (" + t.name + ")"));
+    }
+    create.body = [&] {
+      json body = patch.patch;
+      if (body.value("metadata", json::object()).is_object()) body["metadata"]["name"] = t.name;
+      return ToWire(body);
+    }();
+    const json managed = CreatedManagedFields(patch);
+    return HandleCreate(store, collection, create, &managed);
   }
+  const bool admitted =
+      scope != WriteScope::kStatus && stored.ok() && JobAdmitted(store, *t.type, *stored);
+  const bool dry_run = !Param(r, "dryRun").empty();
+  std::optional<ApiError> invalid;
+  json dry_run_result;
   auto patched = store.Mutate(
-      {t.type->StoreKey(), t.namespace_, t.name},
+      key,
       [&](const json& current) -> Result<json> {
-        json next = current;
-        ApplyMergePatch(next, patch);
+        json next;
+        invalid = PatchObject(patch, current, next);
+        if (invalid) return InvalidArgument("invalid");
         if (scope != WriteScope::kStatus) DefaultCoreObject(*t.type, next, &current);
         auth::KeepOwner(current, next);  // immutable: the value sent is ignored
         RequestTarget same = t;
@@ -405,10 +410,18 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
           if (!invalid) invalid = CheckUpdate(t, current, next, admitted);
           if (invalid) return InvalidArgument("invalid");
         }
+        // A dry run stops here, after every check, without writing.
+        if (dry_run) {
+          dry_run_result = std::move(next);
+          return InvalidArgument("dry run");
+        }
         return next;
       },
       scope);
   if (invalid) return ErrorResponse(*invalid);
+  if (dry_run && !dry_run_result.is_null()) {
+    return Written(200, *t.type, PresentObject(std::move(dry_run_result), *t.type, t.version));
+  }
   if (!patched.ok()) return StoreError(patched.status(), t, t.name);
   return Written(200, *t.type, PresentObject(std::move(*patched), *t.type, t.version));
 }
