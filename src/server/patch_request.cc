@@ -80,14 +80,16 @@ std::optional<ApiError> ReadPatch(const ApiRequest& r, const RequestTarget& t,
     out.type = PatchType::kMerge;
   } else if (media == "application/strategic-merge-patch+json" && built_in) {
     out.type = PatchType::kStrategic;
-  } else if (media == "application/apply-patch+yaml") {
+  } else if (media == "application/apply-patch+yaml" && t.subresource.empty()) {
     out.type = PatchType::kApply;
   } else {
+    std::string accepted = "application/json-patch+json, application/merge-patch+json";
+    if (built_in) accepted += ", application/strategic-merge-patch+json";
+    // muster keeps no managedFields of a subresource: no apply there.
+    if (t.subresource.empty()) accepted += ", application/apply-patch+yaml";
     return UnsupportedMediaType(
-        std::string("the body of the request was in an unknown format - accepted media types "
-                    "include: application/json-patch+json, application/merge-patch+json, ") +
-        (built_in ? "application/strategic-merge-patch+json, " : "") +
-        "application/apply-patch+yaml");
+        "the body of the request was in an unknown format - accepted media types include: " +
+        accepted);
   }
   out.apply.schema = SchemaOf(*t.type);
   const std::string manager = Param(r, "fieldManager");

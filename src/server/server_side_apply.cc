@@ -1,6 +1,7 @@
 #include "server/server_side_apply.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "server/strategic_merge_patch.h"
@@ -9,6 +10,16 @@ namespace muster::server {
 namespace {
 
 using nlohmann::json;
+
+// An entry this code can read: anything else (a client may write managedFields
+// itself) is dropped, as kube-apiserver drops managedFields it cannot decode.
+bool WellFormed(const json& entry) {
+  if (!entry.is_object()) return false;
+  for (const char* f : {"manager", "operation", "apiVersion", "subresource", "time"}) {
+    if (entry.contains(f) && !entry[f].is_string()) return false;
+  }
+  return entry.contains("fieldsV1") && entry["fieldsV1"].is_object();
+}
 
 bool IsMine(const json& entry, const ApplyOptions& options) {
   return entry.is_object() && entry.value("manager", "") == options.manager &&
@@ -54,16 +65,16 @@ Result<ApplyResult> ServerSideApply(const json& current, const json& config,
   json managed = json::array();
   if (const json* stored = ValueAt(current, {"f:metadata", "f:managedFields"});
       stored != nullptr && stored->is_array()) {
-    managed = *stored;
+    std::copy_if(stored->begin(), stored->end(), std::back_inserter(managed), WellFormed);
   }
   json old_set = json::object();
   for (const json& e : managed) {
-    if (IsMine(e, options) && e.contains("fieldsV1")) old_set = e["fieldsV1"];
+    if (IsMine(e, options)) old_set = e["fieldsV1"];
   }
   const std::vector<FieldPath> new_leaves = Leaves(new_set);
   ApplyResult result;
   for (json& e : managed) {
-    if (IsMine(e, options) || !e.is_object() || !e.contains("fieldsV1")) continue;
+    if (IsMine(e, options)) continue;
     for (const FieldPath& path : new_leaves) {
       if (path.back().rfind("k:", 0) == 0) continue;  // an element itself holds no value
       if (!Owns(e["fieldsV1"], path)) continue;
@@ -82,8 +93,7 @@ Result<ApplyResult> ServerSideApply(const json& current, const json& config,
   for (const FieldPath& path : Leaves(old_set)) {
     if (OwnsAtOrUnder(new_set, path)) continue;
     const bool shared = std::any_of(managed.begin(), managed.end(), [&](const json& e) {
-      return !IsMine(e, options) && e.is_object() && e.contains("fieldsV1") &&
-             OwnsAtOrUnder(e["fieldsV1"], path);
+      return !IsMine(e, options) && OwnsAtOrUnder(e["fieldsV1"], path);
     });
     if (!shared) RemoveAt(object, path);
   }
@@ -97,7 +107,7 @@ Result<ApplyResult> ServerSideApply(const json& current, const json& config,
       recorded = true;
       continue;
     }
-    if (e.is_object() && e.contains("fieldsV1") && e["fieldsV1"].empty()) continue;
+    if (e["fieldsV1"].empty()) continue;
     entries.push_back(std::move(e));
   }
   if (!recorded) entries.push_back(ApplyEntry(options, new_set));

@@ -73,6 +73,18 @@ TEST_F(PatchApiTest, PatchOptions) {
             "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is "
             "required for apply patch");
   EXPECT_EQ(Patch(cm_ + "?force=true", "{}", "application/merge-patch+json").code, 422);
+  // No apply on a subresource: muster records no managedFields there.
+  EXPECT_EQ(Call("POST", "/api/v1/namespaces/default/services",
+                 R"({"metadata":{"name":"s"},"spec":{"ports":[{"port":80}]}})")
+                .code,
+            201);
+  auto status = Patch("/api/v1/namespaces/default/services/s/status?fieldManager=m",
+                      R"({"apiVersion":"v1","kind":"Service","status":{}})", kApply);
+  EXPECT_EQ(status.code, 415) << status.body;
+  EXPECT_EQ(Body(status)["message"],
+            "the body of the request was in an unknown format - accepted media types include: "
+            "application/json-patch+json, application/merge-patch+json, "
+            "application/strategic-merge-patch+json");
 }
 
 TEST_F(PatchApiTest, ServerSideApply) {
@@ -107,8 +119,16 @@ TEST_F(PatchApiTest, ServerSideApply) {
   auto forced = Patch(cms_ + "/s?fieldManager=two&force=true", other, kApply);
   ASSERT_EQ(forced.code, 200) << forced.body;
   EXPECT_EQ(Body(forced)["metadata"]["managedFields"].size(), 1u);
+  // managedFields a client wrote in a shape no apply reads are dropped, not a 500.
+  auto garbage =
+      Patch(cms_ + "/s", R"({"metadata":{"managedFields":[{"manager":7,"fieldsV1":[]},"x"]}})",
+            "application/merge-patch+json");
+  ASSERT_EQ(garbage.code, 200) << garbage.body;
+  auto after = Patch(cms_ + "/s?fieldManager=two&force=true", other, kApply);
+  ASSERT_EQ(after.code, 200) << after.body;
+  EXPECT_EQ(Body(after)["metadata"]["managedFields"].size(), 1u);
   // A PUT that leaves managedFields out keeps them.
-  json put = Body(forced);
+  json put = Body(after);
   put["metadata"].erase("managedFields");
   put["data"]["z"] = "3";
   auto updated = Call("PUT", cms_ + "/s", put.dump());
