@@ -21,6 +21,7 @@
 #include "server/openapi.h"
 #include "server/owner_graph.h"
 #include "server/patch_request.h"
+#include "server/patch_schema.h"
 #include "server/pod_binding.h"
 #include "server/pod_log.h"
 #include "server/protobuf_body.h"
@@ -262,6 +263,17 @@ ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest
   return JsonResponse(200, RenderTable(type, items, std::to_string(list->resource_version), topts));
 }
 
+// A write by a named manager (?fieldManager=, which kubectl always sends) is recorded
+// in managedFields as an Update (managed_fields.h); none on a subresource, whose
+// managedFields muster does not keep.
+void RecordManager(const RequestTarget& t, const ApiRequest& r, const json* current, json& next) {
+  const std::string manager = Param(r, "fieldManager");
+  if (manager.empty() || !t.subresource.empty()) return;
+  RecordUpdate(current, next,
+               {manager, t.type->ApiVersion(t.version), NowRfc3339(), SchemaOf(*t.type),
+                t.type->has_status});
+}
+
 // `managed_fields`: what a server-side apply that creates the object records
 // (patch_request.h); a POST's own managedFields are dropped.
 ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
@@ -294,6 +306,7 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
   if (auto causes = ValidateObjectMeta(type, meta); !causes.empty()) {
     return ErrorResponse(InvalidObject(type, name, std::move(causes)));
   }
+  if (managed_fields == nullptr) RecordManager(t, r, nullptr, *body);
   const bool dry_run = !Param(r, "dryRun").empty();
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (!generate.empty() && FieldValue(*body, "metadata.name").empty()) {
@@ -347,6 +360,7 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
       [&](const json& current) -> Result<json> {
         auth::KeepOwner(current, *body);  // immutable: the value sent is ignored
         KeepManagedFields(current, *body);
+        RecordManager(t, r, &current, *body);
         if (scope != WriteScope::kStatus) invalid = CheckUpdate(t, current, *body, admitted);
         if (invalid) return InvalidArgument("invalid");
         // A dry run stops here, after every check, without writing.
@@ -403,6 +417,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
         if (invalid) return InvalidArgument("invalid");
         if (scope != WriteScope::kStatus) DefaultCoreObject(*t.type, next, &current);
         auth::KeepOwner(current, next);  // immutable: the value sent is ignored
+        if (patch.type != PatchType::kApply) RecordManager(t, r, &current, next);
         RequestTarget same = t;
         auto md = CheckBody(next, same);
         if (!md.ok()) return md.status();

@@ -208,6 +208,79 @@ std::string PathString(const FieldPath& path) {
   return out;
 }
 
+void Own(json& set, const FieldPath& path) {
+  json* node = &set;
+  for (const std::string& key : path) {
+    if (!node->is_object()) *node = json::object();
+    node = &(*node)[key];
+  }
+  if (!node->is_object()) *node = json::object();
+  if (!path.empty() && StartsWith(path.back(), "k:")) (*node)["."] = json::object();
+}
+
+json ManagedEntries(const json& object) {
+  json out = json::array();
+  const json* stored = ValueAt(object, {"f:metadata", "f:managedFields"});
+  if (stored == nullptr || !stored->is_array()) return out;
+  for (const json& e : *stored) {
+    bool ok = e.is_object() && e.contains("fieldsV1") && e["fieldsV1"].is_object();
+    for (const char* f : {"manager", "operation", "apiVersion", "subresource", "time"}) {
+      ok = ok && (!e.contains(f) || e[f].is_string());
+    }
+    if (ok) out.push_back(e);
+  }
+  return out;
+}
+
+void RecordUpdate(const json* current, json& next, const UpdateManager& m) {
+  if (!next.is_object() || m.manager.empty()) return;
+  json entries = ManagedEntries(next);
+  const json next_set = FieldSetOf(next, m.schema, m.has_status);
+  std::vector<FieldPath> changed;
+  for (const FieldPath& path : Leaves(next_set)) {
+    const json* before = current == nullptr ? nullptr : ValueAt(*current, path);
+    const bool element = StartsWith(path.back(), "k:");
+    if (before == nullptr || (!element && *before != *ValueAt(next, path))) {
+      changed.push_back(path);
+    }
+  }
+  json mine = json::object();
+  json kept = json::array();
+  for (json& e : entries) {
+    const bool is_mine =
+        e.value("manager", "") == m.manager && e.value("operation", "") == "Update" &&
+        e.value("apiVersion", "") == m.api_version && e.value("subresource", "").empty();
+    if (is_mine) {
+      mine = e["fieldsV1"];
+      continue;
+    }
+    for (const FieldPath& path : changed) Disown(e["fieldsV1"], path);
+    for (const FieldPath& path : Leaves(e["fieldsV1"])) {
+      if (ValueAt(next, path) == nullptr) Disown(e["fieldsV1"], path);
+    }
+    if (!e["fieldsV1"].empty()) kept.push_back(std::move(e));
+  }
+  for (const FieldPath& path : Leaves(mine)) {
+    if (ValueAt(next, path) == nullptr) Disown(mine, path);
+  }
+  for (const FieldPath& path : changed) Own(mine, path);
+  if (!mine.empty()) {
+    kept.push_back({{"manager", m.manager},
+                    {"operation", "Update"},
+                    {"apiVersion", m.api_version},
+                    {"time", m.time},
+                    {"fieldsType", "FieldsV1"},
+                    {"fieldsV1", std::move(mine)}});
+  }
+  json& md = next["metadata"];
+  if (!md.is_object()) return;
+  if (kept.empty()) {
+    md.erase("managedFields");
+  } else {
+    md["managedFields"] = std::move(kept);
+  }
+}
+
 void KeepManagedFields(const json& current, json& next) {
   if (!next.is_object() || !current.is_object()) return;
   const json* stored = ValueAt(current, {"f:metadata", "f:managedFields"});

@@ -41,6 +41,30 @@ void RemoveAt(nlohmann::json& object, const FieldPath& path);
 // As upstream prints a path in a conflict: .spec.containers[name="a"].image.
 std::string PathString(const FieldPath& path);
 
+// Adds `path` to `set` (a list element itself as its "." member).
+void Own(nlohmann::json& set, const FieldPath& path);
+
+// The entries of `object`'s metadata.managedFields this code can read: anything else
+// (a client may write managedFields itself) is dropped, as kube-apiserver drops
+// managedFields it cannot decode.
+nlohmann::json ManagedEntries(const nlohmann::json& object);
+
+// A write other than an apply (create, update, a patch) by a named manager
+// (?fieldManager=): recorded as kube-apiserver records operation Update.
+struct UpdateManager {
+  std::string manager;
+  std::string api_version;
+  std::string time;  // RFC 3339
+  const PatchSchema* schema = nullptr;
+  bool has_status = false;
+};
+
+// Records the write of `next` over `current` (nullptr for a create) in
+// next's managedFields: the fields whose value it set or changed become the
+// manager's Update entry's, taken from every other manager; fields it removed leave
+// every manager's set; entries left empty go.
+void RecordUpdate(const nlohmann::json* current, nlohmann::json& next, const UpdateManager& m);
+
 // A PUT that leaves metadata.managedFields out keeps the stored ones (as
 // kube-apiserver does); an empty list clears them.
 void KeepManagedFields(const nlohmann::json& current, nlohmann::json& next);

@@ -1,7 +1,6 @@
 #include "server/server_side_apply.h"
 
 #include <algorithm>
-#include <iterator>
 #include <map>
 
 #include "server/strategic_merge_patch.h"
@@ -10,16 +9,6 @@ namespace muster::server {
 namespace {
 
 using nlohmann::json;
-
-// An entry this code can read: anything else (a client may write managedFields
-// itself) is dropped, as kube-apiserver drops managedFields it cannot decode.
-bool WellFormed(const json& entry) {
-  if (!entry.is_object()) return false;
-  for (const char* f : {"manager", "operation", "apiVersion", "subresource", "time"}) {
-    if (entry.contains(f) && !entry[f].is_string()) return false;
-  }
-  return entry.contains("fieldsV1") && entry["fieldsV1"].is_object();
-}
 
 bool IsMine(const json& entry, const ApplyOptions& options) {
   return entry.is_object() && entry.value("manager", "") == options.manager &&
@@ -62,11 +51,7 @@ Result<ApplyResult> ServerSideApply(const json& current, const json& config,
                                     const ApplyOptions& options) {
   const json applied = Applied(config, options);
   const json new_set = FieldSetOf(applied, options.schema, options.has_status);
-  json managed = json::array();
-  if (const json* stored = ValueAt(current, {"f:metadata", "f:managedFields"});
-      stored != nullptr && stored->is_array()) {
-    std::copy_if(stored->begin(), stored->end(), std::back_inserter(managed), WellFormed);
-  }
+  json managed = ManagedEntries(current);
   json old_set = json::object();
   for (const json& e : managed) {
     if (IsMine(e, options)) old_set = e["fieldsV1"];

@@ -6,10 +6,10 @@
 // also owns them, and a field another manager owns with a different value is a
 // conflict unless the apply forces it (then the field changes hands).
 //
-// Short of kube-apiserver's structured-merge-diff: only Apply managers own fields
-// (creates, updates and other patches record no Update entry), list elements are
-// keyed by the patch merge key alone (patch_schema.h), and lists of custom
-// resources are atomic (src/server/README.md).
+// Other writes that name their manager own what they change as Update entries
+// (managed_fields.h), which an apply conflicts with too. Short of kube-apiserver's
+// structured-merge-diff: list elements are keyed by the patch merge key alone
+// (patch_schema.h) and lists of custom resources are atomic (src/server/README.md).
 #pragma once
 
 #include <nlohmann/json.hpp>

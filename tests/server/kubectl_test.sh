@@ -289,6 +289,24 @@ check "--force-conflicts takes the field" 'serverside-applied' \
   $K apply --server-side --field-manager=other --force-conflicts -f - < <(ssa_cm 'a: "9"')
 check "the field changed hands" '^9 other$' \
   $K get cm ssa --show-managed-fields -o 'jsonpath={.data.a} {.metadata.managedFields[*].manager}{"\n"}'
+$K patch cm ssa -p '{"data":{"a":"7"}}' >/dev/null
+check_fails "a field another command changed is a conflict" 'conflict with "kubectl-patch" using v1: .data.a' \
+  $K apply --server-side --field-manager=other -f - < <(ssa_cm 'a: "9"')
+# Client-side apply's fields are its manager's: a server-side apply that changes one
+# conflicts (upstream's well-known message); one that agrees succeeds and kubectl
+# moves the fields to its server-side manager (a JSON patch of managedFields), after
+# which changes apply.
+csa_cm() { printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: csa}\ndata: {a: "%s"}\n' "$1"; }
+$K apply -f - >/dev/null < <(csa_cm 1)
+check "client-side apply records its manager" '"manager": "kubectl-client-side-apply"' \
+  $K get cm csa -o json --show-managed-fields
+check_fails "a server-side change of its field is a conflict" \
+  'conflict with "kubectl-client-side-apply" using v1: .data.a' $K apply --server-side -f - < <(csa_cm 2)
+check "apply --server-side of the same configuration" 'serverside-applied' \
+  $K apply --server-side -f - < <(csa_cm 1)
+check "kubectl moved the fields to its server-side manager" '^kubectl kubectl-last-applied$' \
+  $K get cm csa --show-managed-fields -o 'jsonpath={.metadata.managedFields[*].manager}{"\n"}'
+check "then changes apply" 'serverside-applied' $K apply --server-side -f - < <(csa_cm 2)
 check "apply --server-side of a custom resource" 'serverside-applied' $K apply --server-side -f - <<'YAML'
 apiVersion: kueue.x-k8s.io/v1beta1
 kind: ResourceFlavor

@@ -141,5 +141,34 @@ TEST_F(PatchApiTest, ServerSideApply) {
       4);
 }
 
+TEST_F(PatchApiTest, NamedWritersOwnWhatTheyChange) {
+  auto created = Call("POST", cms_ + "?fieldManager=maker",
+                      R"({"metadata":{"name":"u","labels":{"l":"1"}},"data":{"x":"1","y":"2"}})");
+  ASSERT_EQ(created.code, 201) << created.body;
+  json entry = Body(created)["metadata"]["managedFields"][0];
+  EXPECT_EQ(entry["manager"], "maker");
+  EXPECT_EQ(entry["operation"], "Update");
+  EXPECT_EQ(entry["fieldsV1"]["f:data"], json::parse(R"({"f:x":{},"f:y":{}})"));
+  // A patch takes the fields it changes; what it removes leaves every set.
+  auto patched = Patch(cms_ + "/u?fieldManager=patcher", R"({"data":{"x":"5","y":null}})",
+                       "application/merge-patch+json");
+  ASSERT_EQ(patched.code, 200) << patched.body;
+  json managed = Body(patched)["metadata"]["managedFields"];
+  ASSERT_EQ(managed.size(), 2u);
+  EXPECT_FALSE(managed[0]["fieldsV1"].contains("f:data"));
+  EXPECT_EQ(managed[1]["manager"], "patcher");
+  EXPECT_EQ(managed[1]["fieldsV1"], json::parse(R"({"f:data":{"f:x":{}}})"));
+  // An apply of another value of a field an Update manager owns is a conflict.
+  auto conflict = Patch(
+      cms_ + "/u?fieldManager=applier",
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"u"},"data":{"x":"1"}})", kApply);
+  EXPECT_EQ(conflict.code, 409);
+  EXPECT_EQ(Body(conflict)["message"],
+            "Apply failed with 1 conflict: conflict with \"patcher\" using v1: .data.x");
+  // Without a fieldManager nothing is recorded.
+  auto anonymous = Patch(cms_ + "/u", R"({"data":{"z":"1"}})", "application/merge-patch+json");
+  EXPECT_EQ(Body(anonymous)["metadata"]["managedFields"].size(), 2u);
+}
+
 }  // namespace
 }  // namespace muster::server
