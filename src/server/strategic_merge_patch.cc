@@ -17,6 +17,14 @@ bool StartsWith(const std::string& s, const std::string& prefix) {
   return s.compare(0, prefix.size(), prefix) == 0;
 }
 
+// The `$patch` directive of a map ("" when none); one that is not a string reads as
+// an unknown directive, which the merge refuses.
+std::string Directive(const json& map) {
+  auto it = map.find(kPatch);
+  if (it == map.end()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
 const PatchSchema* SchemaOfField(const PatchSchema* schema, const std::string& name,
                                  const PatchField** field) {
   *field = schema == nullptr ? nullptr : schema->Find(name);
@@ -41,7 +49,7 @@ Result<json> Fresh(const json& patch, const PatchField* field) {
         out.push_back(e);
         continue;
       }
-      const std::string directive = e.value(kPatch, "");
+      const std::string directive = Directive(e);
       if (directive == "delete" || directive == "replace") continue;
       auto fresh = Fresh(e, field);
       if (!fresh.ok()) return fresh.status();
@@ -61,7 +69,7 @@ Status NoMergeKey(const json& element, const std::string& key) {
 Status MergeList(json& target, const json& patch, const PatchField& field) {
   // {"$patch": "replace"} among the elements: the patch's other elements are the list.
   for (const json& e : patch) {
-    if (e.is_object() && e.value(kPatch, "") == "replace") {
+    if (e.is_object() && Directive(e) == "replace") {
       json out = json::array();
       for (const json& p : patch) {
         if (p.is_object() && p.contains(kPatch)) continue;
@@ -84,7 +92,7 @@ Status MergeList(json& target, const json& patch, const PatchField& field) {
     if (!e.is_object()) {
       return InvalidArgument("the list " + field.merge_key + " merges objects, got " + e.dump());
     }
-    const std::string directive = e.value(kPatch, "");
+    const std::string directive = Directive(e);
     if (!e.contains(key)) {
       if (directive == "merge") continue;
       return NoMergeKey(e, key);
@@ -155,7 +163,7 @@ Status DeleteFromPrimitiveList(json& target, const std::string& list, const json
 Status MergeMap(json& target, const json& patch, const PatchSchema* schema) {
   if (!target.is_object()) target = json::object();
   if (patch.contains(kPatch)) {
-    const json& directive = patch[kPatch];
+    const std::string directive = Directive(patch);
     if (directive == "replace") {
       json replaced = patch;
       replaced.erase(kPatch);
@@ -168,8 +176,7 @@ Status MergeMap(json& target, const json& patch, const PatchSchema* schema) {
       return Status::Ok();
     }
     if (directive != "merge") {
-      return InvalidArgument("unknown patch type: " + directive.dump() +
-                             " in map: " + patch.dump());
+      return InvalidArgument("unknown patch type: " + directive + " in map: " + patch.dump());
     }
   }
   if (patch.contains(kRetainKeys)) {
@@ -199,7 +206,7 @@ Status MergeMap(json& target, const json& patch, const PatchSchema* schema) {
     const PatchField* field = nullptr;
     const PatchSchema* child = SchemaOfField(schema, k, &field);
     auto current = target.find(k);
-    if (v.is_object() && v.value(kPatch, "") == "delete") {
+    if (v.is_object() && Directive(v) == "delete") {
       target.erase(k);
       continue;
     }

@@ -77,6 +77,12 @@ TEST(StrategicMergePatchTest, Errors) {
   auto bad =
       ApplyStrategicMergePatch(Pod(), json::parse(R"({"spec":{"$patch":"bogus"}})"), PodSchema());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  for (const char* odd :
+       {R"({"spec":{"$patch":7}})", R"({"spec":{"containers":[{"name":"a","$patch":{}}]}})",
+        R"({"spec":{"tolerations":{"$patch":1}}})"}) {
+    auto r = ApplyStrategicMergePatch(Pod(), json::parse(odd), PodSchema());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << odd;
+  }
   auto retain = ApplyStrategicMergePatch(
       Pod(), json::parse(R"({"spec":{"$retainKeys":["volumes"],"tolerations":[]}})"), PodSchema());
   EXPECT_EQ(retain.status().code(), StatusCode::kFailedPrecondition);
