@@ -61,7 +61,8 @@ const json* Step(const json& value, const std::string& key) {
       if (!e.is_object()) continue;
       bool same = true;
       for (auto m = match.begin(); m != match.end() && same; ++m) {
-        same = e.contains(m.key()) && e[m.key()] == m.value();
+        // An element without its merge key is keyed by null (validation refuses it).
+        same = e.contains(m.key()) ? e[m.key()] == m.value() : m.value().is_null();
       }
       if (same) return &e;
     }
@@ -239,8 +240,10 @@ void RecordUpdate(const json* current, json& next, const UpdateManager& m) {
   std::vector<FieldPath> changed;
   for (const FieldPath& path : Leaves(next_set)) {
     const json* before = current == nullptr ? nullptr : ValueAt(*current, path);
+    const json* after = ValueAt(next, path);
     const bool element = StartsWith(path.back(), "k:");
-    if (before == nullptr || (!element && *before != *ValueAt(next, path))) {
+    if (after == nullptr) continue;
+    if (before == nullptr || (!element && *before != *after)) {
       changed.push_back(path);
     }
   }

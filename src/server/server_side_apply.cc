@@ -65,7 +65,7 @@ Result<ApplyResult> ServerSideApply(const json& current, const json& config,
       if (!Owns(e["fieldsV1"], path)) continue;
       const json* want = ValueAt(applied, path);
       const json* have = ValueAt(current, path);
-      if (want != nullptr && have != nullptr && *want == *have) continue;
+      if (want == nullptr || (have != nullptr && *want == *have)) continue;
       if (!options.force) {
         result.conflicts.push_back({Display(e), path});
         continue;

@@ -165,6 +165,12 @@ TEST_F(PatchApiTest, NamedWritersOwnWhatTheyChange) {
   EXPECT_EQ(conflict.code, 409);
   EXPECT_EQ(Body(conflict)["message"],
             "Apply failed with 1 conflict: conflict with \"patcher\" using v1: .data.x");
+  // Lists the merge key cannot key (validation refuses them) never take the server down.
+  const std::string pods = "/api/v1/namespaces/default/pods";
+  const std::string unnamed = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"q"},
+      "spec":{"containers":[{"image":"a"},{"image":"b"},"c"]}})";
+  EXPECT_EQ(Call("POST", pods + "?fieldManager=m", unnamed).code, 422);
+  EXPECT_EQ(Patch(pods + "/q?fieldManager=m", unnamed, kApply).code / 100, 4);
   // Without a fieldManager nothing is recorded.
   auto anonymous = Patch(cms_ + "/u", R"({"data":{"z":"1"}})", "application/merge-patch+json");
   EXPECT_EQ(Body(anonymous)["metadata"]["managedFields"].size(), 2u);
