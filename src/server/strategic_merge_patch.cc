@@ -1,7 +1,10 @@
 #include "server/strategic_merge_patch.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace muster::server {
 namespace {
@@ -160,8 +163,72 @@ Status DeleteFromPrimitiveList(json& target, const std::string& list, const json
   return Status::Ok();
 }
 
+// The key a `$setElementOrder` entry and a list element are matched by: the merge
+// key's value for lists of objects, the scalar itself for sets.
+const json* OrderKey(const json& element, const PatchField& field) {
+  if (field.merge_key.empty()) return &element;
+  if (!element.is_object()) return nullptr;
+  auto it = element.find(field.merge_key);
+  return it == element.end() ? nullptr : &*it;
+}
+
+int IndexOf(const json& list, const json* key, const PatchField& field) {
+  if (key == nullptr || !list.is_array()) return -1;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const json* k = OrderKey(list[i], field);
+    if (k != nullptr && *k == *key) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// Orders a merged list as `$setElementOrder/<list>` asks, as upstream does: the
+// elements it names in its order, interleaved with the elements only the server has
+// (in their stored order) where both were stored.
+Status OrderElements(json& list, const json& order, const json& stored, const PatchField& field) {
+  if (!order.is_array()) {
+    return InvalidArgument("invalid patch: $setElementOrder must be a list");
+  }
+  std::vector<std::pair<int, json>> named;
+  std::vector<json> server_only;
+  for (json& e : list) {
+    const int at = IndexOf(order, OrderKey(e, field), field);
+    if (at >= 0) {
+      named.emplace_back(at, std::move(e));
+    } else {
+      server_only.push_back(std::move(e));
+    }
+  }
+  std::stable_sort(named.begin(), named.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  json out = json::array();
+  size_t i = 0;
+  size_t j = 0;
+  while (i < named.size() || j < server_only.size()) {
+    bool take_named = j >= server_only.size();
+    if (i < named.size() && j < server_only.size()) {
+      const int ni = IndexOf(stored, OrderKey(named[i].second, field), field);
+      const int si = IndexOf(stored, OrderKey(server_only[j], field), field);
+      take_named = ni >= 0 && si >= 0 && ni < si;
+    }
+    if (take_named) {
+      out.push_back(std::move(named[i++].second));
+    } else {
+      out.push_back(std::move(server_only[j++]));
+    }
+  }
+  list = std::move(out);
+  return Status::Ok();
+}
+
 Status MergeMap(json& target, const json& patch, const PatchSchema* schema) {
   if (!target.is_object()) target = json::object();
+  // The stored lists a `$setElementOrder` orders, as they were before the patch.
+  std::map<std::string, json> stored_lists;
+  for (auto it = patch.begin(); it != patch.end(); ++it) {
+    if (!StartsWith(it.key(), kSetElementOrder)) continue;
+    const std::string list = it.key().substr(kSetElementOrder.size());
+    stored_lists[list] = target.contains(list) ? target[list] : json::array();
+  }
   if (patch.contains(kPatch)) {
     const std::string directive = Directive(patch);
     if (directive == "replace") {
@@ -192,13 +259,7 @@ Status MergeMap(json& target, const json& patch, const PatchSchema* schema) {
   for (auto it = patch.begin(); it != patch.end(); ++it) {
     const std::string& k = it.key();
     const json& v = it.value();
-    if (StartsWith(k, kSetElementOrder)) {
-      if (!v.is_array()) {
-        return InvalidArgument("invalid patch: $setElementOrder must be a list");
-      }
-      continue;
-    }
-    if (StartsWith(k, "$")) continue;  // the directives handled above
+    if (StartsWith(k, "$")) continue;  // the directives handled above and below
     if (v.is_null()) {
       target.erase(k);
       continue;
@@ -229,6 +290,15 @@ Status MergeMap(json& target, const json& patch, const PatchSchema* schema) {
     auto fresh = Fresh(v, field);
     if (!fresh.ok()) return fresh.status();
     *current = std::move(*fresh);
+  }
+  for (const auto& [list, stored] : stored_lists) {
+    const PatchField* field = schema == nullptr ? nullptr : schema->Find(list);
+    auto merged = target.find(list);
+    if (field == nullptr || !field->merge || merged == target.end() || !merged->is_array()) {
+      continue;  // only merged lists have an order to keep
+    }
+    Status s = OrderElements(*merged, patch[kSetElementOrder + list], stored, *field);
+    if (!s.ok()) return s;
   }
   return Status::Ok();
 }

@@ -5,8 +5,9 @@
 //   {"$patch": "replace"} / {"$patch": "delete"} in a map or a list element,
 //   "$retainKeys": [...]                    keys of the map to keep (the rest go),
 //   "$deleteFromPrimitiveList/<list>": [...] values removed from a list of scalars,
-//   "$setElementOrder/<list>": [...]        accepted; the merged order is the
-//                                           stored order with new elements appended.
+//   "$setElementOrder/<list>": [...]        the merged list's order: the elements it
+//                                           names in its order, the ones only the
+//                                           server has kept where they were stored.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -265,6 +265,18 @@ check "strategic patch of one Service port by port" 'patched' \
   $K patch svc two-ports -p '{"spec":{"ports":[{"port":80,"targetPort":8081}]}}'
 check "the other port is kept" '^80 443 8081 8443$' \
   $K get svc two-ports -o 'jsonpath={.spec.ports[*].port} {.spec.ports[*].targetPort}{"\n"}'
+check "apply of the Service with its ports reordered" 'configured' $K apply -f - <<'YAML'
+apiVersion: v1
+kind: Service
+metadata: {name: two-ports, namespace: default}
+spec:
+  selector: {app: two-ports}
+  ports:
+  - {name: https, port: 443, targetPort: 8443}
+  - {name: http, port: 80, targetPort: 8080}
+YAML
+check "the ports follow the manifest's order (\$setElementOrder)" '^443 80 8443 8080$' \
+  $K get svc two-ports -o 'jsonpath={.spec.ports[*].port} {.spec.ports[*].targetPort}{"\n"}'
 check_fails "a custom resource takes no strategic merge patch (415)" 'unknown format' \
   $K patch cq team-a -p '{"metadata":{"labels":{"smp":"no"}}}'
 check "a custom resource takes a merge patch" 'patched' \

@@ -67,6 +67,28 @@ TEST(StrategicMergePatchTest, Directives) {
   EXPECT_FALSE(nulls["spec"].contains("tolerations"));
 }
 
+TEST(StrategicMergePatchTest, SetElementOrder) {
+  json p = Patched(R"({"spec":{"$setElementOrder/containers":[{"name":"side"},{"name":"main"}],
+      "containers":[{"name":"main","$setElementOrder/env":[{"name":"C"},{"name":"B"},{"name":"A"}],
+                     "env":[{"name":"C","value":"3"}]}]}})");
+  EXPECT_EQ(p["spec"]["containers"][0]["name"], "side");
+  EXPECT_EQ(p["spec"]["containers"][1]["env"],
+            json::parse(R"([{"name":"C","value":"3"},{"name":"B","value":"2"},
+                            {"name":"A","value":"1"}])"));
+  // Elements only the server has stay where they were among the named ones.
+  json q = Patched(R"({"spec":{"containers":[{"name":"main",
+      "$setElementOrder/env":[{"name":"B"},{"name":"D"}],"env":[{"name":"D","value":"4"}]}]}})");
+  EXPECT_EQ(q["spec"]["containers"][0]["env"],
+            json::parse(R"([{"name":"A","value":"1"},{"name":"B","value":"2"},
+                            {"name":"D","value":"4"}])"));
+  json f = Patched(R"({"metadata":{"$setElementOrder/finalizers":["b","c","a"],
+      "finalizers":["c"]}})");
+  EXPECT_EQ(f["metadata"]["finalizers"], json::parse(R"(["b","c","a"])"));
+  EXPECT_FALSE(ApplyStrategicMergePatch(
+                   Pod(), json::parse(R"({"spec":{"$setElementOrder/containers":1}})"), PodSchema())
+                   .ok());
+}
+
 TEST(StrategicMergePatchTest, Errors) {
   auto no_key = ApplyStrategicMergePatch(
       Pod(), json::parse(R"({"spec":{"containers":[{"image":"x"}]}})"), PodSchema());
