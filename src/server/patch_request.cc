@@ -109,6 +109,19 @@ std::optional<ApiError> ReadPatch(const ApiRequest& r, const RequestTarget& t,
       return BadRequest("the apply configuration must be one object");
     }
     out.patch = std::move((*docs)[0]);
+    // The configuration names the version and kind it is written in: the path's.
+    const std::string expected = t.type->ApiVersion(t.version);
+    const json& version = out.patch.contains("apiVersion") ? out.patch["apiVersion"] : json("");
+    if (version != expected) {
+      return BadRequest("Incorrect version specified in apply patch. Specified patch version: " +
+                        (version.is_string() ? version.get<std::string>() : ToWire(version)) +
+                        ", expected: " + expected);
+    }
+    if (!out.patch.contains("kind") || out.patch["kind"] != t.type->kind) {
+      return BadRequest("the kind of the apply configuration (" +
+                        ToWire(out.patch.value("kind", json())) +
+                        ") does not match the resource (" + t.type->kind + ")");
+    }
     out.apply.manager = manager;
     out.apply.force = force == "true" || force == "1";
     out.apply.api_version = t.type->ApiVersion(t.version);

@@ -134,11 +134,15 @@ TEST_F(PatchApiTest, ServerSideApply) {
   auto updated = Call("PUT", cms_ + "/s", put.dump());
   ASSERT_EQ(updated.code, 200) << updated.body;
   EXPECT_EQ(Body(updated)["metadata"]["managedFields"][0]["manager"], "two");
-  // An apply's kind must be the path's.
-  EXPECT_EQ(
-      Patch(cms_ + "/s?fieldManager=one", R"({"apiVersion":"v1","kind":"Secret"})", kApply).code /
-          100,
-      4);
+  // An apply's version and kind must be the path's.
+  auto kind = Patch(cms_ + "/s?fieldManager=one", R"({"apiVersion":"v1","kind":"Secret"})", kApply);
+  EXPECT_EQ(kind.code, 400);
+  auto version =
+      Patch(cms_ + "/s?fieldManager=one", R"({"apiVersion":"v2","kind":"ConfigMap"})", kApply);
+  EXPECT_EQ(version.code, 400);
+  EXPECT_EQ(Body(version)["message"],
+            "Incorrect version specified in apply patch. Specified patch version: v2, expected: "
+            "v1");
 }
 
 TEST_F(PatchApiTest, NamedWritersOwnWhatTheyChange) {
