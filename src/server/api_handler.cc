@@ -12,13 +12,16 @@
 #include "server/core_defaults.h"
 #include "server/core_validation.h"
 #include "server/create_admission.h"
+#include "server/delete_request.h"
 #include "server/discovery.h"
-#include "server/json_merge_patch.h"
 #include "server/list_response.h"
+#include "server/managed_fields.h"
 #include "server/meta_validation.h"
 #include "server/metrics.h"
 #include "server/openapi.h"
 #include "server/owner_graph.h"
+#include "server/patch_request.h"
+#include "server/patch_schema.h"
 #include "server/pod_binding.h"
 #include "server/pod_log.h"
 #include "server/protobuf_body.h"
@@ -160,23 +163,6 @@ std::string RandomSuffix() {
   return s;
 }
 
-// Strategic-merge-patch directives ($patch, $setElementOrder/..., $retainKeys) have
-// no meaning in a JSON merge patch; dropping them keeps them out of the object.
-void StripDirectives(json& patch) {
-  if (patch.is_object()) {
-    for (auto it = patch.begin(); it != patch.end();) {
-      if (!it.key().empty() && it.key()[0] == '$') {
-        it = patch.erase(it);
-      } else {
-        StripDirectives(it.value());
-        ++it;
-      }
-    }
-  } else if (patch.is_array()) {
-    for (auto& v : patch) StripDirectives(v);
-  }
-}
-
 void EnsureNamespace(ObjectStore& store, const std::string& ns) {
   // Upstream rejects writes into a missing namespace; muster creates it instead,
   // so `kubectl apply -f` of a directory works in any order.
@@ -277,7 +263,21 @@ ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest
   return JsonResponse(200, RenderTable(type, items, std::to_string(list->resource_version), topts));
 }
 
-ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r) {
+// A write by a named manager (?fieldManager=, which kubectl always sends) is recorded
+// in managedFields as an Update (managed_fields.h); none on a subresource, whose
+// managedFields muster does not keep.
+void RecordManager(const RequestTarget& t, const ApiRequest& r, const json* current, json& next) {
+  const std::string manager = Param(r, "fieldManager");
+  if (manager.empty() || !t.subresource.empty()) return;
+  RecordUpdate(current, next,
+               {manager, t.type->ApiVersion(t.version), NowRfc3339(), SchemaOf(*t.type),
+                t.type->has_status});
+}
+
+// `managed_fields`: what a server-side apply that creates the object records
+// (patch_request.h); a POST's own managedFields are dropped.
+ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
+                       const json* managed_fields = nullptr) {
   const control::ResourceType& type = *t.type;
   if (!t.subresource.empty()) return ErrorResponse(MethodNotAllowed("cannot create a status"));
   auto body = ParseBody(r);
@@ -298,6 +298,7 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r)
                         "deletionTimestamp", "managedFields", "selfLink"}) {
     meta.erase(f);
   }
+  if (managed_fields != nullptr) meta["managedFields"] = *managed_fields;
   // A Node's capacity lives in its status, and upstream keeps a Node's status on
   // create; other kinds with a status subresource start without one.
   if (type.has_status && type.kind != "Node") body->erase("status");
@@ -305,6 +306,7 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r)
   if (auto causes = ValidateObjectMeta(type, meta); !causes.empty()) {
     return ErrorResponse(InvalidObject(type, name, std::move(causes)));
   }
+  if (managed_fields == nullptr) RecordManager(t, r, nullptr, *body);
   const bool dry_run = !Param(r, "dryRun").empty();
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (!generate.empty() && FieldValue(*body, "metadata.name").empty()) {
@@ -357,6 +359,8 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
       {t.type->StoreKey(), t.namespace_, t.name},
       [&](const json& current) -> Result<json> {
         auth::KeepOwner(current, *body);  // immutable: the value sent is ignored
+        KeepManagedFields(current, *body);
+        RecordManager(t, r, &current, *body);
         if (scope != WriteScope::kStatus) invalid = CheckUpdate(t, current, *body, admitted);
         if (invalid) return InvalidArgument("invalid");
         // A dry run stops here, after every check, without writing.
@@ -372,31 +376,48 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
 }
 
 ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
-  const std::string& ct = r.content_type;
-  if (ct.find("merge-patch+json") == std::string::npos) {
-    return ErrorResponse(UnsupportedMediaType(
-        "the body of the request was in an unknown format - accepted media types include: "
-        "application/merge-patch+json, application/strategic-merge-patch+json"));
-  }
-  json patch = json::parse(r.body, nullptr, false);
-  if (patch.is_discarded() || !patch.is_object()) {
-    return ErrorResponse(BadRequest("the patch must be a JSON object"));
-  }
-  StripDirectives(patch);
+  PatchRequest patch;
+  if (auto bad = ReadPatch(r, t, NowRfc3339(), patch)) return ErrorResponse(*bad);
   const WriteScope scope = ScopeOf(t);
-  std::optional<ApiError> invalid;
-  bool admitted = false;
-  if (scope != WriteScope::kStatus) {
-    auto stored = store.Get({t.type->StoreKey(), t.namespace_, t.name});
-    admitted = stored.ok() && JobAdmitted(store, *t.type, *stored);
+  const control::ObjectKey key{t.type->StoreKey(), t.namespace_, t.name};
+  auto stored = store.Get(key);
+  if (!stored.ok() && stored.status().code() == StatusCode::kNotFound &&
+      patch.type == PatchType::kApply && scope != WriteScope::kStatus) {
+    // An apply creates what is not there, through the create path (validation,
+    // defaults, quota), its fields the applying manager's.
+    ApiRequest create = r;
+    create.method = "POST";
+    create.content_type = "application/json";
+    RequestTarget collection = t;
+    collection.name.clear();
+    if (!FieldValue(patch.patch, "metadata.name").empty() &&
+        FieldValue(patch.patch, "metadata.name") != t.name) {
+      return ErrorResponse(BadRequest("the name of the object (" +
+                                      FieldValue(patch.patch, "metadata.name") +
+                                      ") does not match the name on the URL (" + t.name + ")"));
+    }
+    create.body = [&] {
+      json body = patch.patch;
+      if (body.value("metadata", json::object()).is_object()) body["metadata"]["name"] = t.name;
+      return ToWire(body);
+    }();
+    const json managed = CreatedManagedFields(patch);
+    return HandleCreate(store, collection, create, &managed);
   }
+  const bool admitted =
+      scope != WriteScope::kStatus && stored.ok() && JobAdmitted(store, *t.type, *stored);
+  const bool dry_run = !Param(r, "dryRun").empty();
+  std::optional<ApiError> invalid;
+  json dry_run_result;
   auto patched = store.Mutate(
-      {t.type->StoreKey(), t.namespace_, t.name},
+      key,
       [&](const json& current) -> Result<json> {
-        json next = current;
-        ApplyMergePatch(next, patch);
+        json next;
+        invalid = PatchObject(patch, current, next);
+        if (invalid) return InvalidArgument("invalid");
         if (scope != WriteScope::kStatus) DefaultCoreObject(*t.type, next, &current);
         auth::KeepOwner(current, next);  // immutable: the value sent is ignored
+        if (patch.type != PatchType::kApply) RecordManager(t, r, &current, next);
         RequestTarget same = t;
         auto md = CheckBody(next, same);
         if (!md.ok()) return md.status();
@@ -405,102 +426,20 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
           if (!invalid) invalid = CheckUpdate(t, current, next, admitted);
           if (invalid) return InvalidArgument("invalid");
         }
+        // A dry run stops here, after every check, without writing.
+        if (dry_run) {
+          dry_run_result = std::move(next);
+          return InvalidArgument("dry run");
+        }
         return next;
       },
       scope);
   if (invalid) return ErrorResponse(*invalid);
+  if (dry_run && !dry_run_result.is_null()) {
+    return Written(200, *t.type, PresentObject(std::move(dry_run_result), *t.type, t.version));
+  }
   if (!patched.ok()) return StoreError(patched.status(), t, t.name);
   return Written(200, *t.type, PresentObject(std::move(*patched), *t.type, t.version));
-}
-
-ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
-  if (t.collection() || !t.subresource.empty()) {
-    return ErrorResponse(MethodNotAllowed("deletecollection is not supported; delete by name"));
-  }
-  std::optional<int64_t> rv;
-  std::optional<std::string> uid;
-  // DeleteOptions.propagationPolicy (query parameter or body), or the legacy
-  // orphanDependents; absent, the kind's default: Orphan for batch/v1 Jobs (kept by
-  // upstream for compatibility; kubectl asks for Background), Background otherwise.
-  std::string policy = Param(r, "propagationPolicy");
-  std::optional<bool> orphan_dependents;
-  if (const std::string o = Param(r, "orphanDependents"); !o.empty())
-    orphan_dependents = o == "true";
-  if (!r.body.empty()) {
-    json opts = json::parse(r.body, nullptr, false);
-    if (opts.is_object() && opts.contains("preconditions") && opts["preconditions"].is_object()) {
-      const json& pre = opts["preconditions"];
-      rv = ParseResourceVersion(json{{"metadata", pre}});
-      if (rv && *rv < 0) return ErrorResponse(BadRequest("invalid preconditions.resourceVersion"));
-      if (pre.contains("uid") && pre["uid"].is_string()) uid = pre["uid"].get<std::string>();
-    }
-    if (opts.is_object() && opts.contains("propagationPolicy")) {
-      if (!opts["propagationPolicy"].is_string()) {
-        return ErrorResponse(BadRequest("propagationPolicy must be a string"));
-      }
-      policy = opts["propagationPolicy"].get<std::string>();
-    }
-    if (opts.is_object() && opts.contains("orphanDependents") &&
-        opts["orphanDependents"].is_boolean()) {
-      orphan_dependents = opts["orphanDependents"].get<bool>();
-    }
-  }
-  if (!policy.empty() && policy != "Orphan" && policy != "Background" && policy != "Foreground") {
-    return ErrorResponse(
-        MakeError(422, "Invalid",
-                  "DeleteOptions.propagationPolicy: Unsupported value: \"" + policy +
-                      "\": supported values: \"Foreground\", \"Background\", \"Orphan\""));
-  }
-  if (!policy.empty() && orphan_dependents) {
-    return ErrorResponse(MakeError(422, "Invalid",
-                                   "DeleteOptions.propagationPolicy: Invalid value: \"" + policy +
-                                       "\": orphanDependents and deletionPropagation cannot be "
-                                       "both set"));
-  }
-  if (policy.empty()) {
-    if (orphan_dependents) {
-      policy = *orphan_dependents ? "Orphan" : "Background";
-    } else {
-      const bool batch_v1_job =
-          t.type->group == "batch" && t.version == "v1" && t.type->StoreKey() == "jobs.batch";
-      policy = batch_v1_job ? "Orphan" : "Background";
-    }
-  }
-  const control::ObjectKey key{t.type->StoreKey(), t.namespace_, t.name};
-  if (!Param(r, "dryRun").empty()) {
-    auto obj = store.Get(key);
-    if (!obj.ok()) return StoreError(obj.status(), t, t.name);
-    return JsonResponse(200, PresentObject(std::move(*obj), *t.type, t.version));
-  }
-  if (policy == "Orphan") {
-    // As upstream: the owner carries the orphan finalizer when it goes, and the garbage
-    // collector takes its dependents' references to it away instead of deleting them.
-    auto marked = store.Mutate(
-        key,
-        [&](const json& current) -> Result<json> {
-          const json meta = current.value("metadata", json::object());
-          if (rv && ParseResourceVersion(current) != rv) {
-            return Status(StatusCode::kConflict, "the object has been modified");
-          }
-          if (uid && meta.value("uid", "") != *uid) {
-            return Status(StatusCode::kConflict, "the UID in the precondition does not match");
-          }
-          json next = current;
-          json& finalizers = next["metadata"]["finalizers"];
-          if (!finalizers.is_array()) finalizers = json::array();
-          if (std::find(finalizers.begin(), finalizers.end(), kOrphanFinalizer) == finalizers.end())
-            finalizers.push_back(kOrphanFinalizer);
-          return next;
-        },
-        WriteScope::kAll);
-    if (!marked.ok()) return StoreError(marked.status(), t, t.name);
-    rv.reset();  // the mark moved it on; the uid precondition still holds the object
-  }
-  // Foreground is carried out as Background: the owner goes at once and its
-  // dependents right after it (docs/serve.md).
-  auto deleted = store.Delete(key, rv, uid);
-  if (!deleted.ok()) return StoreError(deleted.status(), t, t.name);
-  return JsonResponse(200, PresentObject(std::move(*deleted), *t.type, t.version));
 }
 
 std::optional<ApiResponse> Discovery(const std::string& path, const std::string& address) {

@@ -1,6 +1,6 @@
-// JSON merge patch (RFC 7386). PATCH requests with a strategic-merge-patch body
-// are applied with it too: the two agree except for lists with merge keys, which
-// a merge patch replaces whole (a documented simplification).
+// JSON merge patch (RFC 7386): application/merge-patch+json, kubectl's
+// `--type=merge` and what client-side `kubectl apply` sends for custom resources.
+// Strategic merge patches have their own code (strategic_merge_patch.h).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "server/json_merge_patch.h"
 #include "server/label_selector.h"
+#include "server/patch_request.h"
 #include "server/request_target.h"
 
 namespace muster::server {
@@ -70,13 +70,22 @@ bool Covered(const std::vector<PolicyRule>& owner, const PolicyRule& rule, size_
 
 std::optional<json> ObjectWritten(const ObjectStore& store, const RequestTarget& t,
                                   const ApiRequest& r) {
-  json body = json::parse(r.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) return std::nullopt;  // the handler says why
-  if (r.method != "PATCH") return body;
+  if (r.method != "PATCH") {
+    json body = json::parse(r.body, nullptr, false);
+    if (body.is_discarded() || !body.is_object()) return std::nullopt;  // the handler says why
+    return body;
+  }
+  // Every patch type, as the handler will apply it (patch_request.h).
+  PatchRequest patch;
+  if (ReadPatch(r, t, NowRfc3339(), patch)) return std::nullopt;  // the handler says why
   auto current = store.Get({t.type->StoreKey(), t.namespace_, t.name});
-  if (!current.ok()) return std::nullopt;
-  json next = *current;
-  ApplyMergePatch(next, body);
+  if (!current.ok()) {
+    // An apply of an absent object creates it.
+    if (patch.type == PatchType::kApply) return patch.patch;
+    return std::nullopt;
+  }
+  json next;
+  if (PatchObject(patch, *current, next)) return std::nullopt;
   return next;
 }
 

@@ -82,7 +82,15 @@ TEST_F(ApiHandlerTest, PatchAndStatusSubresource) {
                      "application/merge-patch+json");
   ASSERT_EQ(status.code, 200);
   EXPECT_EQ(Body(status)["status"]["pendingWorkloads"], 5);
-  EXPECT_EQ(Call("PATCH", cqs_ + "/team-a", "[]", "application/json-patch+json").code, 415);
+  EXPECT_EQ(Call("PATCH", cqs_ + "/team-a", "[]", "application/json-patch+json").code, 200);
+  // A custom resource takes no strategic merge patch (kube-apiserver's 415).
+  auto smp = Call("PATCH", cqs_ + "/team-a", "{}", "application/strategic-merge-patch+json");
+  EXPECT_EQ(smp.code, 415);
+  EXPECT_EQ(Body(smp)["message"],
+            "the body of the request was in an unknown format - accepted media types include: "
+            "application/json-patch+json, application/merge-patch+json, "
+            "application/apply-patch+yaml");
+  EXPECT_EQ(Call("PATCH", cqs_ + "/team-a", "{}", "text/plain").code, 415);
 }
 
 TEST_F(ApiHandlerTest, SelectorsAndTable) {

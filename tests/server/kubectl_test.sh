@@ -215,6 +215,116 @@ check "status subresource" 'pendingWorkloads' curl -sf -X PATCH \
   "http://127.0.0.1:$PORT/apis/kueue.x-k8s.io/v1beta1/clusterqueues/team-a/status"
 check "Table PENDING column" '^team-a +[^ ]+ +2 ' $K get cq team-a
 
+# kubectl patch, every type: JSON patch (RFC 6902) with a test that guards it,
+# strategic merge patch of lists by their merge keys (a Pod's containers by name, a
+# Service's ports by port), and 415 for a strategic merge patch of a custom resource.
+$K apply -f - >/dev/null 2>&1 <<'YAML'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: patched, namespace: default}
+spec:
+  suspend: true
+  parallelism: 1
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: main, image: busybox, command: ["true"]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: two-containers, namespace: default}
+spec:
+  nodeSelector: {muster.test/unschedulable: "true"}
+  containers:
+  - {name: a, image: busybox}
+  - {name: b, image: busybox}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: two-ports, namespace: default}
+spec:
+  selector: {app: two-ports}
+  ports:
+  - {name: http, port: 80, targetPort: 8080}
+  - {name: https, port: 443, targetPort: 8443}
+YAML
+check "patch --type=json" 'patched' $K patch job patched --type=json \
+  -p '[{"op":"test","path":"/spec/parallelism","value":1},{"op":"replace","path":"/spec/parallelism","value":2},{"op":"add","path":"/metadata/labels","value":{"patched":"json"}}]'
+check "the JSON patch applied" '^2 json$' \
+  $K get job patched -o 'jsonpath={.spec.parallelism} {.metadata.labels.patched}{"\n"}'
+check_fails "a failed JSON patch test is a 422" 'testing value /spec/parallelism failed: test failed' \
+  $K patch job patched --type=json -p '[{"op":"test","path":"/spec/parallelism","value":7}]'
+check_fails "a JSON patch of a missing path is a 422" "Unable to remove nonexistent key: nope" \
+  $K patch job patched --type=json -p '[{"op":"remove","path":"/spec/nope"}]'
+check "strategic patch of one container by name" 'patched' \
+  $K patch pod two-containers -p '{"spec":{"containers":[{"name":"b","image":"busybox:2"}]}}'
+check "the other container is kept" '^a b busybox busybox:2$' \
+  $K get pod two-containers -o 'jsonpath={.spec.containers[*].name} {.spec.containers[*].image}{"\n"}'
+check "strategic patch of one Service port by port" 'patched' \
+  $K patch svc two-ports -p '{"spec":{"ports":[{"port":80,"targetPort":8081}]}}'
+check "the other port is kept" '^80 443 8081 8443$' \
+  $K get svc two-ports -o 'jsonpath={.spec.ports[*].port} {.spec.ports[*].targetPort}{"\n"}'
+check "apply of the Service with its ports reordered" 'configured' $K apply -f - <<'YAML'
+apiVersion: v1
+kind: Service
+metadata: {name: two-ports, namespace: default}
+spec:
+  selector: {app: two-ports}
+  ports:
+  - {name: https, port: 443, targetPort: 8443}
+  - {name: http, port: 80, targetPort: 8080}
+YAML
+check "the ports follow the manifest's order (\$setElementOrder)" '^443 80 8443 8080$' \
+  $K get svc two-ports -o 'jsonpath={.spec.ports[*].port} {.spec.ports[*].targetPort}{"\n"}'
+check_fails "a custom resource takes no strategic merge patch (415)" 'unknown format' \
+  $K patch cq team-a -p '{"metadata":{"labels":{"smp":"no"}}}'
+check "a custom resource takes a merge patch" 'patched' \
+  $K patch cq team-a --type=merge -p '{"metadata":{"labels":{"smp":"merge"}}}'
+
+# Server-side apply: create, re-apply without a field (removed), a conflict with
+# another manager, a server dry run that writes nothing, --force-conflicts.
+ssa_cm() {  # DATA...
+  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ssa, namespace: default}\ndata: {%s}\n' "$1"
+}
+check "apply --server-side creates" 'serverside-applied' $K apply --server-side -f - < <(ssa_cm 'a: "1", b: "2"')
+check "managedFields record the Apply manager" '"manager": "kubectl"' \
+  $K get cm ssa -o json --show-managed-fields
+check "re-apply without a field" 'serverside-applied' $K apply --server-side -f - < <(ssa_cm 'a: "1"')
+check "the field no longer applied is removed" '^\{"a":"1"\}$' $K get cm ssa -o 'jsonpath={.data}{"\n"}'
+check_fails "another manager's change is a conflict" 'Apply failed with 1 conflict: conflict with "kubectl": .data.a' \
+  $K apply --server-side --field-manager=other -f - < <(ssa_cm 'a: "9"')
+check "apply --server-side --dry-run=server" 'server dry run' \
+  $K apply --server-side --field-manager=other --force-conflicts --dry-run=server -f - < <(ssa_cm 'a: "9"')
+check "the dry run wrote nothing" '^1$' $K get cm ssa -o 'jsonpath={.data.a}{"\n"}'
+check "--force-conflicts takes the field" 'serverside-applied' \
+  $K apply --server-side --field-manager=other --force-conflicts -f - < <(ssa_cm 'a: "9"')
+check "the field changed hands" '^9 other$' \
+  $K get cm ssa --show-managed-fields -o 'jsonpath={.data.a} {.metadata.managedFields[*].manager}{"\n"}'
+$K patch cm ssa -p '{"data":{"a":"7"}}' >/dev/null
+check_fails "a field another command changed is a conflict" 'conflict with "kubectl-patch" using v1: .data.a' \
+  $K apply --server-side --field-manager=other -f - < <(ssa_cm 'a: "9"')
+# Client-side apply's fields are its manager's: a server-side apply that changes one
+# conflicts (upstream's well-known message); one that agrees succeeds and kubectl
+# moves the fields to its server-side manager (a JSON patch of managedFields), after
+# which changes apply.
+csa_cm() { printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: csa}\ndata: {a: "%s"}\n' "$1"; }
+$K apply -f - >/dev/null < <(csa_cm 1)
+check "client-side apply records its manager" '"manager": "kubectl-client-side-apply"' \
+  $K get cm csa -o json --show-managed-fields
+check_fails "a server-side change of its field is a conflict" \
+  'conflict with "kubectl-client-side-apply" using v1: .data.a' $K apply --server-side -f - < <(csa_cm 2)
+check "apply --server-side of the same configuration" 'serverside-applied' \
+  $K apply --server-side -f - < <(csa_cm 1)
+check "kubectl moved the fields to its server-side manager" '^kubectl kubectl-last-applied$' \
+  $K get cm csa --show-managed-fields -o 'jsonpath={.metadata.managedFields[*].manager}{"\n"}'
+check "then changes apply" 'serverside-applied' $K apply --server-side -f - < <(csa_cm 2)
+check "apply --server-side of a custom resource" 'serverside-applied' $K apply --server-side -f - <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: ssa-flavor, labels: {via: ssa}}
+YAML
+
 # Durability: kill -9 during a burst of creates; every acknowledged object survives
 # exactly once, and nothing acknowledged is lost over repeated crashes.
 : >"$TMP/acked"

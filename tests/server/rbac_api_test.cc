@@ -22,7 +22,11 @@ class RbacApiTest : public testing::ApiFixture {
                  const std::string& body = "", const std::string& type = "application/json") {
     ApiRequest r;
     r.method = method;
-    r.path = path;
+    r.path = path.substr(0, path.find('?'));
+    if (auto q = path.find('?'); q != std::string::npos) {  // one key=value
+      const std::string kv = path.substr(q + 1);
+      r.query[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+    }
     r.body = body;
     r.content_type = type;
     r.user = user;
@@ -231,6 +235,18 @@ TEST_F(RbacApiTest, NoGrantingMoreThanOneHolds) {
                "application/merge-patch+json")
                 .code,
             200);
+  // Every patch type is checked as the object it would write.
+  auto json_patch = As(bob_, "PATCH", std::string(kRbac) + "/namespaces/a/roles/jobs",
+                       R"([{"op":"add","path":"/rules/-",
+                            "value":{"apiGroups":["*"],"resources":["*"],"verbs":["*"]}}])",
+                       "application/json-patch+json");
+  EXPECT_EQ(json_patch.code, 403) << json_patch.body;
+  auto apply = As(bob_, "PATCH", std::string(kRbac) + "/namespaces/a/roles/wide?fieldManager=bob",
+                  R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",
+                      "metadata":{"name":"wide"},
+                      "rules":[{"apiGroups":["*"],"resources":["*"],"verbs":["*"]}]})",
+                  "application/apply-patch+yaml");
+  EXPECT_EQ(apply.code, 403) << apply.body;
 }
 
 TEST(RulesCoveredTest, UpstreamCoverage) {
