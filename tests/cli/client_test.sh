@@ -4,13 +4,12 @@
 # local executor would write under the data directory.
 # Usage: bash tests/cli/client_test.sh build/muster
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
 
 MUSTER=$(realpath "${1:-build/muster}")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d)
 DATA="$TMP/data"
-PASS=0
-FAIL=0
 PID=""
 WPID=""
 
@@ -21,25 +20,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' <<<"$2" | head -20; }
 
 # check NAME PATTERN CMD...: CMD must succeed and its output match PATTERN (grep -E).
-check() {
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
-}
-# check_fails NAME CODE PATTERN CMD...: CMD must exit CODE with output matching PATTERN.
-check_fails() {
-  local name=$1 code=$2 pattern=$3
-  shift 3
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" -eq "$code" ] && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "exit $rc: $out"; fi
-}
+# check_exit NAME CODE PATTERN CMD...: CMD must exit CODE with output matching PATTERN.
 # wait_for FILE PATTERN [MIN]: until FILE has at least MIN (1) lines matching PATTERN (5 s at most).
 wait_for() {
   for _ in $(seq 1 50); do
@@ -80,12 +63,12 @@ check "get -A adds NAMESPACE" '^NAMESPACE +NAME +CLUSTERQUEUE' $M get lq -A
 check "get -n" '^team-a +team-a' $M get lq -n team-a
 check "get -l selector" '^No resources found$' $M get cq -l 'tier in (none)'
 check "empty namespace" '^No resources found in default namespace.$' $M get localqueues
-check_fails "unknown type exits 1" 1 'the server doesn.t have a resource type "nosuch"' $M get nosuch
-check_fails "missing object exits 1 with the server's message" 1 \
+check_exit "unknown type exits 1" 1 'the server doesn.t have a resource type "nosuch"' $M get nosuch
+check_exit "missing object exits 1 with the server's message" 1 \
   '^Error from server \(NotFound\): clusterqueues.kueue.x-k8s.io "nope" not found$' $M get cq nope
-check_fails "bad usage exits 2" 2 '' $M get
-check_fails "bad -o exits 2" 2 '' $M get cq -o toml
-check_fails "connection refused names the URL" 1 'http://127.0.0.1:1\b.*connection refused' \
+check_exit "bad usage exits 2" 2 '' $M get
+check_exit "bad -o exits 2" 2 '' $M get cq -o toml
+check_exit "connection refused names the URL" 1 'http://127.0.0.1:1\b.*connection refused' \
   $M get cq --server http://127.0.0.1:1
 
 # apply: created, unchanged, configured.
@@ -101,7 +84,7 @@ kind: LocalQueue
 metadata: {name: extra, namespace: team-a}
 spec: {clusterQueue: team-a}
 YAML
-check_fails "apply of an invalid object exits 1" 1 'is invalid' $M apply -f - <<'YAML'
+check_exit "apply of an invalid object exits 1" 1 'is invalid' $M apply -f - <<'YAML'
 apiVersion: kueue.x-k8s.io/v1beta1
 kind: ClusterQueue
 metadata: {name: broken}
@@ -150,9 +133,9 @@ YAML
 check "describe pod shows its events" '^  Normal +Scheduled +[^ ]+ +muster +placed on gpu-node-1$' $M describe pod trainer
 
 # logs: the files the executor writes under --data.
-check_fails "logs before the pod started" 1 'container "main" in pod "trainer" is waiting to start: ContainerCreating' \
+check_exit "logs before the pod started" 1 'container "main" in pod "trainer" is waiting to start: ContainerCreating' \
   $M logs trainer
-check_fails "logs of a missing pod" 1 'pods "ghost" not found' $M logs ghost
+check_exit "logs of a missing pod" 1 'pods "ghost" not found' $M logs ghost
 mkdir -p "$DATA/pods/default_trainer"
 printf 'epoch 1\nepoch 2\nepoch 3\n' >"$DATA/pods/default_trainer/log"
 printf 'crashed\n' >"$DATA/pods/default_trainer/log.previous"
@@ -161,7 +144,7 @@ check "logs --tail" '^epoch 3$' $M logs trainer --tail 1
 out=$($M logs trainer --tail 1 2>&1)
 [ "$out" = "epoch 3" ] && ok "logs --tail 1 prints one line" || bad "logs --tail 1 prints one line" "$out"
 check "logs --previous" '^crashed$' $M logs trainer --previous
-check_fails "logs -c of another container" 1 'container sidecar is not valid for pod trainer' $M logs trainer -c sidecar
+check_exit "logs -c of another container" 1 'container sidecar is not valid for pod trainer' $M logs trainer -c sidecar
 $M logs trainer -f --tail 1 >"$TMP/follow.out" 2>&1 &
 WPID=$!
 wait_for "$TMP/follow.out" '^epoch 3$'
@@ -187,17 +170,17 @@ WPID=""
 # delete
 check "delete TYPE NAME" '^localqueue.kueue.x-k8s.io "extra" deleted$' $M delete lq extra -n team-a
 check "delete -f" '^job.batch "preprocess" deleted$' $M delete -f "$ROOT/examples/jobs/plain-job.yaml"
-check_fails "deleted object is gone" 1 'NotFound' $M get jobs.batch preprocess
-check_fails "delete a missing object exits 1" 1 'Error from server \(NotFound\)' $M delete lq extra -n team-a
+check_exit "deleted object is gone" 1 'NotFound' $M get jobs.batch preprocess
+check_exit "delete a missing object exits 1" 1 'Error from server \(NotFound\)' $M delete lq extra -n team-a
 
 # readiness and backup / restore (etcdctl snapshot save / restore)
 check "readyz lists its checks" '^\[\+\]store ok$' curl -sf "$API/readyz?verbose"
 check "backup --server saves a snapshot" '^snapshot saved to ' $M backup "$TMP/snap.db"
-check_fails "backup refuses to overwrite" 1 'exists' $M backup "$TMP/snap.db"
-check_fails "backup --data of a running server points to --server" 1 'in use by another muster serve.*--server' \
+check_exit "backup refuses to overwrite" 1 'exists' $M backup "$TMP/snap.db"
+check_exit "backup --data of a running server points to --server" 1 'in use by another muster serve.*--server' \
   $M backup --data "$DATA" "$TMP/snap2.db"
 check "restore makes a new data directory" 'resourceVersion [0-9]+' $M restore "$TMP/snap.db" --data "$TMP/restored"
-check_fails "restore refuses a directory with a store" 1 'already has a store' \
+check_exit "restore refuses a directory with a store" 1 'already has a store' \
   $M restore "$TMP/snap.db" --data "$DATA"
 "$MUSTER" serve --data "$TMP/restored" --listen 127.0.0.1:0 --no-local-node >"$TMP/restored.log" 2>&1 &
 RPID=$!
@@ -215,5 +198,4 @@ wait "$PID" 2>/dev/null
 PID=""
 check "backup --data of a stopped server" '^snapshot of .* at resourceVersion [0-9]+ saved' \
   $M backup --data "$DATA" "$TMP/snap3.db"
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

@@ -5,6 +5,7 @@
 # of what each user creates, and the loopback-only rule without authentication.
 # Usage: bash tests/server/auth_test.sh build/muster
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
 
 MUSTER=$(realpath "${1:-build/muster}")
 if ! command -v kubectl >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1; then
@@ -14,28 +15,12 @@ if ! command -v kubectl >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1;
 fi
 TMP=$(mktemp -d)
 export KUBECACHEDIR="$TMP/cache"
-PASS=0
-FAIL=0
 PID=""
 cleanup() {
   [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
   rm -rf "$TMP"
 }
 trap cleanup EXIT
-ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' <<<"$2" | head -20; }
-check() {
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
-}
-check_fails() {
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  if ! out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
-}
 
 # start_server ARGS...: sets PID and URL.
 start_server() {
@@ -150,5 +135,4 @@ stop_server
 check_fails "--auto-tls with --tls-cert-file is refused" "not both" \
   "$MUSTER" serve --data "$TMP/data" --auto-tls --tls-cert-file "$TMP/tls.crt" --tls-private-key-file "$TMP/tls.key"
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

@@ -6,6 +6,7 @@
 # ConfigMap, a Secret and a claim under the local executor.
 # Usage: bash tests/server/core_kinds_test.sh build/muster
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
 
 MUSTER=$(realpath "${1:-build/muster}")
 if ! command -v kubectl >/dev/null 2>&1; then
@@ -15,28 +16,12 @@ if ! command -v kubectl >/dev/null 2>&1; then
 fi
 TMP=$(mktemp -d)
 export KUBECACHEDIR="$TMP/cache"
-PASS=0
-FAIL=0
 PID=""
 cleanup() {
   [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
   rm -rf "$TMP"
 }
 trap cleanup EXIT
-ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' <<<"$2" | head -20; }
-check() {
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
-}
-check_fails() {
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  if ! out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
-}
 # eventually NAME PATTERN CMD...: CMD's output matches within 20 s.
 eventually() {
   local name=$1 pattern=$2
@@ -192,5 +177,4 @@ eventually "its pod ran with the ConfigMap, Secret and claim" "greeting=hello.*t
 kill -TERM "$PID" 2>/dev/null
 wait "$PID" 2>/dev/null
 PID=""
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

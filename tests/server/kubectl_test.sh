@@ -3,6 +3,7 @@
 # delete, watch, optimistic concurrency, and durability across kill -9.
 # Usage: bash tests/server/kubectl_test.sh build/muster
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
 
 MUSTER=$(realpath "${1:-build/muster}")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,8 +17,6 @@ TMP=$(mktemp -d)
 DATA="$TMP/data"
 export KUBECONFIG="$TMP/kubeconfig"
 export KUBECACHEDIR="$TMP/cache"
-PASS=0
-FAIL=0
 PID=""
 PORT=""
 
@@ -27,23 +26,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' <<<"$2" | head -20; }
 
 # check NAME PATTERN CMD...: CMD must succeed and its output match PATTERN (grep -E).
-check() {
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
-}
 # check_fails NAME PATTERN CMD...: CMD must fail with output matching PATTERN.
-check_fails() {
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  if ! out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
-}
 
 start_server() {
   local listen=${1:-127.0.0.1:0}
@@ -364,5 +349,4 @@ kill -TERM "$PID"
 if wait "$PID"; then ok "SIGTERM exits 0"; else bad "SIGTERM exits 0" "$(cat "$TMP/server.log")"; fi
 PID=""
 
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

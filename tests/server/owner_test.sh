@@ -10,6 +10,8 @@
 # created); skips otherwise.
 # Usage: bash tests/server/owner_test.sh build/muster
 set -uo pipefail
+HARNESS_DETAIL_LINES=30
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
 
 MUSTER=$(realpath "${1:-build/muster}")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,8 +36,6 @@ export MUSTER_OWNER_TEST_SERVER_SECRET="server-env-$$"
 ALICE_ACCOUNT=muster-alice
 BOB_ACCOUNT=muster-bob
 GHOST=muster-no-such-account-$$
-PASS=0
-FAIL=0
 PID=""
 CREATED=()
 cleanup() {
@@ -44,20 +44,6 @@ cleanup() {
   rm -rf "$TMP"
 }
 trap cleanup EXIT
-ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' <<<"$2" | head -30; }
-check() {
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
-}
-check_fails() {
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  if ! out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
-}
 # check_not NAME PATTERN TEXT: TEXT must not match PATTERN.
 check_not() {
   if grep -qE -- "$2" <<<"$3"; then bad "$1" "$(grep -E -- "$2" <<<"$3")"; else ok "$1"; fi
@@ -295,5 +281,4 @@ for _ in $(seq 1 100); do [ -e "$ALICE_WORK" ] || break; sleep 0.2; done
 kill -TERM "$PID" 2>/dev/null
 wait "$PID" 2>/dev/null
 PID=""
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish

@@ -6,6 +6,7 @@
 # of the RBAC kinds and discovery for any authenticated user.
 # Usage: bash tests/server/rbac_test.sh build/muster
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
 
 MUSTER=$(realpath "${1:-build/muster}")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,28 +17,12 @@ if ! command -v kubectl >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1;
 fi
 TMP=$(mktemp -d)
 export KUBECACHEDIR="$TMP/cache"
-PASS=0
-FAIL=0
 PID=""
 cleanup() {
   [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
   rm -rf "$TMP"
 }
 trap cleanup EXIT
-ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' <<<"$2" | head -20; }
-check() {
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
-}
-check_fails() {
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  if ! out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
-}
 
 cd "$TMP" || exit 1
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=test-ca \
@@ -277,5 +262,4 @@ check_fails "a subject kind must be User, Group or ServiceAccount" \
 kill -TERM "$PID" 2>/dev/null
 wait "$PID" 2>/dev/null
 PID=""
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish
