@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/server_allocator.h"
 #include "kube/kube_mode.h"
 
 namespace muster::cli {
@@ -40,7 +41,10 @@ void RegisterKubeCommand(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--dashboard-host", opts->dashboard_host, "Address the dashboard listens on")
       ->capture_default_str();
-  cmd->callback([opts, &exit_code] { exit_code = kube::RunKube(*opts, std::cout, std::cerr); });
+  cmd->callback([opts, &exit_code] {
+    TuneAllocatorForServer();
+    exit_code = kube::RunKube(*opts, std::cout, std::cerr);
+  });
 }
 
 }  // namespace muster::cli

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/server_allocator.h"
 #include "core/duration.h"
 #include "server/garbage_collector.h"
 #include "server/quota_controller.h"
@@ -94,6 +95,7 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
     controllers.push_back(std::make_unique<server::GarbageCollector>(*events));
     controllers.push_back(std::make_unique<server::QuotaController>());
     controllers.push_back(std::make_unique<server::StoreHealthMonitor>());
+    TuneAllocatorForServer();
     exit_code = server::RunServe(*opts, std::move(controllers), std::cout, std::cerr);
   });
 }
