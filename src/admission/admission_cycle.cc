@@ -239,6 +239,7 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
       if (c.wl.priority < ws.wl.priority && !cycle.admitted.count(key)) own.push_back({&c, q});
     }
     std::sort(own.begin(), own.end(), order);
+    optional.reserve(optional.size() + own.size());
     for (const Cand& c : own) optional.push_back({c.ws->wl.key, kVolcanoPreempt});
     // Reclaim: from other reclaimable queues while they stay above deserved.
     std::vector<Cand> others;

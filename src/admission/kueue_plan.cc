@@ -114,6 +114,7 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
     required.push_back({t.key, t.detail});
   }
   std::vector<std::string> keys;
+  keys.reserve(required.size());
   for (const auto& v : required) keys.push_back(v.workload_key);
   PlacementOracle::Check check = oracle.CanPlace(ws.wl, fa.assignment, keys);
   if (check.fits) return preempt(std::move(required));

@@ -28,6 +28,6 @@ std::vector<std::string> IsQualifiedName(std::string_view value);
 std::vector<std::string> IsValidLabelValue(std::string_view value);
 
 // Upstream's bound on all annotations of one object together (keys and values).
-inline constexpr size_t kTotalAnnotationSizeLimit = 256 * 1024;
+inline constexpr size_t kTotalAnnotationSizeLimit = size_t{256} * 1024;
 
 }  // namespace muster::api

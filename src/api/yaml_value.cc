@@ -55,8 +55,8 @@ void DocContext::AddRef(int line, const std::string& field, std::string target_k
   refs_.push_back(std::move(r));
 }
 
-YamlValue::YamlValue(YAML::Node node, std::string path, int fallback_line, DocContext* ctx)
-    : node_(std::move(node)), path_(std::move(path)), line_(fallback_line), ctx_(ctx) {
+YamlValue::YamlValue(const YAML::Node& node, std::string path, int fallback_line, DocContext* ctx)
+    : node_(node), path_(std::move(path)), line_(fallback_line), ctx_(ctx) {
   if (node_.IsDefined()) {
     int l = node_.Mark().line;
     if (l >= 0) line_ = l + 1 + ctx_->line_offset();  // yaml-cpp marks are 0-based

@@ -59,7 +59,7 @@ class DocContext {
 
 class YamlValue {
  public:
-  YamlValue(YAML::Node node, std::string path, int fallback_line, DocContext* ctx);
+  YamlValue(const YAML::Node& node, std::string path, int fallback_line, DocContext* ctx);
 
   // Present and not null: `field:` and `field: null` count as absent, as in Go.
   bool IsSet() const;

@@ -16,7 +16,7 @@ using nlohmann::json;
 
 constexpr time_t kRequestTimeoutSeconds = 30;
 // Streams (watch, logs -f) may be silent for as long as the pod prints nothing.
-constexpr time_t kStreamTimeoutSeconds = 7 * 24 * 3600;
+constexpr time_t kStreamTimeoutSeconds = time_t{7} * 24 * 3600;
 
 std::string NormalizeUrl(std::string url) {
   while (!url.empty() && url.back() == '/') url.pop_back();

@@ -1,9 +1,13 @@
 // muster: one binary, subcommands per mode (see docs/ARCHITECTURE.md).
 #include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
 
 #include "cli/commands.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int Run(int argc, char** argv) {
   CLI::App app{"muster: gang scheduling, quota and topology for GPU training clusters"};
   app.require_subcommand(1);
   int exit_code = 0;
@@ -25,4 +29,18 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   return exit_code;
+}
+
+}  // namespace
+
+// An exception no command handled is a bug: said, and exit 1, never an abort.
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "muster: internal error: " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "muster: internal error\n";
+  }
+  return 1;
 }
