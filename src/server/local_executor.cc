@@ -525,6 +525,9 @@ void LocalExecutor::HandleDeletedPods() {
     deleted.swap(deleted_pods_);
   }
   for (const std::string& id : deleted) {
+    // A pod object gone for good starts its restart count afresh if a pod of the same
+    // name is made again (as the kubelet's count is per pod uid), and is not kept.
+    if (auto pod = ParsePodProcessId(id)) restarts_.erase(pod->first + "/" + pod->second);
     for (auto& [attempt, gang] : gangs_) {
       for (auto& pod : gang.pods) {
         if (pod.id == id) pod.object_deleted = true;
