@@ -43,6 +43,7 @@ void Reconciler::Decide() {
   writes_before_ = stats_.writes;
   ApplyResults();
   if (config_dirty_) Reconfigure();
+  SyncWaitingPodGangs();
   if (engine_ != nullptr) {
     const Time now = clock_.Now();
     auto handle = [&](const std::vector<GangOutcome>& outcomes) {
@@ -217,7 +218,9 @@ void Reconciler::SyncJob(JobState& job) {
   const engine::WorkloadRecord* r = engine_->Find(job.key);
   if (r == nullptr) return;
   SyncWorkload(job);
-  if (options_.mode == ReconcilerMode::kServe) {
+  if (job.bare_pods) {
+    SyncPodJob(job);  // the pods are the job; the executor or the binder runs them
+  } else if (options_.mode == ReconcilerMode::kServe) {
     SyncServeJob(job);
   } else {
     SyncClusterJob(job);
