@@ -47,10 +47,11 @@ json AsOnePodJob(const json& pod) {
   json tmpl = {{"spec", spec}};
   if (labels.is_object()) tmpl["metadata"]["labels"] = labels;
   if (annotations.is_object()) tmpl["metadata"]["annotations"] = annotations;
-  return {{"apiVersion", "batch/v1"},
-          {"kind", "Job"},
-          {"metadata", job_meta},
-          {"spec", {{"parallelism", 1}, {"completions", 1}, {"backoffLimit", 0}, {"template", tmpl}}}};
+  return {
+      {"apiVersion", "batch/v1"},
+      {"kind", "Job"},
+      {"metadata", job_meta},
+      {"spec", {{"parallelism", 1}, {"completions", 1}, {"backoffLimit", 0}, {"template", tmpl}}}};
 }
 
 Result<model::Workload> BuildOne(const json& pod, const model::ManifestSet& config) {

@@ -24,8 +24,7 @@
 namespace muster::control {
 
 inline constexpr const char* kPodGroupNameLabel = "kueue.x-k8s.io/pod-group-name";
-inline constexpr const char* kPodGroupTotalCountAnnotation =
-    "kueue.x-k8s.io/pod-group-total-count";
+inline constexpr const char* kPodGroupTotalCountAnnotation = "kueue.x-k8s.io/pod-group-total-count";
 inline constexpr const char* kVolcanoGroupAnnotation = "scheduling.k8s.io/group-name";
 
 // Which workload a bare pod belongs to.

@@ -187,6 +187,7 @@ class Reconciler {
   // Gangs still short of pods or with a problem: their pods say why.
   void SyncWaitingPodGangs();
   void SyncPodJob(JobState& job);
+  void SyncVolcanoPodGroup(PodGang& gang, const engine::WorkloadRecord* record);
   void SetPodsPending(PodGang& gang, const std::string& reason, const std::string& message,
                       const std::string& event_type);
   // The job's workload decoded again (jobs from their object, bare pods from theirs).

@@ -105,11 +105,11 @@ Reconciler::JobState* Reconciler::FormPodJob(const std::string& key) {
   c.namespace_ = id.namespace_;
   c.name = id.name;
   c.object = {{"apiVersion", "v1"},
-               {"kind", "Pod"},
-               {"metadata",
-                {{"name", id.name},
-                 {"namespace", id.namespace_},
-                 {"uid", first.value("metadata", json::object()).value("uid", "")}}}};
+              {"kind", "Pod"},
+              {"metadata",
+               {{"name", id.name},
+                {"namespace", id.namespace_},
+                {"uid", first.value("metadata", json::object()).value("uid", "")}}}};
   model::Workload placeholder;
   placeholder.key = key;
   JobState& job = AddJob("pods/" + id.namespace_ + "/" + id.name, c, std::move(placeholder));
@@ -140,6 +140,7 @@ void Reconciler::SyncWaitingPodGangs() {
       SetPodsPending(gang, "Unschedulable", gang.id.problem, "Warning");
       continue;
     }
+    SyncVolcanoPodGroup(gang, nullptr);
     std::string why;
     std::optional<int32_t> size = PodGroupSize(gang.id, config_, why);
     if (!size) {
@@ -150,8 +151,8 @@ void Reconciler::SyncWaitingPodGangs() {
     for (const auto& [name, pod] : gang.pods) live += Terminal(pod) ? 0 : 1;
     if (live < *size) {
       SetPodsPending(gang, "SchedulingGated",
-                     "waiting for the pods of group " + gang.id.name + ": " +
-                         std::to_string(live) + " of " + std::to_string(*size) + " exist",
+                     "waiting for the pods of group " + gang.id.name + ": " + std::to_string(live) +
+                         " of " + std::to_string(*size) + " exist",
                      "Normal");
       continue;
     }
@@ -174,6 +175,7 @@ void Reconciler::SyncPodJob(JobState& job) {
   const engine::WorkloadRecord* r = engine_->Find(job.key);
   auto gang = pod_gangs_.find(job.key);
   if (r == nullptr || gang == pod_gangs_.end()) return;
+  SyncVolcanoPodGroup(gang->second, r);
   if (r->phase != engine::Phase::kPending) {
     gang->second.why.clear();
     return;  // the executor (serve) writes the pods from here on
@@ -216,6 +218,45 @@ void Reconciler::SetPodsPending(PodGang& gang, const std::string& reason,
     op.object = std::move(event);
     Submit(nullptr, std::move(op));
   }
+}
+
+// A standalone Volcano PodGroup follows its gang as Volcano's scheduler reports it:
+// Pending until admitted, Inqueue once admitted (Volcano's enqueue), Running while at
+// least minMember pods run or have succeeded, Completed once every pod has ended;
+// with the counts of running, succeeded and failed pods.
+void Reconciler::SyncVolcanoPodGroup(PodGang& gang, const engine::WorkloadRecord* r) {
+  if (!gang.id.volcano) return;
+  std::string why;
+  std::optional<int32_t> size = PodGroupSize(gang.id, config_, why);
+  if (!size) return;  // no PodGroup to write
+  GangPodCounts counts;
+  if (r != nullptr && runtime_ != nullptr) counts = runtime_->Counts(r->key());
+  std::string phase = "Pending";
+  if (r != nullptr && r->phase != engine::Phase::kPending) {
+    const int32_t pods = static_cast<int32_t>(r->workload.pod_sets.size());
+    if (counts.succeeded >= pods && pods > 0) {
+      phase = "Completed";
+    } else if (counts.running + counts.succeeded >= *size) {
+      phase = "Running";
+    } else if (r->phase == engine::Phase::kRunning) {
+      phase = "Inqueue";
+    } else if (r->Finished()) {
+      phase = "Completed";  // every pod ended (Volcano has no failed phase)
+    }
+  }
+  json status = {{"phase", phase},
+                 {"running", counts.running},
+                 {"succeeded", counts.succeeded},
+                 {"failed", counts.failed}};
+  if (status == gang.group_status) return;
+  gang.group_status = status;
+  WriteOp op;
+  op.kind = WriteKind::kMergeStatus;
+  op.resource = "podgroups.scheduling.volcano.sh";
+  op.namespace_ = gang.id.namespace_;
+  op.name = gang.id.name;
+  op.object = {{"status", std::move(status)}};
+  Submit(nullptr, std::move(op));
 }
 
 }  // namespace muster::control

@@ -50,6 +50,7 @@ struct Reconciler::PodGang {
   std::map<std::string, nlohmann::json> pods;  // by pod name, latest seen
   std::map<std::string, size_t> written;       // pod -> hash of the pending status written
   std::string why;                             // what it waits for, as last reported
+  nlohmann::json group_status;                 // Volcano PodGroup status as last written
 };
 
 struct Reconciler::ConfigObject {

@@ -186,5 +186,50 @@ TEST_F(ReconcilerPodsTest, ARestartedReconcilerTakesBackItsPodWorkloads) {
               ElementsAre("start ml/pod-solo", "adopt ml/pod-solo", "start ml/pod-g"));
 }
 
+// A standalone Volcano PodGroup of minMember 2 and a pod annotated with its name.
+json VolcanoPodGroup(const std::string& name, int min_member) {
+  return {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+          {"kind", "PodGroup"},
+          {"metadata", {{"name", name}, {"namespace", "ml"}}},
+          {"spec", {{"minMember", min_member}, {"queue", "default"}}}};
+}
+json VolcanoPod(const std::string& name, const std::string& group) {
+  json pod = BarePod(name, 1);
+  pod["metadata"]["labels"] = json::object();
+  pod["metadata"]["annotations"]["scheduling.k8s.io/group-name"] = group;
+  pod["spec"]["schedulerName"] = "volcano";
+  return pod;
+}
+
+TEST_F(ReconcilerPodsTest, VolcanoPodsOfAStandalonePodGroupAreOneGangAndItsPhaseFollows) {
+  bench_.Configure(2, 4, 8);
+  bench_.Create("queues.scheduling.volcano.sh", "",
+                {{"apiVersion", "scheduling.volcano.sh/v1beta1"},
+                 {"kind", "Queue"},
+                 {"metadata", {{"name", "default"}}},
+                 {"spec", {{"weight", 1}}}});
+  bench_.Build();
+  bench_.Create("pods", "ml", VolcanoPod("v-a", "pg"));
+  bench_.Steps(2);
+  EXPECT_THAT(ScheduledMessage("v-a"), HasSubstr("PodGroup ml/pg does not exist"));
+  bench_.Create("podgroups.scheduling.volcano.sh", "ml", VolcanoPodGroup("pg", 2));
+  bench_.Steps(2);
+  EXPECT_THAT(bench_.runtime.events, IsEmpty());
+  EXPECT_EQ(ScheduledMessage("v-a"), "waiting for the pods of group pg: 1 of 2 exist");
+  auto group = [&] { return bench_.Get("podgroups.scheduling.volcano.sh", "ml", "pg"); };
+  EXPECT_EQ(group()["status"]["phase"], "Pending");
+
+  bench_.Create("pods", "ml", VolcanoPod("v-b", "pg"));
+  bench_.Steps(2);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/pod-pg"));
+  // Admitted; the fake runtime reports one running pod, fewer than minMember.
+  EXPECT_EQ(group()["status"]["phase"], "Inqueue");
+  EXPECT_EQ(group()["status"]["running"], 1);
+
+  bench_.runtime.Finish("ml/pod-pg", true);
+  bench_.Steps(2);
+  EXPECT_EQ(group()["status"]["phase"], "Completed");
+}
+
 }  // namespace
 }  // namespace muster::control

@@ -4,7 +4,8 @@
 # status reaches Succeeded; a Kueue pod group of 2 waits (PodScheduled=False with the
 # reason, an Event) while only one pod exists and while only one fits, then runs both
 # at once; deleting a running pod stops it and frees its quota; a pod of a group
-# without its total count says why it never runs.
+# without its total count says why it never runs; a Volcano standalone PodGroup and
+# its pods are one gang whose phase `kubectl get podgroups` shows.
 # Usage: bash tests/server/bare_pods_test.sh build/muster
 set -uo pipefail
 
@@ -158,6 +159,52 @@ pod bad-a 10Mi 'true' bad >/dev/null
 eventually "a group pod without its total count says why" \
   "False Unschedulable .*pod-group-total-count" \
   $K get pod bad-a -o 'jsonpath={.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason} {.status.conditions[?(@.type=="PodScheduled")].message}'
+
+# (3) Volcano: a standalone PodGroup and pods that name it are one gang; the
+# PodGroup's phase follows (Pending, then Running, then Completed).
+vpod() {
+  $K apply -f - <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  namespace: default
+  annotations: {scheduling.k8s.io/group-name: vg}
+spec:
+  schedulerName: volcano
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: busybox
+    command: [sh, -c, 'echo $1-ran; sleep 3']
+    resources: {requests: {cpu: 10m, memory: 10Mi}}
+EOF
+}
+check "a Volcano Queue" "queue.scheduling.volcano.sh/default created" $K apply -f - <<'EOF'
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: default}
+spec: {weight: 1}
+EOF
+check "a standalone PodGroup of minMember 2" "podgroup.scheduling.volcano.sh/vg created" $K apply -f - <<'EOF'
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: vg, namespace: default}
+spec: {minMember: 2, queue: default}
+EOF
+vpod vg-a >/dev/null
+eventually "with one pod it is Pending" "^vg +Pending +2 +default" $K get podgroups --no-headers
+stays "its pod waits for the gang" "^vg-a +Pending" $K get pod vg-a --no-headers
+vpod vg-b >/dev/null
+eventually "with both pods it is Running" "^vg +Running +2 +default" $K get podgroups --no-headers
+check "its status counts the running pods" "^2 0 0$" \
+  $K get podgroup vg -o 'jsonpath={.status.running} {.status.succeeded} {.status.failed}'
+eventually "then Completed" "^vg +Completed +2" $K get podgroups --no-headers
+check "both pods succeeded" "vg-a +Succeeded.*vg-b +Succeeded" \
+  bash -c "$K get pods --no-headers 2>&1 | tr '\n' ' '"
+check "the counts say so" "^0 2 0$" \
+  $K get podgroup vg -o 'jsonpath={.status.running} {.status.succeeded} {.status.failed}'
 
 kill -TERM "$PID" 2>/dev/null
 wait "$PID" 2>/dev/null
