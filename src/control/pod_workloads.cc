@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "api/decode.h"
+#include "control/workload_objects.h"
 #include "workloads/workloads.h"
 
 namespace muster::control {
@@ -104,6 +105,21 @@ std::optional<PodWorkloadId> PodWorkloadOf(const json& pod) {
   return id;
 }
 
+std::string PodSetNameFor(const PodWorkloadId& id, const std::string& pod_name) {
+  // Kueue names a single pod's pod set "main"; a group's sets are its pods.
+  if (!id.group) return "main";
+  if (pod_name.size() <= 63) return pod_name;
+  // A longer name: its head and a digest of the whole, so names stay distinct.
+  uint32_t digest = 2166136261u;  // FNV-1a
+  for (unsigned char c : pod_name) digest = (digest ^ c) * 16777619u;
+  static const char kHex[] = "0123456789abcdef";
+  std::string tail;
+  for (int shift = 28; shift >= 0; shift -= 4) tail += kHex[(digest >> shift) & 0xf];
+  std::string head = pod_name.substr(0, 54);
+  while (!head.empty() && (head.back() == '-' || head.back() == '.')) head.pop_back();
+  return head + "-" + tail;
+}
+
 std::optional<int32_t> PodGroupSize(const PodWorkloadId& id, const model::ManifestSet& config,
                                     std::string& why) {
   if (!id.volcano) return id.total;
@@ -133,12 +149,7 @@ Result<model::Workload> BuildPodWorkload(const PodWorkloadId& id, const std::vec
     ps.existing_pod = pod_name;
     ps.count = 1;
     ps.min_count = 1;
-    // Kueue names a single pod's pod set "main"; a group's sets are its pods.
-    if (!id.group) {
-      ps.name = "main";
-    } else {
-      ps.name = pod_name.size() <= 63 ? pod_name : "pod-" + std::to_string(i);
-    }
+    ps.name = PodSetNameFor(id, pod_name);
     if (i == 0) {
       out = std::move(one).value();
       out.pod_sets.clear();
@@ -187,13 +198,17 @@ json WithPodPending(const json& pod, const std::string& reason, const std::strin
 }
 
 json PodEvent(const json& pod, const std::string& type, const std::string& reason,
-              const std::string& message, const std::string& now, int64_t sequence) {
+              const std::string& message, Time time, int64_t sequence) {
   const json& meta = Meta(pod);
   const std::string name = meta.value("name", "");
   const std::string ns = meta.value("namespace", "");
+  const std::string now = Rfc3339(time);
   return {{"apiVersion", "v1"},
           {"kind", "Event"},
-          {"metadata", {{"name", name + ".pod." + std::to_string(sequence)}, {"namespace", ns}}},
+          {"metadata",
+           {{"name", name + ".pod." + std::to_string(sequence) + "." +
+                         std::to_string(static_cast<int64_t>(time * 1000))},
+            {"namespace", ns}}},
           {"involvedObject",
            {{"apiVersion", "v1"},
             {"kind", "Pod"},

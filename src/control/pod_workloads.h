@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/clock.h"
 #include "core/status.h"
 #include "model/manifest_set.h"
 #include "model/workload.h"
@@ -55,6 +56,10 @@ Result<model::Workload> BuildPodWorkload(const PodWorkloadId& id,
                                          const std::vector<nlohmann::json>& pods,
                                          const model::ManifestSet& config);
 
+// The name of the pod set that is pod `pod_name` in the workload of `id`: "main" for a
+// single pod (Kueue's name), the pod's name in a group (cut to a DNS label).
+std::string PodSetNameFor(const PodWorkloadId& id, const std::string& pod_name);
+
 // The pods a group waits for: `id.total`, or the Volcano PodGroup's minMember (at
 // least 1); nullopt with `why` when the PodGroup does not exist.
 std::optional<int32_t> PodGroupSize(const PodWorkloadId& id, const model::ManifestSet& config,
@@ -65,9 +70,10 @@ std::optional<int32_t> PodGroupSize(const PodWorkloadId& id, const model::Manife
 nlohmann::json WithPodPending(const nlohmann::json& pod, const std::string& reason,
                               const std::string& message, const std::string& now);
 
-// A v1 Event about `pod` (sequence makes its name unique).
+// A v1 Event about `pod` at `now` (its name: the pod's, `sequence` and the time in
+// milliseconds, unique across restarts).
 nlohmann::json PodEvent(const nlohmann::json& pod, const std::string& type,
-                        const std::string& reason, const std::string& message,
-                        const std::string& now, int64_t sequence);
+                        const std::string& reason, const std::string& message, Time now,
+                        int64_t sequence);
 
 }  // namespace muster::control

@@ -182,6 +182,10 @@ class Reconciler {
   void ApplyBarePod(const Change& change);
   // Takes `pod` into its gang; false when it is no workload's.
   bool IntakeBarePod(const nlohmann::json& pod);
+  // Cluster mode: the binder's view of bare pod "<ns>/<pod>" (nullopt: not one).
+  std::optional<PodIdentity> BarePodIdentity(const std::string& pod_id) const;
+  // Cluster mode: the pods of a running bare-pod gang all ended: its workload too.
+  void CheckPodsFinished(JobState& job);
   // The gang of `key` has all its pods: its job state (not yet in the engine).
   JobState* FormPodJob(const std::string& key);
   // Gangs still short of pods or with a problem: their pods say why.

@@ -358,8 +358,8 @@ void Reconciler::CheckFinished(JobState& job) {
 
 void Reconciler::Apply(const Change& change) {
   if (change.resource == "pods") {
+    ApplyBarePod(change);  // first: the binder below finds a bare pod's gang
     if (options_.mode == ReconcilerMode::kCluster) ApplyPod(change);
-    ApplyBarePod(change);
     return;
   }
   if (change.resource == kWorkloads) return ApplyWorkload(change);
@@ -460,7 +460,9 @@ void Reconciler::ApplyPod(const Change& change) {
     pod_gang_.erase(old);
   }
   if (change.type != ChangeType::kDeleted) {
-    if (auto identity = IdentifyPod(change.object)) {
+    std::optional<PodIdentity> identity = IdentifyPod(change.object);
+    if (!identity) identity = BarePodIdentity(pod_id);
+    if (identity) {
       const std::string key = change.namespace_ + "/" + identity->job_name;
       WatchedPod view = MakeWatchedPod(change.object, *identity);
       if (!view.node.empty() && !view.terminal) {

@@ -6,6 +6,7 @@
 // Kueue gates such pods (`kueue.x-k8s.io/admission`) because kube-scheduler binds
 // them; muster is the scheduler (serve: the kubelet too), so a pod is simply neither
 // bound nor started before its workload is admitted: no gate is written.
+#include <algorithm>
 #include <functional>
 
 #include "control/reconciler.h"
@@ -32,7 +33,16 @@ bool Placed(const json& pod) {
 }  // namespace
 
 bool Reconciler::IntakeBarePod(const json& pod) {
-  if (options_.mode != ReconcilerMode::kServe) return false;
+  if (options_.mode == ReconcilerMode::kCluster) {
+    // In a cluster only the pods handed to muster (spec.schedulerName) are its to
+    // bind; the others are kube-scheduler's (Kueue gates those; muster does not).
+    const json spec = pod.value("spec", json::object());
+    const std::string scheduler =
+        spec.is_object() ? spec.value("schedulerName", "default-scheduler") : "";
+    if (std::find(options_.scheduler_names.begin(), options_.scheduler_names.end(), scheduler) ==
+        options_.scheduler_names.end())
+      return false;
+  }
   std::optional<PodWorkloadId> id = PodWorkloadOf(pod);
   if (!id) return false;
   const std::string key = id->Key();
@@ -82,7 +92,10 @@ void Reconciler::ApplyBarePod(const Change& change) {
     // the gang was formed from what the pod asked for when it arrived.
     auto gang = pod_gangs_.find(known->second);
     if (gang != pod_gangs_.end()) gang->second.pods[change.name] = change.object;
-    if (jobs_.count(known->second) != 0) dirty_.insert(known->second);
+    if (auto job = jobs_.find(known->second); job != jobs_.end()) {
+      dirty_.insert(known->second);
+      CheckPodsFinished(*job->second);
+    }
     return;
   }
   if (!IntakeBarePod(change.object)) return;
@@ -92,6 +105,38 @@ void Reconciler::ApplyBarePod(const Change& change) {
     return;
   }
   waiting_pod_gangs_.insert(key);
+}
+
+std::optional<PodIdentity> Reconciler::BarePodIdentity(const std::string& pod_id) const {
+  auto known = bare_pods_.find(pod_id);
+  if (known == bare_pods_.end()) return std::nullopt;
+  auto gang = pod_gangs_.find(known->second);
+  if (gang == pod_gangs_.end()) return std::nullopt;
+  PodIdentity identity;
+  identity.job_kind = "Pod";
+  identity.job_name = "pod-" + gang->second.id.name;  // the key's name part
+  identity.pod_set = PodSetNameFor(gang->second.id, pod_id.substr(pod_id.find('/') + 1));
+  identity.index = 0;
+  return identity;
+}
+
+// Kubelets run a cluster's pods: the workload ends when every pod has (one failed
+// pod fails it, as a Kueue pod group whose pods failed is finished).
+void Reconciler::CheckPodsFinished(JobState& job) {
+  if (options_.mode != ReconcilerMode::kCluster || !job.in_engine || job.finished) return;
+  const engine::WorkloadRecord* r = engine_ ? engine_->Find(job.key) : nullptr;
+  auto gang = pod_gangs_.find(job.key);
+  if (r == nullptr || r->phase != engine::Phase::kRunning || gang == pod_gangs_.end()) return;
+  std::string failed;
+  for (const auto& [name, pod] : gang->second.pods) {
+    if (!Terminal(pod)) return;
+    if (pod["status"].value("phase", "") == "Failed" && failed.empty()) {
+      failed = "pod " + name + " failed";
+    }
+  }
+  Status s = failed.empty() ? engine_->Succeed(job.key) : engine_->FailPods(job.key, failed);
+  if (!s.ok()) Log(job.key + ": " + s.message());
+  dirty_.insert(job.key);
 }
 
 Reconciler::JobState* Reconciler::FormPodJob(const std::string& key) {
@@ -208,7 +253,7 @@ void Reconciler::SetPodsPending(PodGang& gang, const std::string& reason,
     if (!news) continue;
     json event = PodEvent(pod, event_type,
                           reason == "Unschedulable" ? "FailedScheduling" : "WaitingForAdmission",
-                          message, now, ++event_counter_);
+                          message, clock_.Now(), ++event_counter_);
     WriteOp op;
     op.kind = WriteKind::kEvent;
     op.resource = "events";

@@ -219,7 +219,12 @@ void Reconciler::SyncJob(JobState& job) {
   if (r == nullptr) return;
   SyncWorkload(job);
   if (job.bare_pods) {
-    SyncPodJob(job);  // the pods are the job; the executor or the binder runs them
+    // The pods are the job: serve's executor runs them; in a cluster muster binds
+    // them once the Workload records the admission (then their kubelets run them).
+    SyncPodJob(job);
+    if (options_.mode == ReconcilerMode::kCluster && r->phase == engine::Phase::kRunning &&
+        job.workload_admit_epoch == job.admit_epoch)
+      BindGang(job);
   } else if (options_.mode == ReconcilerMode::kServe) {
     SyncServeJob(job);
   } else {
