@@ -24,8 +24,7 @@ json ClusterPod(const std::string& name, int gpus, const std::string& scheduler 
       {"name", name}, {"namespace", "ml"}, {"labels", {{"kueue.x-k8s.io/queue-name", "team"}}}};
   if (!group.empty()) {
     pod["metadata"]["labels"]["kueue.x-k8s.io/pod-group-name"] = group;
-    pod["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-total-count"] =
-        std::to_string(total);
+    pod["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-total-count"] = std::to_string(total);
   }
   json container = {
       {"name", "main"},

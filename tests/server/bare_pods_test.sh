@@ -4,8 +4,9 @@
 # status reaches Succeeded; a Kueue pod group of 2 waits (PodScheduled=False with the
 # reason, an Event) while only one pod exists and while only one fits, then runs both
 # at once; deleting a running pod stops it and frees its quota; a pod of a group
-# without its total count says why it never runs; a Volcano standalone PodGroup and
-# its pods are one gang whose phase `kubectl get podgroups` shows.
+# without its total count says why it never runs; a pod without a queue label runs as
+# a Job without one does; a Volcano standalone PodGroup and its pods are one gang
+# whose phase `kubectl get podgroups` shows.
 # Usage: bash tests/server/bare_pods_test.sh build/muster
 set -uo pipefail
 
@@ -159,6 +160,21 @@ pod bad-a 10Mi 'true' bad >/dev/null
 eventually "a group pod without its total count says why" \
   "False Unschedulable .*pod-group-total-count" \
   $K get pod bad-a -o 'jsonpath={.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason} {.status.conditions[?(@.type=="PodScheduled")].message}'
+
+# A pod with no queue label runs as a batch Job without one does in serve (muster
+# is the only scheduler): its Workload names no queue.
+check "a pod without a queue label is accepted" "pod/free created" $K apply -f - <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: free, namespace: default}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: main, image: busybox, command: [sh, -c, 'echo free-ran'], resources: {requests: {cpu: 10m, memory: 10Mi}}}
+EOF
+eventually "it runs like a Job without a queue label" "^free +Succeeded" $K get pod free --no-headers
+check "its Workload names no queue and is Finished" "^pod-free True True $" \
+  $K get workload pod-free -o 'jsonpath={.metadata.name} {.status.conditions[?(@.type=="Admitted")].status} {.status.conditions[?(@.type=="Finished")].status} {.spec.queueName}'
 
 # (3) Volcano: a standalone PodGroup and pods that name it are one gang; the
 # PodGroup's phase follows (Pending, then Running, then Completed).
