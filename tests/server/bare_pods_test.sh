@@ -221,6 +221,10 @@ check "both pods succeeded" "vg-a +Succeeded.*vg-b +Succeeded" \
   bash -c "$K get pods --no-headers 2>&1 | tr '\n' ' '"
 check "the counts say so" "^0 2 0$" \
   $K get podgroup vg -o 'jsonpath={.status.running} {.status.succeeded} {.status.failed}'
+$K get podgroup vg -o yaml >"$TMP/vg.yaml" 2>&1
+check "muster summary shows the PodGroup's phase" \
+  "default/vg +minMember=2 queue=default phase=Completed \(running 0, succeeded 2, failed 0\) standalone" \
+  "$MUSTER" summary -f "$TMP/vg.yaml"
 
 kill -TERM "$PID" 2>/dev/null
 wait "$PID" 2>/dev/null
