@@ -1,6 +1,7 @@
 // v1 Pod created on its own (not from a job's template): validated like a template
 // so the API refuses what it could never run (`cpu: "abc"`, 2^31 GPUs), but not
-// scheduled by the simulator; muster runs pods through the jobs that own them.
+// scheduled by the simulator. `muster serve` runs such pods as workloads of their own
+// (control/pod_workloads.h decodes each as a one-pod Job).
 #include <set>
 #include <string>
 

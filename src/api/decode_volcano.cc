@@ -127,6 +127,11 @@ void DecodePodGroup(const YamlValue& root, model::ObjectMeta meta, DecodeResult&
     spec.Get("priorityClassName").Ref("PriorityClass", "", pg.priority_class_name);
   }
   pg.network_topology = DecodeNetworkTopology(spec.Get("networkTopology"));
+  YamlValue status = root.Get("status");
+  status.Get("phase").Read(pg.phase);
+  status.Get("running").Read(pg.running);
+  status.Get("succeeded").Read(pg.succeeded);
+  status.Get("failed").Read(pg.failed);
   pg.meta = std::move(meta);
   if (!root.ctx().has_errors()) out.manifests.pod_groups.push_back(std::move(pg));
 }

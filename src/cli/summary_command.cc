@@ -120,9 +120,15 @@ void PrintPodGroups(const model::ManifestSet& m, const std::vector<model::Worklo
       std::string group = it != w.meta.annotations.end() ? it->second : w.meta.name;
       if (group == pg.meta.name) user = w.key;
     }
+    // Its status when the input has one (a `kubectl get podgroups -o yaml`).
+    std::string status;
+    if (!pg.phase.empty()) {
+      status = " phase=" + pg.phase + " (running " + std::to_string(pg.running) + ", succeeded " +
+               std::to_string(pg.succeeded) + ", failed " + std::to_string(pg.failed) + ")";
+    }
     std::printf(
-        "  %-28s minMember=%d queue=%s %s\n", pg.meta.Key().c_str(), pg.min_member,
-        pg.queue.c_str(),
+        "  %-28s minMember=%d queue=%s%s %s\n", pg.meta.Key().c_str(), pg.min_member,
+        pg.queue.c_str(), status.c_str(),
         user.empty() ? "standalone: no job of the input uses it" : ("gang of " + user).c_str());
   }
 }

@@ -34,6 +34,7 @@
 #include "control/gang_binder.h"
 #include "control/gang_runtime.h"
 #include "control/object_reader.h"
+#include "control/pod_workloads.h"
 #include "control/scheduler_view.h"
 #include "control/status_sink.h"
 #include "control/store_snapshot.h"
@@ -164,6 +165,7 @@ class Reconciler {
   struct JobState;
   struct ConfigObject;
   struct InFlight;
+  struct PodGang;
 
   // reconciler_jobs.cc
   void ApplyJob(const Change& change);
@@ -175,6 +177,25 @@ class Reconciler {
   void AdoptRunning(JobState& job);
   void ApplyPod(const Change& change);
   void ApplyWorkload(const Change& change);
+
+  // reconciler_pods.cc (bare Pods as workloads, pod_workloads.h)
+  void ApplyBarePod(const Change& change);
+  // Takes `pod` into its gang; false when it is no workload's.
+  bool IntakeBarePod(const nlohmann::json& pod);
+  // Cluster mode: the binder's view of bare pod "<ns>/<pod>" (nullopt: not one).
+  std::optional<PodIdentity> BarePodIdentity(const std::string& pod_id) const;
+  // Cluster mode: the pods of a running bare-pod gang all ended: its workload too.
+  void CheckPodsFinished(JobState& job);
+  // The gang of `key` has all its pods: its job state (not yet in the engine).
+  JobState* FormPodJob(const std::string& key);
+  // Gangs still short of pods or with a problem: their pods say why.
+  void SyncWaitingPodGangs();
+  void SyncPodJob(JobState& job);
+  void SyncVolcanoPodGroup(PodGang& gang, const engine::WorkloadRecord* record);
+  void SetPodsPending(PodGang& gang, const std::string& reason, const std::string& message,
+                      const std::string& event_type);
+  // The job's workload decoded again (jobs from their object, bare pods from theirs).
+  Result<model::Workload> DecodeState(const JobState& job) const;
 
   // reconciler_config.cc
   bool ApplyConfig(const Change& change);
@@ -234,7 +255,12 @@ class Reconciler {
   // so a planned gang waits for the pods of stopped gangs to leave its nodes.
   std::map<std::string, std::map<std::string, int32_t>> node_gangs_;
   std::set<std::string> waiting_for_nodes_;  // gangs NodesFree held back
-  std::set<std::string> dirty_;              // workload keys to look at in the next Step
+  // Bare pods (pod_workloads.h): gangs by workload key, and each pod's gang
+  // ("<ns>/<pod>" -> key); gangs that wait for pods are looked at again.
+  std::map<std::string, PodGang> pod_gangs_;
+  std::map<std::string, std::string> bare_pods_;
+  std::set<std::string> waiting_pod_gangs_;
+  std::set<std::string> dirty_;  // workload keys to look at in the next Step
   bool queues_dirty_ = true;
   std::map<std::string, nlohmann::json> written_queue_status_;
   std::map<uint64_t, InFlight> in_flight_;  // by op id

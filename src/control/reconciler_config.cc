@@ -133,7 +133,7 @@ void Reconciler::Reconfigure() {
     // Jobs that arrived while no configuration was usable.
     for (auto& [key, job] : jobs_) {
       if (job->in_engine || job->finished || !job->parked.empty()) continue;
-      auto workload = DecodeJob(job->object, config_);
+      auto workload = DecodeState(*job);
       if (workload.ok()) SubmitToEngine(*job, std::move(workload).value());
     }
   }

@@ -1,6 +1,7 @@
 // The reconciler's input half: building from a view at start-up, and jobs, pods and
 // Workloads as their changes arrive.
 #include <algorithm>
+#include <optional>
 
 #include "control/gang_binder.h"
 #include "control/job_templates.h"
@@ -163,6 +164,33 @@ void Reconciler::Build(const ObjectReader& view) {
     }
     added.push_back(&job);
   }
+  // Bare pods: gangs whose pods all exist are jobs like the others (after them).
+  pod_gangs_.clear();
+  bare_pods_.clear();
+  waiting_pod_gangs_.clear();
+  if (auto pods = view.List("pods", ""); pods.ok()) {
+    for (const auto& p : pods->items) {
+      if (!IntakeBarePod(p)) continue;
+      const json& m = p["metadata"];
+      waiting_pod_gangs_.insert(
+          bare_pods_.at(m.value("namespace", "") + "/" + m.value("name", "")));
+    }
+  }
+  for (auto& [key, gang] : pod_gangs_) {
+    std::string why;
+    std::optional<int32_t> size = PodGroupSize(gang.id, config_, why);
+    if (!gang.id.problem.empty() || !size || static_cast<int32_t>(gang.pods.size()) < *size)
+      continue;
+    JobState* job = FormPodJob(key);
+    if (job == nullptr) continue;
+    waiting_pod_gangs_.erase(key);
+    auto wl = view.Get({kWorkloads, job->ref.namespace_, WorkloadObjectName(job->ref)});
+    if (wl.ok()) {
+      job->workload = std::move(*wl);
+      job->finished = WorkloadFinished(job->workload);
+    }
+    added.push_back(job);
+  }
   if (options_.mode == ReconcilerMode::kCluster) {
     gang_pods_.clear();
     pod_gang_.clear();
@@ -182,7 +210,7 @@ void Reconciler::Build(const ObjectReader& view) {
   // Jobs in arrival order, then the gangs that run adopted where they run.
   for (JobState* job : added) {
     if (!job->finished) {
-      auto workload = DecodeJob(job->object, config_);
+      auto workload = DecodeState(*job);
       if (workload.ok()) SubmitToEngine(*job, std::move(workload).value());
     }
   }
@@ -330,6 +358,7 @@ void Reconciler::CheckFinished(JobState& job) {
 
 void Reconciler::Apply(const Change& change) {
   if (change.resource == "pods") {
+    ApplyBarePod(change);  // first: the binder below finds a bare pod's gang
     if (options_.mode == ReconcilerMode::kCluster) ApplyPod(change);
     return;
   }
@@ -431,7 +460,9 @@ void Reconciler::ApplyPod(const Change& change) {
     pod_gang_.erase(old);
   }
   if (change.type != ChangeType::kDeleted) {
-    if (auto identity = IdentifyPod(change.object)) {
+    std::optional<PodIdentity> identity = IdentifyPod(change.object);
+    if (!identity) identity = BarePodIdentity(pod_id);
+    if (identity) {
       const std::string key = change.namespace_ + "/" + identity->job_name;
       WatchedPod view = MakeWatchedPod(change.object, *identity);
       if (!view.node.empty() && !view.terminal) {

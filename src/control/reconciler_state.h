@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -18,6 +19,7 @@ struct Reconciler::JobState {
   int64_t generation = 0;
   bool in_engine = false;
   bool finished = false;      // succeeded or failed: never resubmitted
+  bool bare_pods = false;     // a gang of bare Pod objects (pod_workloads.h)
   nlohmann::json workload;    // the Workload object as last written or read (null: none)
   size_t written_status = 0;  // serve: hash of the job status as last written (0: none)
 
@@ -40,6 +42,15 @@ struct Reconciler::InFlight {
   WriteOp op;
   std::string job_key;  // "" for writes of no job (queues, Events, deletions)
   int64_t epoch = -1;   // kWorkload: the admission it records
+};
+
+// A gang of bare pods (pod_workloads.h) as its pods arrive.
+struct Reconciler::PodGang {
+  PodWorkloadId id;
+  std::map<std::string, nlohmann::json> pods;  // by pod name, latest seen
+  std::map<std::string, size_t> written;       // pod -> hash of the pending status written
+  std::string why;                             // what it waits for, as last reported
+  nlohmann::json group_status;                 // Volcano PodGroup status as last written
 };
 
 struct Reconciler::ConfigObject {

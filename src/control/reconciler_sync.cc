@@ -43,6 +43,7 @@ void Reconciler::Decide() {
   writes_before_ = stats_.writes;
   ApplyResults();
   if (config_dirty_) Reconfigure();
+  SyncWaitingPodGangs();
   if (engine_ != nullptr) {
     const Time now = clock_.Now();
     auto handle = [&](const std::vector<GangOutcome>& outcomes) {
@@ -217,7 +218,14 @@ void Reconciler::SyncJob(JobState& job) {
   const engine::WorkloadRecord* r = engine_->Find(job.key);
   if (r == nullptr) return;
   SyncWorkload(job);
-  if (options_.mode == ReconcilerMode::kServe) {
+  if (job.bare_pods) {
+    // The pods are the job: serve's executor runs them; in a cluster muster binds
+    // them once the Workload records the admission (then their kubelets run them).
+    SyncPodJob(job);
+    if (options_.mode == ReconcilerMode::kCluster && r->phase == engine::Phase::kRunning &&
+        job.workload_admit_epoch == job.admit_epoch)
+      BindGang(job);
+  } else if (options_.mode == ReconcilerMode::kServe) {
     SyncServeJob(job);
   } else {
     SyncClusterJob(job);

@@ -39,6 +39,10 @@ struct PodGroup {
   std::string queue = "default";
   std::string priority_class_name;
   std::optional<NetworkTopologySpec> network_topology;
+  // status as last reported (Volcano's scheduler, or muster for a standalone group):
+  // what `muster summary` shows; the scheduler never reads it.
+  std::string phase;  // Pending, Inqueue, Running, Completed ("" when none)
+  int32_t running = 0, succeeded = 0, failed = 0;
 };
 
 struct HyperNodeMember {

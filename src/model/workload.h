@@ -46,6 +46,11 @@ struct PodSet {
   bool indexed = false;
   // Volcano task-level lifecycle policies (job-level ones are in LifecycleSpec).
   std::vector<LifecyclePolicy> volcano_policies;
+  // A bare Pod run as a workload (Kueue's pod integration, a Volcano standalone
+  // PodGroup, a pod handed to muster directly): the name of the existing Pod object
+  // this one-pod set is. The executor runs that object and writes its status instead
+  // of creating a pod from the template. Empty for every job kind.
+  std::string existing_pod;
 };
 
 // Per-kind facts that rank identity (env, hostfile) needs, copied from the job so a

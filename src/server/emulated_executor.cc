@@ -169,6 +169,13 @@ void EmulatedExecutor::WritePods(const Gang& gang, Time now) {
   for (const auto& pod : gang.pods) {
     control::ObjectKey key{"pods", ns, pod.name};
     nlohmann::json object = BuildPodObject(gang.workload, pod, now);
+    if (IsExistingPod(gang.workload, pod.pod_set)) {
+      // The user's own Pod: its status is written, never a pod re-created.
+      if (auto stored = store_.Get(key); stored.ok()) {
+        store_.Update(key, ExistingPodObject(*stored, object), WriteScope::kAll);
+      }
+      continue;
+    }
     // Update first: after the first start of a job its pod objects exist.
     auto updated = store_.Update(key, object, WriteScope::kAll);
     if (!updated.ok() && updated.status().code() == StatusCode::kNotFound) {
@@ -178,8 +185,11 @@ void EmulatedExecutor::WritePods(const Gang& gang, Time now) {
 }
 
 void EmulatedExecutor::DeletePods(const Gang& gang) {
-  for (const auto& pod : gang.pods)
+  for (const auto& pod : gang.pods) {
+    // A bare Pod's object is the user's: it stays until the user deletes it.
+    if (IsExistingPod(gang.workload, pod.pod_set)) continue;
     store_.Delete({"pods", gang.workload.meta.namespace_, pod.name});
+  }
 }
 
 }  // namespace muster::server

@@ -632,6 +632,13 @@ void LocalExecutor::WritePod(const Gang& gang, PodRun& pod, Time now) {
   view.owner_uid = gang.job_uid;
   json object = BuildPodObject(gang.workload, view, now);
   control::ObjectKey key{"pods", gang.namespace_, pod.name};
+  if (IsExistingPod(gang.workload, pod.pod_set)) {
+    // The user's own Pod: its status is written, never a pod re-created.
+    if (auto stored = store_.Get(key); stored.ok()) {
+      store_.Update(key, ExistingPodObject(*stored, object), WriteScope::kAll);
+    }
+    return;
+  }
   if (store_.Get(key).ok()) {
     store_.Update(key, std::move(object), WriteScope::kAll);
   } else {
@@ -641,6 +648,8 @@ void LocalExecutor::WritePod(const Gang& gang, PodRun& pod, Time now) {
 
 void LocalExecutor::DeletePods(Gang& gang) {
   for (auto& pod : gang.pods) {
+    // A bare Pod's object is the user's: it stays (with its logs) until deleted.
+    if (IsExistingPod(gang.workload, pod.pod_set) && !pod.object_deleted) continue;
     store_.Delete({"pods", gang.namespace_, pod.name});
     processes_.Remove(pod.id);
   }

@@ -163,4 +163,31 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
           {"status", status}};
 }
 
+bool IsExistingPod(const model::Workload& workload, int32_t pod_set) {
+  return pod_set >= 0 && pod_set < static_cast<int32_t>(workload.pod_sets.size()) &&
+         !workload.pod_sets[pod_set].existing_pod.empty();
+}
+
+json ExistingPodObject(const json& stored, const json& built) {
+  json out = stored;
+  if (!out["spec"].is_object()) out["spec"] = json::object();
+  const json built_spec = built.value("spec", json::object());
+  out["spec"]["nodeName"] = built_spec.value("nodeName", "");
+  json status = built.value("status", json::object());
+  const std::string phase = status.value("phase", "");
+  const std::string now = status.value("startTime", "");
+  const bool running = phase == "Running";
+  auto condition = [&](const char* type, bool value) {
+    json c = {{"type", type}, {"status", value ? "True" : "False"}};
+    c["lastTransitionTime"] = now.empty() ? json(nullptr) : json(now);
+    if (!value && phase != "Pending") c["reason"] = "PodCompleted";
+    return c;
+  };
+  status["conditions"] =
+      json::array({condition("PodScheduled", true), condition("Initialized", phase != "Pending"),
+                   condition("ContainersReady", running), condition("Ready", running)});
+  out["status"] = std::move(status);
+  return out;
+}
+
 }  // namespace muster::server

@@ -39,6 +39,14 @@ std::string JobUid(const control::ObjectReader& store, const model::ObjectMeta& 
 
 nlohmann::json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time now);
 
+// A bare Pod run as a workload (PodSet::existing_pod): the user's `stored` object
+// keeps its metadata and spec; muster, as scheduler and kubelet, sets spec.nodeName
+// and the status of `built` (BuildPodObject), with the PodScheduled, Initialized,
+// ContainersReady and Ready conditions.
+nlohmann::json ExistingPodObject(const nlohmann::json& stored, const nlohmann::json& built);
+// Whether pod set `pod_set` of `workload` is an existing Pod object.
+bool IsExistingPod(const model::Workload& workload, int32_t pod_set);
+
 // The pod's labels: its template's, then those its job's upstream controller adds.
 model::StringMap PodObjectLabels(const model::Workload& workload, int32_t pod_set, int32_t index);
 

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "control/pod_workloads.h"
 #include "control/store_snapshot.h"
 #include "server/emulated_executor.h"
 #include "server/local_executor.h"
@@ -49,8 +50,12 @@ Status SchedulerController::Start(ServeContext& context) {
   // Subscribe before reading, so no change between the read and the subscription is
   // lost; changes already reflected in the read are applied again harmlessly.
   subscription_ = store_->hub().Subscribe([this](const WatchHub::ChangePtr& change) {
+    // Pods: only bare ones (control/pod_workloads.h), not the pods of jobs.
+    const bool bare_pod =
+        change->resource == "pods" && (change->type == control::ChangeType::kDeleted ||
+                                       control::PodWorkloadOf(change->object).has_value());
     if (!control::IsConfigResource(change->resource) && !control::IsJobResource(change->resource) &&
-        change->resource != "workloads.kueue.x-k8s.io")
+        change->resource != "workloads.kueue.x-k8s.io" && !bare_pod)
       return;
     std::lock_guard<std::mutex> lock(mu_);
     changes_.push_back(change);

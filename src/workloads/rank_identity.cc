@@ -32,6 +32,7 @@ void BatchIdentity(const model::Workload& w, int32_t pod_set, int32_t index, Pod
 std::string DefaultHostname(const model::Workload& workload, int32_t pod_set, int32_t index) {
   if (pod_set < 0 || pod_set >= static_cast<int32_t>(workload.pod_sets.size())) return "";
   const model::PodSet& ps = workload.pod_sets[pod_set];
+  if (!ps.existing_pod.empty()) return ps.existing_pod;  // a bare Pod keeps its name
   // JobSet pods are "<jobset>-<replicatedJob>-<jobIndex>-<podIndex>" upstream; users
   // write rendezvous addresses in that form, so keep it.
   if (ps.pods_per_job > 0) {

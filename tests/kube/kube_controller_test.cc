@@ -254,5 +254,54 @@ TEST_F(KubeControllerTest, ConflictingWritesAreRetriedNotClobbered) {
   EXPECT_EQ(Job("train")["spec"]["template"]["spec"]["nodeSelector"]["pool"], "a100");
 }
 
+// A bare Pod handed to muster (spec.schedulerName), queued or in a Kueue pod group.
+json BarePod(const std::string& name, int gpus, const std::string& group = "", int total = 0) {
+  json pod = json::parse(R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"namespace": "default",
+      "labels": {"kueue.x-k8s.io/queue-name": "research"}},
+    "spec": {"schedulerName": "muster", "restartPolicy": "Never",
+      "containers": [{"name": "main", "image": "trainer",
+                      "resources": {"requests": {"cpu": "1"}}}]}})");
+  pod["metadata"]["name"] = name;
+  pod["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] = std::to_string(gpus);
+  if (!group.empty()) {
+    pod["metadata"]["labels"]["kueue.x-k8s.io/pod-group-name"] = group;
+    pod["metadata"]["annotations"]["kueue.x-k8s.io/pod-group-total-count"] = std::to_string(total);
+  }
+  return pod;
+}
+
+TEST_F(KubeControllerTest, BindsABarePodAsAOnePodWorkloadThatFinishesWithIt) {
+  fake_.Create(BarePod("solo", 2));
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("solo").empty(); }));
+  json wl = Get("workloads.kueue.x-k8s.io", "pod-solo");
+  EXPECT_EQ(Condition(wl, "Admitted"), "True");
+  EXPECT_EQ(wl["spec"]["queueName"], "research");
+  json placement =
+      json::parse(wl["metadata"]["annotations"]["muster.dev/placement"].get<std::string>());
+  EXPECT_EQ(NodeOf("solo"), placement[0]["node"]);
+  SetPhase("solo", "Running");
+  SetPhase("solo", "Succeeded");
+  ASSERT_TRUE(WaitFor([&] {
+    return Condition(Get("workloads.kueue.x-k8s.io", "pod-solo"), "Finished") == "True";
+  }));
+}
+
+TEST_F(KubeControllerTest, BindsAPodGroupOnlyOnceEveryPodExists) {
+  fake_.Create(BarePod("g-a", 4, "g", 2));
+  // Alone, the pod waits and says why.
+  ASSERT_TRUE(WaitFor([&] {
+    for (const auto& c :
+         Get("pods", "g-a").value("status", json::object()).value("conditions", json::array())) {
+      if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False")
+        return c.value("message", "") == "waiting for the pods of group g: 1 of 2 exist";
+    }
+    return false;
+  })) << Get("pods", "g-a").dump(2);
+  EXPECT_EQ(NodeOf("g-a"), "");
+  fake_.Create(BarePod("g-b", 4, "g", 2));
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("g-a").empty() && !NodeOf("g-b").empty(); }));
+  EXPECT_NE(NodeOf("g-a"), NodeOf("g-b"));  // 4 GPUs each, 4 per node
+}
+
 }  // namespace
 }  // namespace muster::kube

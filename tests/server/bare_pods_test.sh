@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# Bare Pods as workloads in `muster serve` with the real kubectl: a Pod labelled with a
+# Kueue LocalQueue runs as a one-pod Workload under that queue's quota and its own
+# status reaches Succeeded; a Kueue pod group of 2 waits (PodScheduled=False with the
+# reason, an Event) while only one pod exists and while only one fits, then runs both
+# at once; deleting a running pod stops it and frees its quota; a pod of a group
+# without its total count says why it never runs; a pod without a queue label runs as
+# a Job without one does; a Volcano standalone PodGroup and its pods are one gang
+# whose phase `kubectl get podgroups` shows.
+# Usage: bash tests/server/bare_pods_test.sh build/muster
+set -uo pipefail
+
+MUSTER=$(realpath "${1:-build/muster}")
+if ! command -v kubectl >/dev/null 2>&1; then
+  echo "kubectl not found; skipping"
+  echo "0 passed, 0 failed"
+  exit 0
+fi
+TMP=$(mktemp -d)
+export KUBECACHEDIR="$TMP/cache"
+PASS=0
+FAIL=0
+PID=""
+cleanup() {
+  [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' <<<"$2" | head -20; }
+check() {
+  local name=$1 pattern=$2
+  shift 2
+  local out
+  if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
+}
+# eventually NAME PATTERN CMD...: CMD's output matches within 30 s.
+eventually() {
+  local name=$1 pattern=$2
+  shift 2
+  local out=""
+  for _ in $(seq 1 150); do
+    if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; return; fi
+    sleep 0.2
+  done
+  bad "$name" "$out"
+}
+# stays NAME PATTERN CMD...: CMD's output still matches after 2 s.
+stays() {
+  sleep 2
+  check "$@"
+}
+
+"$MUSTER" serve --data "$TMP/data" --listen 127.0.0.1:0 >"$TMP/server.log" 2>&1 &
+PID=$!
+for _ in $(seq 1 100); do
+  grep -q "listening on" "$TMP/server.log" 2>/dev/null && break
+  sleep 0.1
+done
+URL=$(sed -n 's/.*listening on \(http:\/\/127.0.0.1:[0-9]*\).*/\1/p' "$TMP/server.log")
+[ -n "$URL" ] || { echo "server did not start:"; cat "$TMP/server.log"; exit 1; }
+K="kubectl --request-timeout=20s --server $URL"
+
+# One flavor, a ClusterQueue of 1Gi of memory (memory: every machine has that much;
+# a CPU count would depend on the machine the test runs on) and its LocalQueue.
+check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<'EOF'
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: default-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: default-flavor
+      resources:
+      - {name: cpu, nominalQuota: "1"}
+      - {name: memory, nominalQuota: 1Gi}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: lq, namespace: default}
+spec: {clusterQueue: cq}
+EOF
+
+# pod NAME MEMORY COMMAND [GROUP TOTAL]: a bare Pod in queue lq.
+pod() {
+  local name=$1 mem=$2 cmd=$3 group=${4:-} total=${5:-}
+  local meta="{name: $name, namespace: default, labels: {kueue.x-k8s.io/queue-name: lq"
+  [ -n "$group" ] && meta="$meta, kueue.x-k8s.io/pod-group-name: $group"
+  meta="$meta}"
+  [ -n "$total" ] && meta="$meta, annotations: {kueue.x-k8s.io/pod-group-total-count: \"$total\"}"
+  $K apply -f - <<EOF
+apiVersion: v1
+kind: Pod
+metadata: $meta}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: busybox
+    command: [sh, -c, '$cmd']
+    resources: {requests: {cpu: 10m, memory: "$mem"}}
+EOF
+}
+
+# (1) One pod, one Workload: it runs under lq's quota and its own status follows.
+check "a queued bare pod is accepted" "pod/solo created" pod solo 100Mi 'echo hello-from-solo; sleep 1'
+eventually "its status reaches Succeeded" "^solo +Succeeded" $K get pod solo --no-headers
+check "it ran the pod's own command" "hello-from-solo" $K logs solo
+check "its Workload is in lq and Finished" "^pod-solo +lq +cq +True +True" $K get workloads pod-solo --no-headers
+check "the pod's Events say it was admitted and started" "Admitted +Pod/solo.*Started +Pod/solo" \
+  bash -c "$K get events --sort-by=.metadata.creationTimestamp 2>&1 | tr '\n' ' '"
+check "the pod kept its name, labels and node" "vm.*lq" \
+  $K get pod solo -o 'jsonpath={.spec.nodeName} {.metadata.labels.kueue\.x-k8s\.io/queue-name}'
+
+# (2) A group of 2: one pod alone waits, saying why.
+check "the first pod of group g is accepted" "pod/g-a created" pod g-a 100Mi 'echo g-a-ran; sleep 1' g 2
+eventually "it waits for the rest of its group (PodScheduled=False)" \
+  "False SchedulingGated waiting for the pods of group g: 1 of 2 exist" \
+  $K get pod g-a -o 'jsonpath={.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason} {.status.conditions[?(@.type=="PodScheduled")].message}'
+check "an Event on the pod says why" "WaitingForAdmission +Pod/g-a +waiting for the pods of group g" $K get events
+stays "it is not started" "^g-a +Pending" $K get pod g-a --no-headers
+check "the second pod completes group g" "pod/g-b created" pod g-b 100Mi 'echo g-b-ran; sleep 1' g 2
+eventually "both pods of the group ran" "g-a +Succeeded.*g-b +Succeeded" \
+  bash -c "$K get pods --no-headers 2>&1 | tr '\n' ' '"
+check "one Workload for the group, Finished" "^pod-g +lq +cq +True +True" $K get workloads pod-g --no-headers
+check "the group's Workload has a pod set per pod" "g-a g-b" \
+  $K get workload pod-g -o 'jsonpath={.spec.podSets[*].name}'
+
+# A group of 2 whose pods fit the queue's quota only one at a time: all or nothing.
+pod h-a 600Mi 'echo h-a-ran' h 2 >/dev/null
+pod h-b 600Mi 'echo h-b-ran' h 2 >/dev/null
+eventually "a group that does not fit waits with the quota's reason" \
+  "False SchedulingGated .*memory" \
+  $K get pod h-a -o 'jsonpath={.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason} {.status.conditions[?(@.type=="PodScheduled")].message}'
+stays "neither pod of it started" "h-a +Pending.*h-b +Pending" \
+  bash -c "$K get pods --no-headers 2>&1 | tr '\n' ' '"
+check "more quota" "clusterqueue.kueue.x-k8s.io/cq patched" \
+  $K patch clusterqueue cq --type=merge -p '{"spec":{"resourceGroups":[{"coveredResources":["cpu","memory"],"flavors":[{"name":"default-flavor","resources":[{"name":"cpu","nominalQuota":"1"},{"name":"memory","nominalQuota":"2Gi"}]}]}]}}'
+eventually "then both run at once" "h-a +Succeeded.*h-b +Succeeded" \
+  bash -c "$K get pods --no-headers 2>&1 | tr '\n' ' '"
+
+# Deleting a running pod stops it and frees its quota.
+pod long 1500Mi 'sleep 60' >/dev/null
+eventually "a pod that holds the whole quota runs" "^long +Running" $K get pod long --no-headers
+pod next 1Gi 'echo next-ran' >/dev/null
+stays "the next pod waits for quota" "^next +Pending" $K get pod next --no-headers
+check "the running pod is deleted" 'pod "long" deleted' $K delete pod long --wait=false
+eventually "its Workload is gone" "NotFound|not found" bash -c "$K get workload pod-long 2>&1 || true"
+eventually "the freed quota runs the next pod" "^next +Succeeded" $K get pod next --no-headers
+
+# Never silent: a group pod without its total count.
+pod bad-a 10Mi 'true' bad >/dev/null
+eventually "a group pod without its total count says why" \
+  "False Unschedulable .*pod-group-total-count" \
+  $K get pod bad-a -o 'jsonpath={.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason} {.status.conditions[?(@.type=="PodScheduled")].message}'
+
+# A pod with no queue label runs as a batch Job without one does in serve (muster
+# is the only scheduler): its Workload names no queue.
+check "a pod without a queue label is accepted" "pod/free created" $K apply -f - <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: free, namespace: default}
+spec:
+  restartPolicy: Never
+  containers:
+  - {name: main, image: busybox, command: [sh, -c, 'echo free-ran'], resources: {requests: {cpu: 10m, memory: 10Mi}}}
+EOF
+eventually "it runs like a Job without a queue label" "^free +Succeeded" $K get pod free --no-headers
+check "its Workload names no queue and is Finished" "^pod-free True True $" \
+  $K get workload pod-free -o 'jsonpath={.metadata.name} {.status.conditions[?(@.type=="Admitted")].status} {.status.conditions[?(@.type=="Finished")].status} {.spec.queueName}'
+
+# (3) Volcano: a standalone PodGroup and pods that name it are one gang; the
+# PodGroup's phase follows (Pending, then Running, then Completed).
+vpod() {
+  $K apply -f - <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+  namespace: default
+  annotations: {scheduling.k8s.io/group-name: vg}
+spec:
+  schedulerName: volcano
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: main
+    image: busybox
+    command: [sh, -c, 'echo $1-ran; sleep 3']
+    resources: {requests: {cpu: 10m, memory: 10Mi}}
+EOF
+}
+check "a Volcano Queue" "queue.scheduling.volcano.sh/default created" $K apply -f - <<'EOF'
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: Queue
+metadata: {name: default}
+spec: {weight: 1}
+EOF
+check "a standalone PodGroup of minMember 2" "podgroup.scheduling.volcano.sh/vg created" $K apply -f - <<'EOF'
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata: {name: vg, namespace: default}
+spec: {minMember: 2, queue: default}
+EOF
+vpod vg-a >/dev/null
+eventually "with one pod it is Pending" "^vg +Pending +2 +default" $K get podgroups --no-headers
+stays "its pod waits for the gang" "^vg-a +Pending" $K get pod vg-a --no-headers
+vpod vg-b >/dev/null
+eventually "with both pods it is Running" "^vg +Running +2 +default" $K get podgroups --no-headers
+check "its status counts the running pods" "^2 0 0$" \
+  $K get podgroup vg -o 'jsonpath={.status.running} {.status.succeeded} {.status.failed}'
+eventually "then Completed" "^vg +Completed +2" $K get podgroups --no-headers
+check "both pods succeeded" "vg-a +Succeeded.*vg-b +Succeeded" \
+  bash -c "$K get pods --no-headers 2>&1 | tr '\n' ' '"
+check "the counts say so" "^0 2 0$" \
+  $K get podgroup vg -o 'jsonpath={.status.running} {.status.succeeded} {.status.failed}'
+$K get podgroup vg -o yaml >"$TMP/vg.yaml" 2>&1
+check "muster summary shows the PodGroup's phase" \
+  "default/vg +minMember=2 queue=default phase=Completed \(running 0, succeeded 2, failed 0\) standalone" \
+  "$MUSTER" summary -f "$TMP/vg.yaml"
+
+kill -TERM "$PID" 2>/dev/null
+wait "$PID" 2>/dev/null
+PID=""
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
