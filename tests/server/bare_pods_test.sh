@@ -9,6 +9,7 @@
 # whose phase `kubectl get podgroups` shows.
 # Usage: bash tests/server/bare_pods_test.sh build/muster
 set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
 
 MUSTER=$(realpath "${1:-build/muster}")
 if ! command -v kubectl >/dev/null 2>&1; then
@@ -18,22 +19,12 @@ if ! command -v kubectl >/dev/null 2>&1; then
 fi
 TMP=$(mktemp -d)
 export KUBECACHEDIR="$TMP/cache"
-PASS=0
-FAIL=0
 PID=""
 cleanup() {
   [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
   rm -rf "$TMP"
 }
 trap cleanup EXIT
-ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' <<<"$2" | head -20; }
-check() {
-  local name=$1 pattern=$2
-  shift 2
-  local out
-  if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; else bad "$name" "$out"; fi
-}
 # eventually NAME PATTERN CMD...: CMD's output matches within 30 s.
 eventually() {
   local name=$1 pattern=$2
@@ -229,5 +220,4 @@ check "muster summary shows the PodGroup's phase" \
 kill -TERM "$PID" 2>/dev/null
 wait "$PID" 2>/dev/null
 PID=""
-echo "$PASS passed, $FAIL failed"
-[ "$FAIL" -eq 0 ]
+finish
