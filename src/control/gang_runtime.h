@@ -43,6 +43,10 @@ class GangRuntime : public engine::Executor {
   // Gangs whose pods changed state since the last call (their job status and
   // Workload PodsReady condition are written again); each key once.
   virtual std::vector<std::string> TakeChangedGangs() = 0;
+  // The job of `key` is gone (after Engine::RemoveWorkload): drop what is kept of
+  // its last gang, so a server that runs jobs for ever does not keep one entry per
+  // job it ever ran.
+  virtual void Forget(const std::string& /*key*/) {}
 };
 
 }  // namespace muster::control

@@ -327,6 +327,7 @@ void Reconciler::RemoveJob(std::string key) {
   if (it == jobs_.end()) return;
   JobState& job = *it->second;
   if (job.in_engine && engine_ != nullptr) engine_->RemoveWorkload(key);
+  if (runtime_ != nullptr) runtime_->Forget(key);
   // The Workload is owned by the job (garbage-collected with it); deleting it here
   // also covers API servers without a garbage collector, and the serve store.
   if (!job.workload.is_null() || job.workload_op != 0) {

@@ -37,6 +37,7 @@ class EmulatedExecutor : public ServeExecutor {
                       const std::map<std::string, RecoveredProcess>& recovered) override;
   std::vector<control::GangOutcome> Poll(Time now) override;
   control::GangPodCounts Counts(const std::string& key) const override;
+  void Forget(const std::string& key) override { last_counts_.erase(key); }
   bool PodsReady(const std::string& key) const override;
   int32_t RunningProcesses() const override { return 0; }
   uint64_t changes() const { return changes_; }

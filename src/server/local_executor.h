@@ -81,6 +81,7 @@ class LocalExecutor : public ServeExecutor {
   std::vector<control::GangOutcome> Poll(Time now) override;
 
   control::GangPodCounts Counts(const std::string& key) const override;
+  void Forget(const std::string& key) override { last_counts_.erase(key); }
   bool PodsReady(const std::string& key) const override;
   int32_t RunningProcesses() const override;
   uint64_t changes() const { return changes_; }
