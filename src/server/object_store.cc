@@ -443,17 +443,22 @@ Result<json> ObjectStore::Grouped(const std::function<Result<json>()>& write) {
     std::vector<GroupedWrite*> group;
     group.swap(group_queue_);
     lock.unlock();
-    Status committed = Batch([&] {
-      for (GroupedWrite* w : group) {
-        // One write's exception is its own failure, never the group's (nor a leader
-        // that leaves the others waiting for ever).
-        try {
-          w->result = (*w->write)();
-        } catch (const std::exception& e) {
-          w->result = Internal(std::string("store write: ") + e.what());
+    Status committed;
+    try {
+      committed = Batch([&] {
+        for (GroupedWrite* w : group) {
+          // One write's exception is its own failure, never the group's.
+          try {
+            w->result = (*w->write)();
+          } catch (const std::exception& e) {
+            w->result = Internal(std::string("store write: ") + e.what());
+          }
         }
-      }
-    });
+      });
+    } catch (const std::exception& e) {
+      // Never a leader that leaves the others waiting for ever.
+      committed = Internal(std::string("store commit: ") + e.what());
+    }
     for (GroupedWrite* w : group) {
       if (!w->result || (!committed.ok() && w->result->ok())) w->result = committed;
     }
