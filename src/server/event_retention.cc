@@ -99,11 +99,4 @@ std::vector<control::ObjectKey> EventTimes::ToDelete(double now,
   return out;
 }
 
-std::vector<control::ObjectKey> EventsToDelete(const std::vector<json>& events, double now,
-                                               const EventRetention& retention) {
-  EventTimes times;
-  for (const json& event : events) times.Put(event);
-  return times.ToDelete(now, retention);
-}
-
 }  // namespace muster::server

@@ -55,8 +55,4 @@ class EventTimes {
   std::map<std::pair<std::string, std::string>, std::optional<double>> last_;
 };
 
-// EventTimes::ToDelete over `events` (Event objects).
-std::vector<control::ObjectKey> EventsToDelete(const std::vector<nlohmann::json>& events,
-                                               double now, const EventRetention& retention);
-
 }  // namespace muster::server

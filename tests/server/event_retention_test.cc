@@ -27,6 +27,14 @@ json Event(const std::string& name, const char* field, const std::string& when) 
   return e;
 }
 
+// What the garbage collector's index of `events` would delete at `now`.
+std::vector<control::ObjectKey> EventsToDelete(const std::vector<json>& events, double now,
+                                               const EventRetention& retention) {
+  EventTimes times;
+  for (const json& event : events) times.Put(event);
+  return times.ToDelete(now, retention);
+}
+
 std::vector<std::string> Names(const std::vector<control::ObjectKey>& keys) {
   std::vector<std::string> out;
   for (const auto& key : keys) {
