@@ -20,18 +20,14 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
+. "$ROOT/bench/serve_lib.sh"
 TMP=$(mktemp -d /tmp/muster-churn.XXXXXX)
-PID=""
 cleanup() {
-  [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+  serve_stop
   rm -rf "$TMP"
 }
 trap cleanup EXIT
 "$MUSTER" gen cluster --nodes "$NODES" --gpus-per-node 8 --cluster-queues 1 --seed 1 -o "$TMP/cluster.yaml"
-"$MUSTER" serve --executor emulated --no-local-node --data "$TMP/data" --listen 127.0.0.1:0 \
-  -f "$TMP/cluster.yaml" "${SERVE_ARGS[@]}" >"$TMP/server.log" 2>&1 &
-PID=$!
-for _ in $(seq 1 100); do grep -q "listening on" "$TMP/server.log" 2>/dev/null && break; sleep 0.2; done
-PORT=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/server.log")
-/usr/bin/python3 "$ROOT/bench/serve_churn.py" --port "$PORT" --pid "$PID" --data "$TMP/data" \
-  --seconds "$SECONDS_" --writers "$WRITERS"
+serve_start "$MUSTER" "$TMP/server.log" "$TMP/data" -f "$TMP/cluster.yaml" "${SERVE_ARGS[@]}"
+/usr/bin/python3 "$ROOT/bench/serve_churn.py" --port "$SERVE_PORT" --pid "$SERVE_PID" \
+  --data "$TMP/data" --seconds "$SECONDS_" --writers "$WRITERS"

@@ -15,10 +15,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ $# -gt 0 ] || { echo "usage: $0 [--rounds N] [--seconds S] MUSTER..." >&2; exit 2; }
+. "$ROOT/bench/serve_lib.sh"
 TMP=$(mktemp -d /tmp/muster-creates.XXXXXX)
-PID=""
 cleanup() {
-  [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+  serve_stop
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -26,15 +26,10 @@ for round in $(seq 1 "$ROUNDS"); do
   for muster in "$@"; do
     for clients in 1 32; do
       rm -rf "$TMP/data" "$TMP/server.log"
-      "$muster" serve --executor emulated --no-local-node --data "$TMP/data" \
-        --listen 127.0.0.1:0 >"$TMP/server.log" 2>&1 &
-      PID=$!
-      for _ in $(seq 1 100); do grep -q "listening on" "$TMP/server.log" 2>/dev/null && break; sleep 0.1; done
-      PORT=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/server.log")
-      echo "round $round $muster $(/usr/bin/python3 "$ROOT/bench/serve_creates.py" --port "$PORT" \
-        --clients "$clients" --seconds "$SECONDS_")"
-      kill "$PID"; wait "$PID" 2>/dev/null || true
-      PID=""
+      serve_start "$muster" "$TMP/server.log" "$TMP/data"
+      echo "round $round $muster $(/usr/bin/python3 "$ROOT/bench/serve_creates.py" \
+        --port "$SERVE_PORT" --clients "$clients" --seconds "$SECONDS_")"
+      serve_stop
     done
   done
 done

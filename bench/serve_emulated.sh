@@ -40,10 +40,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+. "$ROOT/bench/serve_lib.sh"
 TMP=$(mktemp -d /tmp/muster-serve-bench.XXXXXX)
-PID=""
 cleanup() {
-  [ -n "$PID" ] && kill "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
+  serve_stop
   if [ "$KEEP" = 1 ]; then echo "kept $TMP"; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
@@ -55,25 +55,13 @@ trap cleanup EXIT
 /usr/bin/python3 "$ROOT/bench/serve_emulated.py" split "$TMP/workload.yaml" \
   "$TMP/priorities.yaml" "$TMP/jobs.jsonl"
 
-"$MUSTER" serve --executor emulated --no-local-node --data "$TMP/data" --listen 127.0.0.1:0 \
-  -f "$TMP/cluster.yaml" -f "$TMP/priorities.yaml" >"$TMP/server.log" 2>&1 &
-PID=$!
-PORT=""
 STARTED=$SECONDS
-while [ -z "$PORT" ]; do
-  PORT=$(sed -n 's/.*listening on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$TMP/server.log" | head -1)
-  if ! kill -0 "$PID" 2>/dev/null || [ $((SECONDS - STARTED)) -gt 300 ]; then
-    echo "the server did not start:" >&2
-    tail -20 "$TMP/server.log" >&2
-    exit 1
-  fi
-  [ -z "$PORT" ] && sleep 0.1
-done
+serve_start "$MUSTER" "$TMP/server.log" "$TMP/data" -f "$TMP/cluster.yaml" -f "$TMP/priorities.yaml"
 echo "server up in $((SECONDS - STARTED)) s: $NODES nodes x $GPUS GPUs, $JOBS jobs ($MIX)," \
   "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 status=0
-/usr/bin/python3 "$ROOT/bench/serve_emulated.py" run --port "$PORT" --pid "$PID" \
+/usr/bin/python3 "$ROOT/bench/serve_emulated.py" run --port "$SERVE_PORT" --pid "$SERVE_PID" \
   --jobs "$TMP/jobs.jsonl" --concurrency "$CONCURRENCY" --nodes "$NODES" --gpus "$GPUS" || status=$?
 
 # Shutdown at this scale: SIGTERM to exit (issue 13 asks for at most 1 s), then the
@@ -82,22 +70,13 @@ status=0
 stop_server() {
   local begin end
   begin=$(date +%s.%N)
-  kill -TERM "$PID"
-  wait "$PID" || true
+  serve_stop TERM
   end=$(date +%s.%N)
-  PID=""
   echo "$1: SIGTERM to exit $(awk "BEGIN { printf \"%.2f\", $end - $begin }") s"
 }
 stop_server "loaded server"
-: >"$TMP/server.log"
-"$MUSTER" serve --executor emulated --no-local-node --data "$TMP/data" --listen 127.0.0.1:0 \
-  >"$TMP/server.log" 2>&1 &
-PID=$!
 STARTED=$(date +%s.%N)
-until grep -q "listening on" "$TMP/server.log"; do
-  kill -0 "$PID" 2>/dev/null || { echo "the server did not restart:" >&2; tail -20 "$TMP/server.log" >&2; exit 1; }
-  sleep 0.1
-done
+serve_start "$MUSTER" "$TMP/server.log" "$TMP/data"
 echo "restarted in $(awk "BEGIN { printf \"%.2f\", $(date +%s.%N) - $STARTED }") s"
 sleep 5  # the scheduler's first steps after start-up
 stop_server "restarted server"
