@@ -211,6 +211,7 @@ void HttpServer::Impl::ProcessInput(Connection& c) {
 
 void HttpServer::Impl::Dispatch(Connection& c, HttpRequest request) {
   c.keep_alive = request.keep_alive && !c.peer_closed;
+  c.http10 = request.minor_version == 0;
   c.request_in_progress = false;
   const bool head = request.method == "HEAD";
   const bool public_file = options_.public_path && (request.method == "GET" || head) &&
@@ -258,6 +259,12 @@ void HttpServer::Impl::Dispatch(Connection& c, HttpRequest request) {
 
 void HttpServer::Impl::Respond(Connection& c, std::string bytes, bool keep_alive) {
   if (c.pending_out() == 0) c.last_write_progress = HttpClock::now();
+  // An HTTP/1.0 client keeps the connection only if the response says so (RFC 9112
+  // section 9.3); without the header it waits for a close that never comes (ab -k).
+  if (keep_alive && c.http10) {
+    const size_t end = bytes.find("\r\n\r\n");
+    if (end != std::string::npos) bytes.insert(end + 2, "Connection: keep-alive\r\n");
+  }
   c.out += bytes;
   c.keep_alive = keep_alive;
   AfterResponse(c);

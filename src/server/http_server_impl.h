@@ -70,6 +70,7 @@ struct Connection {
   size_t out_off = 0;
   bool peer_closed = false;       // the client sent FIN (or the socket broke)
   bool keep_alive = true;         // of the request being answered
+  bool http10 = false;            // the request being answered is HTTP/1.0
   bool write_wants_read = false;  // TLS: a write must read first
   bool read_wants_write = false;  // TLS: a read must write first
   uint32_t events = 0;            // what epoll watches now

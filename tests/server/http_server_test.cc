@@ -70,6 +70,29 @@ TEST(HttpServerTest, KeepAlivePipeliningAndHead) {
   EXPECT_EQ(rest.substr(rest.size() - 4), "\r\n\r\n") << rest;
 }
 
+// HTTP/1.0 keeps a connection only when both sides say keep-alive (ab -k, old
+// proxies); otherwise the server closes after the response.
+TEST(HttpServerTest, Http10KeepAliveIsAnnouncedAndPlain10Closes) {
+  Running s(Echo, {});
+  RawClient kept(s.port());
+  ASSERT_TRUE(kept.Send("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+  auto r = kept.Read();
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->head.find("Connection: keep-alive\r\n"), std::string::npos) << r->head;
+  ASSERT_TRUE(kept.Send("GET /b HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"));
+  r = kept.Read();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->body, "GET /b ");
+
+  RawClient plain(s.port());
+  ASSERT_TRUE(plain.Send("GET /c HTTP/1.0\r\n\r\n"));
+  r = plain.Read();
+  ASSERT_TRUE(r);
+  EXPECT_NE(r->head.find("Connection: close\r\n"), std::string::npos) << r->head;
+  EXPECT_EQ(r->head.find("keep-alive"), std::string::npos) << r->head;
+  EXPECT_TRUE(plain.Closed());
+}
+
 TEST(HttpServerTest, ExpectContinueAndChunkedBodies) {
   Running s(Echo, {});
   RawClient c(s.port());
