@@ -155,7 +155,10 @@ Result<json*> CheckBody(json& body, const RequestTarget& t) {
   return &md;
 }
 
+NameSuffixSource name_suffix_source = nullptr;  // tests only
+
 std::string RandomSuffix() {
+  if (name_suffix_source != nullptr) return name_suffix_source();
   static thread_local std::mt19937 rng(std::random_device{}());
   static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
   std::string s;
@@ -308,10 +311,11 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
   }
   if (managed_fields == nullptr) RecordManager(t, r, nullptr, *body);
   const bool dry_run = !Param(r, "dryRun").empty();
+  // As kube-apiserver since 1.32 (KEP 4420): a generated name that collides is drawn
+  // again, up to 8 times, before the create fails with AlreadyExists.
+  const bool generated = name.empty() && !generate.empty();
   for (int attempt = 0; attempt < 8; ++attempt) {
-    if (!generate.empty() && FieldValue(*body, "metadata.name").empty()) {
-      name = generate + RandomSuffix();
-    }
+    if (generated) name = generate + RandomSuffix();
     meta["name"] = name;
     if (auto invalid = ValidateObject(type, *body, name)) return ErrorResponse(*invalid);
     // Quota and allocation, then the write, as one step (create_admission.h).
@@ -324,11 +328,9 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
     auto created = store.Create({type.StoreKey(), t.namespace_, name}, *body);
     if (created.ok())
       return Written(201, type, PresentObject(std::move(*created), type, t.version));
-    if (created.status().code() != StatusCode::kAlreadyExists || generate.empty() ||
-        !FieldValue(*body, "metadata.name").empty()) {
+    if (created.status().code() != StatusCode::kAlreadyExists || !generated) {
       return StoreError(created.status(), t, name);
     }
-    meta.erase("name");  // a generated name collided: draw another
   }
   return ErrorResponse(FromStatus(AlreadyExists(name), type.plural, type.group, name));
 }
@@ -496,6 +498,8 @@ Labels RequestMetricLabels(const ApiRequest& r, const ApiResult& result) {
 }
 
 }  // namespace
+
+void SetNameSuffixSourceForTesting(NameSuffixSource source) { name_suffix_source = source; }
 
 ApiHandler::ApiHandler(ObjectStore& store, std::string server_address)
     : store_(store), server_address_(std::move(server_address)) {}

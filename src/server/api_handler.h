@@ -59,6 +59,10 @@ class ViewPublisher;  // ui/view_publisher.h
 }  // namespace muster::ui
 namespace muster::server {
 
+// Tests only: generateName's random suffixes come from `source` (nullptr: random).
+using NameSuffixSource = std::string (*)();
+void SetNameSuffixSourceForTesting(NameSuffixSource source);
+
 class ApiHandler {
  public:
   // `server_address` ("127.0.0.1:8080") is reported in /api discovery.

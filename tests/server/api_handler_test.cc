@@ -105,6 +105,40 @@ TEST_F(ApiHandlerTest, SelectorsAndTable) {
   EXPECT_EQ(table["rows"][0]["cells"][1], "org");
 }
 
+// Suffixes for generateName, in order; the last one repeats.
+std::vector<std::string> suffixes;
+size_t next_suffix = 0;
+std::string NextSuffix() {
+  const std::string& s = suffixes[std::min(next_suffix, suffixes.size() - 1)];
+  ++next_suffix;
+  return s;
+}
+
+TEST_F(ApiHandlerTest, AGeneratedNameThatCollidesIsDrawnAgainUpToEightTimes) {
+  const std::string cms = "/api/v1/namespaces/team-a/configmaps";
+  const std::string body = R"({"metadata":{"generateName":"cm-"}})";
+  suffixes = {"bbbbb", "bbbbb", "ccccc"};
+  next_suffix = 0;
+  SetNameSuffixSourceForTesting(NextSuffix);
+  auto first = Call("POST", cms, body);
+  auto second = Call("POST", cms, body);
+  // Every draw collides: AlreadyExists after the eighth.
+  next_suffix = 0;
+  suffixes = {"bbbbb"};
+  auto third = Call("POST", cms, body);
+  const size_t draws = next_suffix;
+  // A name the client gave is never replaced.
+  auto named = Call("POST", cms, R"({"metadata":{"name":"cm-bbbbb","generateName":"cm-"}})");
+  SetNameSuffixSourceForTesting(nullptr);
+  ASSERT_EQ(first.code, 201);
+  EXPECT_EQ(Body(first)["metadata"]["name"], "cm-bbbbb");
+  ASSERT_EQ(second.code, 201) << second.body;
+  EXPECT_EQ(Body(second)["metadata"]["name"], "cm-ccccc");
+  EXPECT_EQ(third.code, 409);
+  EXPECT_EQ(draws, 8u);
+  EXPECT_EQ(named.code, 409);
+}
+
 TEST_F(ApiHandlerTest, NamespacedObjectsAndWatch) {
   const std::string pods = "/api/v1/namespaces/team-a/pods";
   ASSERT_EQ(Call("POST", pods,
