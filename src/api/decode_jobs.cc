@@ -112,6 +112,15 @@ model::BatchJobSpec DecodeBatchJobSpec(const YamlValue& spec) {
 void DecodeBatchJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
   model::BatchJob job;
   job.spec = DecodeBatchJobSpec(root.Get("spec"));
+  // Kubernetes' Job validation: its pods never restart in place (a pod's restartPolicy
+  // defaults to Always, which a Job refuses); a JobSet's and a training operator's
+  // templates are defaulted by their webhooks instead.
+  YamlValue restart = root.Get("spec").Get("template").Get("spec").Get("restartPolicy");
+  if (job.spec.tmpl.spec.restart_policy != "OnFailure" &&
+      job.spec.tmpl.spec.restart_policy != "Never" && !root.ctx().has_errors()) {
+    restart.Error("Unsupported value: \"" + job.spec.tmpl.spec.restart_policy +
+                  "\": supported values: \"OnFailure\", \"Never\"");
+  }
   AddWorkloadRefs(root, meta);
   job.meta = std::move(meta);
   if (!root.ctx().has_errors()) out.manifests.jobs.emplace_back(std::move(job));

@@ -308,6 +308,30 @@ spec:
   EXPECT_EQ(j.plugins.count("svc"), 1u);
 }
 
+// Upstream's Job validation: a pod template's restartPolicy defaults to Always, which a
+// Job refuses (seed 002's Job omits it).
+TEST(DecodeJobs, BatchJobPodsMustNotRestartInPlace) {
+  auto r = Decode(R"(apiVersion: batch/v1
+kind: Job
+metadata: {name: unset}
+spec:
+  template: {spec: {containers: [{name: c}]}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: always}
+spec:
+  template: {spec: {restartPolicy: Always, containers: [{name: c}]}}
+)");
+  EXPECT_THAT(Lines(r), ::testing::ElementsAre(
+                            "t.yaml:5: Job default/unset: spec.template.spec.restartPolicy: "
+                            "Unsupported value: \"Always\": supported values: "
+                            "\"OnFailure\", \"Never\"",
+                            "t.yaml:11: Job default/always: spec.template.spec.restartPolicy: "
+                            "Unsupported value: \"Always\": supported values: "
+                            "\"OnFailure\", \"Never\""));
+}
+
 TEST(DecodeJobs, BatchJobDefaults) {
   auto r = Decode(R"(apiVersion: batch/v1
 kind: Job
@@ -326,14 +350,14 @@ spec:
   completions: 6
   suspend: true
   backoffLimit: 0
-  template: {spec: {containers: [{name: c}]}}
+  template: {spec: {restartPolicy: OnFailure, containers: [{name: c}]}}
 ---
 apiVersion: batch/v1
 kind: Job
 metadata: {name: c}
 spec:
   parallelism: 4
-  template: {spec: {containers: [{name: c}]}}
+  template: {spec: {restartPolicy: Never, containers: [{name: c}]}}
 ---
 apiVersion: kueue.x-k8s.io/v1beta1
 kind: LocalQueue

@@ -25,6 +25,7 @@ metadata:
 spec:
   template:
     spec:
+      restartPolicy: Never
       hostname: h
       subdomain: s
       serviceAccountName: trainer

@@ -191,6 +191,7 @@ spec:
   template:
     spec:
       priorityClassName: vip
+      restartPolicy: Never
       containers: [{name: c}]
 )");
   EXPECT_THAT(

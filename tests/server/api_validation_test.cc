@@ -143,7 +143,7 @@ TEST_F(ApiValidationTest, ContentTypesAreChecked) {
   EXPECT_EQ(Call("POST", jobs_, Job("j"), "application/json; charset=utf-8").code, 201);
   EXPECT_EQ(Call("POST", jobs_,
                  "apiVersion: batch/v1\nkind: Job\nmetadata: {name: y}\nspec:\n  template:\n"
-                 "    spec: {containers: [{name: c, image: i}]}\n",
+                 "    spec: {restartPolicy: Never, containers: [{name: c, image: i}]}\n",
                  "application/yaml")
                 .code,
             201);
