@@ -165,6 +165,8 @@ json PendingWorkloadsSummary(const control::SchedulerView& view, const std::stri
 std::optional<ApiResponse> HandleVisibilityRoute(const ui::ViewPublisher* views,
                                                  const control::ObjectReader& store,
                                                  const ApiRequest& request) {
+  const std::string prefix = std::string("/apis/") + kVisibilityGroup + "/";
+  if (request.path.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
   const auto seg = Segments(request.path);
   if (seg.size() < 2 || seg[0] != "apis" || seg[1] != kVisibilityGroup) return std::nullopt;
   // /apis/<group> and /apis/<group>/<version> are discovery (discovery.cc).
