@@ -4,6 +4,7 @@
 
 #include "control/workload_objects.h"
 #include "server/api_status.h"
+#include "server/label_selector.h"
 #include "server/openapi_schemas.h"
 
 namespace muster::server {
@@ -167,10 +168,20 @@ std::optional<ApiResponse> HandleCrdRoute(const ApiRequest& request) {
     e.kind = kCrdPlural;
     return Error(e);
   }
+  auto param = [&](const char* key) {
+    auto p = request.query.find(key);
+    return p == request.query.end() ? std::string() : p->second;
+  };
+  auto labels = LabelSelector::Parse(param("labelSelector"));
+  if (!labels.ok()) return Error(BadRequest(labels.status().message()));
+  auto fields = FieldSelector::Parse(param("fieldSelector"));
+  if (!fields.ok()) return Error(BadRequest(fields.status().message()));
   std::vector<json> crds;
   for (const auto& t : control::ResourceTypes()) {
     if (!IsCustomResource(t) || (!name.empty() && CrdName(t) != name)) continue;
-    crds.push_back(CustomResourceDefinition(t, ServedSince()));
+    json crd = CustomResourceDefinition(t, ServedSince());
+    if (name.empty() && (!labels->Matches(crd) || !fields->Matches(crd))) continue;
+    crds.push_back(std::move(crd));
   }
   if (!name.empty() && crds.empty()) {
     return Error(FromStatus(NotFound(""), kCrdPlural, kCrdGroup, name));

@@ -79,6 +79,13 @@ TEST_F(CrdApi, ListGetTableAndNoWrites) {
   for (const auto& t : control::ResourceTypes()) custom += IsCustomResource(t);
   EXPECT_EQ(list["items"].size(), custom);
 
+  r = Call("GET", base + "?fieldSelector=metadata.name=pytorchjobs.kubeflow.org");
+  ASSERT_EQ(r.code, 200);
+  EXPECT_EQ(Body(r)["items"].size(), 1u);
+  r = Call("GET", base + "?labelSelector=app=x");
+  ASSERT_EQ(r.code, 200);
+  EXPECT_TRUE(Body(r)["items"].empty());
+
   r = Call("GET", base + "/pytorchjobs.kubeflow.org");
   ASSERT_EQ(r.code, 200);
   EXPECT_EQ(Body(r)["spec"]["scope"], "Namespaced");
