@@ -104,20 +104,20 @@ const std::vector<std::string>& VisibilityVersions() {
 json VisibilityApiResources(const std::string& version) {
   const auto& versions = VisibilityVersions();
   if (std::find(versions.begin(), versions.end(), version) == versions.end()) return json::array();
-  // As upstream's visibility server registers them: the queues themselves have no
-  // verbs (only their subresource is served).
-  auto entry = [](const char* name, bool namespaced, const char* kind, json verbs) {
+  // As upstream's visibility server registers them: the queues are there only to hold
+  // their subresource (no verbs), and every entry's kind is the summary's.
+  auto entry = [](const char* name, const char* singular, bool namespaced, json verbs) {
     return json{{"name", name},
-                {"singularName", ""},
+                {"singularName", singular},
                 {"namespaced", namespaced},
-                {"kind", kind},
+                {"kind", "PendingWorkloadsSummary"},
                 {"verbs", std::move(verbs)}};
   };
   return json::array({
-      entry("clusterqueues", false, "ClusterQueue", json::array()),
-      entry("clusterqueues/pendingworkloads", false, "PendingWorkloadsSummary", {"get"}),
-      entry("localqueues", true, "LocalQueue", json::array()),
-      entry("localqueues/pendingworkloads", true, "PendingWorkloadsSummary", {"get"}),
+      entry("clusterqueues", "clusterqueue", false, json::array()),
+      entry("clusterqueues/pendingworkloads", "", false, json::array({"get"})),
+      entry("localqueues", "localqueue", true, json::array()),
+      entry("localqueues/pendingworkloads", "", true, json::array({"get"})),
   });
 }
 
