@@ -93,6 +93,9 @@ timeout 300 bash tests/server/auth_test.sh build/muster
 stage "authorization of muster serve (RBAC, default roles, kubectl auth can-i)"
 timeout 300 bash tests/server/rbac_test.sh build/muster
 
+stage "Kueue's visibility API, CRDs and kubectl explain on muster serve"
+timeout 300 bash tests/server/visibility_test.sh build/muster
+
 stage "core kinds of muster serve (ConfigMap, Secret, Service, PVC, ResourceQuota)"
 timeout 300 bash tests/server/core_kinds_test.sh build/muster
 timeout 300 bash tests/server/bare_pods_test.sh build/muster

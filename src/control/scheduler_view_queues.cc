@@ -106,10 +106,13 @@ PartsIndex::PartsIndex(const admission::AdmissionSnapshot& snapshot, const engin
   for (size_t i = 0; i < snapshot.cluster_queues.size(); ++i) {
     const auto& cq = snapshot.cluster_queues[i];
     cqs_[cq.name] = i;
-    std::map<std::string, int32_t> local;  // pending so far per LocalQueue
+    // Pending so far per LocalQueue, by "<namespace>/<name>": LocalQueues of two
+    // namespaces may share a name and a ClusterQueue.
+    std::map<std::string, int32_t> local;
     for (size_t p = 0; p < cq.pending.size(); ++p) {
-      const std::string lq = engine.QueueOf(cq.pending[p]).local_queue;
-      positions_[cq.pending[p]] = {static_cast<int32_t>(p), local[lq]++};
+      const std::string& key = cq.pending[p];
+      const std::string lq = key.substr(0, key.find('/') + 1) + engine.QueueOf(key).local_queue;
+      positions_[key] = {static_cast<int32_t>(p), local[lq]++};
     }
   }
   for (size_t i = 0; i < snapshot.volcano_queues.size(); ++i) {

@@ -11,9 +11,11 @@
 #include "server/auth/rbac_authorizer.h"
 #include "server/core_defaults.h"
 #include "server/core_validation.h"
+#include "server/crd_catalog.h"
 #include "server/create_admission.h"
 #include "server/delete_request.h"
 #include "server/discovery.h"
+#include "server/kueue_visibility.h"
 #include "server/list_response.h"
 #include "server/managed_fields.h"
 #include "server/meta_validation.h"
@@ -551,6 +553,8 @@ ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
   if (views_ != nullptr) {
     if (auto view = HandleViewRoute(views_, request, authorizer_)) return std::move(*view);
   }
+  if (auto pending = HandleVisibilityRoute(views_, store_, request)) return std::move(*pending);
+  if (auto crd = HandleCrdRoute(request)) return std::move(*crd);
   // The log subresource is read from the executor's files, not the store.
   if (auto log = MatchPodLogPath(path)) return HandlePodLog(store_, data_dir_, *log, request);
   if (auto bind = MatchPodBindingPath(path)) return HandlePodBinding(store_, *bind, request);

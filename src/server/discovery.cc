@@ -1,6 +1,8 @@
 #include "server/discovery.h"
 
 #include "control/resource_types.h"
+#include "server/crd_catalog.h"
+#include "server/kueue_visibility.h"
 
 namespace muster::server {
 namespace {
@@ -18,6 +20,21 @@ json GroupJson(const control::ApiGroupInfo& g) {
            {{"groupVersion", g.name + "/" + g.versions[0]}, {"version", g.versions[0]}}}};
 }
 
+// Groups served outside the kind table, after its groups: the CRDs of muster's kinds
+// (crd_catalog.h) and Kueue's visibility API (kueue_visibility.h).
+std::vector<control::ApiGroupInfo> Groups() {
+  auto groups = control::ApiGroups();
+  groups.push_back({kCrdGroup, {"v1"}});
+  groups.push_back({kVisibilityGroup, VisibilityVersions()});
+  return groups;
+}
+
+json ExtraResources(const std::string& group, const std::string& version) {
+  if (group == kCrdGroup) return version == "v1" ? CrdApiResources() : json::array();
+  if (group == kVisibilityGroup) return VisibilityApiResources(version);
+  return json::array();
+}
+
 }  // namespace
 
 json CoreApiVersions(const std::string& server_address) {
@@ -29,12 +46,12 @@ json CoreApiVersions(const std::string& server_address) {
 
 json ApiGroupList() {
   json groups = json::array();
-  for (const auto& g : control::ApiGroups()) groups.push_back(GroupJson(g));
+  for (const auto& g : Groups()) groups.push_back(GroupJson(g));
   return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}};
 }
 
 std::optional<json> ApiGroupDocument(const std::string& group) {
-  for (const auto& g : control::ApiGroups()) {
+  for (const auto& g : Groups()) {
     if (g.name != group) continue;
     json doc = GroupJson(g);
     doc["kind"] = "APIGroup";
@@ -45,7 +62,7 @@ std::optional<json> ApiGroupDocument(const std::string& group) {
 }
 
 std::optional<json> ApiResourceList(const std::string& group, const std::string& version) {
-  json resources = json::array();
+  json resources = ExtraResources(group, version);
   for (const auto& t : control::ResourceTypes()) {
     if (t.group != group || !t.ServesVersion(version)) continue;
     json verbs = t.view     ? json{"get", "list"}

@@ -1,6 +1,8 @@
 #include "server/openapi.h"
 
 #include "control/resource_types.h"
+#include "server/crd_catalog.h"
+#include "server/openapi_schemas.h"
 
 namespace muster::server {
 namespace {
@@ -23,12 +25,20 @@ json OpenApiV3Index() {
   for (const auto& g : control::ApiGroups()) {
     for (const auto& v : g.versions) add(g.name, v);
   }
+  add(kCrdGroup, "v1");
   return {{"paths", paths}};
 }
 
 std::optional<json> OpenApiV3Document(const std::string& group, const std::string& version) {
   json paths = json::object();
-  for (const auto& t : control::ResourceTypes()) {
+  json schemas = json::object();
+  std::vector<const control::ResourceType*> types;
+  for (const auto& t : control::ResourceTypes()) types.push_back(&t);
+  // kubectl create/apply of a CRD reads it to learn that the server validates (and
+  // then gets the 405 that says the kinds are built in).
+  types.push_back(&CrdType());
+  for (const auto* type : types) {
+    const control::ResourceType& t = *type;
     if (t.group != group || !t.ServesVersion(version)) continue;
     if (t.view || t.review) continue;  // read-only or create-only: nothing to patch
     std::string path = "/" + GroupVersionPath(group, version) +
@@ -40,12 +50,14 @@ std::optional<json> OpenApiV3Document(const std::string& group, const std::strin
                 {{{"name", "fieldValidation"}, {"in", "query"}, {"schema", {{"type", "string"}}}},
                  {{"name", "dryRun"}, {"in", "query"}, {"schema", {{"type", "string"}}}}}}};
     paths[path] = {{"patch", op}};
+    schemas[SchemaName(t, version)] = KindSchema(t, version);
   }
   if (paths.empty()) return std::nullopt;
+  schemas[kObjectMetaSchema] = ObjectMetaSchema();
   return json{{"openapi", "3.0.0"},
               {"info", {{"title", "muster"}, {"version", version}}},
               {"paths", paths},
-              {"components", {{"schemas", json::object()}}}};
+              {"components", {{"schemas", schemas}}}};
 }
 
 }  // namespace muster::server

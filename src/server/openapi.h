@@ -1,7 +1,10 @@
-// A minimal OpenAPI v3 surface: only what kubectl reads to learn that the server
-// validates fields itself (the `fieldValidation` query parameter on each kind's PATCH
-// operation). Without it kubectl apply/create insist on downloading a full schema
-// for client-side validation and fail. Schemas are not published; /openapi/v2 404s.
+// The OpenAPI v3 surface kubectl reads: per group-version, each kind's PATCH operation
+// with the `fieldValidation` query parameter (so kubectl apply/create leave validation
+// to the server instead of insisting on a schema of their own) and the kinds' schemas
+// (openapi_schemas.h), which `kubectl explain` renders. The PATCH operations declare
+// no request body media types, so kubectl never takes a strategic merge patch from
+// them: it keeps its compiled-in choice (strategic for built-in kinds, JSON merge for
+// custom resources). /openapi/v2 404s.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -214,6 +214,38 @@ TEST(SchedulerViewTest, QueueTreeQuotaBorrowingAndLending) {
   EXPECT_EQ(FindQueue(v, "clusterqueue.team-b").weighted_share, 0);
 }
 
+// LocalQueues of one name in two namespaces are two queues: each counts its own
+// positions, while the ClusterQueue orders them all.
+TEST(SchedulerViewTest, LocalQueuePositionsAreCountedPerNamespace) {
+  std::string dev_job = Job("d1", 3);
+  dev_job.replace(dev_job.find("namespace: ml"), 13, "namespace: dev");
+  Fixture f(std::string(kCluster) + R"(
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: a, namespace: dev}
+spec: {clusterQueue: team-a}
+)" + Job("a1", 6) +
+            Job("a2", 12, "high") + dev_job + Job("a3", 3));
+  f.Submit("ml/a1");
+  ASSERT_TRUE(f.engine->RunCycle().ok());
+  f.Submit("ml/a2");
+  f.Submit("dev/d1");
+  f.Submit("ml/a3");
+  ASSERT_TRUE(f.engine->RunCycle().ok());
+  SchedulerView v = f.View();
+  const WorkloadView& a2 = FindWorkload(v, "job-a2");
+  const WorkloadView& d1 = FindWorkload(v, "job-d1");
+  const WorkloadView& a3 = FindWorkload(v, "job-a3");
+  EXPECT_EQ(a2.position_in_cluster_queue, 0);
+  EXPECT_EQ(a2.position_in_local_queue, 0);
+  EXPECT_EQ(d1.local_queue, "a");
+  EXPECT_GT(d1.position_in_cluster_queue, 0);
+  EXPECT_EQ(d1.position_in_local_queue, 0);  // the only one of dev/a
+  EXPECT_GT(a3.position_in_cluster_queue, 0);
+  EXPECT_EQ(a3.position_in_local_queue, 1);  // behind a2 in ml/a
+}
+
 TEST(SchedulerViewTest, WhyAWorkloadWaitsInNumbersAndItsPosition) {
   Fixture f(std::string(kCluster) + Job("a1", 6) + Job("a2", 12, "high") + Job("a3", 3));
   f.Submit("ml/a1");

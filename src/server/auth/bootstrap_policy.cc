@@ -66,6 +66,8 @@ json ViewRules() {
             "mpijobs/status"}),
       Rule(kRead, {"jobset.x-k8s.io"}, {"jobsets", "jobsets/status"}),
       Rule(kRead, {"muster.dev"}, {"workloadviews"}),
+      // Kueue's visibility API: a LocalQueue's pending workloads (kueue_visibility.h).
+      Rule({"get"}, {"visibility.kueue.x-k8s.io"}, {"localqueues/pendingworkloads"}),
       // Cluster-scoped: only a ClusterRoleBinding grants these (a RoleBinding's rules
       // apply to its namespace's objects alone).
       Rule(kRead, {""}, {"nodes", "nodes/status"}),
@@ -74,6 +76,7 @@ json ViewRules() {
            {"clusterqueues", "clusterqueues/status", "resourceflavors", "cohorts", "cohorts/status",
             "workloadpriorityclasses", "topologies"}),
       Rule(kRead, {"scheduling.volcano.sh"}, {"queues", "queues/status"}),
+      Rule({"get"}, {"visibility.kueue.x-k8s.io"}, {"clusterqueues/pendingworkloads"}),
       Rule(kRead, {"topology.volcano.sh"}, {"hypernodes", "hypernodes/status"}),
       Rule(kRead, {"muster.dev"},
            {"queueviews", "nodeviews", "clusterviews", "clusterviews/utilization",
