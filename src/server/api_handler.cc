@@ -464,6 +464,13 @@ std::optional<ApiResponse> Discovery(const std::string& path, const std::string&
     return ErrorResponse(NotFoundError("the server could not find the requested resource"));
   }
   if (seg.empty() || seg.size() > 3) return std::nullopt;
+  if (seg.size() == 2 && seg[0] == "openapi" && seg[1] == "v2") {
+    // An empty OpenAPI v2 document (an empty protobuf message, which is what client-go
+    // asks for): kubectl falls back to v2 for a kind neither v3 nor a CRD describes,
+    // and without a document it failed with "error validating data" instead of
+    // upstream's "no matches for kind ... ensure CRDs are installed first".
+    return ApiResponse{200, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf", ""};
+  }
   if (seg[0] == "openapi") {
     return ErrorResponse(NotFoundError("the server could not find the requested resource"));
   }

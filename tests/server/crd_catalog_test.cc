@@ -110,6 +110,15 @@ TEST_F(CrdApi, ListGetTableAndNoWrites) {
   }
 }
 
+// kubectl reads OpenAPI v2 for a kind that neither v3 nor a CRD describes; an empty
+// document (an empty protobuf message) lets it say "no matches for kind" as upstream.
+TEST_F(CrdApi, OpenApiV2IsAnEmptyProtobufDocument) {
+  auto r = Call("GET", "/openapi/v2");
+  ASSERT_EQ(r.code, 200);
+  EXPECT_EQ(r.content_type, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf");
+  EXPECT_EQ(r.body, "");
+}
+
 TEST(Discovery, ListsTheExtraGroups) {
   std::set<std::string> groups;
   const json list = ApiGroupList();
