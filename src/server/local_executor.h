@@ -130,6 +130,8 @@ class LocalExecutor : public ServeExecutor {
   void WritePod(const Gang& gang, PodRun& pod, Time now);
   void DeletePods(Gang& gang);
   void ReleaseAddress(PodRun& pod);
+  // SIGTERM now, SIGKILL after `grace` (and the container's own stop, with podman).
+  void Terminate(const std::string& id, double grace);
   void HandleDeletedPods();
   void CollectOrphanDirs();
   std::vector<DnsPod> DnsPods(const Gang* launching) const;
