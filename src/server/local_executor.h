@@ -23,6 +23,10 @@
 // before they are stopped); until then any pod exiting non-zero fails the gang (its
 // lifecycle policy then restarts or fails it).
 //
+// With a container runtime (LocalPodConfig::podman, podman_runtime.h) each pod's
+// process is `podman run` of its image, with the same user, env, hosts, volumes and
+// limits; the runtime adds the image check, the container's stop and its removal.
+//
 // Deleting a Pod object (kubectl, or garbage collection of a finished job) stops its
 // process if it still runs and removes its directory, logs and cgroup once it ended.
 //

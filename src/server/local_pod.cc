@@ -126,6 +126,11 @@ Result<LocalPodPlan> PlanPodmanPod(const LocalPodConfig& config, const LocalPodI
     in.mounts.push_back(
         {MountStep::Kind::kBind, in.pod_dir + "/etc-mpi", kMpiDir, true, false, false, ""});
   }
+  if (!container.ports.empty()) {
+    plan.warnings.push_back(
+        "container ports are not mapped: the container shares the host's network, so it "
+        "listens on its pod address and its own port numbers");
+  }
   auto process = config.podman->Plan(in);
   if (!process.ok()) return process.status();
   plan.spec = std::move(process).value();

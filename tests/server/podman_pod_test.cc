@@ -195,6 +195,15 @@ TEST_F(PodmanPodTest, VolumesMountAnywhereInTheContainer) {
   EXPECT_FALSE(fs::exists("/no-such-dir"));
 }
 
+TEST_F(PodmanPodTest, PortsAreNotMappedWithAWarning) {
+  Spec().containers[0].ports.push_back({"http", 8080});
+  auto plan = Plan();
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  ASSERT_EQ(plan->warnings.size(), 1u);
+  EXPECT_NE(plan->warnings[0].find("ports are not mapped"), std::string::npos);
+  for (const auto& a : plan->spec.argv) EXPECT_EQ(a.find("--publish"), std::string::npos) << a;
+}
+
 TEST_F(PodmanPodTest, AMultiLineEnvValueIsAConfigErrorNamingIt) {
   Spec().containers[0].env.push_back({"PEM", "a\nb", std::nullopt});
   auto plan = Plan();
