@@ -504,8 +504,9 @@ std::vector<control::GangOutcome> LocalExecutor::Poll(Time now) {
                   : exit.signal ? "killed by signal " + std::to_string(exit.signal)
                                 : "exited with code " + std::to_string(exit.exit_code);
     if (config_.podman) {
-      config_.podman->Exited(exit.id);
-      if (auto e = config_.podman->ExitReason(exit.exit_code, processes_.LogPath(exit.id))) {
+      const std::string log = processes_.LogPath(exit.id);
+      config_.podman->Exited(exit.id, log.substr(0, log.rfind('/')));
+      if (auto e = config_.podman->ExitReason(exit.exit_code, log)) {
         pod.reason = e->reason;
         pod.message = e->message;
       }

@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 constexpr char kPath[] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 constexpr int kProbeTimeoutMs = 60'000;
 constexpr int kCheckTimeoutMs = 20'000;
+constexpr char kContainerNameFile[] = "container.name";
 
 std::string FindOnPath(const std::string& name) {
   for (const char* dir :
@@ -182,6 +183,11 @@ Result<ProcessSpec> PodmanRuntime::Plan(const PodmanPodInput& pod) {
     size_t eq = kv.find('=');
     spec.env[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
+  // Kept beside the process's files too: a restarted server that adopts the process
+  // must still know which container to remove after it.
+  if (Status s = WritePrivateFile(pod.pod_dir + "/" + kContainerNameFile, run.name); !s.ok()) {
+    return s;
+  }
   names_[pod.id] = run.name;
   return spec;
 }
@@ -210,11 +216,17 @@ void PodmanRuntime::Stop(const std::string& id, double grace_seconds) {
                      "--filter=label=" + std::string(kPodmanProcessLabel) + "=" + id});
 }
 
-void PodmanRuntime::Exited(const std::string& id) {
-  auto it = names_.find(id);
-  if (it == names_.end()) return;
-  queued_.push_back({settings_.podman, "rm", "--force", "--ignore", "--time=0", it->second});
-  names_.erase(it);
+void PodmanRuntime::Exited(const std::string& id, const std::string& process_dir) {
+  std::string name;
+  if (auto it = names_.find(id); it != names_.end()) {
+    name = it->second;
+    names_.erase(it);
+  } else {
+    std::ifstream in(process_dir + "/" + kContainerNameFile);
+    std::getline(in, name);
+  }
+  if (name.empty()) return;
+  queued_.push_back({settings_.podman, "rm", "--force", "--ignore", "--time=0", name});
 }
 
 void PodmanRuntime::Run(const ProcessSupervisor& processes) {

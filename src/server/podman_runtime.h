@@ -88,9 +88,11 @@ class PodmanRuntime {
   // The kubelet's reason for a process that ended with `exit_code`, from its log.
   std::optional<PodmanFailure> ExitReason(int exit_code, const std::string& log_path) const;
 
-  // The pod is being stopped with `grace_seconds`; its process ended.
+  // The pod is being stopped with `grace_seconds`.
   void Stop(const std::string& id, double grace_seconds);
-  void Exited(const std::string& id);
+  // Its process ended: its container is removed (named in `process_dir` when this
+  // server did not start it).
+  void Exited(const std::string& id, const std::string& process_dir);
 
   // Spawns what Stop/Exited queued and reaps earlier spawns; the first call removes
   // muster's containers whose process is not in `running` (left by a killed server).

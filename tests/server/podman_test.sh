@@ -5,7 +5,8 @@
 # that image as their owner (not root), with their hostname, ConfigMap env, a mounted
 # Secret, the other pod's name in /etc/hosts (an Indexed Job with a subdomain and a
 # headless Service); that imagePullPolicy Never with a missing image ends with
-# ErrImageNeverPull; and that deleting a running job removes its container.
+# ErrImageNeverPull and an unreachable registry with ErrImagePull; that a server killed
+# with -9 adopts a running container; and that deleting a running job removes it.
 # Skips (exit 0) without root, kubectl, podman or busybox, or where `podman run` fails.
 # Usage: bash tests/server/podman_test.sh build/muster
 set -uo pipefail
@@ -66,20 +67,23 @@ grep -q probe-ok <<<"$PROBE" || skip "podman run cannot run containers here: $(t
 # Pods run as their owners: the test's user "nobody" (a token with system:masters;
 # kubectl sends tokens over TLS only).
 echo "tok-nobody,nobody,65534,system:masters" >"$TMP/tokens.csv"
-"$MUSTER" serve --data "$TMP/data" --listen 127.0.0.1:0 --container-runtime=podman \
-  --auto-tls --token-auth-file "$TMP/tokens.csv" >"$TMP/server.log" 2>&1 &
-PID=$!
-for _ in $(seq 1 300); do
-  grep -q "listening on" "$TMP/server.log" 2>/dev/null && break
-  kill -0 "$PID" 2>/dev/null || break
-  sleep 0.1
-done
-URL=$(sed -n 's/.*listening on \(https:\/\/127.0.0.1:[0-9]*\).*/\1/p' "$TMP/server.log")
-[ -n "$URL" ] || { echo "server did not start:"; cat "$TMP/server.log"; exit 1; }
+start_server() {
+  "$MUSTER" serve --data "$TMP/data" --listen 127.0.0.1:0 --container-runtime=podman \
+    --auto-tls --token-auth-file "$TMP/tokens.csv" >"$TMP/server.log" 2>&1 &
+  PID=$!
+  for _ in $(seq 1 300); do
+    grep -q "listening on" "$TMP/server.log" 2>/dev/null && break
+    kill -0 "$PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  URL=$(sed -n 's/.*listening on \(https:\/\/127.0.0.1:[0-9]*\).*/\1/p' "$TMP/server.log")
+  [ -n "$URL" ] || { echo "server did not start:"; cat "$TMP/server.log"; exit 1; }
+  K="kubectl --request-timeout=20s --server $URL --token tok-nobody"
+  K="$K --certificate-authority $TMP/data/pki/ca.crt"
+}
+start_server
 check "the server says pods run in podman containers" "pods run in podman containers" \
   cat "$TMP/server.log"
-K="kubectl --request-timeout=20s --server $URL --token tok-nobody"
-K="$K --certificate-authority $TMP/data/pki/ca.crt"
 # eventually NAME PATTERN CMD...: CMD's output matches within 60 s.
 eventually() {
   local name=$1 pattern=$2
@@ -179,9 +183,36 @@ EOF
 eventually "its container runs" "^started$" bash -c "$K logs -l job-name=long"
 eventually "podman lists its container with muster's label" "^default/long-" \
   podman ps --filter "label=$LABEL" --format '{{index .Labels "muster.dev/pod"}}'
+CONTAINER=$(podman ps --filter "label=$LABEL" --format '{{.Names}}' | grep long)
+
+# A server killed with -9 adopts the running container when it comes back.
+kill -9 "$PID"
+wait "$PID" 2>/dev/null
+start_server
+check "after a kill -9 of the server its container still runs" "^$CONTAINER$" \
+  podman ps --filter "label=$LABEL" --format '{{.Names}}'
+eventually "the restarted server still shows the pod Running" "^Running$" \
+  $K get pods -l job-name=long -o 'jsonpath={.items[0].status.phase}'
 check "deleting the Job" "deleted" $K delete job long
 eventually "its container is gone" "^none$" \
   bash -c "n=\$(podman ps -a --filter label=$LABEL --format '{{.Names}}' | grep -c long); [ \"\$n\" = 0 ] && echo none"
+
+# A pull that cannot reach its registry (nothing listens on port 9).
+check "a Job whose image's registry is unreachable" "created" $K apply -f - <<'EOF'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: unpullable}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: main, image: 127.0.0.1:9/muster-missing:1, command: [true]}
+EOF
+eventually "its pod ends with ErrImagePull and podman's error" "^ErrImagePull .*127.0.0.1:9" \
+  $K get pods -l job-name=unpullable \
+  -o 'jsonpath={.items[0].status.containerStatuses[0].state.*.reason} {.items[0].status.containerStatuses[0].state.*.message}'
 
 kill -TERM "$PID" 2>/dev/null
 wait "$PID" 2>/dev/null
