@@ -168,6 +168,8 @@ eventually "its pod ends with ErrImageNeverPull and upstream's message" \
   $K get pods -l job-name=never \
   -o 'jsonpath={.items[0].status.containerStatuses[0].state.*.reason} {.items[0].status.containerStatuses[0].state.*.message}'
 
+eventually "the Job's Event says why" 'Warning +Failed +Job/never +.*is not present with pull policy of Never' \
+  $K get events
 check "a long-running Job" "created" $K apply -f - <<EOF
 apiVersion: batch/v1
 kind: Job
