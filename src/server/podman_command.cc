@@ -78,6 +78,24 @@ std::string PodmanContainerName(const std::string& id, int64_t stamp) {
   return "muster-" + id + "-" + std::to_string(stamp);
 }
 
+Status ValidatePodmanRun(const PodmanRun& run) {
+  if (run.image.empty()) return InvalidArgument("image: the container has no image");
+  if (run.image.front() == '-' ||
+      std::any_of(run.image.begin(), run.image.end(),
+                  [](unsigned char c) { return std::isspace(c) != 0 || std::iscntrl(c) != 0; })) {
+    return InvalidArgument("image: \"" + run.image + "\" is not an image reference");
+  }
+  for (const MountStep& m : run.mounts) {
+    for (const std::string* path : {&m.source, &m.target}) {
+      if (path->find_first_of(":,") != std::string::npos) {
+        return InvalidArgument("volumeMounts: " + *path +
+                               " contains ':' or ',', which podman would read as mount options");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 std::vector<std::string> PodmanRunArgv(const PodmanRun& run) {
   std::vector<std::string> a = {run.podman};
   if (!run.oci_runtime.empty()) a.push_back("--runtime=" + run.oci_runtime);

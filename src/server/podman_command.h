@@ -76,7 +76,13 @@ struct PodmanRun {
   int64_t nproc = 0;      // --ulimit nproc=N:N (0 = podman's default)
 };
 
-// argv of `podman run` (argv[0] = PodmanRun::podman).
+// What the command line cannot carry safely: an image that podman would read as a
+// flag ("--privileged"), white space in it, or a ':' or ',' in a volume's path (podman
+// would read mount options from it, e.g. "/data:suid"). InvalidArgument naming the
+// field.
+Status ValidatePodmanRun(const PodmanRun& run);
+
+// argv of `podman run` (argv[0] = PodmanRun::podman). Call ValidatePodmanRun first.
 std::vector<std::string> PodmanRunArgv(const PodmanRun& run);
 
 // The kubelet's reason for a `podman run` that ended with `exit_code` before its

@@ -130,7 +130,6 @@ std::vector<std::string> PodmanRuntime::Env() const {
 
 Result<ProcessSpec> PodmanRuntime::Plan(const PodmanPodInput& pod) {
   const model::Container& c = *pod.container;
-  if (c.image.empty()) return FailedPrecondition("the container has no image");
   auto pull = PodmanPullPolicy(c.image, c.image_pull_policy);
   if (!pull.ok()) return pull.status();
   auto env = PodmanEnvFile(pod.env);
@@ -176,6 +175,8 @@ Result<ProcessSpec> PodmanRuntime::Plan(const PodmanPodInput& pod) {
   run.command = pod.command;
   run.args = pod.args;
 
+  if (Status s = ValidatePodmanRun(run); !s.ok()) return s;
+
   ProcessSpec spec;
   spec.id = pod.id;
   spec.argv = PodmanRunArgv(run);
@@ -194,8 +195,8 @@ Result<ProcessSpec> PodmanRuntime::Plan(const PodmanPodInput& pod) {
 
 std::optional<PodmanFailure> PodmanRuntime::CheckImage(const model::Container& container) {
   if (container.image_pull_policy != "Never" || container.image.empty()) return std::nullopt;
-  auto result =
-      RunCommand({settings_.podman, "image", "exists", container.image}, kCheckTimeoutMs, Env());
+  auto result = RunCommand({settings_.podman, "image", "exists", "--", container.image},
+                           kCheckTimeoutMs, Env());
   if (result.ok() && result->exit_code == 0) return std::nullopt;
   if (!result.ok() || result->exit_code != 1) {
     // podman itself failed: let the start report it rather than guess.

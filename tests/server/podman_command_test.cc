@@ -191,6 +191,35 @@ TEST(PodmanRunArgv, NoGpusNoDevices) {
   }
 }
 
+TEST(ValidatePodmanRun, AcceptsAnOrdinaryPod) {
+  PodmanRun run = Basic();
+  run.mounts.push_back({MountStep::Kind::kBind, "/d/vol/creds", "/creds", true, false, false, ""});
+  EXPECT_TRUE(ValidatePodmanRun(run).ok());
+  run.image = "registry:5000/team/img@sha256:abcd";
+  EXPECT_TRUE(ValidatePodmanRun(run).ok());
+}
+
+TEST(ValidatePodmanRun, AnImageCannotBeAFlag) {
+  PodmanRun run = Basic();
+  for (const char* image : {"--privileged", "-u0", "img name", "", "img\n"}) {
+    run.image = image;
+    Status s = ValidatePodmanRun(run);
+    EXPECT_FALSE(s.ok()) << image;
+    EXPECT_NE(s.message().find("image"), std::string::npos) << s.message();
+  }
+}
+
+TEST(ValidatePodmanRun, AVolumePathCannotCarryMountOptions) {
+  PodmanRun run = Basic();
+  run.mounts.push_back({MountStep::Kind::kBind, "/d/vol/x", "/data:suid", false, false, false, ""});
+  Status s = ValidatePodmanRun(run);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/data:suid"), std::string::npos) << s.message();
+  run.mounts[0].target = "/data";
+  run.mounts[0].source = "/host/a,b";
+  EXPECT_FALSE(ValidatePodmanRun(run).ok());
+}
+
 TEST(ClassifyPodmanExit, PullFailureIsErrImagePull) {
   auto f = ClassifyPodmanExit(
       125,

@@ -219,4 +219,18 @@ eventually "its pod ends with ErrImagePull and podman's error" "^ErrImagePull .*
 kill -TERM "$PID" 2>/dev/null
 wait "$PID" 2>/dev/null
 PID=""
+
+# --container-runtime=auto picks podman here and says so.
+"$MUSTER" serve --data "$TMP/auto" --listen 127.0.0.1:0 --container-runtime=auto \
+  >"$TMP/auto.log" 2>&1 &
+PID=$!
+for _ in $(seq 1 300); do
+  grep -q "listening on" "$TMP/auto.log" 2>/dev/null && break
+  sleep 0.1
+done
+check "auto runs pods in podman containers where podman works" "pods run in podman containers" \
+  cat "$TMP/auto.log"
+kill -TERM "$PID" 2>/dev/null
+wait "$PID" 2>/dev/null
+PID=""
 finish
