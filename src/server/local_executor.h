@@ -9,7 +9,7 @@
 // the MPI hostfile, VC_*) and CUDA_VISIBLE_DEVICES set to the physical GPUs placement
 // assigned. Pod objects in the store follow each process (Pending, Running,
 // Succeeded, Failed with the kubelet's reasons: Error, OOMKilled,
-// CreateContainerConfigError).
+// CreateContainerConfigError; with podman ErrImageNeverPull, ErrImagePull, StartError).
 //
 // A gang starts all at once, and only when no process of an earlier gang still holds
 // one of its GPUs or pod names (a preempted victim gets its termination grace

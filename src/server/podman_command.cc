@@ -152,6 +152,16 @@ std::vector<std::string> PodmanRunArgv(const PodmanRun& run) {
 }
 
 std::optional<PodmanFailure> ClassifyPodmanExit(int exit_code, const std::string& log_tail) {
+  if (exit_code == 126 || exit_code == 127) {
+    // The OCI runtime could not exec the command (missing, not executable): podman's
+    // own error line, unlike a shell's 126/127 inside the container.
+    std::vector<std::string> lines = LastLines(log_tail, 1);
+    if (!lines.empty() && lines.back().starts_with("Error: ") &&
+        lines.back().find("OCI") != std::string::npos) {
+      return PodmanFailure{"StartError", lines.back()};
+    }
+    return std::nullopt;
+  }
   if (exit_code != 125) return std::nullopt;
   std::vector<std::string> lines = LastLines(log_tail, 3);
   std::string message = lines.empty() ? "podman run failed (exit code 125)" : lines.back();

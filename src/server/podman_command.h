@@ -86,9 +86,10 @@ Status ValidatePodmanRun(const PodmanRun& run);
 std::vector<std::string> PodmanRunArgv(const PodmanRun& run);
 
 // The kubelet's reason for a `podman run` that ended with `exit_code` before its
-// container ran (125: podman's own error), from the last lines of its output:
-// ErrImagePull when the image could not be pulled, CreateContainerError otherwise.
-// nullopt for every other exit code (the container's own).
+// container ran, from the last lines of its output: 125 (podman's own error) is
+// ErrImagePull when the image could not be pulled, CreateContainerError otherwise;
+// 126/127 with the OCI runtime's error (the command missing or not executable) is
+// StartError, as containerd reports it. nullopt for the container's own exit codes.
 struct PodmanFailure {
   std::string reason;
   std::string message;

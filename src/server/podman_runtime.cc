@@ -207,7 +207,7 @@ std::optional<PodmanFailure> PodmanRuntime::CheckImage(const model::Container& c
 
 std::optional<PodmanFailure> PodmanRuntime::ExitReason(int exit_code,
                                                        const std::string& log_path) const {
-  if (exit_code != 125) return std::nullopt;
+  if (exit_code < 125 || exit_code > 127) return std::nullopt;
   return ClassifyPodmanExit(exit_code, LogTail(log_path));
 }
 

@@ -237,6 +237,19 @@ TEST(ClassifyPodmanExit, OtherPodmanErrorsAreCreateContainerError) {
   EXPECT_EQ(f->message, "Error: invalid reference format");
 }
 
+TEST(ClassifyPodmanExit, ACommandTheRuntimeCannotExecIsStartError) {
+  auto f = ClassifyPodmanExit(
+      127,
+      "Error: runc: runc create failed: unable to start container process: exec: \"/nope\": "
+      "stat /nope: no such file or directory: OCI runtime attempted to invoke a command that "
+      "was not found\n");
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->reason, "StartError");
+  EXPECT_NE(f->message.find("/nope"), std::string::npos);
+  // A shell in the container that exits 127 is the container's own failure.
+  EXPECT_FALSE(ClassifyPodmanExit(127, "sh: nope: not found\n").has_value());
+}
+
 TEST(ClassifyPodmanExit, TheContainersOwnExitCodesStay) {
   EXPECT_FALSE(ClassifyPodmanExit(0, "").has_value());
   EXPECT_FALSE(ClassifyPodmanExit(1, "pull failed").has_value());
