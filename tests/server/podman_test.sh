@@ -5,7 +5,8 @@
 # that image as their owner (not root), with their hostname, ConfigMap env, a mounted
 # Secret, the other pod's name in /etc/hosts (an Indexed Job with a subdomain and a
 # headless Service); that imagePullPolicy Never with a missing image ends with
-# ErrImageNeverPull and an unreachable registry with ErrImagePull; that a server killed
+# ErrImageNeverPull, an unreachable registry with ErrImagePull and a command missing from
+# the image with StartError; that a server killed
 # with -9 adopts a running container; and that deleting a running job removes it.
 # Skips (exit 0) without root, kubectl, podman or busybox, or where `podman run` fails.
 # Usage: bash tests/server/podman_test.sh build/muster
@@ -214,6 +215,22 @@ spec:
 EOF
 eventually "its pod ends with ErrImagePull and podman's error" "^ErrImagePull .*127.0.0.1:9" \
   $K get pods -l job-name=unpullable \
+  -o 'jsonpath={.items[0].status.containerStatuses[0].state.*.reason} {.items[0].status.containerStatuses[0].state.*.message}'
+
+check "a Job whose command is not in the image" "created" $K apply -f - <<EOF
+apiVersion: batch/v1
+kind: Job
+metadata: {name: noexec}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: main, image: $IMAGE, command: [/no/such/program]}
+EOF
+eventually "its pod ends with StartError and runc's message" "^StartError .*/no/such/program" \
+  $K get pods -l job-name=noexec \
   -o 'jsonpath={.items[0].status.containerStatuses[0].state.*.reason} {.items[0].status.containerStatuses[0].state.*.message}'
 
 kill -TERM "$PID" 2>/dev/null
