@@ -39,7 +39,8 @@ LABEL=muster.dev/pod
 PID=""
 cleanup() {
   [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
-  podman ps -aq --filter "label=$LABEL" | xargs -r podman rm -f >/dev/null 2>&1
+  # Only this test's containers (its image), not those of a real server here.
+  podman ps -aq --filter "label=$LABEL" --filter "ancestor=$IMAGE" | xargs -r podman rm -f >/dev/null 2>&1
   rm -rf "$TMP"
 }
 trap cleanup EXIT
