@@ -209,8 +209,9 @@ Result<LocalPodPlan> PlanLocalPod(const LocalPodConfig& config, const LocalPodIn
     }
     env.emplace_back(name, value);
   }
-  if (config.podman)
+  if (config.podman) {
     return PlanPodmanPod(config, pod, sources, facts, account, *resolved, env, plan);
+  }
 
   ProcessSpec& spec = plan.spec;
   spec.id = PodProcessId(ns, pod.name);
