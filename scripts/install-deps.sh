@@ -17,6 +17,9 @@ command -v kubectl >/dev/null 2>&1 || PACKAGES+=(kubernetes-client)
 # puppeteer-core from npm (which downloads no browser); a Node.js from elsewhere
 # (nodesource ships npm inside its nodejs) needs neither Debian package.
 PACKAGES+=(chromium curl)
+# Pods as containers (tests/server/podman_test.sh): podman with runc (Debian's default
+# crun refuses hybrid cgroup layouts), and busybox-static, the test image's only binary.
+PACKAGES+=(podman runc busybox-static)
 command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
 command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 

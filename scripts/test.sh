@@ -103,6 +103,9 @@ timeout 300 bash tests/server/bare_pods_test.sh build/muster
 stage "pods run as their owners (two local accounts, tokens and client certificates, RBAC)"
 timeout 300 bash tests/server/owner_test.sh build/muster
 
+stage "pods as podman containers of a locally built image (--container-runtime=podman)"
+timeout 300 bash tests/server/podman_test.sh build/muster
+
 stage "kill -9 recovery of muster serve's scheduler"
 bash tests/server/serve_recovery_test.sh build
 

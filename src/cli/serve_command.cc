@@ -68,6 +68,12 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--container-log-max-files", kubelet->container_log_max_files,
                   "Log files kept per container, the live one included (containerLogMaxFiles)")
       ->capture_default_str();
+  cmd->add_option("--container-runtime", kubelet->container_runtime,
+                  "none: run each pod's command as a local process (the image is ignored); "
+                  "podman: run pods as podman containers of their images (needs root); auto: "
+                  "podman when it is installed and works, else none")
+      ->check(CLI::IsMember({"none", "podman", "auto"}))
+      ->capture_default_str();
   auto event_ttl = std::make_shared<std::string>("1h");
   cmd->add_option("--event-ttl", *event_ttl,
                   "Delete an Event this long after it was last recorded (kube-apiserver's "

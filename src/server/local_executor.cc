@@ -7,6 +7,7 @@
 #include "server/local_node.h"
 #include "server/pod_object.h"
 #include "server/pod_paths.h"
+#include "server/podman_runtime.h"
 #include "server/port_allocator.h"
 #include "workloads/workloads.h"
 
@@ -238,7 +239,7 @@ void LocalExecutor::Stopped(const engine::WorkloadRecord& record, Time now,
         grace = static_cast<double>(
             gang.workload.pod_sets[pod.pod_set].tmpl.spec.termination_grace_period_seconds);
       }
-      processes_.Terminate(pod.id, grace);
+      Terminate(pod.id, grace);
     } else if (pod.state == PodState::kWaiting) {
       pod.state = PodState::kFailed;
       pod.exit_code = 0;
@@ -404,6 +405,12 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
     }
   }
   StoreVolumeSources sources(store_, gang.namespace_, std::move(claims));
+  if (config_.podman) {
+    const auto& containers = gang.workload.pod_sets[pod.pod_set].tmpl.spec.containers;
+    if (auto e = containers.empty() ? std::nullopt : config_.podman->CheckImage(containers[0])) {
+      return fail(e->reason, e->message);
+    }
+  }
   auto plan = PlanLocalPod(config_, input, sources);
   if (!plan.ok()) return fail("CreateContainerConfigError", plan.status().message());
   if (Status s = processes_.Start(plan->spec); !s.ok()) {
@@ -472,6 +479,12 @@ void LocalExecutor::Run(Time now) {
   for (auto& [attempt, gang] : gangs_) {
     if (!gang.launched && !gang.stopping && CanLaunch(gang)) Launch(attempt, gang, now);
   }
+  if (config_.podman) config_.podman->Run(processes_);
+}
+
+void LocalExecutor::Terminate(const std::string& id, double grace) {
+  processes_.Terminate(id, grace);
+  if (config_.podman) config_.podman->Stop(id, grace);
 }
 
 std::vector<control::GangOutcome> LocalExecutor::Poll(Time now) {
@@ -490,6 +503,14 @@ std::vector<control::GangOutcome> LocalExecutor::Poll(Time now) {
     pod.message = exit.lost     ? "the process vanished"
                   : exit.signal ? "killed by signal " + std::to_string(exit.signal)
                                 : "exited with code " + std::to_string(exit.exit_code);
+    if (config_.podman) {
+      const std::string log = processes_.LogPath(exit.id);
+      config_.podman->Exited(exit.id, log.substr(0, log.rfind('/')));
+      if (auto e = config_.podman->ExitReason(exit.exit_code, log)) {
+        pod.reason = e->reason;
+        pod.message = e->message;
+      }
+    }
     ReleaseAddress(pod);
     pod.dirty = !g->second.deleted;
   }
@@ -543,7 +564,7 @@ void LocalExecutor::HandleDeletedPods() {
         grace = static_cast<double>(
             g->second.workload.pod_sets[pod.pod_set].tmpl.spec.termination_grace_period_seconds);
       }
-      processes_.Terminate(id, grace);
+      Terminate(id, grace);
       std::lock_guard<std::mutex> lock(deleted_mu_);
       deleted_pods_.push_back(id);  // look again once it has exited
       continue;

@@ -9,7 +9,7 @@
 // the MPI hostfile, VC_*) and CUDA_VISIBLE_DEVICES set to the physical GPUs placement
 // assigned. Pod objects in the store follow each process (Pending, Running,
 // Succeeded, Failed with the kubelet's reasons: Error, OOMKilled,
-// CreateContainerConfigError).
+// CreateContainerConfigError; with podman ErrImageNeverPull, ErrImagePull, StartError).
 //
 // A gang starts all at once, and only when no process of an earlier gang still holds
 // one of its GPUs or pod names (a preempted victim gets its termination grace
@@ -22,6 +22,10 @@
 // (the other ranks then get their termination grace period to finish on their own
 // before they are stopped); until then any pod exiting non-zero fails the gang (its
 // lifecycle policy then restarts or fails it).
+//
+// With a container runtime (LocalPodConfig::podman, podman_runtime.h) each pod's
+// process is `podman run` of its image, with the same user, env, hosts, volumes and
+// limits; the runtime adds the image check, the container's stop and its removal.
 //
 // Deleting a Pod object (kubectl, or garbage collection of a finished job) stops its
 // process if it still runs and removes its directory, logs and cgroup once it ended.
@@ -130,6 +134,8 @@ class LocalExecutor : public ServeExecutor {
   void WritePod(const Gang& gang, PodRun& pod, Time now);
   void DeletePods(Gang& gang);
   void ReleaseAddress(PodRun& pod);
+  // SIGTERM now, SIGKILL after `grace` (and the container's own stop, with podman).
+  void Terminate(const std::string& id, double grace);
   void HandleDeletedPods();
   void CollectOrphanDirs();
   std::vector<DnsPod> DnsPods(const Gang* launching) const;

@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "core/quantity.h"
+#include "server/podman_runtime.h"
 
 namespace muster::server {
 namespace {
@@ -68,6 +69,11 @@ Result<LocalKubelet> MakeLocalKubelet(ObjectStore& store, const std::string& dat
     }
   }
   config.volumes.host_path_prefixes = options.host_path_prefixes;
+  auto mode = ParseContainerRuntime(options.container_runtime);
+  if (!mode.ok()) return mode.status();
+  auto podman = PodmanRuntime::Make(*mode, config.isolate, log);
+  if (!podman.ok()) return podman.status();
+  config.podman = std::move(podman).value();
   // Private: the store and every pod's files are the server's business.
   ::chmod(config.data_dir.c_str(), 0700);
   // A pod's work dir keeps its path in the pod's view: its owner must be able to

@@ -24,6 +24,7 @@ struct KubeletOptions {
   std::vector<std::string> host_path_prefixes;  // --host-path-prefix (repeatable)
   std::string container_log_max_size = "10Mi";  // --container-log-max-size (kubelet's default)
   int32_t container_log_max_files = 5;          // --container-log-max-files (kubelet's default)
+  std::string container_runtime = "none";       // --container-runtime: none, podman, auto
 };
 
 // Validates the options (a quantity >= 16Ki, 2..100 files, a readable user map).

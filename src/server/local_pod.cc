@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "server/pod_paths.h"
+#include "server/podman_runtime.h"
 #include "workloads/container_env.h"
 
 namespace muster::server {
@@ -51,6 +52,89 @@ std::optional<int64_t> MilliOf(const model::QuantityMap& m, const char* name) {
   auto it = m.find(name);
   if (it == m.end()) return std::nullopt;
   return it->second.MilliValue();
+}
+
+CgroupLimits LimitsOf(const model::Container& container) {
+  CgroupLimits limits;
+  if (auto it = container.limits.find("memory"); it != container.limits.end()) {
+    limits.memory_bytes = it->second.Value();
+  }
+  limits.cpu_millis = MilliOf(container.limits, "cpu");
+  limits.cpu_shares_millis = MilliOf(container.requests, "cpu");
+  if (!limits.cpu_shares_millis) limits.cpu_shares_millis = limits.cpu_millis;
+  return limits;
+}
+
+// The files the pod sees: its /etc/hosts, and /etc/mpi for an MPIJob launcher.
+Status WritePodFiles(const std::string& pod_dir, const LocalPodInput& pod) {
+  if (Status s = WriteFile(pod_dir + "/hosts", pod.hosts, 0644); !s.ok()) return s;
+  if (!pod.mpi_hostfile.empty()) {
+    std::string dir = pod_dir + "/etc-mpi";
+    if (Status s = WriteFile(dir + "/hostfile", pod.mpi_hostfile, 0644); !s.ok()) return s;
+    if (Status s = WriteFile(dir + "/rsh-agent", kRshAgent, 0755); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+// The pod as a podman container (podman_runtime.h): the same user, env, hosts file,
+// volumes and limits, from its image; CUDA_VISIBLE_DEVICES only where it hides GPUs,
+// since a container sees just the GPUs passed to it, numbered from 0.
+Result<LocalPodPlan> PlanPodmanPod(const LocalPodConfig& config, const LocalPodInput& pod,
+                                   const VolumeSources& sources, const workloads::PodFacts& facts,
+                                   const Account& account,
+                                   const workloads::ResolvedContainer& resolved,
+                                   std::vector<std::pair<std::string, std::string>> env,
+                                   LocalPodPlan plan) {
+  const model::PodSpec& spec = pod.workload->pod_sets[pod.pod_set].tmpl.spec;
+  const model::Container& container = spec.containers.front();
+  const std::string& ns = pod.workload->meta.namespace_;
+  PodmanPodInput in;
+  in.id = PodProcessId(ns, pod.name);
+  in.namespace_ = ns;
+  in.name = pod.name;
+  in.pod_dir = PodDir(config.data_dir, ns, pod.name);
+  in.container = &container;
+  in.command = resolved.command;
+  in.args = resolved.args;
+  for (const auto& [name, value] : pod.identity_env) {
+    if (name != "CUDA_VISIBLE_DEVICES") continue;
+    std::string ids = value;
+    for (size_t at = 0; !ids.empty();) {
+      size_t comma = ids.find(',', at);
+      in.gpus.push_back(ids.substr(at, comma - at));
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+    if (!in.gpus.empty()) {
+      std::erase_if(env, [&](const auto& e) { return e.first == name && e.second == value; });
+    }
+  }
+  in.env = std::move(env);
+  in.account = account;
+  in.hosts_file = in.pod_dir + "/hosts";
+  in.limits = LimitsOf(container);
+  if (Status s = WritePodFiles(in.pod_dir, pod); !s.ok()) return s;
+  PodVolumeContext volume_context{config.data_dir, in.pod_dir,       ns,
+                                  account,         account.uid == 0, facts};
+  VolumePolicy policy = config.volumes;
+  policy.mounts = true;
+  policy.container = true;
+  auto volumes = PrepareVolumes(spec, container, volume_context, sources, policy);
+  if (!volumes.ok()) return volumes.status();
+  in.mounts = std::move(volumes).value();
+  if (!pod.mpi_hostfile.empty()) {
+    in.mounts.push_back(
+        {MountStep::Kind::kBind, in.pod_dir + "/etc-mpi", kMpiDir, true, false, false, ""});
+  }
+  if (!container.ports.empty()) {
+    plan.warnings.push_back(
+        "container ports are not mapped: the container shares the host's network, so it "
+        "listens on its pod address and its own port numbers");
+  }
+  auto process = config.podman->Plan(in);
+  if (!process.ok()) return process.status();
+  plan.spec = std::move(process).value();
+  return plan;
 }
 
 }  // namespace
@@ -115,15 +199,7 @@ Result<LocalPodPlan> PlanLocalPod(const LocalPodConfig& config, const LocalPodIn
   if (!resolved.ok()) return resolved.status();
   plan.warnings = resolved->warnings;
 
-  ProcessSpec& spec = plan.spec;
-  spec.id = PodProcessId(ns, pod.name);
-  spec.argv = resolved->command;
-  spec.argv.insert(spec.argv.end(), resolved->args.begin(), resolved->args.end());
-  if (spec.argv.empty()) {
-    return FailedPrecondition(
-        "the container has no command: the local executor runs the container's command and "
-        "args on this machine and does not pull images (use --executor podman)");
-  }
+  std::vector<std::pair<std::string, std::string>> env;
   for (auto& [name, value] : resolved->env) {
     if (std::find(std::begin(kRefusedEnv), std::end(kRefusedEnv), name) != std::end(kRefusedEnv)) {
       plan.warnings.push_back("environment variable " + name +
@@ -131,8 +207,22 @@ Result<LocalPodPlan> PlanLocalPod(const LocalPodConfig& config, const LocalPodIn
                               "into the pod's processes");
       continue;
     }
-    spec.env[name] = value;
+    env.emplace_back(name, value);
   }
+  if (config.podman) {
+    return PlanPodmanPod(config, pod, sources, facts, account, *resolved, env, plan);
+  }
+
+  ProcessSpec& spec = plan.spec;
+  spec.id = PodProcessId(ns, pod.name);
+  spec.argv = resolved->command;
+  spec.argv.insert(spec.argv.end(), resolved->args.begin(), resolved->args.end());
+  if (spec.argv.empty()) {
+    return FailedPrecondition(
+        "the container has no command: the local executor runs the container's command and "
+        "args on this machine and does not pull images (use --container-runtime=podman)");
+  }
+  for (auto& [name, value] : env) spec.env[name] = value;
   spec.env.emplace("PATH", kDefaultPath);
   spec.env.emplace("HOSTNAME", pod.name);
   spec.env.emplace("HOME", account.home.empty() || !config.isolate ? work_dir : account.home);
@@ -146,21 +236,8 @@ Result<LocalPodPlan> PlanLocalPod(const LocalPodConfig& config, const LocalPodIn
                            : work_dir + "/" + container.working_dir;
   }
 
-  // Limits.
-  if (auto it = container.limits.find("memory"); it != container.limits.end()) {
-    spec.limits.memory_bytes = it->second.Value();
-  }
-  spec.limits.cpu_millis = MilliOf(container.limits, "cpu");
-  spec.limits.cpu_shares_millis = MilliOf(container.requests, "cpu");
-  if (!spec.limits.cpu_shares_millis) spec.limits.cpu_shares_millis = spec.limits.cpu_millis;
-
-  // Files the pod sees.
-  if (Status s = WriteFile(pod_dir + "/hosts", pod.hosts, 0644); !s.ok()) return s;
-  if (!pod.mpi_hostfile.empty()) {
-    std::string dir = pod_dir + "/etc-mpi";
-    if (Status s = WriteFile(dir + "/hostfile", pod.mpi_hostfile, 0644); !s.ok()) return s;
-    if (Status s = WriteFile(dir + "/rsh-agent", kRshAgent, 0755); !s.ok()) return s;
-  }
+  spec.limits = LimitsOf(container);
+  if (Status s = WritePodFiles(pod_dir, pod); !s.ok()) return s;
 
   PodVolumeContext volume_context{config.data_dir, pod_dir, ns, account, account.uid == 0, facts};
   VolumePolicy policy = config.volumes;

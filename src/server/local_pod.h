@@ -22,6 +22,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,12 +34,16 @@
 
 namespace muster::server {
 
+class PodmanRuntime;
+
 struct LocalPodConfig {
   std::string data_dir;
   UserMap users;
   Account server;        // the account muster serve runs as
   bool isolate = false;  // root: namespaces, owners' accounts, private data directory
   VolumePolicy volumes;
+  // Set: pods run as podman containers of their images (podman_runtime.h).
+  std::shared_ptr<PodmanRuntime> podman;
 };
 
 struct LocalPodInput {

@@ -279,13 +279,13 @@ Result<std::vector<MountStep>> PrepareVolumes(const model::PodSpec& spec,
       step.target_is_file = ::stat(step.source.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
     }
     std::error_code ec;
-    if (!fs::exists(target, ec)) {
+    if (!policy.container && !fs::exists(target, ec)) {
       if (!MountPointCreatable(target)) {
         return FailedPrecondition(
             "volumeMount \"" + m.name + "\": mountPath " + target +
             " does not exist on this machine; the local executor shares its filesystem and "
             "creates mount points only as new top-level directories (or under /etc/mpi): create "
-            "it, or run the pod with --executor podman");
+            "it, or run pods with --container-runtime=podman");
       }
       step.create_target = true;
     }

@@ -50,6 +50,8 @@ class VolumeSources : public workloads::ConfigLookup {
 
 struct VolumePolicy {
   bool mounts = false;  // private mount namespaces are available (root)
+  // The mounts go into a container's own filesystem: any absolute mountPath will do.
+  bool container = false;
   std::vector<std::string> host_path_prefixes;
 };
 
