@@ -7,6 +7,7 @@
 #include "control/job_templates.h"
 #include "control/reconciler.h"
 #include "control/reconciler_state.h"
+#include "control/volcano_queue_status.h"
 #include "control/workload_objects.h"
 
 namespace muster::control {
@@ -323,6 +324,13 @@ void Reconciler::SyncQueues() {
   for (const auto& lq : config_.local_queues) {
     write("localqueues.kueue.x-k8s.io", lq.meta.namespace_, lq.meta.name,
           QueueCountStatus(counts.local_queues[lq.meta.namespace_ + "/" + lq.meta.name]));
+  }
+  if (!config_.volcano_queues.empty()) {
+    auto tallies = TallyVolcanoQueues(*engine_);
+    for (const auto& q : config_.volcano_queues) {
+      write("queues.scheduling.volcano.sh", "", q.meta.name,
+            VolcanoQueueStatus(q, tallies[q.meta.name]));
+    }
   }
 }
 

@@ -216,6 +216,7 @@ TEST_F(ReconcilerPodsTest, VolcanoPodsOfAStandalonePodGroupAreOneGangAndItsPhase
   bench_.Steps(2);
   EXPECT_THAT(bench_.runtime.events, IsEmpty());
   EXPECT_EQ(ScheduledMessage("v-a"), "waiting for the pods of group pg: 1 of 2 exist");
+  EXPECT_EQ(bench_.Get("queues.scheduling.volcano.sh", "", "default")["status"]["state"], "Open");
   auto group = [&] { return bench_.Get("podgroups.scheduling.volcano.sh", "ml", "pg"); };
   EXPECT_EQ(group()["status"]["phase"], "Pending");
 
@@ -225,6 +226,13 @@ TEST_F(ReconcilerPodsTest, VolcanoPodsOfAStandalonePodGroupAreOneGangAndItsPhase
   // Admitted; the fake runtime reports one running pod, fewer than minMember.
   EXPECT_EQ(group()["status"]["phase"], "Inqueue");
   EXPECT_EQ(group()["status"]["running"], 1);
+  // The Queue's status, as Volcano's queue controller keeps it: one placed job and what
+  // it holds.
+  json queue = bench_.Get("queues.scheduling.volcano.sh", "", "default")["status"];
+  EXPECT_EQ(queue["state"], "Open");
+  EXPECT_EQ(queue["running"], 1);
+  EXPECT_EQ(queue["pending"], 0);
+  EXPECT_EQ(queue["allocated"]["nvidia.com/gpu"], "2");
 
   bench_.runtime.Finish("ml/pod-pg", true);
   bench_.Steps(2);
