@@ -100,6 +100,9 @@ stage "core kinds of muster serve (ConfigMap, Secret, Service, PVC, ResourceQuot
 timeout 300 bash tests/server/core_kinds_test.sh build/muster
 timeout 300 bash tests/server/bare_pods_test.sh build/muster
 
+stage "the seed documents' manifests applied unchanged with kubectl (tests/seeds)"
+timeout 600 bash tests/server/seeds_test.sh build/muster "$shared"
+
 stage "pods run as their owners (two local accounts, tokens and client certificates, RBAC)"
 timeout 300 bash tests/server/owner_test.sh build/muster
 
