@@ -223,6 +223,12 @@ class Reconciler {
   void WriteAdmission(JobState& job);
   void WriteStop(JobState& job);
   void BindGang(JobState& job);
+  // Elastic gangs in a cluster (reconciler_elastic.cc).
+  std::vector<GangPod> GangPodsToBind(const engine::WorkloadRecord& record,
+                                      const std::map<std::string, WatchedPod>& pods) const;
+  void DeleteShrunkPods(JobState& job);
+  void MarkUnboundPods(JobState& job, const engine::WorkloadRecord& record,
+                       const std::vector<GangPod>& pods, const BindPlan& plan);
   void SetPodGroupPhase(JobState& job, const std::string& phase);
   bool NodesFree(const engine::WorkloadRecord& record, std::string& why) const;
   void Park(JobState& job, const std::string& why);
