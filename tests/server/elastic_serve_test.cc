@@ -209,6 +209,16 @@ class ElasticServeTest : public ::testing::TestWithParam<ExecutorKind> {
     }
     return false;
   }
+  // Starts of pod `name` before its current one (restartCount): a gang restarted
+  // after a failure starts every pod again.
+  int Restarts(const std::string& name) const {
+    auto pod = store_->Get({"pods", "ml", name});
+    if (!pod.ok()) return -1;
+    for (const auto& c :
+         pod->value("status", json::object()).value("containerStatuses", json::array()))
+      return c.value("restartCount", -1);
+    return -1;
+  }
   bool WorkloadEvicted() const {
     auto w = store_->Get({"workloads.kueue.x-k8s.io", "ml", "pytorchjob-elastic"});
     if (!w.ok()) return false;
@@ -264,6 +274,9 @@ TEST_P(ElasticServeTest, GrowsIntoFreedGpusAndShrinksForAPreemptor) {
                                             "elastic-worker-2", "elastic-worker-3"}));
   EXPECT_FALSE(WorkloadEvicted());
   EXPECT_TRUE(WaitFor([&] { return AdmittedWorkers() == 4; })) << Describe();
+  // The stopped workers' exits (SIGTERM) did not fail the job: the kept workers run
+  // on, never restarted.
+  for (const auto& pod : kept) EXPECT_EQ(Restarts(pod), 0) << pod;
   EXPECT_TRUE(WaitFor([&] { return HasEvent("Shrunk", "8 -> 4 pods"); }));
   EXPECT_TRUE(HasEvent("Shrunk", "ml/urgent"));
 
@@ -277,6 +290,9 @@ TEST_P(ElasticServeTest, GrowsIntoFreedGpusAndShrinksForAPreemptor) {
   ASSERT_TRUE(WaitFor([&] { return RunningPods("elastic-worker-").size() == 8; })) << Describe();
   EXPECT_FALSE(WorkloadEvicted());
   EXPECT_TRUE(WaitFor([&] { return AdmittedWorkers() == 8; })) << Describe();
+  EXPECT_EQ(Restarts("elastic-worker-0"), 0);
+  // Workers 4-7 are new pods (their objects were deleted), not restarts.
+  EXPECT_EQ(Restarts("elastic-worker-7"), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Executors, ElasticServeTest,
