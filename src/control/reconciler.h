@@ -72,6 +72,11 @@ struct ReconcilerOptions {
   // step's cost stays bounded, and jobs that arrive during a long preemption
   // cascade get their Workloads at the next step instead of after it.
   int max_cycles_per_step = 16;
+  // From a file (`muster kube --config`: a SchedulerConfiguration, or Volcano's
+  // volcano-scheduler.conf mapped onto one; a Kueue Configuration): used instead of
+  // the configuration objects of those kinds, as `muster simulate --config`.
+  std::optional<model::SchedulerConfiguration> scheduler_config;
+  std::optional<model::KueueConfiguration> kueue_config;
   // One line per problem or notable action; null: dropped.
   std::function<void(const std::string&)> log;
   // Called with each decision-log entry as it is consumed (serve: metrics).

@@ -12,6 +12,7 @@
 #include <memory>
 #include <thread>
 
+#include "api/decode.h"
 #include "kube/fake_api_server.h"
 #include "kube/reflector.h"
 
@@ -418,6 +419,48 @@ TEST_F(KubeControllerTest, ElasticGangIsBoundInPartGrowsAndShrinksByItsHighestPo
   EXPECT_NE(reasons.find("Shrunk: Preempted: 8 -> 4 pods: InClusterQueue by default/urgent"),
             std::string::npos)
       << reasons;
+}
+
+// `muster kube --config` with Volcano's scheduler ConfigMap as Volcano deploys it:
+// its configuration replaces the default (no binpack listed: Volcano's
+// least-requested node order, muster's Spread), so two one-GPU jobs land on
+// different nodes, where the default Binpack would stack them.
+TEST_F(KubeControllerTest, VolcanoSchedulerConfigMapFromConfigSpreadsPods) {
+  api::DecodeResult config;
+  api::DecodeText(R"(apiVersion: v1
+kind: ConfigMap
+metadata: {name: volcano-scheduler-configmap, namespace: volcano-system}
+data:
+  volcano-scheduler.conf: |
+    actions: "enqueue, allocate, backfill"
+    tiers:
+    - plugins:
+      - name: priority
+      - name: gang
+    - plugins:
+      - name: predicates
+      - name: nodeorder
+)",
+                  "volcano.yaml", config);
+  ASSERT_FALSE(config.HasErrors());
+  ASSERT_TRUE(config.manifests.scheduler_config.has_value());
+  EXPECT_EQ(config.manifests.scheduler_config->mapped_from, "volcano-scheduler.conf");
+  controller_->Stop();
+  KubeOptions options;
+  options.resync_seconds = 0.2;
+  for (const control::ResourceType* t : WatchedResources())
+    options.watched.push_back(t->StoreKey());
+  options.scheduler_config = config.manifests.scheduler_config;
+  controller_ = std::make_unique<KubeController>(*client_, cache_, options);
+  controller_->Start();
+
+  for (const char* name : {"a", "b"}) {
+    fake_.Create(IndexedJob(name, 1, 1, ""));
+    ASSERT_TRUE(WaitFor([&] { return !Job(name)["spec"].value("suspend", true); }));
+    fake_.Create(PodOf(Job(name), 0));
+    ASSERT_TRUE(WaitFor([&] { return !NodeOf(std::string(name) + "-0-x").empty(); }));
+  }
+  EXPECT_NE(NodeOf("a-0-x"), NodeOf("b-0-x"));
 }
 
 }  // namespace
