@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "control/workload_objects.h"
+#include "server/adopted_pods.h"
 #include "server/table_printer.h"
 #include "workloads/workloads.h"
 
@@ -25,6 +26,11 @@ void EmulatedExecutor::AdoptRecovered(
     const engine::WorkloadRecord& record, Time now,
     const std::map<std::string, RecoveredProcess>& /*recovered*/) {
   StartGang(record, RecordedStart(record).value_or(now));
+  const Gang& gang = gangs_.at(record.key());
+  std::set<std::string> names;
+  for (const auto& pod : gang.pods) names.insert(pod.name);
+  DeletePodsOutsideGang(store_, record.workload.meta.namespace_,
+                        gang.pods.empty() ? "" : gang.pods.front().owner_uid, names);
 }
 
 std::optional<Time> EmulatedExecutor::RecordedStart(const engine::WorkloadRecord& record) const {

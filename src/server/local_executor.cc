@@ -4,6 +4,7 @@
 
 #include "control/workload_objects.h"
 #include "core/base64.h"
+#include "server/adopted_pods.h"
 #include "server/local_node.h"
 #include "server/pod_object.h"
 #include "server/pod_paths.h"
@@ -210,6 +211,9 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
     }
     WritePod(gang, pod, now);
   }
+  std::set<std::string> names;
+  for (const auto& pod : gang.pods) names.insert(pod.name);
+  DeletePodsOutsideGang(store_, gang.namespace_, gang.job_uid, names);
 }
 
 void LocalExecutor::Stopped(const engine::WorkloadRecord& record, Time now,

@@ -281,10 +281,18 @@ TEST_P(ElasticServeTest, GrowsIntoFreedGpusAndShrinksForAPreemptor) {
   EXPECT_TRUE(HasEvent("Shrunk", "ml/urgent"));
 
   // A restarted server adopts the gang at its current size (4), not its first or its
-  // largest, and keeps its running pods.
+  // largest, and keeps its running pods. A Pod object of a worker the gang no longer
+  // runs (as if the previous server stopped in the middle of a shrink) is dropped.
   StopController();
+  auto stray = store_->Get({"pods", "ml", "elastic-worker-0"});
+  ASSERT_TRUE(stray.ok());
+  (*stray)["metadata"]["name"] = "elastic-worker-6";
+  for (const char* server_set : {"uid", "resourceVersion", "creationTimestamp"})
+    (*stray)["metadata"].erase(server_set);
+  ASSERT_TRUE(store_->Create({"pods", "ml", "elastic-worker-6"}, *stray).ok());
   StartController();
   EXPECT_EQ(RunningPods("elastic-worker-").size(), 4u) << Describe();
+  EXPECT_EQ(PodObjects("elastic-worker-"), 4u) << Describe();
 
   // The preemptor ends: the elastic job grows back to 8.
   ASSERT_TRUE(WaitFor([&] { return RunningPods("elastic-worker-").size() == 8; })) << Describe();
