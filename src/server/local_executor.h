@@ -141,7 +141,7 @@ class LocalExecutor : public ServeExecutor {
   // Resizes (local_executor_resize.cc): pods added to a launched gang start once
   // their GPUs and names are free; pods a shrink stopped leave once they ended.
   void StartAddedPods(int64_t attempt, Gang& gang, Time now);
-  bool PodCanStart(const Gang& gang, const PodRun& pod) const;
+  bool PodCanStart(const PodRun& pod) const;
   void RetireShrunkPods(int64_t attempt, Gang& gang);
   static double GracePeriod(const Gang& gang, const PodRun& pod);
   void StartPod(int64_t attempt, Gang& gang, size_t i, const workloads::RankContext& context,

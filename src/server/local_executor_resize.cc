@@ -60,7 +60,7 @@ void LocalExecutor::Resized(const engine::WorkloadRecord& record,
   ++changes_;
 }
 
-bool LocalExecutor::PodCanStart(const Gang& gang, const PodRun& pod) const {
+bool LocalExecutor::PodCanStart(const PodRun& pod) const {
   // A pod of the same name (stopped by an earlier shrink, or an earlier gang) still
   // running or not yet reaped.
   if (processes_.Running(pod.id) || by_process_.count(pod.id) != 0) return false;
@@ -74,7 +74,6 @@ bool LocalExecutor::PodCanStart(const Gang& gang, const PodRun& pod) const {
       }
     }
   }
-  (void)gang;
   return true;
 }
 
@@ -82,8 +81,7 @@ void LocalExecutor::StartAddedPods(int64_t attempt, Gang& gang, Time now) {
   std::vector<size_t> ready;
   for (size_t i = 0; i < gang.pods.size(); ++i) {
     const PodRun& pod = gang.pods[i];
-    if (!pod.shrunk && pod.state == PodState::kWaiting && PodCanStart(gang, pod))
-      ready.push_back(i);
+    if (!pod.shrunk && pod.state == PodState::kWaiting && PodCanStart(pod)) ready.push_back(i);
   }
   if (ready.empty()) return;
   for (size_t i : ready) gang.pods[i].ip = addresses_.Allocate();
