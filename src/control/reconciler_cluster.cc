@@ -265,6 +265,8 @@ bool Reconciler::NodesFree(const engine::WorkloadRecord& record, std::string& wh
         // Accounted by the engine, unless it shrank: the pods it gave up are still
         // there until their deletion ends (Volcano binds a preemptor onto what the
         // victims release only once it is released).
+        auto shrunk = jobs_.find(key);
+        if (shrunk == jobs_.end() || shrunk->second->shrink_deleted.empty()) continue;
         int32_t planned = 0;
         for (const auto& q : other->plan.pods) {
           if (engine_->cluster().GetNode(q.node).meta.name == node) ++planned;
