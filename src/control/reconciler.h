@@ -72,6 +72,11 @@ struct ReconcilerOptions {
   // step's cost stays bounded, and jobs that arrive during a long preemption
   // cascade get their Workloads at the next step instead of after it.
   int max_cycles_per_step = 16;
+  // From a file (`muster kube --config`: a SchedulerConfiguration, or Volcano's
+  // volcano-scheduler.conf mapped onto one; a Kueue Configuration): used instead of
+  // the configuration objects of those kinds, as `muster simulate --config`.
+  std::optional<model::SchedulerConfiguration> scheduler_config;
+  std::optional<model::KueueConfiguration> kueue_config;
   // One line per problem or notable action; null: dropped.
   std::function<void(const std::string&)> log;
   // Called with each decision-log entry as it is consumed (serve: metrics).
@@ -223,6 +228,12 @@ class Reconciler {
   void WriteAdmission(JobState& job);
   void WriteStop(JobState& job);
   void BindGang(JobState& job);
+  // Elastic gangs in a cluster (reconciler_elastic.cc).
+  std::vector<GangPod> GangPodsToBind(const engine::WorkloadRecord& record,
+                                      const std::map<std::string, WatchedPod>& pods) const;
+  void DeleteShrunkPods(JobState& job);
+  void MarkUnboundPods(JobState& job, const engine::WorkloadRecord& record,
+                       const std::vector<GangPod>& pods, const BindPlan& plan);
   void SetPodGroupPhase(JobState& job, const std::string& phase);
   bool NodesFree(const engine::WorkloadRecord& record, std::string& why) const;
   void Park(JobState& job, const std::string& why);

@@ -61,7 +61,10 @@ void Reconciler::SyncClusterJob(JobState& job) {
         WriteAdmission(job);
       return;
     }
-    if (r->phase == engine::Phase::kRunning) BindGang(job);
+    if (r->phase == engine::Phase::kRunning) {
+      DeleteShrunkPods(job);
+      BindGang(job);
+    }
     return;
   }
   if (!r->Finished()) WriteStop(job);
@@ -258,7 +261,20 @@ bool Reconciler::NodesFree(const engine::WorkloadRecord& record, std::string& wh
     for (const auto& [key, count] : on_node->second) {
       if (key == record.key() || count == 0) continue;
       const engine::WorkloadRecord* other = engine_->Find(key);
-      if (other != nullptr && other->Active()) continue;  // accounted by the engine
+      if (other != nullptr && other->Active()) {
+        // Accounted by the engine, unless it shrank: the pods it gave up are still
+        // there until their deletion ends (Volcano binds a preemptor onto what the
+        // victims release only once it is released).
+        auto shrunk = jobs_.find(key);
+        if (shrunk == jobs_.end() || shrunk->second->shrink_deleted.empty()) continue;
+        int32_t planned = 0;
+        for (const auto& q : other->plan.pods) {
+          if (engine_->cluster().GetNode(q.node).meta.name == node) ++planned;
+        }
+        if (count <= planned) continue;
+        why = "waiting for the pods " + key + " gave up to leave node " + node;
+        return false;
+      }
       why = "waiting for the pods of stopped " + key + " to leave node " + node;
       return false;
     }
@@ -271,23 +287,7 @@ void Reconciler::BindGang(JobState& job) {
   const engine::WorkloadRecord* r = engine_->Find(job.key);
   auto gang = gang_pods_.find(job.key);
   if (gang == gang_pods_.end()) return;
-  std::vector<GangPod> pods;
-  for (const auto& [name, pod] : gang->second) {
-    if (!pod.live) continue;
-    if (std::find(options_.scheduler_names.begin(), options_.scheduler_names.end(),
-                  pod.scheduler_name) == options_.scheduler_names.end())
-      continue;  // another scheduler places it; muster's admission still steers it
-    GangPod g;
-    g.name = name;
-    g.pod_set = pod.pod_set;
-    g.index = pod.index;
-    for (const auto& ps : r->workload.pod_sets) {
-      if (ps.name == pod.pod_set && ps.pods_per_job > 0 && pod.job_index >= 0)
-        g.index = pod.job_index * ps.pods_per_job + std::max(0, pod.index);
-    }
-    g.node_name = pod.node;
-    pods.push_back(std::move(g));
-  }
+  std::vector<GangPod> pods = GangPodsToBind(*r, gang->second);
   if (pods.empty()) return;
   std::vector<PlannedSlot> slots;
   slots.reserve(r->plan.pods.size());
@@ -296,6 +296,7 @@ void Reconciler::BindGang(JobState& job) {
                      engine_->cluster().GetNode(p.node).meta.name});
   }
   BindPlan plan = PlanBindings(slots, pods);
+  if (plan.ready) MarkUnboundPods(job, *r, pods, plan);
   if (!plan.ready || plan.bindings.empty()) return;
   std::string why;
   if (!NodesFree(*r, why)) {

@@ -103,6 +103,8 @@ model::ManifestSet Reconciler::AssembleConfig() const {
       if (it->second.problem.empty()) AppendManifests(config, it->second.decoded, order);
     }
   }
+  if (options_.scheduler_config) config.scheduler_config = options_.scheduler_config;
+  if (options_.kueue_config) config.kueue_config = options_.kueue_config;
   return config;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "control/reconciler.h"
@@ -31,6 +32,10 @@ struct Reconciler::JobState {
   bool delete_pods = false;           // evicted Volcano Job: its pods are deleted
   std::string parked;                 // why the API server refused to start it
   bool stop_refused = false;          // a suspend or restore was refused (4xx)
+  // Elastic gangs: pods left unbound beyond the admitted count -> the message of the
+  // PodScheduled=False condition written on them; pods a shrink deleted.
+  std::map<std::string, std::string> unbound_written;
+  std::set<std::string> shrink_deleted;
 
   // Writes in flight: at most one of each per job (op ids; 0: none).
   uint64_t workload_op = 0;

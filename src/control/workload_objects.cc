@@ -341,6 +341,9 @@ json DecisionEvent(const engine::LogEntry& e, const JobRef& ref, int64_t sequenc
       {"Restart", {"Restarting", "Warning"}},
       {"Fail", {"Failed", "Warning"}},
       {"Adopt", {"Adopted", "Normal"}},
+      // Elastic gangs resized in place: "4 -> 8 pods", "8 -> 6 pods: ... by <preemptor>".
+      {"Grow", {"Resized", "Normal"}},
+      {"Shrink", {"Shrunk", "Normal"}},
       {"WaitForNodes", {"WaitForNodes", "Normal"}},
       {"Inadmissible", {"FailedToStart", "Warning"}}};
   auto it = kEvents.find(e.action);

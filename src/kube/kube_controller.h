@@ -13,6 +13,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "kube/api_sink.h"
 #include "kube/kube_client.h"
 #include "kube/object_cache.h"
+#include "model/manifest_set.h"
 #include "ui/view_publisher.h"
 
 namespace muster::kube {
@@ -35,6 +37,9 @@ struct KubeOptions {
   std::vector<std::string> watched;
   // Writes in flight at most (within the client's QPS and burst).
   int write_workers = 16;
+  // `--config`: replaces the cluster's configuration objects of these kinds.
+  std::optional<model::SchedulerConfiguration> scheduler_config;
+  std::optional<model::KueueConfiguration> kueue_config;
   // Where each step's scheduler view is published (the dashboard); may be null.
   ui::ViewPublisher* views = nullptr;
 };

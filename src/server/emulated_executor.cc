@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "control/workload_objects.h"
+#include "server/adopted_pods.h"
 #include "server/table_printer.h"
 #include "workloads/workloads.h"
 
@@ -25,6 +26,11 @@ void EmulatedExecutor::AdoptRecovered(
     const engine::WorkloadRecord& record, Time now,
     const std::map<std::string, RecoveredProcess>& /*recovered*/) {
   StartGang(record, RecordedStart(record).value_or(now));
+  const Gang& gang = gangs_.at(record.key());
+  std::set<std::string> names;
+  for (const auto& pod : gang.pods) names.insert(pod.name);
+  DeletePodsOutsideGang(store_, record.workload.meta.namespace_,
+                        gang.pods.empty() ? "" : gang.pods.front().owner_uid, names);
 }
 
 std::optional<Time> EmulatedExecutor::RecordedStart(const engine::WorkloadRecord& record) const {
@@ -40,6 +46,48 @@ std::optional<Time> EmulatedExecutor::RecordedStart(const engine::WorkloadRecord
   return std::nullopt;
 }
 
+PodRunView EmulatedExecutor::NewPod(const model::Workload& workload,
+                                    const placement::PodPlacement& placement,
+                                    const std::string& job_uid, const std::string& started) {
+  PodRunView pod;
+  pod.owner_uid = job_uid;
+  pod.pod_set = placement.pod_set;
+  pod.index = placement.index;
+  pod.name = workloads::DefaultHostname(workload, placement.pod_set, placement.index);
+  pod.node = NodeName(placement.node);
+  pod.state = PodRunState::kRunning;
+  pod.started_at = started;
+  pod.restarts = starts_[workload.meta.namespace_ + "/" + pod.name]++;
+  return pod;
+}
+
+void EmulatedExecutor::Resized(const engine::WorkloadRecord& record,
+                               const std::vector<placement::PodPlacement>& added,
+                               const std::vector<placement::PodPlacement>& removed, Time now) {
+  auto it = gangs_.find(record.key());
+  if (it == gangs_.end()) return;
+  Gang& gang = it->second;
+  const std::string& ns = gang.workload.meta.namespace_;
+  for (const auto& p : removed) {
+    auto pod = std::find_if(gang.pods.begin(), gang.pods.end(), [&](const PodRunView& v) {
+      return v.pod_set == p.pod_set && v.index == p.index;
+    });
+    if (pod == gang.pods.end()) continue;
+    // Nothing to wait for: the pod leaves, and one made again later is a new pod.
+    if (!IsExistingPod(gang.workload, pod->pod_set)) store_.Delete({"pods", ns, pod->name});
+    starts_.erase(ns + "/" + pod->name);
+    gang.pods.erase(pod);
+  }
+  if (!added.empty()) {
+    const std::string job_uid = JobUid(store_, gang.workload.meta);
+    const std::string started = control::Rfc3339(now);
+    for (const auto& p : added) gang.pods.push_back(NewPod(gang.workload, p, job_uid, started));
+    to_write_.push_back(record.key());
+  }
+  MarkChanged(record.key());
+  ++changes_;
+}
+
 void EmulatedExecutor::StartGang(const engine::WorkloadRecord& record, Time started_at) {
   const std::string key = record.key();
   if (auto old = gangs_.find(key); old != gangs_.end()) {
@@ -52,16 +100,7 @@ void EmulatedExecutor::StartGang(const engine::WorkloadRecord& record, Time star
   const std::string started = control::Rfc3339(started_at);
   const std::string job_uid = JobUid(store_, record.workload.meta);
   for (const auto& p : record.plan.pods) {
-    PodRunView pod;
-    pod.owner_uid = job_uid;
-    pod.pod_set = p.pod_set;
-    pod.index = p.index;
-    pod.name = workloads::DefaultHostname(record.workload, p.pod_set, p.index);
-    pod.node = NodeName(p.node);
-    pod.state = PodRunState::kRunning;
-    pod.started_at = started;
-    pod.restarts = starts_[record.workload.meta.namespace_ + "/" + pod.name]++;
-    gang.pods.push_back(std::move(pod));
+    gang.pods.push_back(NewPod(record.workload, p, job_uid, started));
   }
   if (record.workload.sim.duration) {
     gang.ends_at = started_at + *record.workload.sim.duration;

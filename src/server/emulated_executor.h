@@ -5,6 +5,10 @@
 // started. A job without a duration runs until it is deleted or preempted. Stopping
 // (eviction, failure, deletion) is immediate: no process needs a grace period.
 //
+// An elastic gang changes size in place (Resized): added pods are Running at once,
+// removed ones (the highest indices) have their Pod objects deleted at once, as a
+// scale-down deletes them; the gang's duration does not change with its size.
+//
 // After a restart a gang recorded running is adopted and still finishes at its
 // original start (its pods' status.startTime) + duration. Every start runs the whole
 // duration (no checkpoint progress is modelled). Called from the controller thread
@@ -32,6 +36,10 @@ class EmulatedExecutor : public ServeExecutor {
   void SetEngine(const engine::Engine* engine) override { engine_ = engine; }
   void Started(const engine::WorkloadRecord& record, Time now) override;
   void Stopped(const engine::WorkloadRecord& record, Time now, engine::StopCause cause) override;
+  void Resized(const engine::WorkloadRecord& record,
+               const std::vector<placement::PodPlacement>& added,
+               const std::vector<placement::PodPlacement>& removed, Time now) override;
+  bool SupportsResize() const override { return true; }
   // `recovered` is ignored: nothing ran as a process.
   void AdoptRecovered(const engine::WorkloadRecord& record, Time now,
                       const std::map<std::string, RecoveredProcess>& recovered) override;
@@ -52,6 +60,8 @@ class EmulatedExecutor : public ServeExecutor {
     std::optional<Time> ends_at;   // nullopt: no duration, runs until stopped
   };
 
+  PodRunView NewPod(const model::Workload& workload, const placement::PodPlacement& placement,
+                    const std::string& job_uid, const std::string& started);
   // Registers the gang of `record` as running since `started_at` and writes its pods.
   void StartGang(const engine::WorkloadRecord& record, Time started_at);
   void WritePods(const Gang& gang, Time now);

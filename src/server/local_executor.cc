@@ -4,6 +4,7 @@
 
 #include "control/workload_objects.h"
 #include "core/base64.h"
+#include "server/adopted_pods.h"
 #include "server/local_node.h"
 #include "server/pod_object.h"
 #include "server/pod_paths.h"
@@ -163,15 +164,7 @@ void LocalExecutor::Started(const engine::WorkloadRecord& record, Time now) {
   gang.workload = record.workload;
   gang.job_uid = JobUid(store_, record.workload.meta);
   for (const auto& p : record.plan.pods) {
-    PodRun pod;
-    pod.pod_set = p.pod_set;
-    pod.index = p.index;
-    pod.name = workloads::DefaultHostname(record.workload, p.pod_set, p.index);
-    pod.subdomain = workloads::DefaultSubdomain(record.workload, p.pod_set);
-    pod.id = PodProcessId(gang.namespace_, pod.name);
-    pod.node = NodeName(p.node);
-    pod.gpus = p.gpus;
-    gang.pods.push_back(std::move(pod));
+    gang.pods.push_back(NewPodRun(record.workload, p, gang.namespace_));
   }
   int64_t attempt = next_attempt_++;
   current_[gang.key] = attempt;
@@ -219,6 +212,9 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
     }
     WritePod(gang, pod, now);
   }
+  std::set<std::string> names;
+  for (const auto& pod : gang.pods) names.insert(pod.name);
+  DeletePodsOutsideGang(store_, gang.namespace_, gang.job_uid, names);
 }
 
 void LocalExecutor::Stopped(const engine::WorkloadRecord& record, Time now,
@@ -272,6 +268,7 @@ std::vector<DnsPod> LocalExecutor::DnsPods(const Gang* launching) const {
   std::vector<DnsPod> out;
   for (const auto& [attempt, gang] : gangs_) {
     for (const auto& pod : gang.pods) {
+      if (pod.shrunk) continue;  // leaving: new pods need not find it
       bool live = pod.state == PodState::kRunning || (&gang == launching && !pod.ip.empty());
       if (!live || pod.ip.empty()) continue;
       DnsPod d;
@@ -422,62 +419,12 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
   by_process_[pod.id] = {attempt, i};
 }
 
-std::optional<control::GangOutcome> LocalExecutor::Evaluate(Gang& gang, Time now) const {
-  if (gang.stopping || gang.reported || !gang.launched) return std::nullopt;
-  // Which pods decide success: the upstream controllers' defaults.
-  const std::string& kind = gang.workload.meta.kind;
-  auto set_named = [&](const std::string& name) {
-    for (size_t i = 0; i < gang.workload.pod_sets.size(); ++i) {
-      if (gang.workload.pod_sets[i].name == name) return static_cast<int32_t>(i);
-    }
-    return int32_t{-1};
-  };
-  int32_t decisive = -1;
-  bool only_index0 = false;
-  if (kind == "PyTorchJob") {
-    decisive = set_named("master");
-  } else if (kind == "TFJob") {
-    decisive = set_named("chief");
-    if (decisive < 0) decisive = set_named("worker"), only_index0 = decisive >= 0;
-  } else if (kind == "MPIJob") {
-    decisive = set_named("launcher");
-  }
-  bool decided = true;  // every decisive pod succeeded
-  bool live = false;    // some pod still runs
-  for (const auto& pod : gang.pods) {
-    if (pod.state == PodState::kRunning || pod.state == PodState::kWaiting) live = true;
-    if (decisive >= 0 && pod.pod_set != decisive) continue;
-    if (only_index0 && pod.index != 0) continue;
-    if (pod.state != PodState::kSucceeded) decided = false;
-  }
-  if (decided) {
-    // The job has succeeded; the other ranks usually finish on their own a moment
-    // later (upstream leaves them running), so they get their termination grace
-    // period before the gang is stopped and they are terminated.
-    if (gang.decided_at < 0) gang.decided_at = now;
-    double grace = 0;
-    for (const auto& ps : gang.workload.pod_sets) {
-      grace = std::max(grace, static_cast<double>(ps.tmpl.spec.termination_grace_period_seconds));
-    }
-    if (live && now - gang.decided_at < grace) return std::nullopt;
-    return control::GangOutcome{gang.key, true, ""};
-  }
-  for (const auto& pod : gang.pods) {
-    if (pod.state == PodState::kFailed) {
-      return control::GangOutcome{
-          gang.key, false,
-          "pod " + pod.name + " failed: " +
-              (pod.message.empty() ? "exit code " + std::to_string(pod.exit_code) : pod.message)};
-    }
-  }
-  return std::nullopt;
-}
-
 void LocalExecutor::Run(Time now) {
   if (!collected_orphans_) CollectOrphanDirs();
   HandleDeletedPods();
   for (auto& [attempt, gang] : gangs_) {
     if (!gang.launched && !gang.stopping && CanLaunch(gang)) Launch(attempt, gang, now);
+    if (gang.launched && !gang.stopping) StartAddedPods(attempt, gang, now);
   }
   if (config_.podman) config_.podman->Run(processes_);
 }
@@ -512,8 +459,10 @@ std::vector<control::GangOutcome> LocalExecutor::Poll(Time now) {
       }
     }
     ReleaseAddress(pod);
-    pod.dirty = !g->second.deleted;
+    pod.dirty = !g->second.deleted && !pod.shrunk;
   }
+  // Pods a shrink stopped leave once they ended (by_process_ is re-indexed).
+  for (auto& [attempt, gang] : gangs_) RetireShrunkPods(attempt, gang);
 
   std::vector<control::GangOutcome> outcomes;
   for (auto it = gangs_.begin(); it != gangs_.end();) {
@@ -546,6 +495,8 @@ void LocalExecutor::HandleDeletedPods() {
     deleted.swap(deleted_pods_);
   }
   for (const std::string& id : deleted) {
+    // Our own deletion of a pod a shrink stopped: it has ended and was handled.
+    if (own_deletes_.erase(id) != 0) continue;
     // A pod object gone for good starts its restart count afresh if a pod of the same
     // name is made again (as the kubelet's count is per pod uid), and is not kept.
     if (auto pod = ParsePodProcessId(id)) restarts_.erase(pod->first + "/" + pod->second);
@@ -582,37 +533,6 @@ void LocalExecutor::CollectOrphanDirs() {
     if (pod && store_.Get({"pods", pod->first, pod->second}).ok()) continue;
     processes_.Remove(id).ok();
   }
-}
-
-control::GangPodCounts LocalExecutor::Counts(const std::string& key) const {
-  control::GangPodCounts counts;
-  auto cur = current_.find(key);
-  if (cur == current_.end()) {
-    auto last = last_counts_.find(key);
-    return last == last_counts_.end() ? counts : last->second;
-  }
-  for (const auto& pod : gangs_.at(cur->second).pods) {
-    switch (pod.state) {
-      case PodState::kWaiting:
-        ++counts.waiting;
-        break;
-      case PodState::kRunning:
-        ++counts.running;
-        break;
-      case PodState::kSucceeded:
-        ++counts.succeeded;
-        break;
-      case PodState::kFailed:
-        ++counts.failed;
-        break;
-    }
-  }
-  return counts;
-}
-
-bool LocalExecutor::PodsReady(const std::string& key) const {
-  control::GangPodCounts c = Counts(key);
-  return c.waiting == 0 && c.failed == 0 && c.running + c.succeeded > 0;
 }
 
 int32_t LocalExecutor::RunningProcesses() const { return static_cast<int32_t>(by_process_.size()); }

@@ -27,6 +27,14 @@
 // process is `podman run` of its image, with the same user, env, hosts, volumes and
 // limits; the runtime adds the image check, the container's stop and its removal.
 //
+// An elastic gang changes size in place (Resized): added pods (the next indices of
+// their pod sets) start as soon as their GPUs and names are free, with the same rank
+// env as the others (torch elastic's rendezvous takes them in); removed pods (the
+// highest indices) get SIGTERM, their grace period, then SIGKILL, and their Pod
+// objects are deleted once they have ended, as a scale-down deletes pods. Pods a
+// shrink stops are no longer part of the job: their exit neither fails the gang nor
+// counts in its status (local_executor_resize.cc).
+//
 // Deleting a Pod object (kubectl, or garbage collection of a finished job) stops its
 // process if it still runs and removes its directory, logs and cgroup once it ended.
 //
@@ -70,6 +78,10 @@ class LocalExecutor : public ServeExecutor {
   void Shutdown() override;
   void Started(const engine::WorkloadRecord& record, Time now) override;
   void Stopped(const engine::WorkloadRecord& record, Time now, engine::StopCause cause) override;
+  void Resized(const engine::WorkloadRecord& record,
+               const std::vector<placement::PodPlacement>& added,
+               const std::vector<placement::PodPlacement>& removed, Time now) override;
+  bool SupportsResize() const override { return true; }
 
   // Takes over a gang a previous server started (after Engine::Adopt): its pods'
   // processes are running, or finished while the server was down (`recovered`).
@@ -111,6 +123,7 @@ class LocalExecutor : public ServeExecutor {
     int32_t restarts = 0;
     bool dirty = false;           // its object needs writing
     bool object_deleted = false;  // its Pod object was deleted: never written again
+    bool shrunk = false;          // stopped by a resize: no longer part of the job
   };
   struct Gang {
     std::string key;
@@ -126,7 +139,15 @@ class LocalExecutor : public ServeExecutor {
     Time decided_at = -1;  // when its success was decided (other ranks may still run)
   };
 
+  PodRun NewPodRun(const model::Workload& workload, const placement::PodPlacement& placement,
+                   const std::string& ns) const;
   void Launch(int64_t attempt, Gang& gang, Time now);
+  // Resizes (local_executor_resize.cc): pods added to a launched gang start once
+  // their GPUs and names are free; pods a shrink stopped leave once they ended.
+  void StartAddedPods(int64_t attempt, Gang& gang, Time now);
+  bool PodCanStart(const PodRun& pod) const;
+  void RetireShrunkPods(int64_t attempt, Gang& gang);
+  static double GracePeriod(const Gang& gang, const PodRun& pod);
   void StartPod(int64_t attempt, Gang& gang, size_t i, const workloads::RankContext& context,
                 const std::vector<DnsPod>& dns, const std::vector<DnsService>& services, Time now);
   bool CanLaunch(const Gang& gang) const;
@@ -156,6 +177,7 @@ class LocalExecutor : public ServeExecutor {
   std::map<std::string, std::pair<int64_t, size_t>> by_process_;  // process id -> pod
   std::map<std::string, int32_t> restarts_;                       // pod object key -> starts so far
   std::map<std::string, control::GangPodCounts> last_counts_;  // of the last stopped gang per key
+  std::set<std::string> own_deletes_;  // process ids of Pod objects a shrink deleted
 
   // Pod objects deleted in the store (hub subscription; any thread).
   std::mutex deleted_mu_;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <thread>
 
+#include "api/decode.h"
 #include "kube/fake_api_server.h"
 #include "kube/reflector.h"
 
@@ -301,6 +302,165 @@ TEST_F(KubeControllerTest, BindsAPodGroupOnlyOnceEveryPodExists) {
   fake_.Create(BarePod("g-b", 4, "g", 2));
   ASSERT_TRUE(WaitFor([&] { return !NodeOf("g-a").empty() && !NodeOf("g-b").empty(); }));
   EXPECT_NE(NodeOf("g-a"), NodeOf("g-b"));  // 4 GPUs each, 4 per node
+}
+
+// The issue's elastic PyTorchJob (8 one-GPU workers, minReplicas 2) in a cluster, as
+// Volcano runs it: the training operator (played by the test) makes all 8 pods;
+// muster binds the 4 that fit while a blocker holds the other node, leaving the rest
+// Pending and Unschedulable with a reason; binds the other 4 once the blocker ends;
+// and when an urgent job needs a whole node, deletes the 4 highest-index pods it bound
+// instead of suspending the job.
+json ElasticPyTorchJob() {
+  json job = json::parse(R"({"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+    "metadata": {"name": "elastic", "namespace": "default",
+                 "labels": {"kueue.x-k8s.io/queue-name": "research"}},
+    "spec": {"runPolicy": {"suspend": true},
+             "elasticPolicy": {"rdzvBackend": "c10d", "minReplicas": 2, "maxReplicas": 8},
+             "pytorchReplicaSpecs": {"Worker": {"replicas": 8, "restartPolicy": "OnFailure",
+               "template": {"spec": {"schedulerName": "muster", "nodeSelector": {"pool": "a100"},
+                 "containers": [{"name": "pytorch", "image": "trainer",
+                   "resources": {"requests": {"cpu": "1", "nvidia.com/gpu": "1"}}}]}}}}}})");
+  // The flavor's node label already in the template: the fake API server (serve's
+  // validation) refuses a change to the replica specs once the Workload is admitted.
+  return job;
+}
+
+// What the training operator makes: worker `index` of the PyTorchJob.
+json WorkerOf(const json& job, int index) {
+  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+  pod["metadata"] = {{"name", "elastic-worker-" + std::to_string(index)},
+                     {"namespace", "default"},
+                     {"labels",
+                      {{"training.kubeflow.org/job-name", "elastic"},
+                       {"training.kubeflow.org/replica-type", "worker"},
+                       {"training.kubeflow.org/replica-index", std::to_string(index)}}},
+                     {"ownerReferences", json::array({{{"apiVersion", "kubeflow.org/v1"},
+                                                       {"kind", "PyTorchJob"},
+                                                       {"name", "elastic"},
+                                                       {"uid", job["metadata"]["uid"]},
+                                                       {"controller", true}}})}};
+  pod["spec"] = job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"];
+  pod["status"] = {{"phase", "Pending"}};
+  return pod;
+}
+
+TEST_F(KubeControllerTest, ElasticGangIsBoundInPartGrowsAndShrinksByItsHighestPods) {
+  fake_.Create(IndexedJob("blocker", 1, 4, ""));
+  ASSERT_TRUE(WaitFor([&] { return !Job("blocker")["spec"].value("suspend", true); }));
+  fake_.Create(PodOf(Job("blocker"), 0));
+  ASSERT_TRUE(WaitFor([&] { return !NodeOf("blocker-0-x").empty(); }));
+  const std::string blocked = NodeOf("blocker-0-x");
+
+  fake_.Create(ElasticPyTorchJob());
+  auto job = [&] { return Get("pytorchjobs.kubeflow.org", "elastic"); };
+  ASSERT_TRUE(WaitFor([&] { return !job()["spec"]["runPolicy"].value("suspend", true); }))
+      << job().dump(2);
+  for (int i = 0; i < 8; ++i) fake_.Create(WorkerOf(job(), i));
+  auto bound = [&] {
+    std::vector<int> out;
+    for (int i = 0; i < 8; ++i) {
+      if (!NodeOf("elastic-worker-" + std::to_string(i)).empty()) out.push_back(i);
+    }
+    return out;
+  };
+  ASSERT_TRUE(WaitFor([&] { return bound().size() == 4; }));
+  EXPECT_EQ(bound(), (std::vector<int>{0, 1, 2, 3}));
+  for (int i = 0; i < 4; ++i) EXPECT_NE(NodeOf("elastic-worker-" + std::to_string(i)), blocked);
+  // The others wait, saying why (as Volcano marks the pods it does not allocate).
+  ASSERT_TRUE(WaitFor([&] {
+    json pod = Get("pods", "elastic-worker-7");
+    for (const auto& c : pod.value("status", json::object()).value("conditions", json::array())) {
+      if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False" &&
+          c.value("reason", "") == "Unschedulable")
+        return c.value("message", "").find("runs 4 of its 8 pods") != std::string::npos;
+    }
+    return false;
+  })) << Get("pods", "elastic-worker-7").dump(2);
+
+  // The blocker ends: the gang grows onto its node, binding the pending workers.
+  SetPhase("blocker-0-x", "Succeeded");
+  Finish("blocker");
+  ASSERT_TRUE(WaitFor([&] { return bound().size() == 8; }));
+  for (int i = 4; i < 8; ++i) EXPECT_EQ(NodeOf("elastic-worker-" + std::to_string(i)), blocked);
+  ASSERT_TRUE(WaitFor([&] {
+    json wl = Get("workloads.kueue.x-k8s.io", "pytorchjob-elastic");
+    return wl["status"]["admission"]["podSetAssignments"][0].value("count", 0) == 8;
+  }));
+
+  // An urgent job needs a whole node: the gang shrinks to 4, muster deletes workers
+  // 4-7 (the job keeps running, never suspended), and the urgent job takes their node.
+  fake_.Create(IndexedJob("urgent", 1, 4, "urgent"));
+  ASSERT_TRUE(WaitFor([&] {
+    for (int i = 4; i < 8; ++i) {
+      if (!Get("pods", "elastic-worker-" + std::to_string(i)).is_null()) return false;
+    }
+    return true;
+  }));
+  for (int i = 0; i < 4; ++i)
+    EXPECT_FALSE(Get("pods", "elastic-worker-" + std::to_string(i)).is_null());
+  EXPECT_FALSE(job()["spec"]["runPolicy"].value("suspend", false));
+  ASSERT_TRUE(WaitFor([&] { return !Job("urgent")["spec"].value("suspend", true); }));
+  fake_.Create(PodOf(Job("urgent"), 0));
+  ASSERT_TRUE(WaitFor([&] { return NodeOf("urgent-0-x") == blocked; }));
+  // The operator makes the deleted workers again: they wait unbound.
+  for (int i = 4; i < 8; ++i) fake_.Create(WorkerOf(job(), i));
+  int64_t seen = Cycles();
+  ASSERT_TRUE(WaitFor([&] { return Cycles() >= seen + 3; }));
+  EXPECT_EQ(bound(), (std::vector<int>{0, 1, 2, 3}));
+  // Events on the job record both resizes.
+  auto events = fake_.store().List("events", "default");
+  ASSERT_TRUE(events.ok());
+  std::string reasons;
+  for (const auto& e : events->items) {
+    if (e["involvedObject"].value("name", "") == "elastic")
+      reasons += e.value("reason", "") + ": " + e.value("message", "") + "\n";
+  }
+  EXPECT_NE(reasons.find("Resized: CapacityFreed: 4 -> 8 pods"), std::string::npos) << reasons;
+  EXPECT_NE(reasons.find("Shrunk: Preempted: 8 -> 4 pods: InClusterQueue by default/urgent"),
+            std::string::npos)
+      << reasons;
+}
+
+// `muster kube --config` with Volcano's scheduler ConfigMap as Volcano deploys it:
+// its configuration replaces the default (no binpack listed: Volcano's
+// least-requested node order, muster's Spread), so two one-GPU jobs land on
+// different nodes, where the default Binpack would stack them.
+TEST_F(KubeControllerTest, VolcanoSchedulerConfigMapFromConfigSpreadsPods) {
+  api::DecodeResult config;
+  api::DecodeText(R"(apiVersion: v1
+kind: ConfigMap
+metadata: {name: volcano-scheduler-configmap, namespace: volcano-system}
+data:
+  volcano-scheduler.conf: |
+    actions: "enqueue, allocate, backfill"
+    tiers:
+    - plugins:
+      - name: priority
+      - name: gang
+    - plugins:
+      - name: predicates
+      - name: nodeorder
+)",
+                  "volcano.yaml", config);
+  ASSERT_FALSE(config.HasErrors());
+  ASSERT_TRUE(config.manifests.scheduler_config.has_value());
+  EXPECT_EQ(config.manifests.scheduler_config->mapped_from, "volcano-scheduler.conf");
+  controller_->Stop();
+  KubeOptions options;
+  options.resync_seconds = 0.2;
+  for (const control::ResourceType* t : WatchedResources())
+    options.watched.push_back(t->StoreKey());
+  options.scheduler_config = config.manifests.scheduler_config;
+  controller_ = std::make_unique<KubeController>(*client_, cache_, options);
+  controller_->Start();
+
+  for (const char* name : {"a", "b"}) {
+    fake_.Create(IndexedJob(name, 1, 1, ""));
+    ASSERT_TRUE(WaitFor([&] { return !Job(name)["spec"].value("suspend", true); }));
+    fake_.Create(PodOf(Job(name), 0));
+    ASSERT_TRUE(WaitFor([&] { return !NodeOf(std::string(name) + "-0-x").empty(); }));
+  }
+  EXPECT_NE(NodeOf("a-0-x"), NodeOf("b-0-x"));
 }
 
 }  // namespace
