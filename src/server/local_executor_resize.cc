@@ -46,7 +46,7 @@ void LocalExecutor::Resized(const engine::WorkloadRecord& record,
     for (PodRun& pod : gang.pods) {
       if (pod.shrunk || pod.pod_set != p.pod_set || pod.index != p.index) continue;
       pod.shrunk = true;
-      if (pod.state == PodState::kRunning) processes_.Terminate(pod.id, GracePeriod(gang, pod));
+      if (pod.state == PodState::kRunning) Terminate(pod.id, GracePeriod(gang, pod));
     }
   }
   // Pods that were not running leave now; the running ones once they have ended.
