@@ -9,7 +9,10 @@
 
 namespace muster::api::internal {
 
-void DecodeBarePod(const YamlValue& root, model::ObjectMeta /*meta*/, DecodeResult& /*out*/) {
+// The decoder table's signature takes the metadata by value (the others move it).
+void DecodeBarePod(const YamlValue& root,
+                   model::ObjectMeta /*meta*/,  // NOLINT(performance-unnecessary-value-param)
+                   DecodeResult& /*out*/) {
   YamlValue spec = root.Get("spec");
   const model::PodSpec pod = DecodePodSpec(spec);
   YamlValue containers = spec.Get("containers");

@@ -136,6 +136,7 @@ Result<model::Workload> BuildPodWorkload(const PodWorkloadId& id, const std::vec
                                          const model::ManifestSet& config) {
   if (pods.empty()) return InvalidArgument("pod workload " + id.Key() + " has no pods");
   std::vector<const json*> sorted;
+  sorted.reserve(pods.size());
   for (const json& p : pods) sorted.push_back(&p);
   std::sort(sorted.begin(), sorted.end(), [](const json* a, const json* b) {
     return Meta(*a).value("name", "") < Meta(*b).value("name", "");

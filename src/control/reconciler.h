@@ -175,7 +175,7 @@ class Reconciler {
   // reconciler_jobs.cc
   void ApplyJob(const Change& change);
   bool Managed(const nlohmann::json& job_object, const model::Workload& workload) const;
-  JobState& AddJob(const std::string& id, const Change& change, model::Workload workload);
+  JobState& AddJob(const std::string& id, const Change& change, const model::Workload& workload);
   void SubmitToEngine(JobState& job, model::Workload workload);
   void RemoveJob(std::string key);
   void CheckFinished(JobState& job);

@@ -157,7 +157,7 @@ void Reconciler::Build(const ObjectReader& view) {
     c.name = sj.ref.name;
     c.object = std::move(*object);
     auto wl = view.Get({kWorkloads, sj.ref.namespace_, WorkloadObjectName(sj.ref)});
-    JobState& job = AddJob(ObjectId(c.resource, c.namespace_, c.name), c, std::move(sj.workload));
+    JobState& job = AddJob(ObjectId(c.resource, c.namespace_, c.name), c, sj.workload);
     if (wl.ok()) {
       job.workload = std::move(*wl);
       job.finished = WorkloadFinished(job.workload);
@@ -286,7 +286,7 @@ bool Reconciler::Managed(const json& job_object, const model::Workload& workload
 }
 
 Reconciler::JobState& Reconciler::AddJob(const std::string& id, const Change& change,
-                                         model::Workload workload) {
+                                         const model::Workload& workload) {
   auto job = std::make_unique<JobState>();
   job->ref = RefOf(change.resource, change.object);
   job->key = workload.key;
@@ -322,7 +322,7 @@ void Reconciler::SubmitToEngine(JobState& job, model::Workload workload) {
 
 // `key` is taken by value: callers pass the value of a job_keys_ entry, which this
 // function erases.
-void Reconciler::RemoveJob(std::string key) {
+void Reconciler::RemoveJob(std::string key) {  // NOLINT(performance-unnecessary-value-param)
   auto it = jobs_.find(key);
   if (it == jobs_.end()) return;
   JobState& job = *it->second;

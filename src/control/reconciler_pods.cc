@@ -157,7 +157,7 @@ Reconciler::JobState* Reconciler::FormPodJob(const std::string& key) {
                 {"uid", first.value("metadata", json::object()).value("uid", "")}}}};
   model::Workload placeholder;
   placeholder.key = key;
-  JobState& job = AddJob("pods/" + id.namespace_ + "/" + id.name, c, std::move(placeholder));
+  JobState& job = AddJob("pods/" + id.namespace_ + "/" + id.name, c, placeholder);
   job.bare_pods = true;
   return &job;
 }
@@ -279,14 +279,15 @@ void Reconciler::SyncVolcanoPodGroup(PodGang& gang, const engine::WorkloadRecord
   std::string phase = "Pending";
   if (r != nullptr && r->phase != engine::Phase::kPending) {
     const int32_t pods = static_cast<int32_t>(r->workload.pod_sets.size());
-    if (counts.succeeded >= pods && pods > 0) {
+    const bool all_succeeded = counts.succeeded >= pods && pods > 0;
+    const bool enough_running = counts.running + counts.succeeded >= *size;
+    // A finished job whose pods all ended is Completed too (Volcano has no failed phase).
+    if (all_succeeded || (r->Finished() && !enough_running)) {
       phase = "Completed";
-    } else if (counts.running + counts.succeeded >= *size) {
+    } else if (enough_running) {
       phase = "Running";
     } else if (r->phase == engine::Phase::kRunning) {
       phase = "Inqueue";
-    } else if (r->Finished()) {
-      phase = "Completed";  // every pod ended (Volcano has no failed phase)
     }
   }
   json status = {{"phase", phase},

@@ -181,7 +181,7 @@ IndexedClusterState::NodeFree IndexedClusterState::FreeOf(NodeIndex i) const {
 void IndexedClusterState::AddToDomains(NodeIndex i, const NodeFree& f, int32_t sign) {
   const size_t stride = buckets_.size();
   for (int32_t d : infos_[i].domains) {
-    domain_free_gpus_[d] += sign * f.gpus;
+    domain_free_gpus_[d] += static_cast<int64_t>(sign) * f.gpus;
     domain_free_cpu_[d] += sign * f.cpu;
     domain_free_mem_[d] += sign * f.memory;
     int32_t* ge = &domain_nodes_ge_[static_cast<size_t>(d) * stride];

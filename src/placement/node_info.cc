@@ -8,8 +8,8 @@
 namespace muster::placement {
 
 ResourceId GpuMilliId() {
-  static const ResourceId id = ResourceNames::Intern(kGpuMilliResourceName);
-  return id;
+  static const ResourceId kId = ResourceNames::Intern(kGpuMilliResourceName);
+  return kId;
 }
 
 int32_t NodeUsage::FreeWholeGpus() const {

@@ -18,7 +18,7 @@
 
 namespace muster::server {
 
-inline constexpr size_t kMaxConfigDataBytes = 1024 * 1024;  // core.MaxSecretSize
+inline constexpr size_t kMaxConfigDataBytes = size_t{1024} * 1024;  // core.MaxSecretSize
 inline constexpr size_t kMaxConfigKeyLength = 253;
 inline constexpr size_t kMaxServicePorts = 1024;
 inline constexpr size_t kMaxQuotaEntries = 256;
