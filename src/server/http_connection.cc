@@ -371,11 +371,9 @@ void HttpServer::Impl::Flush(Connection& c) {
 void HttpServer::Impl::UpdateInterest(Connection& c) {
   uint32_t want = 0;
   if (!c.peer_closed) want |= EPOLLRDHUP;
-  if (c.state == Connection::State::kHandshake) {
-    want |= c.read_wants_write ? EPOLLOUT : EPOLLIN;
-  } else if (c.state == Connection::State::kReading && !c.peer_closed) {
-    want |= c.read_wants_write ? EPOLLOUT : EPOLLIN;
-  }
+  const bool reads = c.state == Connection::State::kHandshake ||
+                     (c.state == Connection::State::kReading && !c.peer_closed);
+  if (reads) want |= c.read_wants_write ? EPOLLOUT : EPOLLIN;
   if (c.pending_out() > 0) want |= c.write_wants_read ? EPOLLIN : EPOLLOUT;
   if (want == c.events) return;
   epoll_event ev{};

@@ -106,7 +106,10 @@ Result<LocalPodPlan> PlanPodmanPod(const LocalPodConfig& config, const LocalPodI
       at = comma + 1;
     }
     if (!in.gpus.empty()) {
-      std::erase_if(env, [&](const auto& e) { return e.first == name && e.second == value; });
+      // Named captures: clang before 16 (clang-tidy here) cannot capture structured
+      // bindings, which C++20 allows.
+      std::erase_if(
+          env, [&n = name, &v = value](const auto& e) { return e.first == n && e.second == v; });
     }
   }
   in.env = std::move(env);

@@ -51,8 +51,8 @@ struct Schemas {
 };
 
 const Schemas& All() {
-  static const Schemas schemas;
-  return schemas;
+  static const Schemas kSchemas;
+  return kSchemas;
 }
 
 }  // namespace

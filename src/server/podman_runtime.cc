@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -212,7 +213,7 @@ std::optional<PodmanFailure> PodmanRuntime::ExitReason(int exit_code,
 }
 
 void PodmanRuntime::Stop(const std::string& id, double grace_seconds) {
-  int64_t grace = std::max<int64_t>(0, static_cast<int64_t>(grace_seconds + 0.5));
+  const int64_t grace = std::max<int64_t>(0, std::llround(grace_seconds));
   queued_.push_back({settings_.podman, "stop", "--ignore", "--time=" + std::to_string(grace),
                      "--filter=label=" + std::string(kPodmanProcessLabel) + "=" + id});
 }

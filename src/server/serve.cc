@@ -192,7 +192,11 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
       << db.resource_version() << "; dashboard /ui/)" << std::endl;
   http.Serve();
   // Serve() also returns if listening failed: wake the signal thread then.
-  if (!stopping) pthread_kill(signal_thread.native_handle(), SIGTERM);
+  // The signal thread waits in sigwait() for SIGTERM: sending it one is how it wakes.
+  if (!stopping) {
+    pthread_kill(signal_thread.native_handle(),  // NOLINT(bugprone-bad-signal-to-kill-thread)
+                 SIGTERM);
+  }
   signal_thread.join();
   for (auto it = controllers.rbegin(); it != controllers.rend(); ++it) (*it)->Stop();
   // Every acknowledged write is on disk already (a commit answers after its fsync)

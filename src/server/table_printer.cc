@@ -18,7 +18,7 @@ struct Column {
   int priority = 0;  // 1: shown only with -o wide
 };
 
-Column Path(std::string name, std::string path, int priority = 0) {
+Column Path(std::string name, const std::string& path, int priority = 0) {
   return {std::move(name), "string", path,
           [path](const json& o) -> json { return FieldValue(o, path); }, priority};
 }
@@ -37,7 +37,7 @@ Column FirstOf(std::string name, std::vector<std::string> paths) {
           0};
 }
 
-Column Count(std::string name, std::string path) {
+Column Count(std::string name, const std::string& path) {
   return {std::move(name), "integer", path,
           [path](const json& o) -> json {
             std::string v = FieldValue(o, path);
@@ -47,7 +47,7 @@ Column Count(std::string name, std::string path) {
 }
 
 // The status ("True"/"False"/"Unknown") of a status.conditions entry, "" if absent.
-Column Condition(std::string name, std::string type) {
+Column Condition(std::string name, const std::string& type) {
   return {std::move(name), "string", "status.conditions[" + type + "]",
           [type](const json& o) -> json {
             if (!o.contains("status") || !o["status"].is_object()) return "";
@@ -326,7 +326,7 @@ std::string HumanAge(int64_t s) {
   if (h < 8) return m % 60 == 0 ? str(h) + "h" : str(h) + "h" + str(m % 60) + "m";
   if (h < 48) return str(h) + "h";
   if (d < 8) return h % 24 == 0 ? str(d) + "d" : str(d) + "d" + str(h % 24) + "h";
-  if (d < 365 * 2) return str(d) + "d";
+  if (d < 730) return str(d) + "d";  // two years
   return str(d / 365) + "y";
 }
 
@@ -351,7 +351,11 @@ json RenderTable(const control::ResourceType& type, const std::vector<json>& obj
   bool aged = false;
   for (auto& c : KindColumns(type)) {
     aged = aged || !c.cell;
-    cols.push_back(c.cell ? std::move(c) : age);
+    if (c.cell) {
+      cols.push_back(std::move(c));
+    } else {
+      cols.push_back(age);
+    }
   }
   if (!aged) cols.push_back(age);
 
