@@ -80,6 +80,7 @@ timeout 300 bash tests/server/rbac_test.sh build/muster
 echo "== core kinds of muster serve (ConfigMap, Secret, Service, PVC, ResourceQuota)"
 timeout 300 bash tests/server/core_kinds_test.sh build/muster
 timeout 300 bash tests/server/bare_pods_test.sh build/muster
+timeout 300 bash tests/server/trainjob_test.sh build/muster
 
 echo "== pods run as their owners (two local accounts, tokens and client certificates, RBAC)"
 timeout 300 bash tests/server/owner_test.sh build/muster
