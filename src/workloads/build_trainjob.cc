@@ -144,7 +144,11 @@ Result<model::Workload> BuildTrainJob(const model::TrainJob& job,
   if (runtime == nullptr) {
     std::string where =
         job.runtime_ref.kind == "TrainingRuntime" ? " in namespace " + job.meta.namespace_ : "";
-    return NotFound(job.meta.kind + " " + job.meta.Key() + ": spec.runtimeRef: " +
+    // Where the TrainJob was read, so simulate's error points at it.
+    std::string at = job.meta.source.file.empty()
+                         ? ""
+                         : job.meta.source.file + ":" + std::to_string(job.meta.source.line) + ": ";
+    return NotFound(at + job.meta.kind + " " + job.meta.Key() + ": spec.runtimeRef: " +
                     job.runtime_ref.kind + " \"" + job.runtime_ref.name + "\" not found" + where);
   }
   std::string nproc, trainer_step;
