@@ -173,5 +173,7 @@ spec:
     resourcesPerNode:
       requests: {cpu: 100m, memory: 64Mi}
 EOF
+check_fails "its trainer is immutable" "spec.trainer.*field is immutable" \
+  $K patch trainjob warned --type=merge -p '{"spec":{"trainer":{"numNodes":3}}}'
 check "a TrainJob deletes" "deleted" $K delete trainjob mnist
 finish

@@ -65,6 +65,7 @@ json ViewRules() {
            {"pytorchjobs", "pytorchjobs/status", "tfjobs", "tfjobs/status", "mpijobs",
             "mpijobs/status"}),
       Rule(kRead, {"jobset.x-k8s.io"}, {"jobsets", "jobsets/status"}),
+      Rule(kRead, {"trainer.kubeflow.org"}, {"trainjobs", "trainjobs/status", "trainingruntimes"}),
       Rule(kRead, {"muster.dev"}, {"workloadviews"}),
       // Cluster-scoped: only a ClusterRoleBinding grants these (a RoleBinding's rules
       // apply to its namespace's objects alone).
@@ -75,6 +76,7 @@ json ViewRules() {
             "workloadpriorityclasses", "topologies"}),
       Rule(kRead, {"scheduling.volcano.sh"}, {"queues", "queues/status"}),
       Rule(kRead, {"topology.volcano.sh"}, {"hypernodes", "hypernodes/status"}),
+      Rule(kRead, {"trainer.kubeflow.org"}, {"clustertrainingruntimes"}),
       Rule(kRead, {"muster.dev"},
            {"queueviews", "nodeviews", "clusterviews", "clusterviews/utilization",
             "clusterviews/timeline"}),
@@ -93,12 +95,14 @@ json EditRules() {
   rules.push_back(Rule(kWrite, {"scheduling.volcano.sh"}, {"podgroups"}));
   rules.push_back(Rule(kWrite, {"kubeflow.org"}, {"pytorchjobs", "tfjobs", "mpijobs"}));
   rules.push_back(Rule(kWrite, {"jobset.x-k8s.io"}, {"jobsets"}));
+  rules.push_back(Rule(kWrite, {"trainer.kubeflow.org"}, {"trainjobs"}));
   return rules;
 }
 
 json AdminRules() {
   json rules = EditRules();
   rules.push_back(Rule(kWrite, {"kueue.x-k8s.io"}, {"localqueues", "workloads"}));
+  rules.push_back(Rule(kWrite, {"trainer.kubeflow.org"}, {"trainingruntimes"}));
   Strings all = kRead;
   all.insert(all.end(), kWrite.begin(), kWrite.end());
   rules.push_back(Rule(all, {kRbacGroup}, {"roles", "rolebindings"}));
