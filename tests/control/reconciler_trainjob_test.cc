@@ -92,5 +92,18 @@ TEST_F(ReconcilerTrainJobTest, WaitsForAMissingRuntimeThenRuns) {
   EXPECT_EQ(Condition(Get("llm"), "Created"), "True");
 }
 
+TEST_F(ReconcilerTrainJobTest, ATrainJobStoredBeforeAStartWaitsForItsRuntimeToo) {
+  bench_.Configure(2, 4, 8);
+  bench_.Create(kTrainJobs, "ml", TrainJob("early", "absent", 1, 4));
+  bench_.Build();  // a restart: the TrainJob is in the store already
+  bench_.Step();
+  std::string reason;
+  EXPECT_EQ(Condition(Get("early"), "Created", &reason), "False");
+  EXPECT_EQ(reason, "TrainingRuntimeNotFound");
+  bench_.Create("clustertrainingruntimes.trainer.kubeflow.org", "", Runtime("absent"));
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/early"));
+}
+
 }  // namespace
 }  // namespace muster::control
