@@ -50,6 +50,34 @@ void SetTrainJobConditions(json& conditions, const engine::WorkloadRecord& r,
   }
 }
 
+json TrainJobJobsStatus(const engine::WorkloadRecord& r) {
+  json out = json::array();
+  for (const auto& ps : r.workload.pod_sets) {
+    const int32_t jobs = ps.pods_per_job > 0 ? ps.count / ps.pods_per_job : 1;
+    json entry = {{"name", ps.name}, {"ready", 0},  {"succeeded", 0},
+                  {"failed", 0},     {"active", 0}, {"suspended", 0}};
+    switch (r.phase) {
+      case Phase::kPending:
+        entry["suspended"] = jobs;
+        break;
+      case Phase::kRunning:
+        entry["active"] = jobs;
+        entry["ready"] = jobs;
+        break;
+      case Phase::kSucceeded:
+        entry["succeeded"] = jobs;
+        break;
+      case Phase::kFailed:
+        entry["failed"] = jobs;
+        break;
+      default:
+        break;
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 json TrainJobWaitingForRuntime(const json& job, const std::string& message,
                                const std::string& now) {
   json object = job;

@@ -18,6 +18,11 @@ bool IsTrainJob(const nlohmann::json& object);
 void SetTrainJobConditions(nlohmann::json& conditions, const engine::WorkloadRecord& r,
                            const std::string& now);
 
+// status.jobsStatus: per replicated job (the workload's pod sets), how many child Jobs
+// are active, ready, succeeded, failed or suspended. muster runs every step as one
+// gang, so the counts follow the gang's phase.
+nlohmann::json TrainJobJobsStatus(const engine::WorkloadRecord& r);
+
 // The TrainJob with condition Created=False (reason TrainingRuntimeNotFound) saying
 // which runtime it waits for; `message` names it.
 nlohmann::json TrainJobWaitingForRuntime(const nlohmann::json& job, const std::string& message,

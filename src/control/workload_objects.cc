@@ -281,6 +281,7 @@ json WithJobStatus(const json& job_object, const WorkloadFacts& facts, int32_t r
     status["restarts"] = r.failures;
   } else if (IsTrainJob(object)) {
     SetTrainJobConditions(conditions, r, now);
+    status["jobsStatus"] = TrainJobJobsStatus(r);
   } else if (volcano) {
     std::string phase = r.phase == Phase::kRunning     ? "Running"
                         : r.phase == Phase::kSucceeded ? "Completed"

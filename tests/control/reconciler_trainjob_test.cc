@@ -69,6 +69,11 @@ TEST_F(ReconcilerTrainJobTest, RunsAsOneGangAndEndsComplete) {
   bench_.runtime.Finish("ml/llm", true);
   bench_.Step();
   EXPECT_EQ(Condition(Get("llm"), "Complete"), "True");
+  json jobs = Get("llm")["status"]["jobsStatus"];
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0]["name"], "node");
+  EXPECT_EQ(jobs[0]["succeeded"], 1);  // one child Job of two pods
+  EXPECT_EQ(jobs[0]["active"], 0);
 }
 
 TEST_F(ReconcilerTrainJobTest, WaitsForAMissingRuntimeThenRuns) {

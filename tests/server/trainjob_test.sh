@@ -118,6 +118,8 @@ spec:
 EOF
 eventually "the TrainJob ends Complete" "Complete" \
   $K get trainjob mnist -o 'jsonpath={.status.conditions[?(@.status=="True")].type}'
+check "its jobsStatus counts the node Job as succeeded" "node 1 0" \
+  $K get trainjob mnist -o 'jsonpath={.status.jobsStatus[0].name} {.status.jobsStatus[0].succeeded} {.status.jobsStatus[0].active}'
 check "kubectl get trainjobs shows its state" "mnist +Complete" $K get trainjobs
 check "both node pods ran" "mnist-node-0-0 mnist-node-0-1" \
   $K get pods -l jobset.sigs.k8s.io/jobset-name=mnist -o 'jsonpath={.items[*].metadata.name}'
