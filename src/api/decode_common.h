@@ -18,6 +18,7 @@ inline constexpr char kVolcanoQueueAnnotation[] = "scheduling.volcano.sh/queue-n
 // core/v1 PodTemplateSpec (`metadata` labels/annotations and `spec`).
 model::PodTemplate DecodePodTemplate(const YamlValue& v);
 model::PodSpec DecodePodSpec(const YamlValue& v);
+model::Container DecodeContainer(const YamlValue& v);
 std::vector<model::Taint> DecodeTaints(const YamlValue& v);
 std::vector<model::Toleration> DecodeTolerations(const YamlValue& v);
 model::LabelSelector DecodeLabelSelector(const YamlValue& v);
@@ -52,6 +53,8 @@ void DecodeVolcanoJob(const YamlValue& root, model::ObjectMeta meta, DecodeResul
 void DecodeBatchJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeKubeflowJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeJobSet(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeTrainingRuntime(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeTrainJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 
 void DecodeKueueConfiguration(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeSchedulerConfiguration(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
@@ -70,5 +73,7 @@ void DecodeVolcanoSchedulerConfigMap(const YamlValue& root, const model::ObjectM
 
 // Shared by batch Job and JobSet replicated jobs: batch/v1 JobSpec with defaults.
 model::BatchJobSpec DecodeBatchJobSpec(const YamlValue& spec);
+// A JobSet's spec (also a training runtime's spec.template.spec).
+model::JobSet DecodeJobSetSpec(const YamlValue& spec);
 
 }  // namespace muster::api::internal

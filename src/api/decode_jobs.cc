@@ -192,9 +192,8 @@ void DecodeKubeflowJob(const YamlValue& root, model::ObjectMeta meta, DecodeResu
   if (!root.ctx().has_errors()) out.manifests.jobs.emplace_back(std::move(job));
 }
 
-void DecodeJobSet(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
+model::JobSet DecodeJobSetSpec(const YamlValue& spec) {
   model::JobSet js;
-  YamlValue spec = root.Get("spec");
   YamlValue rjobs = spec.Get("replicatedJobs");
   if (!rjobs.IsSet()) rjobs.Error("is required");
   std::set<std::string> names;
@@ -242,6 +241,11 @@ void DecodeJobSet(const YamlValue& root, model::ObjectMeta meta, DecodeResult& o
     }
   }
   spec.Get("suspend").Read(js.suspend);
+  return js;
+}
+
+void DecodeJobSet(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
+  model::JobSet js = DecodeJobSetSpec(root.Get("spec"));
   AddWorkloadRefs(root, meta);
   js.meta = std::move(meta);
   if (!root.ctx().has_errors()) out.manifests.jobs.emplace_back(std::move(js));

@@ -74,6 +74,8 @@ model::EnvVarSource DecodeEnvVarSource(const YamlValue& v) {
   return s;
 }
 
+}  // namespace
+
 model::Container DecodeContainer(const YamlValue& v) {
   model::Container c;
   v.Get("name").Read(c.name);
@@ -140,6 +142,8 @@ model::Container DecodeContainer(const YamlValue& v) {
   if (restart.IsSet() && restart.Enum({"Always"})) c.restart_policy = "Always";
   return c;
 }
+
+namespace {
 
 std::vector<model::KeyToPath> DecodeItems(const YamlValue& v) {
   std::vector<model::KeyToPath> items;

@@ -44,6 +44,7 @@ void ForEachMeta(const model::ManifestSet& m,
   for (const auto& o : m.volcano_queues) fn(o.meta);
   for (const auto& o : m.pod_groups) fn(o.meta);
   for (const auto& o : m.hyper_nodes) fn(o.meta);
+  for (const auto& o : m.training_runtimes) fn(o.meta);
   for (const auto& j : m.jobs) fn(model::MetaOf(j));
 }
 
@@ -80,6 +81,7 @@ std::map<std::string, std::set<std::string>> DefinedTargets(const model::Manifes
   }
   for (const auto& o : m.cohorts) defined["Cohort"].insert(o.meta.name);
   for (const auto& o : m.volcano_queues) defined["Queue"].insert(o.meta.name);
+  for (const auto& o : m.training_runtimes) defined[o.meta.kind].insert(o.meta.Key());
   return defined;
 }
 

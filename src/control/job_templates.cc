@@ -45,7 +45,7 @@ bool Contains(const json& array, const json& value) {
 
 std::optional<std::string> SuspendPath(const std::string& kind, const std::string& api_version) {
   if (kind == "Job" && api_version.rfind("batch.volcano.sh/", 0) == 0) return std::nullopt;
-  if (kind == "Job" || kind == "JobSet") return "/spec/suspend";
+  if (kind == "Job" || kind == "JobSet" || kind == "TrainJob") return "/spec/suspend";
   if (ReplicaSpecsField(kind) != nullptr) return "/spec/runPolicy/suspend";
   return std::nullopt;  // Volcano Job: no suspend field
 }

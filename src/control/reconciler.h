@@ -174,6 +174,10 @@ class Reconciler {
 
   // reconciler_jobs.cc
   void ApplyJob(const Change& change);
+  // TrainJobs whose runtime is missing: a condition says which, and each is applied
+  // again when the configuration (the runtimes) changes.
+  void ParkWithoutRuntime(const std::string& id, const Change& change, const std::string& why);
+  void RetryWithoutRuntime();
   bool Managed(const nlohmann::json& job_object, const model::Workload& workload) const;
   JobState& AddJob(const std::string& id, const Change& change, const model::Workload& workload);
   void SubmitToEngine(JobState& job, model::Workload workload);
@@ -258,6 +262,8 @@ class Reconciler {
 
   std::map<std::string, std::unique_ptr<JobState>> jobs_;  // by workload key "<ns>/<name>"
   std::map<std::string, std::string> job_keys_;  // "<resource>/<ns>/<name>" -> workload key
+  // TrainJobs by "<resource>/<ns>/<name>": the change and why it waits.
+  std::map<std::string, std::pair<Change, std::string>> without_runtime_;
   // Cluster mode: the live pods of each gang ("<ns>/<job>" -> pod name -> pod), and
   // which gang a pod belongs to ("<ns>/<pod>").
   std::map<std::string, std::map<std::string, WatchedPod>> gang_pods_;

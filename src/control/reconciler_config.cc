@@ -61,6 +61,7 @@ void AppendManifests(model::ManifestSet& into, model::ManifestSet from, int64_t&
   AppendAll(into.volcano_queues, from.volcano_queues, order);
   AppendAll(into.pod_groups, from.pod_groups, order);
   AppendAll(into.hyper_nodes, from.hyper_nodes, order);
+  AppendAll(into.training_runtimes, from.training_runtimes, order);
   if (from.kueue_config) into.kueue_config = std::move(from.kueue_config);
   if (from.scheduler_config) into.scheduler_config = std::move(from.scheduler_config);
 }
@@ -140,6 +141,7 @@ void Reconciler::Reconfigure() {
     }
   }
   if (runtime_ != nullptr) runtime_->SetEngine(engine_.get());
+  RetryWithoutRuntime();  // a runtime may have arrived
   cycle_needed_ = true;
   queues_dirty_ = true;
 }

@@ -8,6 +8,7 @@
 #include "control/reconciler.h"
 #include "control/reconciler_state.h"
 #include "control/resource_types.h"
+#include "control/trainjob_status.h"
 #include "control/workload_objects.h"
 
 namespace muster::control {
@@ -163,6 +164,24 @@ void Reconciler::Build(const ObjectReader& view) {
       job.finished = WorkloadFinished(job.workload);
     }
     added.push_back(&job);
+  }
+  // TrainJobs whose runtime is missing wait with a condition.
+  without_runtime_.clear();
+  if (auto trainjobs = view.List(kTrainJobs, ""); trainjobs.ok()) {
+    for (auto& o : trainjobs->items) {
+      Change c;
+      c.type = ChangeType::kAdded;
+      c.resource = kTrainJobs;
+      c.namespace_ = o["metadata"].value("namespace", "");
+      c.name = o["metadata"].value("name", "");
+      if (job_keys_.count(ObjectId(c.resource, c.namespace_, c.name)) != 0) continue;
+      c.object = std::move(o);
+      auto workload = DecodeJob(c.object, config_);
+      if (!workload.ok() && workload.status().code() == StatusCode::kNotFound) {
+        ParkWithoutRuntime(ObjectId(c.resource, c.namespace_, c.name), c,
+                           workload.status().message());
+      }
+    }
   }
   // Bare pods: gangs whose pods all exist are jobs like the others (after them).
   pod_gangs_.clear();
@@ -390,6 +409,7 @@ void Reconciler::ApplyJob(const Change& change) {
   const std::string id = ObjectId(change.resource, change.namespace_, change.name);
   auto known = job_keys_.find(id);
   if (change.type == ChangeType::kDeleted) {
+    without_runtime_.erase(id);
     if (known != job_keys_.end()) RemoveJob(known->second);
     return;
   }
@@ -422,6 +442,11 @@ void Reconciler::ApplyJob(const Change& change) {
     RemoveJob(key);
   }
   auto workload = DecodeJob(change.object, config_);
+  if (!workload.ok() && workload.status().code() == StatusCode::kNotFound &&
+      IsTrainJob(change.object)) {
+    return ParkWithoutRuntime(id, change, workload.status().message());
+  }
+  without_runtime_.erase(id);
   if (!workload.ok()) {
     Log("ignoring " + id + ": " + workload.status().message());
     return;
@@ -477,6 +502,35 @@ void Reconciler::ApplyPod(const Change& change) {
   }
   // Gangs held back by pods of stopped gangs look again.
   if (freed) dirty_.insert(waiting_for_nodes_.begin(), waiting_for_nodes_.end());
+}
+
+void Reconciler::ParkWithoutRuntime(const std::string& id, const Change& change,
+                                    const std::string& why) {
+  auto known = without_runtime_.find(id);
+  const bool unchanged = known != without_runtime_.end() && known->second.second == why;
+  without_runtime_[id] = {change, why};
+  if (unchanged) return;
+  Log(id + " waits: " + why);
+  // Upstream's message names the runtime; the TrainJob waits until it is created.
+  std::string message = why.substr(
+      why.find("spec.runtimeRef: ") == std::string::npos ? 0 : why.find("spec.runtimeRef: ") + 17);
+  json waiting =
+      TrainJobWaitingForRuntime(change.object, message + "; the TrainJob waits for it", Now());
+  if (waiting.value("status", json::object()) == change.object.value("status", json::object()))
+    return;
+  WriteOp op;
+  op.kind = WriteKind::kJobStatus;
+  op.resource = change.resource;
+  op.namespace_ = change.namespace_;
+  op.name = change.name;
+  op.object = std::move(waiting);
+  Submit(nullptr, std::move(op));
+}
+
+void Reconciler::RetryWithoutRuntime() {
+  std::vector<Change> waiting;
+  for (const auto& [id, parked] : without_runtime_) waiting.push_back(parked.first);
+  for (const Change& change : waiting) ApplyJob(change);
 }
 
 }  // namespace muster::control

@@ -11,9 +11,13 @@ namespace muster::control {
 namespace {
 
 const std::set<std::string, std::less<>>& JobResources() {
-  static const std::set<std::string, std::less<>> kJobs = {
-      "jobs.batch",          "jobs.batch.volcano.sh", "pytorchjobs.kubeflow.org",
-      "tfjobs.kubeflow.org", "mpijobs.kubeflow.org",  "jobsets.jobset.x-k8s.io"};
+  static const std::set<std::string, std::less<>> kJobs = {"jobs.batch",
+                                                           "jobs.batch.volcano.sh",
+                                                           "pytorchjobs.kubeflow.org",
+                                                           "tfjobs.kubeflow.org",
+                                                           "mpijobs.kubeflow.org",
+                                                           "jobsets.jobset.x-k8s.io",
+                                                           "trainjobs.trainer.kubeflow.org"};
   return kJobs;
 }
 

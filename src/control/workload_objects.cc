@@ -6,6 +6,7 @@
 #include <ctime>
 #include <map>
 
+#include "control/trainjob_status.h"
 #include "core/resource_list.h"
 #include "core/resource_name.h"
 
@@ -278,6 +279,9 @@ json WithJobStatus(const json& job_object, const WorkloadFacts& facts, int32_t r
       SetCondition(conditions, "Failed", true, "FailedJobs", r.failure_message, now);
     }
     status["restarts"] = r.failures;
+  } else if (IsTrainJob(object)) {
+    SetTrainJobConditions(conditions, r, now);
+    status["jobsStatus"] = TrainJobJobsStatus(r);
   } else if (volcano) {
     std::string phase = r.phase == Phase::kRunning     ? "Running"
                         : r.phase == Phase::kSucceeded ? "Completed"

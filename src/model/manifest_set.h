@@ -9,12 +9,13 @@
 #include "model/jobs.h"
 #include "model/kueue.h"
 #include "model/node.h"
+#include "model/trainer.h"
 #include "model/volcano.h"
 
 namespace muster::model {
 
 // A job object of any supported kind, kept in one list so input order is preserved.
-using JobObject = std::variant<BatchJob, KubeflowJob, JobSet, VolcanoJob>;
+using JobObject = std::variant<BatchJob, KubeflowJob, JobSet, VolcanoJob, TrainJob>;
 
 const ObjectMeta& MetaOf(const JobObject& job);
 
@@ -31,6 +32,7 @@ struct ManifestSet {
   std::vector<VolcanoQueue> volcano_queues;
   std::vector<PodGroup> pod_groups;
   std::vector<HyperNode> hyper_nodes;
+  std::vector<TrainingRuntime> training_runtimes;  // both kinds, by meta.kind
   std::vector<JobObject> jobs;
   std::optional<KueueConfiguration> kueue_config;
   std::optional<SchedulerConfiguration> scheduler_config;

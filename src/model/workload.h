@@ -61,6 +61,9 @@ struct RankSpec {
   int32_t slots_per_worker = 1;                 // MPIJob
   std::string mpi_implementation;               // MPIJob: OpenMPI (default) | Intel | MPICH
   std::map<std::string, std::vector<std::string>> volcano_plugins;  // Volcano Job: env, svc...
+  // TrainJob on a torch runtime: the trainer step's pod set, which gets torchrun's PET_*
+  // env; empty otherwise.
+  std::string torch_trainer_pod_set;
 };
 
 // How the job reacts to pod failure or eviction (simulation and the executor).

@@ -50,6 +50,14 @@ ApiResponse ErrorResponse(const ApiError& e) { return JsonResponse(e.code, e.ToJ
 ApiResponse Written(int code, const control::ResourceType& type, const json& object) {
   ApiResponse response = JsonResponse(code, object);
   response.warnings = CoreWarnings(type, object);
+  if (type.group == "trainer.kubeflow.org") {
+    // Kubeflow Trainer fields muster accepts without acting on (docs/kubeflow-trainer.md).
+    api::DecodeResult decoded;
+    api::DecodeObject(object, "request", decoded);
+    for (const auto& d : decoded.diagnostics) {
+      if (d.warning) response.warnings.push_back(d.field + ": " + d.message);
+    }
+  }
   return response;
 }
 ApiResponse TextResponse(int code, std::string text) {

@@ -25,7 +25,7 @@ json PodLabels(const model::Workload& workload, const model::PodSet& ps, int32_t
   } else if (job.kind == "Job" && job.api_version == "batch/v1") {
     labels["job-name"] = job.name;
     if (ps.indexed) labels["batch.kubernetes.io/job-completion-index"] = std::to_string(index);
-  } else if (job.kind == "JobSet") {
+  } else if (job.kind == "JobSet" || job.kind == "TrainJob") {
     labels["jobset.sigs.k8s.io/jobset-name"] = job.name;
     labels["jobset.sigs.k8s.io/replicatedjob-name"] = ps.name;
     labels["job-name"] =
@@ -48,6 +48,10 @@ json PodAnnotations(const model::Workload& workload, const model::PodSet& ps, in
   const model::ObjectMeta& job = workload.meta;
   if (job.kind == "Job" && job.api_version == "batch/v1" && ps.indexed) {
     annotations["batch.kubernetes.io/job-completion-index"] = std::to_string(index);
+  }
+  if ((job.kind == "JobSet" || job.kind == "TrainJob") && ps.indexed) {
+    annotations["batch.kubernetes.io/job-completion-index"] =
+        std::to_string(index % std::max(1, ps.pods_per_job));
   }
   if (auto it = job.annotations.find("muster.dev/owner"); it != job.annotations.end()) {
     annotations["muster.dev/owner"] = it->second;

@@ -237,7 +237,8 @@ std::vector<Column> KindColumns(const control::ResourceType& t) {
             Condition("Admitted", "Admitted"), Condition("Finished", "Finished")};
   }
   if (k == "Cohort") return {FirstOf("Parent", {"spec.parent", "spec.parentName"})};
-  if (k == "Job" || k == "PyTorchJob" || k == "TFJob" || k == "MPIJob" || k == "JobSet") {
+  if (k == "Job" || k == "PyTorchJob" || k == "TFJob" || k == "MPIJob" || k == "JobSet" ||
+      k == "TrainJob") {
     return {JobState()};
   }
   if (k == "PriorityClass" || k == "WorkloadPriorityClass") return {Path("Value", "value")};

@@ -238,6 +238,12 @@ std::vector<StatusCause> ValidateUpdate(const control::ResourceType& type, const
     ValidateJobSet(current, next, out);
   } else if (key == "jobs.batch.volcano.sh") {
     ValidateVolcanoJob(current, next, out);
+  } else if (key == "trainjobs.trainer.kubeflow.org") {
+    // Trainer's CEL rules: self == oldSelf.
+    for (const char* field : {"runtimeRef", "initializer", "trainer", "managedBy"}) {
+      Immutable(std::string("spec.") + field, At(current, {"spec", field}),
+                At(next, {"spec", field}), out);
+    }
   } else if (type.group == "kubeflow.org") {
     ValidateKubeflowJob(type, current, next, context, out);
   } else if (key == "localqueues.kueue.x-k8s.io") {

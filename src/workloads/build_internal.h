@@ -74,5 +74,8 @@ Result<model::Workload> BuildBatchJob(const model::BatchJob& job, PriorityRefs* 
 Result<model::Workload> BuildKubeflowJob(const model::KubeflowJob& job, PriorityRefs* refs);
 Result<model::Workload> BuildJobSet(const model::JobSet& job, PriorityRefs* refs);
 Result<model::Workload> BuildVolcanoJob(const model::VolcanoJob& job, PriorityRefs* refs);
+// Resolves the runtime from `manifests`; NotFound when it is missing.
+Result<model::Workload> BuildTrainJob(const model::TrainJob& job,
+                                      const model::ManifestSet& manifests, PriorityRefs* refs);
 
 }  // namespace muster::workloads::internal

@@ -12,7 +12,7 @@ Result<model::Workload> BuildWorkload(const model::JobObject& job,
                                       const model::ManifestSet& manifests) {
   internal::PriorityRefs refs;
   Result<model::Workload> built = std::visit(
-      [&refs](const auto& j) -> Result<model::Workload> {
+      [&refs, &manifests](const auto& j) -> Result<model::Workload> {
         using T = std::decay_t<decltype(j)>;
         if constexpr (std::is_same_v<T, model::BatchJob>) {
           return internal::BuildBatchJob(j, &refs);
@@ -20,6 +20,8 @@ Result<model::Workload> BuildWorkload(const model::JobObject& job,
           return internal::BuildKubeflowJob(j, &refs);
         } else if constexpr (std::is_same_v<T, model::JobSet>) {
           return internal::BuildJobSet(j, &refs);
+        } else if constexpr (std::is_same_v<T, model::TrainJob>) {
+          return internal::BuildTrainJob(j, manifests, &refs);
         } else {
           return internal::BuildVolcanoJob(j, &refs);
         }

@@ -53,7 +53,7 @@ std::string DefaultSubdomain(const model::Workload& workload, int32_t pod_set) {
   const model::PodSet& ps = workload.pod_sets[pod_set];
   if (!ps.tmpl.spec.subdomain.empty()) return ps.tmpl.spec.subdomain;
   const model::ObjectMeta& meta = workload.meta;
-  if (meta.kind == "JobSet" || meta.kind == "MPIJob") return meta.name;
+  if (meta.kind == "JobSet" || meta.kind == "TrainJob" || meta.kind == "MPIJob") return meta.name;
   if (IsVolcanoJob(meta) && workload.rank.volcano_plugins.contains("svc")) return meta.name;
   return "";
 }
@@ -61,6 +61,7 @@ std::string DefaultSubdomain(const model::Workload& workload, int32_t pod_set) {
 RankContext DefaultRankContext(const model::Workload& workload) {
   RankContext context;
   int32_t master = internal::PodSetIndex(workload, "master");
+  if (workload.meta.kind == "TrainJob") context.master_port = model::kTrainerMasterPort;
   if (workload.meta.kind == "PyTorchJob" && master >= 0) {
     context.master_port = internal::DeclaredPort(workload.pod_sets[master].tmpl, "pytorch",
                                                  "pytorchjob-port", context.master_port);
@@ -86,6 +87,9 @@ PodIdentity RankIdentity(const model::Workload& workload, int32_t pod_set, int32
     internal::VolcanoIdentity(workload, pod_set, index, context, &id);
   } else if (kind == "Job" || kind == "JobSet") {
     BatchIdentity(workload, pod_set, index, &id);
+  } else if (kind == "TrainJob") {
+    BatchIdentity(workload, pod_set, index, &id);
+    internal::TrainerTorchIdentity(workload, pod_set, index, context, &id);
   }
   return id;
 }

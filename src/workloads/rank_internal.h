@@ -29,6 +29,9 @@ int32_t DeclaredPort(const model::PodTemplate& tmpl, std::string_view container,
 // Each adds the env (and hostfile) of its kind to `id`.
 void PyTorchIdentity(const model::Workload& w, int32_t pod_set, int32_t index,
                      const RankContext& context, PodIdentity* id);
+// TrainJob on a torch runtime: torchrun's PET_* env on the trainer step's pods.
+void TrainerTorchIdentity(const model::Workload& w, int32_t pod_set, int32_t index,
+                          const RankContext& context, PodIdentity* id);
 void TensorFlowIdentity(const model::Workload& w, int32_t pod_set, int32_t index,
                         const RankContext& context, PodIdentity* id);
 void MpiIdentity(const model::Workload& w, int32_t pod_set, int32_t index,

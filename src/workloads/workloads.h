@@ -20,6 +20,19 @@ Result<std::vector<model::Workload>> BuildWorkloads(const model::ManifestSet& ma
 Result<model::Workload> BuildWorkload(const model::JobObject& job,
                                       const model::ManifestSet& manifests);
 
+// The runtime a TrainJob's spec.runtimeRef names (a TrainingRuntime in the TrainJob's
+// namespace, or a ClusterTrainingRuntime); nullptr when `manifests` has none.
+const model::TrainingRuntime* FindTrainingRuntime(const model::TrainJob& job,
+                                                  const model::ManifestSet& manifests);
+
+// The JobSet a TrainJob runs as: the runtime's template, named and labelled like the
+// TrainJob, its trainer step ("node") given numNodes pods and the trainer's image,
+// command, args, env and resources. `nproc_per_node` receives the torch plugin's
+// PET_NPROC_PER_NODE (empty for a runtime without torch).
+Result<model::JobSet> TrainJobAsJobSet(const model::TrainJob& job,
+                                       const model::TrainingRuntime& runtime,
+                                       std::string* nproc_per_node, std::string* trainer_step);
+
 // Where the gang runs, needed to compute addresses: hostnames per pod, the master
 // address and port chosen by the executor.
 struct RankContext {

@@ -134,6 +134,10 @@ TEST_P(KubeConformanceTest, FirstDecisionsEqualTheSimulation) {
     if (!o.contains("kind"))
       GTEST_SKIP() << GetParam()
                    << ": a raw volcano-scheduler.conf has no object form in kube mode";
+    // Kubeflow Trainer's controller makes a TrainJob's JobSet on a cluster; muster kube
+    // does not watch TrainJobs (docs/kubeflow-trainer.md).
+    if (o.value("kind", "") == "TrainJob")
+      GTEST_SKIP() << GetParam() << ": muster kube does not watch TrainJobs yet";
   }
 
   testing::FakeApiServer fake;

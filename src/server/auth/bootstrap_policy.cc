@@ -65,6 +65,7 @@ json ViewRules() {
            {"pytorchjobs", "pytorchjobs/status", "tfjobs", "tfjobs/status", "mpijobs",
             "mpijobs/status"}),
       Rule(kRead, {"jobset.x-k8s.io"}, {"jobsets", "jobsets/status"}),
+      Rule(kRead, {"trainer.kubeflow.org"}, {"trainjobs", "trainjobs/status", "trainingruntimes"}),
       Rule(kRead, {"muster.dev"}, {"workloadviews"}),
       // Kueue's visibility API: a LocalQueue's pending workloads (kueue_visibility.h).
       Rule({"get"}, {"visibility.kueue.x-k8s.io"}, {"localqueues/pendingworkloads"}),
@@ -78,6 +79,7 @@ json ViewRules() {
       Rule(kRead, {"scheduling.volcano.sh"}, {"queues", "queues/status"}),
       Rule({"get"}, {"visibility.kueue.x-k8s.io"}, {"clusterqueues/pendingworkloads"}),
       Rule(kRead, {"topology.volcano.sh"}, {"hypernodes", "hypernodes/status"}),
+      Rule(kRead, {"trainer.kubeflow.org"}, {"clustertrainingruntimes"}),
       Rule(kRead, {"muster.dev"},
            {"queueviews", "nodeviews", "clusterviews", "clusterviews/utilization",
             "clusterviews/timeline"}),
@@ -96,12 +98,14 @@ json EditRules() {
   rules.push_back(Rule(kWrite, {"scheduling.volcano.sh"}, {"podgroups"}));
   rules.push_back(Rule(kWrite, {"kubeflow.org"}, {"pytorchjobs", "tfjobs", "mpijobs"}));
   rules.push_back(Rule(kWrite, {"jobset.x-k8s.io"}, {"jobsets"}));
+  rules.push_back(Rule(kWrite, {"trainer.kubeflow.org"}, {"trainjobs"}));
   return rules;
 }
 
 json AdminRules() {
   json rules = EditRules();
   rules.push_back(Rule(kWrite, {"kueue.x-k8s.io"}, {"localqueues", "workloads"}));
+  rules.push_back(Rule(kWrite, {"trainer.kubeflow.org"}, {"trainingruntimes"}));
   Strings all = kRead;
   all.insert(all.end(), kWrite.begin(), kWrite.end());
   rules.push_back(Rule(all, {kRbacGroup}, {"roles", "rolebindings"}));
