@@ -35,7 +35,7 @@ struct KindInfo {
 // CONTRACT section 1: every understood (group, kind) with its versions and scope.
 const std::vector<KindInfo>& Kinds() {
   using namespace internal;  // NOLINT: the decoder table reads better unqualified
-  static const std::vector<KindInfo> kinds = {
+  static const std::vector<KindInfo> kKinds = {
       {"", "Node", {"v1"}, false, DecodeNode},
       {"", "Pod", {"v1"}, true, DecodeBarePod},
       {"topology.node.k8s.io",
@@ -83,7 +83,7 @@ const std::vector<KindInfo>& Kinds() {
        DecodeSchedulerConfiguration,
        false},
   };
-  return kinds;
+  return kKinds;
 }
 
 // Rejects documents nested deeper than any manifest needs before yaml-cpp sees

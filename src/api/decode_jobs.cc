@@ -26,12 +26,12 @@ struct KubeflowKind {
 const KubeflowKind* FindKubeflowKind(const std::string& kind) {
   // Default restart policies: training-operator (PyTorchJob OnFailure, TFJob Never),
   // mpi-operator v2beta1 (Never; the launcher OnFailure, set below).
-  static const std::vector<KubeflowKind> kinds = {
+  static const std::vector<KubeflowKind> kKinds = {
       {"PyTorchJob", "pytorchReplicaSpecs", {"Master", "Worker"}, "OnFailure"},
       {"TFJob", "tfReplicaSpecs", {"Chief", "Master", "PS", "Worker", "Evaluator"}, "Never"},
       {"MPIJob", "mpiReplicaSpecs", {"Launcher", "Worker"}, "Never"},
   };
-  for (const auto& k : kinds) {
+  for (const auto& k : kKinds) {
     if (kind == k.kind) return &k;
   }
   return nullptr;
@@ -42,7 +42,7 @@ model::RunPolicy DecodeRunPolicy(const YamlValue& v) {
   YamlValue clean = v.Get("cleanPodPolicy");
   rp.clean_pod_policy = "None";
   if (clean.IsSet()) {
-    static const char* kPolicies[] = {"None", "Running", "All"};
+    static const char* const kPolicies[] = {"None", "Running", "All"};
     if (auto c = clean.Enum({"None", "Running", "All"})) rp.clean_pod_policy = kPolicies[*c];
   }
   v.Get("backoffLimit").Read(rp.backoff_limit);
@@ -156,7 +156,7 @@ void DecodeKubeflowJob(const YamlValue& root, model::ObjectMeta meta, DecodeResu
     if (rs.type == "Launcher") rs.restart_policy = "OnFailure";
     YamlValue restart = rv.Get("restartPolicy");
     if (restart.IsSet()) {
-      static const char* kPolicies[] = {"Always", "OnFailure", "Never", "ExitCode"};
+      static const char* const kPolicies[] = {"Always", "OnFailure", "Never", "ExitCode"};
       if (auto r = restart.Enum({"Always", "OnFailure", "Never", "ExitCode"})) {
         rs.restart_policy = kPolicies[*r];
       }
@@ -183,7 +183,7 @@ void DecodeKubeflowJob(const YamlValue& root, model::ObjectMeta meta, DecodeResu
     job.mpi_implementation = "OpenMPI";
     YamlValue impl = spec.Get("mpiImplementation");
     if (impl.IsSet()) {
-      static const char* kImpls[] = {"OpenMPI", "Intel", "MPICH"};
+      static const char* const kImpls[] = {"OpenMPI", "Intel", "MPICH"};
       if (auto i = impl.Enum({"OpenMPI", "Intel", "MPICH"})) job.mpi_implementation = kImpls[*i];
     }
   }

@@ -124,7 +124,7 @@ model::Container DecodeContainer(const YamlValue& v) {
     c.volume_mounts.push_back(std::move(mount));
   }
   if (YamlValue pull = v.Get("imagePullPolicy"); pull.IsSet()) {
-    static const char* kPolicies[] = {"Always", "IfNotPresent", "Never"};
+    static const char* const kPolicies[] = {"Always", "IfNotPresent", "Never"};
     if (auto p = pull.Enum({"Always", "IfNotPresent", "Never"}))
       c.image_pull_policy = kPolicies[*p];
   }
@@ -184,7 +184,7 @@ model::Volume DecodeVolume(const YamlValue& v) {
     s.Get("path").Read(vol.source);
     if (!vol.source.starts_with("/")) s.Get("path").Error("must be an absolute path");
     if (YamlValue type = s.Get("type"); type.IsSet()) {
-      static const char* kTypes[] = {
+      static const char* const kTypes[] = {
           "",       "DirectoryOrCreate", "Directory",  "FileOrCreate", "File",
           "Socket", "CharDevice",        "BlockDevice"};
       if (auto t = type.Enum({"", "DirectoryOrCreate", "Directory", "FileOrCreate", "File",
@@ -347,7 +347,7 @@ model::LabelSelector DecodeLabelSelector(const YamlValue& v) {
     model::LabelSelectorRequirement r;
     item.Get("key").Read(r.key);
     if (auto op = item.Get("operator").Enum({"In", "NotIn", "Exists", "DoesNotExist"})) {
-      static const char* kOps[] = {"In", "NotIn", "Exists", "DoesNotExist"};
+      static const char* const kOps[] = {"In", "NotIn", "Exists", "DoesNotExist"};
       r.op = kOps[*op];
     } else if (!item.Get("operator").IsSet()) {
       item.Get("operator").Error("is required (In, NotIn, Exists, DoesNotExist)");
@@ -374,7 +374,7 @@ model::PodSpec DecodePodSpec(const YamlValue& v) {
   v.Get("schedulerName").Read(spec.scheduler_name);
   YamlValue restart = v.Get("restartPolicy");
   if (restart.IsSet()) {
-    static const char* kPolicies[] = {"Always", "OnFailure", "Never"};
+    static const char* const kPolicies[] = {"Always", "OnFailure", "Never"};
     if (auto r = restart.Enum({"Always", "OnFailure", "Never"}))
       spec.restart_policy = kPolicies[*r];
   }

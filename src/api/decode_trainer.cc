@@ -136,7 +136,7 @@ void DecodeTrainJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult&
   ref.Get("name").Read(job.runtime_ref.name);
   if (ref.IsSet() && job.runtime_ref.name.empty()) ref.Get("name").Error("is required");
   if (YamlValue kind = ref.Get("kind"); kind.IsSet()) {
-    static const char* kKinds[] = {"ClusterTrainingRuntime", "TrainingRuntime"};
+    static const char* const kKinds[] = {"ClusterTrainingRuntime", "TrainingRuntime"};
     if (auto k = kind.Enum({"ClusterTrainingRuntime", "TrainingRuntime"})) {
       job.runtime_ref.kind = kKinds[*k];
     }
@@ -199,8 +199,8 @@ void DecodeTrainJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult&
   job.annotations = spec.Get("annotations").StringMap();
   spec.Get("suspend").Read(job.suspend);
   if (YamlValue managed = spec.Get("managedBy"); managed.IsSet()) {
-    static const char* kManagers[] = {"trainer.kubeflow.org/trainjob-controller",
-                                      "kueue.x-k8s.io/multikueue"};
+    static const char* const kManagers[] = {"trainer.kubeflow.org/trainjob-controller",
+                                            "kueue.x-k8s.io/multikueue"};
     if (auto m = managed.Enum({kManagers[0], kManagers[1]})) {
       job.managed_by = kManagers[*m];
       if (*m == 1) managed.Warn("MultiKueue is not acted on: the TrainJob runs here");

@@ -33,9 +33,10 @@ std::vector<model::LifecyclePolicy> DecodePolicies(const YamlValue& v) {
     if (p.Get("event").IsSet()) event_values.push_back(p.Get("event"));
     for (auto& e : p.Get("events").Items()) event_values.push_back(e);
     for (const auto& e : event_values) {
-      static const char* kEvents[] = {"*",          "PodFailed",     "PodEvicted",    "PodPending",
-                                      "PodRunning", "Unknown",       "TaskCompleted", "TaskFailed",
-                                      "OutOfSync",  "CommandIssued", "JobUpdated"};
+      static const char* const kEvents[] = {
+          "*",          "PodFailed",     "PodEvicted",    "PodPending",
+          "PodRunning", "Unknown",       "TaskCompleted", "TaskFailed",
+          "OutOfSync",  "CommandIssued", "JobUpdated"};
       auto which =
           e.Enum({"*", "PodFailed", "PodEvicted", "PodPending", "PodRunning", "Unknown",
                   "TaskCompleted", "TaskFailed", "OutOfSync", "CommandIssued", "JobUpdated"});
@@ -65,9 +66,9 @@ std::vector<model::LifecyclePolicy> DecodePolicies(const YamlValue& v) {
     } else if (auto a =
                    action.Enum({"AbortJob", "RestartJob", "RestartTask", "RestartPod",
                                 "RestartPartition", "TerminateJob", "CompleteJob", "ResumeJob"})) {
-      static const char* kActions[] = {"AbortJob",    "RestartJob",       "RestartTask",
-                                       "RestartPod",  "RestartPartition", "TerminateJob",
-                                       "CompleteJob", "ResumeJob"};
+      static const char* const kActions[] = {"AbortJob",    "RestartJob",       "RestartTask",
+                                             "RestartPod",  "RestartPartition", "TerminateJob",
+                                             "CompleteJob", "ResumeJob"};
       policy.action = kActions[*a];
     }
     if (p.Get("timeout").IsSet()) policy.timeout_seconds = p.Get("timeout").Duration();

@@ -140,7 +140,7 @@ void MapNodeOrder(const YamlValue& plugin, const YamlValue& args,
 
 // What muster does instead of a plugin it does not have.
 const std::map<std::string, std::string, std::less<>>& Unsupported() {
-  static const std::map<std::string, std::string, std::less<>> m = {
+  static const std::map<std::string, std::string, std::less<>> kUnsupported = {
       {"overcommit",
        "muster admits a job only when its whole gang can be placed, so enqueue never "
        "over-admits (no overcommit-factor)"},
@@ -163,15 +163,15 @@ const std::map<std::string, std::string, std::less<>>& Unsupported() {
       {"cdp", "muster has no cooldown protection for elastic pods"},
       {"nodegroup", "muster places by node labels, affinity and topology, not node groups"},
   };
-  return m;
+  return kUnsupported;
 }
 
 // Plugins muster acts on without arguments of its own.
 bool Builtin(std::string_view name) {
-  static const std::set<std::string, std::less<>> s = {
+  static const std::set<std::string, std::less<>> kBuiltin = {
       "priority",   "gang",      "conformance",           "predicates",
       "proportion", "numaaware", "network-topology-aware"};
-  return s.count(name) != 0;
+  return kBuiltin.count(name) != 0;
 }
 
 void MapPlugin(const YamlValue& plugin, const std::string& name, model::SchedulerConfiguration& cfg,

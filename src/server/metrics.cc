@@ -120,7 +120,7 @@ std::string MetricsRegistry::Render() const {
   std::lock_guard lock(mu_);
   std::string out;
   for (const auto& [name, f] : families_) {
-    static const char* kTypeName[] = {"counter", "gauge", "histogram"};
+    static const char* const kTypeName[] = {"counter", "gauge", "histogram"};
     out += "# HELP " + name + " " + Escape(f.help, false) + "\n";
     out += "# TYPE " + name + " " + kTypeName[static_cast<int>(f.type)] + "\n";
     for (const auto& [labels, s] : f.series) {

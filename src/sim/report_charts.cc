@@ -35,8 +35,8 @@ std::string HtmlEscape(const std::string& text) {
 }
 
 std::string PaletteColor(size_t i) {
-  static const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
-                                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+  static const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                        "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
   return kColors[i % (sizeof(kColors) / sizeof(kColors[0]))];
 }
 
