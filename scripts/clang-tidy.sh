@@ -24,7 +24,7 @@ files="$dir/clang-tidy.files"
 # The generated dashboard assets are not tracked, so not listed.
 if [ -n "$since" ]; then
   git diff --name-only --diff-filter=d "$since" HEAD -- 'src/*.cc' 'src/*.h' |
-    sed 's/\.h$/.cc/' | sort -u | while read -r f; do [ -f "$f" ] && echo "$f"; done >"$files"
+    sed 's/\.h$/.cc/' | sort -u | while read -r f; do if [ -f "$f" ]; then echo "$f"; fi; done >"$files"
   what="$(wc -l <"$files") files of src/ changed since $(git rev-parse --short "$since")"
 else
   git ls-files -- 'src/*.cc' >"$files"
