@@ -3,8 +3,8 @@
 #include <iostream>
 #include <memory>
 
-#include "api/decode.h"
 #include "cli/commands.h"
+#include "cli/scheduler_config_file.h"
 #include "cli/server_allocator.h"
 #include "kube/kube_mode.h"
 
@@ -49,28 +49,13 @@ void RegisterKubeCommand(CLI::App& app, int& exit_code) {
                   "replaces such objects in the cluster");
   cmd->callback([opts, config_path, &exit_code] {
     if (!config_path->empty()) {
-      // As `muster simulate --config`: validate's diagnostics (Volcano's actions and
-      // plugins muster does not act on are warnings), and no start on an error.
-      api::DecodeResult config = api::LoadPaths({*config_path});
-      for (const auto& d : config.diagnostics) std::cerr << d.ToString() << "\n";
-      if (config.HasErrors()) {
+      auto config = LoadSchedulerConfigFile(*config_path, "muster kube", std::cerr);
+      if (!config) {
         exit_code = 1;
         return;
       }
-      if (!config.manifests.kueue_config && !config.manifests.scheduler_config) {
-        std::cerr << *config_path
-                  << ": no Configuration (config.kueue.x-k8s.io/v1beta1), SchedulerConfiguration "
-                     "(muster.dev/v1alpha1) or volcano-scheduler.conf found\n";
-        exit_code = 1;
-        return;
-      }
-      opts->controller.scheduler_config = config.manifests.scheduler_config;
-      opts->controller.kueue_config = config.manifests.kueue_config;
-      if (config.manifests.scheduler_config) {
-        const std::string& from = config.manifests.scheduler_config->mapped_from;
-        std::cerr << "muster kube: scheduler configuration from " << *config_path
-                  << (from.empty() ? "" : " (" + from + ")") << "\n";
-      }
+      opts->controller.scheduler_config = std::move(config->scheduler_config);
+      opts->controller.kueue_config = std::move(config->kueue_config);
     }
     TuneAllocatorForServer();
     exit_code = kube::RunKube(*opts, std::cout, std::cerr);

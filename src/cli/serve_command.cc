@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/scheduler_config_file.h"
 #include "cli/server_allocator.h"
 #include "core/duration.h"
 #include "server/garbage_collector.h"
@@ -85,7 +86,12 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
                   "exist for a moment); 0: no limit")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->callback([opts, executor, kubelet, event_ttl, events, &exit_code] {
+  auto config_path = std::make_shared<std::string>();
+  cmd->add_option("--config", *config_path,
+                  "Scheduler configuration file: a SchedulerConfiguration (muster.dev/v1alpha1), "
+                  "Volcano's volcano-scheduler.conf or its ConfigMap, or a Kueue Configuration; "
+                  "takes the place of such objects in the store");
+  cmd->callback([opts, executor, kubelet, event_ttl, events, config_path, &exit_code] {
     auto ttl = ParseDurationSeconds(*event_ttl);
     if (!ttl.ok() || *ttl <= 0) {
       std::cerr << "muster serve: --event-ttl: \"" << *event_ttl
@@ -94,10 +100,20 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
       return;
     }
     events->ttl_seconds = *ttl;
-    std::vector<std::unique_ptr<server::Controller>> controllers;
-    controllers.push_back(std::make_unique<server::SchedulerController>(
+    auto scheduler = std::make_unique<server::SchedulerController>(
         *executor == "emulated" ? server::ExecutorKind::kEmulated : server::ExecutorKind::kLocal,
-        *kubelet));
+        *kubelet);
+    if (!config_path->empty()) {
+      auto config = LoadSchedulerConfigFile(*config_path, "muster serve", std::cerr);
+      if (!config) {
+        exit_code = 1;
+        return;
+      }
+      scheduler->SetConfiguration(std::move(config->scheduler_config),
+                                  std::move(config->kueue_config));
+    }
+    std::vector<std::unique_ptr<server::Controller>> controllers;
+    controllers.push_back(std::move(scheduler));
     controllers.push_back(std::make_unique<server::GarbageCollector>(*events));
     controllers.push_back(std::make_unique<server::QuotaController>());
     controllers.push_back(std::make_unique<server::StoreHealthMonitor>());

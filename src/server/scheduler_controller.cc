@@ -40,6 +40,8 @@ Status SchedulerController::Start(ServeContext& context) {
   sink_ = std::make_unique<StoreSink>(*store_);
   control::ReconcilerOptions options;
   options.mode = control::ReconcilerMode::kServe;
+  options.scheduler_config = scheduler_config_;
+  options.kueue_config = kueue_config_;
   options.log = [this](const std::string& line) { Log(line); };
   options.on_decision = [this](const engine::LogEntry& e, const engine::Engine& engine) {
     OnDecision(e, engine);

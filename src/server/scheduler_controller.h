@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -43,6 +44,14 @@ class SchedulerController : public Controller {
                                KubeletOptions kubelet = {})
       : executor_kind_(executor), kubelet_options_(std::move(kubelet)) {}
   ~SchedulerController() override;
+
+  // The configuration of `muster serve --config`: it takes the place of stored
+  // SchedulerConfiguration / Kueue Configuration objects. Before Start.
+  void SetConfiguration(std::optional<model::SchedulerConfiguration> scheduler_config,
+                        std::optional<model::KueueConfiguration> kueue_config) {
+    scheduler_config_ = std::move(scheduler_config);
+    kueue_config_ = std::move(kueue_config);
+  }
 
   std::string name() const override { return "scheduler"; }
   Status Start(ServeContext& context) override;
@@ -72,6 +81,8 @@ class SchedulerController : public Controller {
   std::chrono::steady_clock::time_point view_built_at_{};
   double view_build_seconds_ = 0;
 
+  std::optional<model::SchedulerConfiguration> scheduler_config_;
+  std::optional<model::KueueConfiguration> kueue_config_;
   ObjectStore* store_ = nullptr;
   MetricsRegistry* metrics_ = nullptr;
   ui::ViewPublisher* views_ = nullptr;

@@ -26,6 +26,18 @@ check "examples validate with exit 0" $?
   -f "$root/examples/volcano-config" >"$tmp/vc.out" 2>&1 &&
   grep -q 'volcano-scheduler.conf: tiers\[1\].plugins\[3\].name: warning: nodeorder' "$tmp/vc.out"
 check "Volcano's volcano-scheduler.conf validates and warns about nodeorder" $?
+# muster serve --config takes it too (its warnings, then which configuration it runs),
+# and does not start on a configuration with errors.
+timeout 5 "$muster" serve --data "$tmp/serve-config" --listen 127.0.0.1:0 \
+  --config "$root/examples/volcano-config/volcano-scheduler.conf.yaml" >"$tmp/sc.out" 2>&1
+grep -q 'warning: nodeorder' "$tmp/sc.out" &&
+  grep -q 'muster serve: scheduler configuration from .*(volcano-scheduler.conf)' "$tmp/sc.out"
+check "muster serve --config reads Volcano's volcano-scheduler.conf" $?
+printf 'actions: "enqueue, allocate"\ntiers: 3\n' >"$tmp/bad-volcano.yaml"
+"$muster" serve --data "$tmp/serve-bad" --listen 127.0.0.1:0 --config "$tmp/bad-volcano.yaml" \
+  >"$tmp/sb.out" 2>&1
+[ $? -eq 1 ] && grep -q 'bad-volcano.yaml:2: volcano-scheduler.conf: tiers: must be a list' "$tmp/sb.out"
+check "muster serve --config with an error exits 1 naming file, line and field" $?
 
 "$muster" validate -f "$here/bad/bad-quota.yaml" >"$tmp/bad.out" 2>&1
 rc=$?
