@@ -7,42 +7,13 @@
 # Usage: bash tests/server/core_kinds_test.sh build/muster
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/serve.sh"
 
 MUSTER=$(realpath "${1:-build/muster}")
-if ! command -v kubectl >/dev/null 2>&1; then
-  echo "kubectl not found; skipping"
-  echo "0 passed, 0 failed"
-  exit 0
-fi
-TMP=$(mktemp -d)
-export KUBECACHEDIR="$TMP/cache"
-PID=""
-cleanup() {
-  [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-# eventually NAME PATTERN CMD...: CMD's output matches within 20 s.
-eventually() {
-  local name=$1 pattern=$2
-  shift 2
-  local out=""
-  for _ in $(seq 1 100); do
-    if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; return; fi
-    sleep 0.2
-  done
-  bad "$name" "$out"
-}
+require_commands kubectl
+serve_tmp
 
-"$MUSTER" serve --data "$TMP/data" --listen 127.0.0.1:0 >"$TMP/server.log" 2>&1 &
-PID=$!
-for _ in $(seq 1 100); do
-  grep -q "listening on" "$TMP/server.log" 2>/dev/null && break
-  sleep 0.1
-done
-URL=$(sed -n 's/.*listening on \(http:\/\/127.0.0.1:[0-9]*\).*/\1/p' "$TMP/server.log")
-[ -n "$URL" ] || { echo "server did not start:"; cat "$TMP/server.log"; exit 1; }
-K="kubectl --request-timeout=20s --server $URL"
+start_serve
 
 check "kubectl create namespace" "namespace/team-a created" $K create namespace team-a
 eventually "a namespace gets ServiceAccount default" "^default +0 " \

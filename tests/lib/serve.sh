@@ -1,0 +1,65 @@
+# What the kubectl tests of `muster serve` share; source it after harness.sh, with
+# MUSTER set to the binary:
+#   require_commands CMD...          without one of them: a skip line, "0 passed, 0
+#                                    failed", exit 0
+#   serve_tmp                        TMP (a fresh directory) and KUBECACHEDIR in it; at
+#                                    exit the server is killed and TMP removed
+#   start_serve [ARGS...]            (re)starts MUSTER serve on a fresh TMP/data on a free
+#                                    port, its output in TMP/server.log; sets PID, URL and
+#                                    K ("kubectl --server URL ...", to use unquoted)
+#   eventually NAME PATTERN CMD...   CMD's output matches PATTERN within 30 s
+# shellcheck shell=bash
+
+require_commands() {
+  local c
+  for c in "$@"; do
+    if ! command -v "$c" >/dev/null 2>&1; then
+      echo "$c not found; skipping"
+      echo "0 passed, 0 failed"
+      exit 0
+    fi
+  done
+}
+
+PID=""
+serve_cleanup() {
+  if [ -n "$PID" ]; then
+    kill -9 "$PID" 2>/dev/null
+    wait "$PID" 2>/dev/null
+  fi
+  rm -rf "$TMP"
+}
+serve_tmp() {
+  TMP=$(mktemp -d)
+  export KUBECACHEDIR="$TMP/cache"
+  trap serve_cleanup EXIT
+}
+
+start_serve() {
+  if [ -n "$PID" ]; then
+    kill -9 "$PID" 2>/dev/null
+    wait "$PID" 2>/dev/null
+  fi
+  rm -rf "$TMP/data"
+  "$MUSTER" serve --data "$TMP/data" --listen 127.0.0.1:0 "$@" >"$TMP/server.log" 2>&1 &
+  PID=$!
+  URL=""
+  for _ in $(seq 1 100); do
+    URL=$(sed -n 's/.*listening on \(http:\/\/127.0.0.1:[0-9]*\).*/\1/p' "$TMP/server.log")
+    [ -n "$URL" ] && break
+    sleep 0.1
+  done
+  [ -n "$URL" ] || { echo "server did not start:"; cat "$TMP/server.log"; exit 1; }
+  K="kubectl --request-timeout=20s --server $URL"
+}
+
+eventually() {
+  local name=$1 pattern=$2
+  shift 2
+  local out=""
+  for _ in $(seq 1 150); do
+    if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; return; fi
+    sleep 0.2
+  done
+  bad "$name" "$out"
+}
