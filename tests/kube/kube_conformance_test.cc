@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -127,13 +128,18 @@ TEST_P(KubeConformanceTest, FirstDecisionsEqualTheSimulation) {
   std::map<std::string, Decision> want = Simulated(objects);
   ASSERT_FALSE(want.empty());
 
+  // A raw volcano-scheduler.conf is a file for Volcano's scheduler, not an API object:
+  // muster kube takes it with --config (KubeOptions::scheduler_config).
+  std::optional<model::SchedulerConfiguration> config_file;
   for (const json& o : objects) {
-    // A raw volcano-scheduler.conf is a file for Volcano's scheduler, not an API object;
-    // muster kube reads its configuration from SchedulerConfiguration objects and does
-    // not watch Volcano's scheduler ConfigMap yet.
-    if (!o.contains("kind"))
-      GTEST_SKIP() << GetParam()
-                   << ": a raw volcano-scheduler.conf has no object form in kube mode";
+    if (!o.contains("kind")) {
+      api::DecodeResult conf;
+      api::DecodeText(o.dump(), "volcano-scheduler.conf", conf);
+      ASSERT_FALSE(conf.HasErrors());
+      ASSERT_TRUE(conf.manifests.scheduler_config.has_value());
+      config_file = conf.manifests.scheduler_config;
+      continue;
+    }
     // Kubeflow Trainer's controller makes a TrainJob's JobSet on a cluster; muster kube
     // does not watch TrainJobs (docs/kubeflow-trainer.md).
     if (o.value("kind", "") == "TrainJob")
@@ -142,6 +148,7 @@ TEST_P(KubeConformanceTest, FirstDecisionsEqualTheSimulation) {
 
   testing::FakeApiServer fake;
   for (json o : objects) {
+    if (!o.contains("kind")) continue;  // --config above
     // Kueue's Configuration is a file upstream and carries no metadata; in the cluster
     // it is an object like any other, named here.
     if (!o.contains("metadata") || !o["metadata"].is_object()) o["metadata"] = {{"name", "config"}};
@@ -168,6 +175,7 @@ TEST_P(KubeConformanceTest, FirstDecisionsEqualTheSimulation) {
   KubeOptions options;
   options.manage_jobs_without_queue_name = true;  // cases without queues admit directly
   options.resync_seconds = 0.1;
+  options.scheduler_config = config_file;
   std::vector<std::unique_ptr<Reflector>> reflectors;
   for (const control::ResourceType* t : WatchedResources()) {
     options.watched.push_back(t->StoreKey());
