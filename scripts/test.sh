@@ -39,9 +39,10 @@ if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
     scripts/build.sh build-asan -DMUSTER_SANITIZE=ON -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug \
       -DCMAKE_CXX_FLAGS_DEBUG=-g1 >build/asan-build.log 2>&1 || rc=1
     echo "$rc" >build/asan-build.rc.tmp && mv build/asan-build.rc.tmp build/asan-build.rc
-    # MUSTER_TSAN=1: off by default until a whole CI run with it is measured: in a
-    # fresh-clone run here the ASan tree alone ended 51 min after the start, and the
-    # TSan tree after it would take CI past its time limit.
+    # MUSTER_TSAN=1: off by default. Measured in a fresh-clone run here (stop 23): the
+    # main tree built by 18 min, its tests ended at 26, the ASan tree at ~45 and its
+    # tests at 48; the TSan tree and its tests then took until 62 min, past CI's
+    # 60-minute budget. That run found a real report (ui/view_publisher.h), fixed.
     if [ "${MUSTER_TSAN:-0}" = 1 ]; then
       NINJA_TARGETS="server_test kube_test" scripts/build.sh build-tsan -DMUSTER_SANITIZE=thread \
         -DMUSTER_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" >build/tsan-build.log 2>&1
