@@ -309,16 +309,7 @@ void LocalExecutor::Launch(int64_t attempt, Gang& gang, Time now) {
   gang.master_port = port.ok() ? *port : kFirstMasterPort;
 
   for (auto& pod : gang.pods) pod.ip = addresses_.Allocate();
-  workloads::RankContext context = workloads::DefaultRankContext(gang.workload);
-  context.master_port = gang.master_port;
-  if (!config_.isolate) {
-    // No private /etc/hosts without root: ranks find each other by address.
-    for (const auto& pod : gang.pods) {
-      auto& hosts = context.hostnames[gang.workload.pod_sets[pod.pod_set].name];
-      if (hosts.size() <= static_cast<size_t>(pod.index)) hosts.resize(pod.index + 1);
-      hosts[pod.index] = pod.ip;
-    }
-  }
+  const workloads::RankContext context = RankContextOf(gang);
   const std::vector<DnsPod> dns = DnsPods(&gang);
   const std::vector<DnsService> services = Services();
   for (size_t i = 0; i < gang.pods.size(); ++i) {
@@ -427,6 +418,21 @@ void LocalExecutor::Run(Time now) {
     if (gang.launched && !gang.stopping) StartAddedPods(attempt, gang, now);
   }
   if (config_.podman) config_.podman->Run(processes_);
+}
+
+workloads::RankContext LocalExecutor::RankContextOf(const Gang& gang) const {
+  workloads::RankContext context = workloads::DefaultRankContext(gang.workload);
+  context.master_port = gang.master_port;
+  if (!config_.isolate) {
+    // No private /etc/hosts without root: ranks find each other by address.
+    for (const PodRun& pod : gang.pods) {
+      if (pod.shrunk || pod.ip.empty()) continue;
+      auto& hosts = context.hostnames[gang.workload.pod_sets[pod.pod_set].name];
+      if (hosts.size() <= static_cast<size_t>(pod.index)) hosts.resize(pod.index + 1);
+      hosts[pod.index] = pod.ip;
+    }
+  }
+  return context;
 }
 
 void LocalExecutor::Terminate(const std::string& id, double grace) {

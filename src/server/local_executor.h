@@ -157,6 +157,9 @@ class LocalExecutor : public ServeExecutor {
   void ReleaseAddress(PodRun& pod);
   // SIGTERM now, SIGKILL after `grace` (and the container's own stop, with podman).
   void Terminate(const std::string& id, double grace);
+  // The rank env the gang's live pods share: its master port and, without a private
+  // /etc/hosts, each pod's address by rank (launch and growth alike).
+  workloads::RankContext RankContextOf(const Gang& gang) const;
   void HandleDeletedPods();
   void CollectOrphanDirs();
   std::vector<DnsPod> DnsPods(const Gang* launching) const;

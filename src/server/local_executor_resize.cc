@@ -87,16 +87,7 @@ void LocalExecutor::StartAddedPods(int64_t attempt, Gang& gang, Time now) {
   for (size_t i : ready) gang.pods[i].ip = addresses_.Allocate();
   // The rank env of the gang's launch: same master port, same rendezvous endpoint
   // (PET_RDZV_ENDPOINT), PET_NNODES=min:max, so torch elastic admits the newcomers.
-  workloads::RankContext context = workloads::DefaultRankContext(gang.workload);
-  context.master_port = gang.master_port;
-  if (!config_.isolate) {
-    for (const PodRun& pod : gang.pods) {
-      if (pod.shrunk || pod.ip.empty()) continue;
-      auto& hosts = context.hostnames[gang.workload.pod_sets[pod.pod_set].name];
-      if (hosts.size() <= static_cast<size_t>(pod.index)) hosts.resize(pod.index + 1);
-      hosts[pod.index] = pod.ip;
-    }
-  }
+  const workloads::RankContext context = RankContextOf(gang);
   const std::vector<DnsPod> dns = DnsPods(&gang);
   const std::vector<DnsService> services = Services();
   for (size_t i : ready) StartPod(attempt, gang, i, context, dns, services, now);
