@@ -11,6 +11,15 @@ root=$(pwd)
 # shows where the time goes.
 stage() { printf '== %s [%d:%02d]\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 shared="${MUSTER_SHARED:-$root/../shared}"
+# A failing stage ends the run: the background builds and clang-tidy end with it
+# instead of writing into a tree CI is already removing.
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+background=()
+trap 'for p in "${background[@]}"; do kill_tree "$p"; done' EXIT
 
 scripts/install-deps.sh
 # python3-torch is large and only the DDP test needs it: it installs while muster builds.
@@ -49,6 +58,7 @@ if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
     fi
   ) &
   sanitizer_builds=$!
+  background+=("$sanitizer_builds")
 fi
 
 # Static checks. clang-format over every tracked C++ file (scripts/check-format.sh --fix
@@ -76,6 +86,7 @@ esac
 if [ "$tidy_mode" != 0 ]; then
   nice scripts/clang-tidy.sh "${tidy_args[@]}" build 1 >build/clang-tidy.out 2>&1 &
   clang_tidy=$!
+  background+=("$clang_tidy")
 fi
 
 stage "unit tests"
@@ -177,4 +188,5 @@ if [ "$tidy_mode" != 0 ]; then
   wait "$clang_tidy" || { cat build/clang-tidy.out; exit 1; }
   cat build/clang-tidy.out
 fi
+background=()
 echo "all tests passed [$((SECONDS / 60)):$(printf %02d $((SECONDS % 60)))]"

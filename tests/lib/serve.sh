@@ -41,6 +41,10 @@ start_serve() {
     wait "$PID" 2>/dev/null
   fi
   rm -rf "$TMP/data"
+  # A fresh log: the shell truncates it only in the background child, so a loaded
+  # machine let the loop below read the killed server's "listening on" line (stop 23's
+  # CI: every request of the next seed refused).
+  rm -f "$TMP/server.log"
   "$MUSTER" serve --data "$TMP/data" --listen 127.0.0.1:0 "$@" >"$TMP/server.log" 2>&1 &
   PID=$!
   URL=""

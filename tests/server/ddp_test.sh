@@ -73,6 +73,7 @@ finish() {
 }
 
 start_server() {
+  rm -f "$TMP/server.log" # the previous server's "listening on" line must not be read
   "$MUSTER" serve --data "$DATA" --listen 127.0.0.1:0 -f "$SERVE/cluster.yaml" \
     -f "$SERVE/queues.yaml" >"$TMP/server.log" 2>&1 &
   PID=$!

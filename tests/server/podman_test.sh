@@ -70,6 +70,7 @@ grep -q probe-ok <<<"$PROBE" || skip "podman run cannot run containers here: $(t
 # kubectl sends tokens over TLS only).
 echo "tok-nobody,nobody,65534,system:masters" >"$TMP/tokens.csv"
 start_server() {
+  rm -f "$TMP/server.log" # the previous server's "listening on" line must not be read
   "$MUSTER" serve --data "$TMP/data" --listen 127.0.0.1:0 --container-runtime=podman \
     --auto-tls --token-auth-file "$TMP/tokens.csv" >"$TMP/server.log" 2>&1 &
   PID=$!
