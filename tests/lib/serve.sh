@@ -4,9 +4,14 @@
 #                                    failed", exit 0
 #   serve_tmp                        TMP (a fresh directory) and KUBECACHEDIR in it; at
 #                                    exit the server is killed and TMP removed
+#   serve_test_ca                    a CA (TMP/ca.crt, ca.key) and a serving certificate
+#                                    for 127.0.0.1 (TMP/tls.crt, tls.key); needs openssl
+#   serve_client_cert NAME SUBJECT   TMP/NAME.crt and NAME.key, a client certificate of
+#                                    that CA for SUBJECT (e.g. /O=team/CN=user)
 #   start_serve [ARGS...]            (re)starts MUSTER serve on a fresh TMP/data on a free
 #                                    port, its output in TMP/server.log; sets PID, URL and
-#                                    K ("kubectl --server URL ...", to use unquoted)
+#                                    K ("kubectl --server URL ...", to use unquoted; over
+#                                    HTTPS it trusts TMP/ca.crt)
 #   eventually NAME PATTERN CMD...   CMD's output matches PATTERN within 30 s
 # shellcheck shell=bash
 
@@ -35,6 +40,29 @@ serve_tmp() {
   trap serve_cleanup EXIT
 }
 
+serve_test_ca() {
+  (
+    cd "$TMP" || exit 1
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+      -subj /CN=test-ca -keyout ca.key -out ca.crt 2>/dev/null &&
+      openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=muster \
+        -keyout tls.key -out tls.csr 2>/dev/null &&
+      printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >tls.ext &&
+      openssl x509 -req -in tls.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+        -extfile tls.ext -out tls.crt 2>/dev/null
+  ) || { echo "openssl could not make the test CA"; exit 1; }
+}
+serve_client_cert() {
+  (
+    cd "$TMP" || exit 1
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "$2" \
+      -keyout "$1.key" -out "$1.csr" 2>/dev/null &&
+      printf 'extendedKeyUsage=clientAuth\n' >client.ext &&
+      openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
+        -extfile client.ext -out "$1.crt" 2>/dev/null
+  ) || { echo "openssl could not make the client certificate $1"; exit 1; }
+}
+
 start_serve() {
   if [ -n "$PID" ]; then
     kill -9 "$PID" 2>/dev/null
@@ -49,12 +77,14 @@ start_serve() {
   PID=$!
   URL=""
   for _ in $(seq 1 100); do
-    URL=$(sed -n 's/.*listening on \(http:\/\/127.0.0.1:[0-9]*\).*/\1/p' "$TMP/server.log")
+    URL=$(sed -n 's/.*listening on \(https\?:\/\/127.0.0.1:[0-9]*\).*/\1/p' "$TMP/server.log" 2>/dev/null)
     [ -n "$URL" ] && break
+    kill -0 "$PID" 2>/dev/null || break
     sleep 0.1
   done
   [ -n "$URL" ] || { echo "server did not start:"; cat "$TMP/server.log"; exit 1; }
   K="kubectl --request-timeout=20s --server $URL"
+  case "$URL" in https:*) K="$K --certificate-authority $TMP/ca.crt" ;; esac
 }
 
 eventually() {

@@ -12,6 +12,7 @@
 set -uo pipefail
 HARNESS_DETAIL_LINES=30
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/serve.sh"
 
 MUSTER=$(realpath "${1:-build/muster}")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,23 +26,20 @@ for tool in kubectl openssl useradd userdel runuser; do
   command -v "$tool" >/dev/null 2>&1 || skip "$tool not found"
 done
 
-TMP=$(mktemp -d)
+serve_tmp
 # The pods' users must be able to reach their work dirs under the data directory
 # (which itself is 0700, its pods' directories 0711).
 chmod 0755 "$TMP"
 DATA="$TMP/data"
-export KUBECACHEDIR="$TMP/cache"
 # Must not reach any pod: the server inherits it.
 export MUSTER_OWNER_TEST_SERVER_SECRET="server-env-$$"
 ALICE_ACCOUNT=muster-alice
 BOB_ACCOUNT=muster-bob
 GHOST=muster-no-such-account-$$
-PID=""
 CREATED=()
 cleanup() {
-  [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
+  serve_cleanup
   for a in "${CREATED[@]}"; do userdel -r "$a" >/dev/null 2>&1 || userdel "$a" >/dev/null 2>&1; done
-  rm -rf "$TMP"
 }
 trap cleanup EXIT
 # check_not NAME PATTERN TEXT: TEXT must not match PATTERN.
@@ -61,20 +59,8 @@ gid_of() { id -g "$1"; }
 home_of() { getent passwd "$1" | cut -d: -f6; }
 
 # A CA, the serving certificate, and bob's client certificate (CN = user).
-cd "$TMP" || exit 1
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=test-ca \
-  -keyout ca.key -out ca.crt 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=muster \
-  -keyout tls.key -out tls.csr 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >tls.ext
-openssl x509 -req -in tls.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile tls.ext \
-  -out tls.crt 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/O=team-b/CN=$BOB_ACCOUNT" \
-  -keyout bob.key -out bob.csr 2>/dev/null
-printf 'extendedKeyUsage=clientAuth\n' >client.ext
-openssl x509 -req -in bob.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
-  -extfile client.ext -out bob.crt 2>/dev/null
-cd - >/dev/null || exit 1
+serve_test_ca
+serve_client_cert bob "/O=team-b/CN=$BOB_ACCOUNT"
 cat >"$TMP/tokens.csv" <<EOF
 tok-root,root,0,system:masters
 tok-alice,$ALICE_ACCOUNT,2001,dev
@@ -83,19 +69,10 @@ EOF
 
 # The local executor (the default) on the example workstation's Node: pods are
 # processes on this machine.
-"$MUSTER" serve --data "$DATA" --listen 127.0.0.1:0 -f "$ROOT/examples/serve/cluster.yaml" \
+start_serve -f "$ROOT/examples/serve/cluster.yaml" \
   --tls-cert-file "$TMP/tls.crt" --tls-private-key-file "$TMP/tls.key" \
-  --client-ca-file "$TMP/ca.crt" --token-auth-file "$TMP/tokens.csv" >"$TMP/server.log" 2>&1 &
-PID=$!
-for _ in $(seq 1 100); do
-  grep -q "listening on" "$TMP/server.log" 2>/dev/null && break
-  kill -0 "$PID" 2>/dev/null || break
-  sleep 0.1
-done
-URL=$(sed -n 's/.*listening on \(https:\/\/127.0.0.1:[0-9]*\).*/\1/p' "$TMP/server.log")
-[ -n "$URL" ] || { echo "server did not start:"; cat "$TMP/server.log"; exit 1; }
+  --client-ca-file "$TMP/ca.crt" --token-auth-file "$TMP/tokens.csv"
 check "the server says pods run as their owners" "pods run as their owners" cat "$TMP/server.log"
-K="kubectl --request-timeout=20s --server $URL --certificate-authority $TMP/ca.crt"
 ROOT_K="$K --token tok-root"
 ALICE="$K --token tok-alice"
 BOB="$K --client-certificate $TMP/bob.crt --client-key $TMP/bob.key"

@@ -7,48 +7,21 @@
 # Usage: bash tests/server/visibility_test.sh build/muster
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/serve.sh"
 
 MUSTER=$(realpath "${1:-build/muster}")
-if ! command -v kubectl >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1; then
-  echo "kubectl or openssl not found; skipping"
-  echo "0 passed, 0 failed"
-  exit 0
-fi
-TMP=$(mktemp -d)
-export KUBECACHEDIR="$TMP/cache"
-PID=""
-cleanup() {
-  [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null && wait "$PID" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-cd "$TMP" || exit 1
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=test-ca \
-  -keyout ca.key -out ca.crt 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=muster \
-  -keyout tls.key -out tls.csr 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >tls.ext
-openssl x509 -req -in tls.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile tls.ext \
-  -out tls.crt 2>/dev/null
-cd - >/dev/null || exit 1
+require_commands kubectl openssl
+serve_tmp
+serve_test_ca
 cat >"$TMP/tokens.csv" <<'EOF'
 tok-root,root-admin,1000,system:masters
 tok-alice,alice,1001
 tok-bob,bob,1002
 EOF
 # No node: nothing fits, so every job stays pending in queue order.
-"$MUSTER" serve --data "$TMP/data" --no-local-node --executor emulated --listen 127.0.0.1:0 \
+start_serve --no-local-node --executor emulated \
   --tls-cert-file "$TMP/tls.crt" --tls-private-key-file "$TMP/tls.key" \
-  --token-auth-file "$TMP/tokens.csv" >"$TMP/server.log" 2>&1 &
-PID=$!
-for _ in $(seq 1 100); do
-  grep -q "listening on" "$TMP/server.log" 2>/dev/null && break
-  sleep 0.1
-done
-URL=$(sed -n 's/.*listening on \(https:\/\/127.0.0.1:[0-9]*\).*/\1/p' "$TMP/server.log")
-[ -n "$URL" ] || { echo "server did not start:"; cat "$TMP/server.log"; exit 1; }
-K="kubectl --request-timeout=20s --server $URL --certificate-authority $TMP/ca.crt"
+  --token-auth-file "$TMP/tokens.csv"
 ROOT_K="$K --token tok-root"
 ALICE="$K --token tok-alice"
 BOB="$K --token tok-bob"
