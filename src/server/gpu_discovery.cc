@@ -1,30 +1,21 @@
 #include "server/gpu_discovery.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
-extern char** environ;
+#include "server/host_command.h"
 
 namespace muster::server {
 namespace {
 
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 std::string_view Trim(std::string_view s) {
   const char* kSpace = " \t\r\n";
@@ -73,81 +64,6 @@ std::optional<std::string> FindExecutable(const std::string& name) {
     if (colon == std::string_view::npos) return std::nullopt;
     path.remove_prefix(colon + 1);
   }
-}
-
-// Runs `argv` (argv[0] an executable path) and returns its stdout when it exits 0
-// within `timeout_ms`; kills it otherwise. posix_spawn rather than fork: the server
-// may already run threads. The child gets no blocked signals and default SIGPIPE
-// (RunServe blocks SIGINT/SIGTERM and ignores SIGPIPE, and both would be inherited).
-std::optional<std::string> RunCapturingStdout(const std::vector<std::string>& argv,
-                                              int timeout_ms) {
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return std::nullopt;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int spawned = posix_spawn(&pid, args[0], &actions, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  ::close(pipe_fds[1]);
-  if (spawned != 0) {
-    ::close(pipe_fds[0]);
-    return std::nullopt;
-  }
-  const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  auto left_ms = [&] {
-    return static_cast<int>(std::max<int64_t>(
-        0, std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count()));
-  };
-  std::string out;
-  bool timed_out = false;
-  char buf[4096];
-  while (true) {
-    pollfd p{pipe_fds[0], POLLIN, 0};
-    int ready = ::poll(&p, 1, left_ms());
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) timed_out = true;
-    if (ready <= 0) break;
-    ssize_t n = ::read(pipe_fds[0], buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, static_cast<size_t>(n));
-    if (out.size() > (1u << 20)) break;  // far beyond any real GPU listing
-  }
-  ::close(pipe_fds[0]);
-  int status = 0;
-  pid_t waited = 0;
-  // Stdout closed: the process is exiting; still bound the wait by the deadline.
-  while (!timed_out && (waited = ::waitpid(pid, &status, WNOHANG)) == 0) {
-    if (left_ms() == 0) {
-      timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (timed_out || waited < 0) {
-    ::kill(pid, SIGKILL);
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return std::nullopt;
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  return out;
 }
 
 int ReadNumaNode(const std::string& sys_pci_devices, const std::string& bus_id) {
@@ -273,10 +189,13 @@ std::optional<GpuDevice> ParseProcNvidiaInformation(std::string_view text) {
 std::vector<GpuDevice> DiscoverGpus(const GpuDiscoveryPaths& paths) {
   std::vector<GpuDevice> gpus;
   if (auto exe = FindExecutable(paths.nvidia_smi)) {
-    auto out = RunCapturingStdout({*exe, "--query-gpu=index,uuid,name,memory.total,pci.bus_id",
-                                   "--format=csv,noheader,nounits"},
-                                  paths.timeout_ms);
-    if (out) gpus = ParseNvidiaSmiCsv(*out);
+    CommandOptions options;
+    options.timeout_ms = paths.timeout_ms;
+    options.capture_stderr = false;
+    auto out = RunCommand({*exe, "--query-gpu=index,uuid,name,memory.total,pci.bus_id",
+                           "--format=csv,noheader,nounits"},
+                          options);
+    if (out.ok() && out->exit_code == 0) gpus = ParseNvidiaSmiCsv(out->output);
   }
   // No nvidia-smi, or it failed: the kernel driver's own view (no memory size).
   if (gpus.empty()) gpus = GpusFromProc(paths.proc_gpus);

@@ -12,23 +12,29 @@
 #include <cstring>
 #include <thread>
 
+extern char** environ;
+
 namespace muster::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// stdout/stderr to `out_fd` (-1: /dev/null).
-Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                    int out_fd) {
+// stdout to `out_fd` (-1: /dev/null), stderr too when `stderr_to_out`; `env` null:
+// this process's environment.
+Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::vector<std::string>* env,
+                    int out_fd, bool stderr_to_out) {
   if (argv.empty()) return InvalidArgument("no command");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   if (out_fd >= 0) {
     posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, out_fd, STDERR_FILENO);
   } else {
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  }
+  if (out_fd >= 0 && stderr_to_out) {
+    posix_spawn_file_actions_adddup2(&actions, out_fd, STDERR_FILENO);
+  } else {
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   }
   posix_spawnattr_t attr;
@@ -43,10 +49,13 @@ Result<pid_t> Spawn(const std::vector<std::string>& argv, const std::vector<std:
   std::vector<char*> args, envp;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
+  if (env != nullptr) {
+    for (const auto& e : *env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
+  }
   pid_t pid = 0;
-  int spawned = posix_spawn(&pid, args[0], &actions, &attr, args.data(), envp.data());
+  int spawned = posix_spawn(&pid, args[0], &actions, &attr, args.data(),
+                            env != nullptr ? envp.data() : environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (spawned != 0) return Internal("cannot run " + argv[0] + ": " + std::strerror(spawned));
@@ -63,9 +72,16 @@ int ExitCodeOf(int status) {
 
 Result<CommandResult> RunCommand(const std::vector<std::string>& argv, int timeout_ms,
                                  const std::vector<std::string>& env) {
+  return RunCommand(argv, CommandOptions{timeout_ms, env, true});
+}
+
+Result<CommandResult> RunCommand(const std::vector<std::string>& argv,
+                                 const CommandOptions& options) {
+  const int timeout_ms = options.timeout_ms;
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return Internal("pipe: " + std::string(strerror(errno)));
-  auto pid = Spawn(argv, env, pipe_fds[1]);
+  auto pid =
+      Spawn(argv, options.env ? &*options.env : nullptr, pipe_fds[1], options.capture_stderr);
   ::close(pipe_fds[1]);
   if (!pid.ok()) {
     ::close(pipe_fds[0]);
@@ -111,7 +127,7 @@ Result<CommandResult> RunCommand(const std::vector<std::string>& argv, int timeo
 
 Result<pid_t> SpawnCommand(const std::vector<std::string>& argv,
                            const std::vector<std::string>& env) {
-  return Spawn(argv, env, -1);
+  return Spawn(argv, &env, -1, false);
 }
 
 bool ReapCommand(pid_t pid) {

@@ -1,12 +1,13 @@
 // Running a helper program of the host from the server (podman's `image exists`,
-// `stop`, `rm`): posix_spawn rather than fork, because the server runs threads; the
-// child gets no blocked signals and default SIGPIPE (RunServe blocks SIGINT/SIGTERM
-// and ignores SIGPIPE, which it would inherit), stdin from /dev/null and `env` as
+// `stop`, `rm`; nvidia-smi for GPU discovery): posix_spawn rather than fork, because the server
+// runs threads; the child gets no blocked signals and default SIGPIPE (RunServe blocks
+// SIGINT/SIGTERM and ignores SIGPIPE, which it would inherit), stdin from /dev/null and `env` as
 // its whole environment.
 #pragma once
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,8 +20,19 @@ struct CommandResult {
   std::string output;  // stdout and stderr together (the first MiB)
 };
 
-// Runs `argv` (argv[0] an executable path) to its end; kills it past `timeout_ms`
+struct CommandOptions {
+  int timeout_ms = 5000;
+  // The child's whole environment; unset: the server's own.
+  std::optional<std::vector<std::string>> env;
+  // Stderr into CommandResult::output beside stdout; false: to /dev/null (a listing
+  // parsed from stdout must not get a warning in its middle).
+  bool capture_stderr = true;
+};
+
+// Runs `argv` (argv[0] an executable path) to its end; kills it past the timeout
 // (Unavailable). Internal when it cannot be started.
+Result<CommandResult> RunCommand(const std::vector<std::string>& argv,
+                                 const CommandOptions& options);
 Result<CommandResult> RunCommand(const std::vector<std::string>& argv, int timeout_ms,
                                  const std::vector<std::string>& env);
 
