@@ -124,9 +124,12 @@ IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
     max_gpus = std::max(max_gpus, static_cast<int32_t>(infos_[i].gpus.size()));
   }
   buckets_.resize(max_gpus + 1);
+  free_index_.Reset(n, max_gpus + 1);
   for (int32_t r = 0; r < n; ++r) {
     const NodeInfo& info = infos_[by_rank_[r]];
     buckets_[info.gpus.size()].insert(r);
+    free_index_.Set(r, static_cast<int32_t>(info.gpus.size()),
+                    FreeCapacityIndex::FreeOf(info.allocatable, usage_[by_rank_[r]].used));
     for (const auto& [k, v] : info.node.meta.labels) labels_[k][v].push_back(r);
   }
   paths_.resize(topologies_.size());
@@ -224,6 +227,8 @@ void IndexedClusterState::OnNodeChanged(NodeIndex i, const NodeFree& before) {
     buckets_[before.gpus].erase(rank);
     buckets_[after.gpus].insert(rank);
   }
+  free_index_.Set(infos_[i].name_rank, after.gpus,
+                  FreeCapacityIndex::FreeOf(infos_[i].allocatable, usage_[i].used));
   AddToDomains(i, before, -1);
   AddToDomains(i, after, +1);
 }
