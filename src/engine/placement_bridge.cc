@@ -72,7 +72,7 @@ admission::PlacementOracle::Check PlacementBridge::CanPlace(
   placement::PlacementRequest request = BuildRequest(workload, assignment);
   auto planned = planner_->Plan(state_, request);
   if (auto* plan = std::get_if<placement::GangPlan>(&planned)) {
-    cached_[workload.key] = *plan;
+    cached_[workload.key] = std::move(*plan);
     check.fits = true;
     if (assume_evicted.empty()) reservations_.NotePlaceable(workload.key);
     return check;

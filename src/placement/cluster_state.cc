@@ -124,9 +124,12 @@ IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
     max_gpus = std::max(max_gpus, static_cast<int32_t>(infos_[i].gpus.size()));
   }
   buckets_.resize(max_gpus + 1);
+  free_index_.Reset(n, max_gpus + 1);
   for (int32_t r = 0; r < n; ++r) {
     const NodeInfo& info = infos_[by_rank_[r]];
     buckets_[info.gpus.size()].insert(r);
+    free_index_.Set(r, static_cast<int32_t>(info.gpus.size()),
+                    FreeCapacityIndex::FreeOf(info.allocatable, usage_[by_rank_[r]].used));
     for (const auto& [k, v] : info.node.meta.labels) labels_[k][v].push_back(r);
   }
   paths_.resize(topologies_.size());
@@ -224,6 +227,8 @@ void IndexedClusterState::OnNodeChanged(NodeIndex i, const NodeFree& before) {
     buckets_[before.gpus].erase(rank);
     buckets_[after.gpus].insert(rank);
   }
+  free_index_.Set(infos_[i].name_rank, after.gpus,
+                  FreeCapacityIndex::FreeOf(infos_[i].allocatable, usage_[i].used));
   AddToDomains(i, before, -1);
   AddToDomains(i, after, +1);
 }
@@ -275,7 +280,11 @@ Status IndexedClusterState::ReleaseAbove(const std::string& workload_key,
 Status IndexedClusterState::Commit(const GangPlan& plan, const model::Workload& workload) {
   std::vector<PodShape> shapes;
   for (const auto& ps : workload.pod_sets) shapes.push_back(MakePodShape(ps));
-  // Validate against scratch copies first so a failure changes nothing.
+  // Validate against scratch copies first so a failure changes nothing. A pod alone
+  // on its node is checked against the node's usage itself: copying the usage is
+  // only needed so a later pod on the same node sees the earlier ones' charges (a
+  // copy per one-pod workload was most of this function's cost).
+  const bool one_pod = plan.pods.size() == 1;
   std::map<NodeIndex, NodeUsage> scratch;
   for (const auto& p : plan.pods) {
     if (p.pod_set < 0 || p.pod_set >= static_cast<int32_t>(shapes.size())) {
@@ -289,14 +298,19 @@ Status IndexedClusterState::Commit(const GangPlan& plan, const model::Workload& 
     if (!ready_[p.node]) {
       return FailedPrecondition("node " + info.node.meta.name + " is not ready");
     }
-    auto [it, inserted] = scratch.emplace(p.node, usage_[p.node]);
     PodAlloc alloc{p.gpus, p.numa_zone, p.container_zones};
-    if (!AllocStillFits(info, it->second, shapes[p.pod_set], alloc)) {
+    const NodeUsage* usage = &usage_[p.node];
+    NodeUsage* copy = nullptr;  // the scratch usage to charge
+    if (!one_pod) {
+      copy = &scratch.emplace(p.node, usage_[p.node]).first->second;
+      usage = copy;
+    }
+    if (!AllocStillFits(info, *usage, shapes[p.pod_set], alloc)) {
       return FailedPrecondition("pod " + workload.pod_sets[p.pod_set].name + "-" +
                                 std::to_string(p.index) + " of " + workload.key +
                                 " no longer fits on " + info.node.meta.name);
     }
-    Charge(info, it->second, shapes[p.pod_set], alloc);
+    if (copy != nullptr) Charge(info, *copy, shapes[p.pod_set], alloc);
   }
   std::string key = plan.workload_key.empty() ? workload.key : plan.workload_key;
   for (const auto& p : plan.pods) {

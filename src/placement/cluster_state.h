@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "placement/free_capacity_index.h"
 #include "placement/hyper_nodes.h"
 #include "placement/node_fit.h"
 #include "placement/node_info.h"
@@ -53,6 +54,8 @@ class IndexedClusterState final : public ClusterState {
   // Ranks of the nodes with exactly `free` whole GPUs free (0..MaxGpusPerNode()).
   const std::set<int32_t>& GpuBucket(int32_t free) const { return buckets_[free]; }
   int32_t MaxGpusPerNode() const { return static_cast<int32_t>(buckets_.size()) - 1; }
+  // The same buckets with each node's free cpu and memory, to skip full nodes.
+  const FreeCapacityIndex& FreeIndex() const { return free_index_; }
   // Ranks of nodes carrying label key=value (ascending), or null.
   const std::vector<int32_t>* NodesWithLabel(const std::string& key,
                                              const std::string& value) const;
@@ -98,6 +101,7 @@ class IndexedClusterState final : public ClusterState {
   std::vector<NodeIndex> by_rank_;
   std::map<std::string, NodeIndex> by_name_;
   std::vector<std::set<int32_t>> buckets_;
+  FreeCapacityIndex free_index_;
   std::map<std::string, std::map<std::string, std::vector<int32_t>>> labels_;
   DomainIndex domains_;
   std::vector<int64_t> domain_free_gpus_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <string>
 #include <tuple>
@@ -80,6 +81,10 @@ struct PathSource {
 // Ranks follow topology: pods on one node get consecutive indices, nodes of one
 // domain are consecutive, domains and nodes in name order.
 void AssignRanks(const PathSource& paths, PodList& pods) {
+  if (pods.size() == 1) {  // nothing to order: skip the paths and the copy
+    pods.front().index = 0;
+    return;
+  }
   const IndexedClusterState& state = paths.state;
   std::vector<size_t> order(pods.size());
   for (size_t k = 0; k < pods.size(); ++k) order[k] = k;
@@ -427,8 +432,9 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
   NodeSearch search(ov, *scorer_, max_scored_nodes_, random_tie_break_ ? &ties : nullptr);
   GangPlan plan;
   plan.workload_key = wl.key;
-  std::vector<std::string> default_levels;
-  if (!base.Topologies().empty()) default_levels = base.Topologies().front().levels;
+  static const std::vector<std::string> kNoLevels;
+  const std::vector<std::string>& default_levels =
+      base.Topologies().empty() ? kNoLevels : base.Topologies().front().levels;
   for (size_t p = 0; p < wl.pod_sets.size(); ++p) {
     const model::PodSet& ps = wl.pod_sets[p];
     int32_t count = p < request.counts.size() ? request.counts[p] : ps.count;
@@ -444,11 +450,19 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
         (topo.mode == Mode::kRequired || topo.mode == Mode::kPreferred) && !topo.level.empty();
     std::variant<PodList, PlacementFailure> r;
     int32_t topology = base.Topologies().empty() ? -1 : 0;
-    std::vector<std::string> levels = default_levels;
+    // Points at the Topology's levels (no copy per pod set); `single` when a TAS
+    // level has no Topology.
+    const std::vector<std::string>* level_list = &default_levels;
+    std::vector<std::string> single;
     if (tas) {
       topology = TopologyFor(base, cons, topo.level);
-      levels =
-          topology >= 0 ? base.Topologies()[topology].levels : std::vector<std::string>{topo.level};
+      if (topology >= 0) {
+        level_list = &base.Topologies()[topology].levels;
+      } else {
+        single = {topo.level};
+        level_list = &single;
+      }
+      const std::vector<std::string>& levels = *level_list;
       auto idx = std::find(levels.begin(), levels.end(), topo.level) - levels.begin();
       if (idx == static_cast<long>(levels.size())) {
         return PlacementFailure{
@@ -462,8 +476,9 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
     }
     if (auto* f = std::get_if<PlacementFailure>(&r)) return *f;
     PodList& pods = std::get<PodList>(r);
-    AssignRanks(PathSource{base, topology, levels}, pods);
-    plan.pods.insert(plan.pods.end(), pods.begin(), pods.end());
+    AssignRanks(PathSource{base, topology, *level_list}, pods);
+    plan.pods.insert(plan.pods.end(), std::make_move_iterator(pods.begin()),
+                     std::make_move_iterator(pods.end()));
   }
   return plan;
 }

@@ -74,17 +74,27 @@ PodShape MakePodShape(const model::PodSet& pod_set) {
 }
 
 ResourceList ScoringAllocatable(const NodeInfo& info) {
-  ResourceList r = info.allocatable;
-  r.Set(kNvidiaGpu, static_cast<int64_t>(info.gpus.size()));
+  ResourceList r;
+  ScoringAllocatableInto(info, r);
   return r;
 }
 
 ResourceList ScoringUsed(const NodeInfo& /*info*/, const NodeUsage& usage) {
-  ResourceList r = usage.used;
+  ResourceList r;
+  ScoringUsedInto(usage, r);
+  return r;
+}
+
+void ScoringAllocatableInto(const NodeInfo& info, ResourceList& out) {
+  out = info.allocatable;
+  out.Set(kNvidiaGpu, static_cast<int64_t>(info.gpus.size()));
+}
+
+void ScoringUsedInto(const NodeUsage& usage, ResourceList& out) {
+  out = usage.used;
   int64_t busy = 0;
   for (int32_t m : usage.gpu_milli_used) busy += (m > 0);
-  r.Set(kNvidiaGpu, busy);
-  return r;
+  out.Set(kNvidiaGpu, busy);
 }
 
 ResourceList ScoringRequest(const PodShape& shape) {

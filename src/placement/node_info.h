@@ -92,5 +92,9 @@ struct PodAlloc {
 ResourceList ScoringAllocatable(const NodeInfo& info);
 ResourceList ScoringUsed(const NodeInfo& info, const NodeUsage& usage);
 ResourceList ScoringRequest(const PodShape& shape);
+// The same into `out`, reusing its storage (the node search scores every node it
+// visits; a fresh list per call was an allocation per node).
+void ScoringAllocatableInto(const NodeInfo& info, ResourceList& out);
+void ScoringUsedInto(const NodeUsage& usage, ResourceList& out);
 
 }  // namespace muster::placement

@@ -14,6 +14,7 @@ PodSetContext MakePodSetContext(const model::PodSet& ps, int32_t index,
   ctx.pod_set = index;
   ctx.name = ps.name;
   ctx.shape = MakePodShape(ps);
+  ctx.scoring_request = ScoringRequest(ctx.shape);
   // The template's own constraints, then the pod set's, then the flavor's
   // (Kueue injects flavor labels and tolerations into the template).
   ctx.constraints.node_selector = ps.tmpl.spec.node_selector;
@@ -28,25 +29,26 @@ PodSetContext MakePodSetContext(const model::PodSet& ps, int32_t index,
                                        constraints->flavor_tolerations.end());
   }
   ctx.affinity = ps.node_affinity.required.empty() ? ps.tmpl.spec.node_affinity : ps.node_affinity;
-  ctx.verdicts.assign(node_count, -1);
+  ctx.verdicts = VerdictCache(node_count);
   return ctx;
 }
 
 void ExcludeNodes(PodSetContext& ctx, const PlacementRequest& request) {
   for (NodeIndex i : request.excluded_nodes) {
     if (i >= 0 && i < static_cast<NodeIndex>(ctx.verdicts.size())) {
-      ctx.verdicts[i] = static_cast<int8_t>(FilterVerdict::kExcluded);
+      ctx.verdicts.Set(i, static_cast<int8_t>(FilterVerdict::kExcluded));
     }
   }
   ctx.excluded_why = request.excluded_why;
 }
 
 FilterVerdict NodeSearch::Filter(PodSetContext& ctx, NodeIndex i) const {
-  int8_t& v = ctx.verdicts[i];
+  int8_t v = ctx.verdicts.Get(i);
   if (v < 0) {
     ctx.constraints.affinity = &ctx.affinity;
     v = static_cast<int8_t>(
         FilterNode(ov_.Base().GetNode(i), ov_.Base().NodeReady(i), ctx.constraints));
+    ctx.verdicts.Set(i, v);
   }
   return static_cast<FilterVerdict>(v);
 }
@@ -54,12 +56,11 @@ FilterVerdict NodeSearch::Filter(PodSetContext& ctx, NodeIndex i) const {
 int64_t NodeSearch::Score(const PodSetContext& ctx, NodeIndex i, const PodAlloc& alloc) const {
   const NodeInfo& info = ov_.Base().Info(i);
   const NodeUsage& usage = ov_.Usage(i);
-  ResourceList alloc_list = ScoringAllocatable(info);
-  ResourceList used = ScoringUsed(info, usage);
-  ResourceList req = ScoringRequest(ctx.shape);
-  ScoreInput in{alloc_list,
-                used,
-                req,
+  ScoringAllocatableInto(info, alloc_scratch_);
+  ScoringUsedInto(usage, used_scratch_);
+  ScoreInput in{alloc_scratch_,
+                used_scratch_,
+                ctx.scoring_request,
                 usage.gpu_milli_used,
                 alloc.gpus,
                 ctx.shape.gpu_milli,
@@ -138,11 +139,16 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
   }
   // Whole cluster: walk the free-GPU buckets that can hold the pod, fullest first
   // for packing scorers, emptiest first for spreading ones.
+  // Nodes short of the pod's cpu, memory or pod slots are skipped through the free-capacity
+  // index: they would fail TryAllocate, so the nodes considered (and the choice)
+  // are the same as walking the whole bucket.
   const int32_t lo = ctx.shape.gpu_milli > 0 ? 0 : ctx.shape.gpus;
   const int32_t hi = base.MaxGpusPerNode();
+  const FreeCapacityIndex& free = base.FreeIndex();
+  const FreeCapacityIndex::Amounts need = FreeCapacityIndex::NeedOf(ctx.shape.requests);
   for (int32_t step = 0; lo + step <= hi && found < limit; ++step) {
     int32_t b = scorer_.PrefersFullNodes() ? lo + step : hi - step;
-    for (int32_t r : base.GpuBucket(b)) {
+    for (int32_t r = free.Next(b, 0, need); r >= 0; r = free.Next(b, r + 1, need)) {
       NodeIndex i = base.NodeAtRank(r);
       if (ov_.Touched(i)) continue;
       if (consider(i) && ++found >= limit) break;

@@ -14,6 +14,7 @@
 #include "placement/overlay.h"
 #include "placement/placement.h"
 #include "placement/scorers/scorer.h"
+#include "placement/verdict_cache.h"
 
 namespace muster::placement {
 
@@ -24,10 +25,11 @@ struct PodSetContext {
   int32_t pod_set = 0;
   std::string name;
   PodShape shape;
+  ResourceList scoring_request;  // ScoringRequest(shape), once per plan
   PodConstraints constraints;
   model::NodeAffinity affinity;
-  std::vector<int8_t> verdicts;  // per node: -1 unknown, else FilterVerdict
-  std::string excluded_why;      // how Diagnose names kExcluded nodes ("" = "excluded")
+  VerdictCache verdicts;     // per node: -1 unknown, else FilterVerdict
+  std::string excluded_why;  // how Diagnose names kExcluded nodes ("" = "excluded")
   // Added to the scorer's score of a node for the next pod (Volcano's task-topology
   // plugin, task_topology.h); null = nothing.
   const std::function<int64_t(NodeIndex)>* bonus = nullptr;
@@ -70,6 +72,9 @@ class NodeSearch {
   const Scorer& scorer_;
   int32_t max_scored_;
   Rng* ties_;
+  // Score's per-node lists, reused so scoring a node allocates nothing.
+  mutable ResourceList alloc_scratch_;
+  mutable ResourceList used_scratch_;
 };
 
 }  // namespace muster::placement

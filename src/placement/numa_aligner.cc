@@ -10,20 +10,15 @@ namespace {
 
 using Policy = model::TopologyManagerPolicy;
 
-// What one alignment unit (the pod, or one container) needs from zones.
+// What one alignment unit (the pod, or one container) needs from zones. Only the
+// node's zone-accounted resources of `requests` are read, so it points at the
+// pod's or container's list instead of copying them (this runs for every node a
+// search visits).
 struct Need {
-  ResourceList requests;  // zone-accounted resources only
+  const ResourceList& requests;
   int32_t gpus = 0;
   int32_t gpu_milli = 0;
 };
-
-Need ZoneNeed(const NodeInfo& info, const ResourceList& requests, int32_t gpus, int32_t milli) {
-  Need n;
-  for (ResourceId r : info.zone_resources) n.requests.Set(r, requests.Get(r));
-  n.gpus = gpus;
-  n.gpu_milli = milli;
-  return n;
-}
 
 bool ZoneFits(const NodeInfo& info, const NodeUsage& usage, int32_t z, const Need& need) {
   for (ResourceId r : info.zone_resources) {
@@ -69,6 +64,7 @@ bool SubsetCovers(const NodeInfo& info, const NodeUsage& usage, uint32_t mask, c
 // Fills in devices for `need` from `zones`; false if they are not free.
 bool TakeDevices(const NodeInfo& info, const NodeUsage& usage, const std::vector<int32_t>& zones,
                  const Need& need, PodAlloc& out) {
+  if (need.gpu_milli == 0 && need.gpus <= 0) return true;  // no devices to take
   if (need.gpu_milli > 0) {
     auto d = PickSharedDevice(info, usage, zones, need.gpu_milli);
     if (!d) return false;
@@ -98,7 +94,8 @@ std::optional<PodAlloc> AlignUnit(const NodeInfo& info, const NodeUsage& usage, 
   PodAlloc out;
   if (best >= 0) {
     out.numa_zone = best;
-    if (!TakeDevices(info, usage, {best}, need, out)) return std::nullopt;
+    const bool devices = need.gpus > 0 || need.gpu_milli > 0;  // else no zone list to build
+    if (devices && !TakeDevices(info, usage, {best}, need, out)) return std::nullopt;
     return out;
   }
   if (info.policy == Policy::kSingleNumaNode) return std::nullopt;
@@ -157,7 +154,7 @@ std::optional<PodAlloc> AlignPod(const NodeInfo& info, const NodeUsage& usage,
   bool container_scope = info.scope == model::TopologyManagerScope::kContainer &&
                          !shape.containers.empty() && shape.gpu_milli == 0;
   if (!container_scope) {
-    return AlignUnit(info, usage, ZoneNeed(info, shape.requests, shape.gpus, shape.gpu_milli));
+    return AlignUnit(info, usage, Need{shape.requests, shape.gpus, shape.gpu_milli});
   }
   // Container scope: each container is aligned on its own; later containers see the
   // earlier ones' devices and zone charges.
@@ -166,7 +163,7 @@ std::optional<PodAlloc> AlignPod(const NodeInfo& info, const NodeUsage& usage,
   bool first = true;
   bool same_zone = true;
   for (const auto& c : shape.containers) {
-    Need need = ZoneNeed(info, c.requests, c.gpus, 0);
+    Need need{c.requests, c.gpus, 0};
     auto a = AlignUnit(info, scratch, need);
     if (!a) return std::nullopt;
     for (int32_t d : a->gpus) scratch.gpu_milli_used[d] = kMilliPerGpu;

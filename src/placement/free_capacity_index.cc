@@ -1,0 +1,91 @@
+#include "placement/free_capacity_index.h"
+
+#include <algorithm>
+
+namespace muster::placement {
+namespace {
+
+constexpr std::array<ResourceId, 3> kIndexed = {kCpu, kMemory, kPods};
+
+}  // namespace
+
+FreeCapacityIndex::Amounts FreeCapacityIndex::FreeOf(const ResourceList& allocatable,
+                                                     const ResourceList& used) {
+  Amounts out;
+  for (size_t k = 0; k < kIndexed.size(); ++k) {
+    out[k] = allocatable.Get(kIndexed[k]) - used.Get(kIndexed[k]);
+  }
+  return out;
+}
+
+FreeCapacityIndex::Amounts FreeCapacityIndex::NeedOf(const ResourceList& requests) {
+  Amounts out;
+  for (size_t k = 0; k < kIndexed.size(); ++k) {
+    int64_t amount = requests.Get(kIndexed[k]);
+    out[k] = amount == 0 ? kAny : amount;
+  }
+  return out;
+}
+
+void FreeCapacityIndex::Reset(int32_t nodes, int32_t buckets) {
+  leaves_ = 1;
+  while (leaves_ < nodes) leaves_ *= 2;
+  bucket_of_.assign(static_cast<size_t>(nodes), -1);
+  tree_.assign(static_cast<size_t>(buckets) * 2 * leaves_, Amounts{kAbsent, kAbsent, kAbsent});
+}
+
+void FreeCapacityIndex::Put(int32_t bucket, int32_t rank, const Amounts& value) {
+  Amounts* t = &tree_[Base(bucket)];
+  int32_t i = leaves_ + rank;
+  t[i] = value;
+  for (i /= 2; i >= 1; i /= 2) {
+    for (size_t k = 0; k < value.size(); ++k) t[i][k] = std::max(t[2 * i][k], t[2 * i + 1][k]);
+  }
+}
+
+void FreeCapacityIndex::Set(int32_t rank, int32_t bucket, const Amounts& free) {
+  int32_t& was = bucket_of_[rank];
+  if (was >= 0 && was != bucket) Put(was, rank, Amounts{kAbsent, kAbsent, kAbsent});
+  was = bucket;
+  Put(bucket, rank, free);
+}
+
+int32_t FreeCapacityIndex::Next(int32_t bucket, int32_t from, const Amounts& need) const {
+  if (from >= leaves_ || bucket < 0) return -1;
+  const Amounts* t = &tree_[Base(bucket)];
+  // A subtree may hold a match only if each maximum covers the need; the maxima
+  // may come from different nodes, so a subtree that passes can still hold none.
+  auto may_fit = [&](int32_t i) {
+    return t[i][0] >= need[0] && t[i][1] >= need[1] && t[i][2] >= need[2];
+  };
+  // Steps to the subtree just right of `i` (same size or larger); false past the end.
+  auto right_of = [&](int32_t& i) {
+    while (i % 2 == 1) {
+      i /= 2;
+      if (i == 0) return false;
+    }
+    ++i;
+    return true;
+  };
+  int32_t i = leaves_ + from;
+  while (true) {
+    while (!may_fit(i)) {
+      if (!right_of(i)) return -1;
+    }
+    // Descend to the leftmost leaf that fits; back out to the right when neither
+    // child of a passing subtree does.
+    while (i < leaves_) {
+      if (may_fit(2 * i)) {
+        i = 2 * i;
+      } else if (may_fit(2 * i + 1)) {
+        i = 2 * i + 1;
+      } else {
+        break;
+      }
+    }
+    if (i >= leaves_) return i - leaves_;
+    if (!right_of(i)) return -1;
+  }
+}
+
+}  // namespace muster::placement

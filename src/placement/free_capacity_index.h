@@ -1,0 +1,49 @@
+// FreeCapacityIndex: for each free-GPU bucket, a max segment tree over node name
+// ranks of the free cpu, memory and pod slots of the bucket's nodes. A
+// whole-cluster node search walks a bucket in rank order; with the index it jumps
+// straight to the next node that can hold the pod's cpu, memory and one more pod
+// instead of visiting every full node in front of it (a packing scorer fills nodes
+// in rank order, so without it the walk grew with the number of full nodes:
+// O(nodes) per pod).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "core/resource_list.h"
+
+namespace muster::placement {
+
+class FreeCapacityIndex {
+ public:
+  // Free (or requested) cpu, memory and pods, in that order.
+  using Amounts = std::array<int64_t, 3>;
+  static Amounts FreeOf(const ResourceList& allocatable, const ResourceList& used);
+  // What a pod asks of each; a request of 0 asks nothing (ResourcesFit skips it),
+  // so it matches every node of the bucket, even an overcommitted one.
+  static Amounts NeedOf(const ResourceList& requests);
+
+  // `nodes` ranks, every one absent from every bucket.
+  void Reset(int32_t nodes, int32_t buckets);
+  // Node `rank` is in `bucket` with `free`; it leaves the bucket it was in before.
+  void Set(int32_t rank, int32_t bucket, const Amounts& free);
+  // The smallest rank >= `from` of `bucket` whose free amounts are all >= `need`;
+  // -1 when none. A node it skips would fail ResourcesFit.
+  int32_t Next(int32_t bucket, int32_t from, const Amounts& need) const;
+
+ private:
+  static constexpr int64_t kAbsent = std::numeric_limits<int64_t>::min();
+  static constexpr int64_t kAny = kAbsent + 1;
+
+  void Put(int32_t bucket, int32_t rank, const Amounts& value);
+  size_t Base(int32_t bucket) const { return static_cast<size_t>(bucket) * 2 * leaves_; }
+
+  int32_t leaves_ = 0;              // a power of two >= nodes
+  std::vector<int32_t> bucket_of_;  // per rank; -1 = none yet
+  std::vector<Amounts> tree_;       // per bucket: 2 * leaves_ maxima, root at 1
+};
+
+}  // namespace muster::placement
