@@ -3,13 +3,13 @@
 #include <algorithm>
 
 #include "control/workload_objects.h"
-#include "core/base64.h"
 #include "server/adopted_pods.h"
 #include "server/local_node.h"
 #include "server/pod_object.h"
 #include "server/pod_paths.h"
 #include "server/podman_runtime.h"
 #include "server/port_allocator.h"
+#include "server/store_volume_sources.h"
 #include "workloads/workloads.h"
 
 namespace muster::server {
@@ -35,72 +35,6 @@ model::StringMap StringMapAt(const json& object, const char* section, const char
   }
   return out;
 }
-
-// The ConfigMaps, Secrets and claims of one namespace, read from the store on demand.
-class StoreVolumeSources : public VolumeSources {
- public:
-  StoreVolumeSources(const ObjectStore& store, std::string ns, std::set<std::string> claims_in_use)
-      : store_(store), ns_(std::move(ns)), claims_in_use_(std::move(claims_in_use)) {}
-
-  const model::StringMap* ConfigMap(const std::string& name) const override {
-    return Load("configmaps", name, false);
-  }
-  const model::StringMap* Secret(const std::string& name) const override {
-    return Load("secrets", name, true);
-  }
-  std::optional<ClaimInfo> Claim(const std::string& name) const override {
-    auto object = store_.Get({"persistentvolumeclaims", ns_, name});
-    if (!object.ok()) return std::nullopt;
-    ClaimInfo info;
-    const json& o = *object;
-    if (o.contains("status") && o["status"].is_object())
-      info.phase = o["status"].value("phase", "");
-    if (o.contains("spec") && o["spec"].is_object() && o["spec"].contains("accessModes") &&
-        o["spec"]["accessModes"].is_array()) {
-      for (const auto& m : o["spec"]["accessModes"]) {
-        if (m.is_string()) info.access_modes.push_back(m.get<std::string>());
-      }
-    }
-    return info;
-  }
-  bool ClaimInUse(const std::string& name) const override {
-    return claims_in_use_.count(name) != 0;
-  }
-
- private:
-  // data (Secret values base64-decoded; stringData as written, in case the API kept it).
-  const model::StringMap* Load(const std::string& resource, const std::string& name,
-                               bool secret) const {
-    std::string key = resource + "/" + name;
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second ? &*it->second : nullptr;
-    auto object = store_.Get({resource, ns_, name});
-    std::optional<model::StringMap>& slot = cache_[key];
-    if (!object.ok()) return nullptr;
-    model::StringMap data;
-    if (object->contains("data") && (*object)["data"].is_object()) {
-      for (const auto& [k, v] : (*object)["data"].items()) {
-        if (!v.is_string()) continue;
-        if (!secret) {
-          data[k] = v.get<std::string>();
-        } else if (auto decoded = DecodeBase64(v.get<std::string>()); decoded.ok()) {
-          data[k] = *decoded;
-        }
-      }
-    }
-    if (secret && object->contains("stringData") && (*object)["stringData"].is_object()) {
-      for (const auto& [k, v] : (*object)["stringData"].items()) {
-        if (v.is_string()) data[k] = v.get<std::string>();
-      }
-    }
-    slot = std::move(data);
-    return &*slot;
-  }
-
-  const ObjectStore& store_;
-  std::string ns_;
-  std::set<std::string> claims_in_use_;
-  mutable std::map<std::string, std::optional<model::StringMap>> cache_;
-};
 
 bool IsKubeflow(const model::Workload& w) {
   return w.meta.kind == "PyTorchJob" || w.meta.kind == "TFJob";
