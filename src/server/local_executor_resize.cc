@@ -107,6 +107,7 @@ void LocalExecutor::RetireShrunkPods(int64_t attempt, Gang& gang) {
     const std::string name = it->name, id = it->id;
     const bool existing = IsExistingPod(gang.workload, it->pod_set);
     const bool object_deleted = it->object_deleted;
+    EndImageWait(*it);  // a shrink ends its wait for its image too
     it = gang.pods.erase(it);
     erased = true;
     // A later grow may already have added the same index again: its object stays.
