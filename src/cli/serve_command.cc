@@ -75,6 +75,10 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
                   "podman when it is installed and works, else none")
       ->check(CLI::IsMember({"none", "podman", "auto"}))
       ->capture_default_str();
+  cmd->add_option("--image-pull-backoff", kubelet->image_pull_backoff,
+                  "INITIAL,MAX: a pod whose image cannot be pulled waits INITIAL, then twice "
+                  "as long after each failure up to MAX (the kubelet's 10s,300s)")
+      ->capture_default_str();
   auto event_ttl = std::make_shared<std::string>("1h");
   cmd->add_option("--event-ttl", *event_ttl,
                   "Delete an Event this long after it was last recorded (kube-apiserver's "

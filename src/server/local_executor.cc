@@ -3,13 +3,13 @@
 #include <algorithm>
 
 #include "control/workload_objects.h"
-#include "core/base64.h"
 #include "server/adopted_pods.h"
 #include "server/local_node.h"
 #include "server/pod_object.h"
 #include "server/pod_paths.h"
 #include "server/podman_runtime.h"
 #include "server/port_allocator.h"
+#include "server/store_volume_sources.h"
 #include "workloads/workloads.h"
 
 namespace muster::server {
@@ -35,72 +35,6 @@ model::StringMap StringMapAt(const json& object, const char* section, const char
   }
   return out;
 }
-
-// The ConfigMaps, Secrets and claims of one namespace, read from the store on demand.
-class StoreVolumeSources : public VolumeSources {
- public:
-  StoreVolumeSources(const ObjectStore& store, std::string ns, std::set<std::string> claims_in_use)
-      : store_(store), ns_(std::move(ns)), claims_in_use_(std::move(claims_in_use)) {}
-
-  const model::StringMap* ConfigMap(const std::string& name) const override {
-    return Load("configmaps", name, false);
-  }
-  const model::StringMap* Secret(const std::string& name) const override {
-    return Load("secrets", name, true);
-  }
-  std::optional<ClaimInfo> Claim(const std::string& name) const override {
-    auto object = store_.Get({"persistentvolumeclaims", ns_, name});
-    if (!object.ok()) return std::nullopt;
-    ClaimInfo info;
-    const json& o = *object;
-    if (o.contains("status") && o["status"].is_object())
-      info.phase = o["status"].value("phase", "");
-    if (o.contains("spec") && o["spec"].is_object() && o["spec"].contains("accessModes") &&
-        o["spec"]["accessModes"].is_array()) {
-      for (const auto& m : o["spec"]["accessModes"]) {
-        if (m.is_string()) info.access_modes.push_back(m.get<std::string>());
-      }
-    }
-    return info;
-  }
-  bool ClaimInUse(const std::string& name) const override {
-    return claims_in_use_.count(name) != 0;
-  }
-
- private:
-  // data (Secret values base64-decoded; stringData as written, in case the API kept it).
-  const model::StringMap* Load(const std::string& resource, const std::string& name,
-                               bool secret) const {
-    std::string key = resource + "/" + name;
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second ? &*it->second : nullptr;
-    auto object = store_.Get({resource, ns_, name});
-    std::optional<model::StringMap>& slot = cache_[key];
-    if (!object.ok()) return nullptr;
-    model::StringMap data;
-    if (object->contains("data") && (*object)["data"].is_object()) {
-      for (const auto& [k, v] : (*object)["data"].items()) {
-        if (!v.is_string()) continue;
-        if (!secret) {
-          data[k] = v.get<std::string>();
-        } else if (auto decoded = DecodeBase64(v.get<std::string>()); decoded.ok()) {
-          data[k] = *decoded;
-        }
-      }
-    }
-    if (secret && object->contains("stringData") && (*object)["stringData"].is_object()) {
-      for (const auto& [k, v] : (*object)["stringData"].items()) {
-        if (v.is_string()) data[k] = v.get<std::string>();
-      }
-    }
-    slot = std::move(data);
-    return &*slot;
-  }
-
-  const ObjectStore& store_;
-  std::string ns_;
-  std::set<std::string> claims_in_use_;
-  mutable std::map<std::string, std::optional<model::StringMap>> cache_;
-};
 
 bool IsKubeflow(const model::Workload& w) {
   return w.meta.kind == "PyTorchJob" || w.meta.kind == "TFJob";
@@ -129,7 +63,8 @@ LocalExecutor::LocalExecutor(ObjectStore& store, ProcessSupervisor& processes,
     : store_(store),
       processes_(processes),
       config_(std::move(config)),
-      addresses_(PodAddressPool::OctetFor(config_.data_dir)) {
+      addresses_(PodAddressPool::OctetFor(config_.data_dir)),
+      pull_backoff_(config_.image_pull_backoff) {
   subscription_ = store_.hub().Subscribe([this](const WatchHub::ChangePtr& change) {
     if (change->type != control::ChangeType::kDeleted || change->resource != "pods") return;
     std::lock_guard<std::mutex> lock(deleted_mu_);
@@ -237,6 +172,7 @@ void LocalExecutor::Stopped(const engine::WorkloadRecord& record, Time now,
       }
       Terminate(pod.id, grace);
     } else if (pod.state == PodState::kWaiting) {
+      EndImageWait(pod);
       pod.state = PodState::kFailed;
       pod.exit_code = 0;
       pod.message = "stopped before it started";
@@ -321,10 +257,18 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
                              const workloads::RankContext& context, const std::vector<DnsPod>& dns,
                              const std::vector<DnsService>& services, Time now) {
   PodRun& pod = gang.pods[i];
-  pod.restarts = restarts_[gang.namespace_ + "/" + pod.name]++;
+  // Trying again after an image wait is no restart (no container ran).
+  if (!pod.image_wait) {
+    const std::string key = gang.namespace_ + "/" + pod.name;
+    pod.restarts = restarts_[key]++;
+    // lastState: how the pod's previous container ended (a gang restart reuses names).
+    if (auto t = terminated_.find(key); t != terminated_.end()) pod.last_terminated = t->second;
+  }
+  pod.retry_start = false;
   pod.started_at = control::Rfc3339(now);
   pod.dirty = true;
   auto fail = [&](const std::string& reason, const std::string& message) {
+    EndImageWait(pod);
     pod.state = PodState::kFailed;
     pod.exit_code = 127;
     pod.reason = reason;
@@ -396,7 +340,10 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
   if (config_.podman) {
     const auto& containers = gang.workload.pod_sets[pod.pod_set].tmpl.spec.containers;
     if (auto e = containers.empty() ? std::nullopt : config_.podman->CheckImage(containers[0])) {
-      return fail(e->reason, e->message);
+      pod.image = containers[0].image;
+      return WaitForImage(
+          gang, pod,
+          pull_backoff_.NeverPull(ImagePullBackOff::Key(pod.id, pod.image), pod.image, now));
     }
   }
   auto plan = PlanLocalPod(config_, input, sources);
@@ -404,6 +351,8 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
   if (Status s = processes_.Start(plan->spec); !s.ok()) {
     return fail("CreateContainerError", s.message());
   }
+  // Its back-off stays until the container has run (a pull that fails again doubles it).
+  pod.image_wait = pod.retry_start = false;
   pod.state = PodState::kRunning;
   pod.reason.clear();
   pod.message = plan->warnings.empty() ? "" : Join(plan->warnings, "; ");
@@ -415,6 +364,7 @@ void LocalExecutor::Run(Time now) {
   HandleDeletedPods();
   for (auto& [attempt, gang] : gangs_) {
     if (!gang.launched && !gang.stopping && CanLaunch(gang)) Launch(attempt, gang, now);
+    if (gang.launched && !gang.stopping) SyncImageWaits(gang, now);
     if (gang.launched && !gang.stopping) StartAddedPods(attempt, gang, now);
   }
   if (config_.podman) config_.podman->Run(processes_);
@@ -458,18 +408,31 @@ std::vector<control::GangOutcome> LocalExecutor::Poll(Time now) {
                                 : "exited with code " + std::to_string(exit.exit_code);
     if (config_.podman) {
       const std::string log = processes_.LogPath(exit.id);
+      auto e = config_.podman->ExitReason(exit.id, exit.exit_code, log);
       config_.podman->Exited(exit.id, log.substr(0, log.rfind('/')));
-      if (auto e = config_.podman->ExitReason(exit.exit_code, log)) {
-        pod.reason = e->reason;
-        pod.message = e->message;
+      if (e && e->reason == "ErrImagePull" && !g->second.stopping && !pod.shrunk &&
+          !pod.object_deleted) {
+        // The kubelet retries the pull; the pod keeps its address meanwhile.
+        const auto& containers = g->second.workload.pod_sets[pod.pod_set].tmpl.spec.containers;
+        pod.image = containers.empty() ? "" : containers[0].image;
+        pod.finished_at.clear();
+        WaitForImage(g->second, pod,
+                     pull_backoff_.PullFailed(ImagePullBackOff::Key(pod.id, pod.image), pod.image,
+                                              e->message, now));
+        continue;
       }
+      if (e) pod.reason = e->reason, pod.message = e->message;
+      EndImageWait(pod);  // the image was there: its back-off is over
     }
+    terminated_[g->second.namespace_ + "/" + pod.name] = {pod.exit_code, pod.reason, pod.message,
+                                                          pod.started_at, pod.finished_at};
     ReleaseAddress(pod);
     pod.dirty = !g->second.deleted && !pod.shrunk;
   }
   // Pods a shrink stopped leave once they ended (by_process_ is re-indexed).
   for (auto& [attempt, gang] : gangs_) RetireShrunkPods(attempt, gang);
 
+  WritePodEvents(now);
   std::vector<control::GangOutcome> outcomes;
   for (auto it = gangs_.begin(); it != gangs_.end();) {
     Gang& gang = it->second;
@@ -505,10 +468,21 @@ void LocalExecutor::HandleDeletedPods() {
     if (own_deletes_.erase(id) != 0) continue;
     // A pod object gone for good starts its restart count afresh if a pod of the same
     // name is made again (as the kubelet's count is per pod uid), and is not kept.
-    if (auto pod = ParsePodProcessId(id)) restarts_.erase(pod->first + "/" + pod->second);
+    if (auto pod = ParsePodProcessId(id)) {
+      restarts_.erase(pod->first + "/" + pod->second);
+      terminated_.erase(pod->first + "/" + pod->second);
+    }
     for (auto& [attempt, gang] : gangs_) {
       for (auto& pod : gang.pods) {
-        if (pod.id == id) pod.object_deleted = true;
+        if (pod.id != id) continue;
+        pod.object_deleted = true;
+        // Waiting for its image: no more pulls; its gang sees it fail (as a running
+        // pod deleted would).
+        if (!pod.image_wait) continue;
+        EndImageWait(pod);
+        pod.state = PodState::kFailed;
+        pod.message = "the pod was deleted while it waited for its image";
+        pod.dirty = true;
       }
     }
     if (auto it = by_process_.find(id); it != by_process_.end()) {
@@ -545,8 +519,11 @@ int32_t LocalExecutor::RunningProcesses() const { return static_cast<int32_t>(by
 
 bool LocalExecutor::Idle() const {
   if (!by_process_.empty()) return false;
-  return std::none_of(gangs_.begin(), gangs_.end(),
-                      [](const auto& g) { return !g.second.launched && !g.second.stopping; });
+  return std::none_of(gangs_.begin(), gangs_.end(), [](const auto& g) {
+    if (g.second.stopping) return false;
+    return !g.second.launched || std::any_of(g.second.pods.begin(), g.second.pods.end(),
+                                             [](const PodRun& p) { return p.image_wait; });
+  });
 }
 
 void LocalExecutor::ReleaseAddress(PodRun& pod) {
@@ -570,10 +547,12 @@ void LocalExecutor::WritePod(const Gang& gang, PodRun& pod, Time now) {
   view.exit_code = pod.exit_code;
   view.reason = pod.reason;
   view.message = pod.message;
-  view.waiting_message = "waiting for the GPUs of terminating pods";
+  view.waiting_reason = pod.image_wait ? pod.reason : "";
+  view.waiting_message = pod.image_wait ? pod.message : "waiting for the GPUs of terminating pods";
   view.started_at = pod.started_at;
   view.finished_at = pod.finished_at;
   view.restarts = pod.restarts;
+  view.last_terminated = pod.last_terminated;
   view.ip = pod.ip;
   view.subdomain = pod.subdomain;
   view.owner_uid = gang.job_uid;

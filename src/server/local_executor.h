@@ -9,7 +9,8 @@
 // the MPI hostfile, VC_*) and CUDA_VISIBLE_DEVICES set to the physical GPUs placement
 // assigned. Pod objects in the store follow each process (Pending, Running,
 // Succeeded, Failed with the kubelet's reasons: Error, OOMKilled,
-// CreateContainerConfigError; with podman ErrImageNeverPull, ErrImagePull, StartError).
+// CreateContainerConfigError; with podman StartError, CreateContainerError; a pod
+// restarted shows its previous container's end in lastState).
 //
 // A gang starts all at once, and only when no process of an earlier gang still holds
 // one of its GPUs or pod names (a preempted victim gets its termination grace
@@ -26,6 +27,10 @@
 // With a container runtime (LocalPodConfig::podman, podman_runtime.h) each pod's
 // process is `podman run` of its image, with the same user, env, hosts, volumes and
 // limits; the runtime adds the image check, the container's stop and its removal.
+// A pod whose image cannot be pulled (or is absent under imagePullPolicy Never) does
+// not fail: it waits, Pending, in ErrImagePull / ImagePullBackOff / ErrImageNeverPull
+// with the kubelet's Events and back-off, and its start is tried again
+// (local_executor_pull.cc). Its gang stays admitted meanwhile, its other pods running.
 //
 // An elastic gang changes size in place (Resized): added pods (the next indices of
 // their pod sets) start as soon as their GPUs and names are free, with the same rank
@@ -50,11 +55,14 @@
 #include <string>
 #include <vector>
 
+#include "control/event_correlator.h"
 #include "engine/engine.h"
 #include "engine/executor.h"
+#include "server/image_pull_backoff.h"
 #include "server/local_pod.h"
 #include "server/object_store.h"
 #include "server/pod_network.h"
+#include "server/pod_object.h"
 #include "server/process_supervisor.h"
 #include "server/serve_executor.h"
 #include "workloads/workloads.h"
@@ -121,9 +129,15 @@ class LocalExecutor : public ServeExecutor {
     std::string message;
     std::string started_at, finished_at;
     int32_t restarts = 0;
-    bool dirty = false;           // its object needs writing
+    std::optional<TerminatedState> last_terminated;  // its previous container's end
+    bool dirty = false;                              // its object needs writing
     bool object_deleted = false;  // its Pod object was deleted: never written again
     bool shrunk = false;          // stopped by a resize: no longer part of the job
+    // kWaiting for its image (podman): `reason`/`message` are the container's waiting
+    // reason (ErrImagePull, ImagePullBackOff, ErrImageNeverPull); it keeps its address.
+    bool image_wait = false;
+    bool retry_start = false;  // its image back-off has run out: started at this Run
+    std::string image;         // its container's image
   };
   struct Gang {
     std::string key;
@@ -147,6 +161,12 @@ class LocalExecutor : public ServeExecutor {
   void StartAddedPods(int64_t attempt, Gang& gang, Time now);
   bool PodCanStart(const PodRun& pod) const;
   void RetireShrunkPods(int64_t attempt, Gang& gang);
+  // Image waits (local_executor_pull.cc): the pod waits instead of failing; each Run
+  // shows its back-off or marks it to start again; Events are written at Poll.
+  void WaitForImage(const Gang& gang, PodRun& pod, const ImageWaitState& state);
+  void SyncImageWaits(Gang& gang, Time now);
+  void EndImageWait(PodRun& pod);
+  void WritePodEvents(Time now);
   static double GracePeriod(const Gang& gang, const PodRun& pod);
   void StartPod(int64_t attempt, Gang& gang, size_t i, const workloads::RankContext& context,
                 const std::vector<DnsPod>& dns, const std::vector<DnsService>& services, Time now);
@@ -179,8 +199,17 @@ class LocalExecutor : public ServeExecutor {
   std::map<std::string, int64_t> current_;  // workload key -> its live attempt
   std::map<std::string, std::pair<int64_t, size_t>> by_process_;  // process id -> pod
   std::map<std::string, int32_t> restarts_;                       // pod object key -> starts so far
+  std::map<std::string, TerminatedState> terminated_;  // pod object key -> its last container's end
   std::map<std::string, control::GangPodCounts> last_counts_;  // of the last stopped gang per key
   std::set<std::string> own_deletes_;  // process ids of Pod objects a shrink deleted
+  ImagePullBackOff pull_backoff_;
+  struct PendingEvent {
+    std::string namespace_, pod, node;
+    PodEventNote note;
+  };
+  std::vector<PendingEvent> pending_events_;  // written at the next Poll (in its batch)
+  control::EventCorrelator event_correlator_;
+  int64_t event_sequence_ = 0;
 
   // Pod objects deleted in the store (hub subscription; any thread).
   std::mutex deleted_mu_;

@@ -81,10 +81,14 @@ void LocalExecutor::StartAddedPods(int64_t attempt, Gang& gang, Time now) {
   std::vector<size_t> ready;
   for (size_t i = 0; i < gang.pods.size(); ++i) {
     const PodRun& pod = gang.pods[i];
+    // A pod waiting for its image starts again once its back-off ran out.
+    if (pod.image_wait && !pod.retry_start) continue;
     if (!pod.shrunk && pod.state == PodState::kWaiting && PodCanStart(pod)) ready.push_back(i);
   }
   if (ready.empty()) return;
-  for (size_t i : ready) gang.pods[i].ip = addresses_.Allocate();
+  for (size_t i : ready) {
+    if (gang.pods[i].ip.empty()) gang.pods[i].ip = addresses_.Allocate();
+  }
   // The rank env of the gang's launch: same master port, same rendezvous endpoint
   // (PET_RDZV_ENDPOINT), PET_NNODES=min:max, so torch elastic admits the newcomers.
   const workloads::RankContext context = RankContextOf(gang);
@@ -103,6 +107,7 @@ void LocalExecutor::RetireShrunkPods(int64_t attempt, Gang& gang) {
     const std::string name = it->name, id = it->id;
     const bool existing = IsExistingPod(gang.workload, it->pod_set);
     const bool object_deleted = it->object_deleted;
+    EndImageWait(*it);  // a shrink ends its wait for its image too
     it = gang.pods.erase(it);
     erased = true;
     // A later grow may already have added the same index again: its object stays.
@@ -114,6 +119,7 @@ void LocalExecutor::RetireShrunkPods(int64_t attempt, Gang& gang) {
       ++changes_;
     }
     restarts_.erase(gang.namespace_ + "/" + name);  // a new pod of that name is a new pod
+    terminated_.erase(gang.namespace_ + "/" + name);
     if (!processes_.Running(id)) processes_.Remove(id).ok();
   }
   if (!erased) return;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <ostream>
 
+#include "core/duration.h"
 #include "core/quantity.h"
 #include "server/podman_runtime.h"
 
@@ -47,6 +48,19 @@ Result<SupervisorOptions> MakeSupervisorOptions(const KubeletOptions& options,
   return out;
 }
 
+Result<ImagePullBackOffSettings> ParseImagePullBackOff(const std::string& text) {
+  auto bad = [&](const std::string& why) {
+    return InvalidArgument("--image-pull-backoff: \"" + text + "\" " + why);
+  };
+  const size_t comma = text.find(',');
+  if (comma == std::string::npos) return bad("is not INITIAL,MAX");
+  auto initial = ParseDurationSeconds(text.substr(0, comma));
+  auto max = ParseDurationSeconds(text.substr(comma + 1));
+  if (!initial.ok() || !max.ok()) return bad("is not two durations (e.g. 10s,300s)");
+  if (*initial <= 0 || *max < *initial) return bad("needs 0 < INITIAL <= MAX");
+  return ImagePullBackOffSettings{*initial, *max};
+}
+
 Result<LocalKubelet> MakeLocalKubelet(ObjectStore& store, const std::string& data_dir,
                                       const KubeletOptions& options, std::ostream& log) {
   auto supervisor = MakeSupervisorOptions(options, data_dir);
@@ -74,6 +88,9 @@ Result<LocalKubelet> MakeLocalKubelet(ObjectStore& store, const std::string& dat
   auto podman = PodmanRuntime::Make(*mode, config.isolate, log);
   if (!podman.ok()) return podman.status();
   config.podman = std::move(podman).value();
+  auto backoff = ParseImagePullBackOff(options.image_pull_backoff);
+  if (!backoff.ok()) return backoff.status();
+  config.image_pull_backoff = *backoff;
   // Private: the store and every pod's files are the server's business.
   ::chmod(config.data_dir.c_str(), 0700);
   // A pod's work dir keeps its path in the pod's view: its owner must be able to

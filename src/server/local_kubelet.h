@@ -25,7 +25,12 @@ struct KubeletOptions {
   std::string container_log_max_size = "10Mi";  // --container-log-max-size (kubelet's default)
   int32_t container_log_max_files = 5;          // --container-log-max-files (kubelet's default)
   std::string container_runtime = "none";       // --container-runtime: none, podman, auto
+  std::string image_pull_backoff = "10s,300s";  // --image-pull-backoff: INITIAL,MAX
 };
+
+// "INITIAL,MAX" (durations such as 10s, 5m, 500ms) -> the back-off of image pulls;
+// InvalidArgument naming --image-pull-backoff unless 0 < INITIAL <= MAX.
+Result<ImagePullBackOffSettings> ParseImagePullBackOff(const std::string& text);
 
 // Validates the options (a quantity >= 16Ki, 2..100 files, a readable user map).
 Result<SupervisorOptions> MakeSupervisorOptions(const KubeletOptions& options,

@@ -28,6 +28,7 @@
 
 #include "core/status.h"
 #include "model/workload.h"
+#include "server/image_pull_backoff.h"
 #include "server/pod_volumes.h"
 #include "server/process_supervisor.h"
 #include "server/user_map.h"
@@ -44,6 +45,8 @@ struct LocalPodConfig {
   VolumePolicy volumes;
   // Set: pods run as podman containers of their images (podman_runtime.h).
   std::shared_ptr<PodmanRuntime> podman;
+  // Its back-off when a pod's image cannot be pulled (--image-pull-backoff).
+  ImagePullBackOffSettings image_pull_backoff;
 };
 
 struct LocalPodInput {

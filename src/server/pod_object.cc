@@ -110,7 +110,9 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
   switch (pod.state) {
     case PodRunState::kWaiting:
       phase = "Pending";
-      state = {{"waiting", {{"reason", "ContainerCreating"}, {"message", pod.waiting_message}}}};
+      state = {{"waiting",
+                {{"reason", pod.waiting_reason.empty() ? "ContainerCreating" : pod.waiting_reason},
+                 {"message", pod.waiting_message}}}};
       break;
     case PodRunState::kRunning:
       phase = "Running";
@@ -131,6 +133,14 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
             {"finishedAt", pod.finished_at.empty() ? control::Rfc3339(now) : pod.finished_at}}}};
       break;
   }
+  json last_state = json::object();
+  if (const auto& t = pod.last_terminated) {
+    last_state["terminated"] = {{"exitCode", t->exit_code},
+                                {"reason", t->reason},
+                                {"message", t->message},
+                                {"startedAt", t->started_at},
+                                {"finishedAt", t->finished_at}};
+  }
   const std::string pod_ip = pod.ip.empty() ? "127.0.0.1" : pod.ip;
   json status = {
       {"phase", phase},
@@ -143,7 +153,8 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
                      {"image", containers.empty() ? "" : containers[0].value("image", "")},
                      {"ready", ready},
                      {"restartCount", pod.restarts},
-                     {"state", state}}})}};
+                     {"state", state},
+                     {"lastState", last_state}}})}};
   if (!pod.started_at.empty()) status["startTime"] = pod.started_at;
   json spec = {{"nodeName", pod.node},
                {"hostname", pod.name},

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "control/object_reader.h"
@@ -16,6 +17,14 @@ namespace muster::server {
 
 enum class PodRunState { kWaiting, kRunning, kSucceeded, kFailed };
 
+// How a container ended (its state.terminated, or lastState.terminated).
+struct TerminatedState {
+  int exit_code = 0;
+  std::string reason;  // the kubelet's: Completed, Error, OOMKilled...
+  std::string message;
+  std::string started_at, finished_at;  // RFC 3339
+};
+
 struct PodRunView {
   std::string name;  // pod object name (the rank's hostname)
   int32_t pod_set = 0;
@@ -23,13 +32,15 @@ struct PodRunView {
   std::string node;
   PodRunState state = PodRunState::kWaiting;
   int exit_code = 0;
-  std::string reason;                   // terminated pods: the kubelet's reason ("" = by exit code)
-  std::string message;                  // terminated pods: why
-  std::string waiting_message;          // waiting pods: why
+  std::string reason;           // terminated pods: the kubelet's reason ("" = by exit code)
+  std::string message;          // terminated pods: why
+  std::string waiting_reason;   // waiting pods: the kubelet's reason ("" = ContainerCreating)
+  std::string waiting_message;  // waiting pods: why
   std::string started_at, finished_at;  // RFC 3339; finished_at empty: `now`
   int32_t restarts = 0;
-  std::string ip;         // status.podIP ("" = the node's address)
-  std::string subdomain;  // spec.subdomain
+  std::optional<TerminatedState> last_terminated;  // the previous container's end (lastState)
+  std::string ip;                                  // status.podIP ("" = the node's address)
+  std::string subdomain;                           // spec.subdomain
   std::string owner_uid;  // the job's metadata.uid, for the pod's ownerReference
 };
 

@@ -25,6 +25,10 @@ constexpr char kPath[] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin
 constexpr int kProbeTimeoutMs = 60'000;
 constexpr int kCheckTimeoutMs = 20'000;
 constexpr char kContainerNameFile[] = "container.name";
+// conmon, podman's container monitor, creates this file in its working directory
+// when the kernel OOM-kills the container (CRI-O runs it in the container's bundle
+// and reads it there). podman runs in the pod's directory, conmon with it.
+constexpr char kConmonOomFile[] = "oom";
 
 std::string FindOnPath(const std::string& name) {
   for (const char* dir :
@@ -181,6 +185,8 @@ Result<ProcessSpec> PodmanRuntime::Plan(const PodmanPodInput& pod) {
   ProcessSpec spec;
   spec.id = pod.id;
   spec.argv = PodmanRunArgv(run);
+  spec.working_dir = pod.pod_dir;  // conmon's too: where it reports an OOM kill
+  ::unlink((pod.pod_dir + "/" + kConmonOomFile).c_str());  // an earlier start's
   for (const std::string& kv : Env()) {
     size_t eq = kv.find('=');
     spec.env[kv.substr(0, eq)] = kv.substr(eq + 1);
@@ -206,8 +212,21 @@ std::optional<PodmanFailure> PodmanRuntime::CheckImage(const model::Container& c
   return PodmanFailure{"ErrImageNeverPull", NeverPullMessage(container.image)};
 }
 
-std::optional<PodmanFailure> PodmanRuntime::ExitReason(int exit_code,
-                                                       const std::string& log_path) const {
+std::optional<PodmanFailure> PodmanRuntime::ExitReason(const std::string& id, int exit_code,
+                                                       const std::string& log_path) {
+  if (exit_code == 137) {
+    const std::string oom_file = log_path.substr(0, log_path.rfind('/') + 1) + kConmonOomFile;
+    if (::unlink(oom_file.c_str()) == 0) return PodmanFailure{"OOMKilled", ""};
+    auto name = names_.find(id);
+    if (name == names_.end()) return std::nullopt;  // adopted: its container is gone
+    auto result = RunCommand({settings_.podman, "inspect", "--type=container",
+                              "--format={{.State.OOMKilled}}", "--", name->second},
+                             kCheckTimeoutMs, Env());
+    if (result.ok() && result->exit_code == 0 && result->output.starts_with("true")) {
+      return PodmanFailure{"OOMKilled", ""};  // the kubelet gives no message
+    }
+    return std::nullopt;
+  }
   if (exit_code < 125 || exit_code > 127) return std::nullopt;
   return ClassifyPodmanExit(exit_code, LogTail(log_path));
 }

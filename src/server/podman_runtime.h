@@ -10,6 +10,10 @@
 //   - stopping: the supervisor's SIGTERM reaches the container through podman run's
 //     signal proxy; `podman stop --time GRACE` (by label) makes sure the container
 //     itself is killed at the deadline even when podman run is gone;
+//   - an exit with 137: OOMKilled when conmon (podman's monitor of the container's
+//     cgroup) reported an OOM kill: its `oom` file in its working directory (the
+//     pod's), or podman's State.OOMKilled (seen to say false on a cgroup v1 hybrid
+//     machine with runc, where the file was written);
 //   - cleanup: each start has its own container name, removed (`podman rm -f`) once its
 //     process ended; at start-up, containers labelled by muster whose process is not
 //     running any more (the server and its shims were killed) are removed.
@@ -85,8 +89,14 @@ class PodmanRuntime {
   // ErrImageNeverPull for a Never pod whose image is not here; nullopt otherwise.
   std::optional<PodmanFailure> CheckImage(const model::Container& container);
 
-  // The kubelet's reason for a process that ended with `exit_code`, from its log.
-  std::optional<PodmanFailure> ExitReason(int exit_code, const std::string& log_path) const;
+  // The kubelet's reason for process `id` that ended with `exit_code`, from its log;
+  // for 137 (SIGKILL), OOMKilled when the kernel killed the container at its memory
+  // limit: conmon's `oom` file in the pod's directory (podman's working directory),
+  // else podman's State.OOMKilled (`podman inspect`: it needs the container, so call
+  // this before Exited; it runs to its end, a fraction of a second, once per
+  // SIGKILLed container).
+  std::optional<PodmanFailure> ExitReason(const std::string& id, int exit_code,
+                                          const std::string& log_path);
 
   // The pod is being stopped with `grace_seconds`.
   void Stop(const std::string& id, double grace_seconds);

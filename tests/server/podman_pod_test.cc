@@ -227,5 +227,78 @@ TEST(ParseContainerRuntime, TheThreeModes) {
   EXPECT_NE(bad.status().message().find("--container-runtime"), std::string::npos);
 }
 
+// The runtime's own podman calls, against a fake podman (a script that records its
+// arguments and answers from files): nothing real is started.
+class FakePodmanTest : public PodmanPodTest {
+ protected:
+  void SetUp() override {
+    PodmanPodTest::SetUp();
+    fake_ = data_ + "/podman";
+    std::ofstream(fake_) << "#!/bin/sh\n"
+                         << "echo \"$@\" >>" << data_ << "/calls\n"
+                         << "case \"$1\" in\n"
+                         << "  inspect) cat " << data_ << "/oom ;;\n"
+                         << "  image) exit 1 ;;\n"
+                         << "esac\n";
+    ::chmod(fake_.c_str(), 0755);
+    PodmanSettings settings;
+    settings.podman = fake_;
+    runtime_ = std::make_shared<PodmanRuntime>(settings);
+  }
+  void Answer(const std::string& oom) { std::ofstream(data_ + "/oom") << oom << "\n"; }
+
+  std::string fake_;
+};
+
+TEST_F(FakePodmanTest, AContainerKilledAtItsLimitIsOomKilledWherePodmanSaysSo) {
+  auto plan = Plan();
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const std::string name = ReadAll(PodDir() + "/container.name");
+  Answer("true");
+  auto reason = runtime_->ExitReason("team-a_train-0", 137, PodDir() + "/none.log");
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_EQ(reason->reason, "OOMKilled");
+  EXPECT_EQ(reason->message, "");
+  EXPECT_NE(ReadAll(data_ + "/calls")
+                .find("inspect --type=container "
+                      "--format={{.State.OOMKilled}} -- " +
+                      name),
+            std::string::npos);
+  Answer("false");  // killed by a stop, or podman cannot tell (cgroup v1 + runc here)
+  EXPECT_FALSE(runtime_->ExitReason("team-a_train-0", 137, PodDir() + "/none.log").has_value());
+  // Other exit codes ask nothing; a pod this server did not start has no container.
+  std::filesystem::remove(data_ + "/calls");
+  EXPECT_FALSE(runtime_->ExitReason("team-a_train-0", 1, PodDir() + "/none.log").has_value());
+  EXPECT_FALSE(runtime_->ExitReason("team-a_other-0", 137, PodDir() + "/none.log").has_value());
+  EXPECT_FALSE(fs::exists(data_ + "/calls"));
+}
+
+TEST_F(FakePodmanTest, ConmonsOomFileInThePodsDirectoryIsAnOomKill) {
+  std::filesystem::create_directories(PodDir());
+  std::ofstream(PodDir() + "/oom").flush();  // left by an earlier start: removed
+  auto plan = Plan();
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->spec.working_dir, PodDir());  // podman's, hence conmon's
+  EXPECT_FALSE(fs::exists(PodDir() + "/oom"));
+  Answer("false");
+  std::ofstream(PodDir() + "/oom").flush();  // conmon saw the kernel kill the container
+  auto reason = runtime_->ExitReason("team-a_train-0", 137, PodDir() + "/log");
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_EQ(reason->reason, "OOMKilled");
+  EXPECT_FALSE(fs::exists(data_ + "/calls"));  // no need to ask podman
+  EXPECT_FALSE(fs::exists(PodDir() + "/oom"));
+}
+
+TEST_F(FakePodmanTest, AnAbsentImageUnderNeverIsErrImageNeverPull) {
+  model::Container c = Spec().containers[0];
+  c.image_pull_policy = "Never";
+  auto e = runtime_->CheckImage(c);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->reason, "ErrImageNeverPull");
+  EXPECT_EQ(e->message, NeverPullMessage("localhost/trainer:2"));
+  c.image_pull_policy = "IfNotPresent";  // podman run pulls it
+  EXPECT_FALSE(runtime_->CheckImage(c).has_value());
+}
+
 }  // namespace
 }  // namespace muster::server

@@ -6,8 +6,12 @@
 # Secret, the other pod's name in /etc/hosts (an Indexed Job with a subdomain and a
 # headless Service); that imagePullPolicy Never with a missing image ends with
 # ErrImageNeverPull, an unreachable registry with ErrImagePull and a command missing from
-# the image with StartError; that a server killed
-# with -9 adopts a running container; and that deleting a running job removes it.
+# the image with StartError; that a pod whose image is missing or cannot be pulled
+# waits Pending in ErrImageNeverPull / ErrImagePull / ImagePullBackOff with the
+# kubelet's Events and starts once the image is there, and that deleting its job ends
+# the retries; that a container killed at its memory limit is OOMKilled where podman
+# can tell; that a server killed with -9 adopts a running container; and that
+# deleting a running job removes it.
 # Skips (exit 0) without root, kubectl, podman or busybox, or where `podman run` fails.
 # Usage: bash tests/server/podman_test.sh build/muster
 set -uo pipefail
@@ -36,11 +40,15 @@ chmod 0755 "$TMP"
 export KUBECACHEDIR="$TMP/cache"
 IMAGE=localhost/muster-test:1
 LABEL=muster.dev/pod
+# Images this run tags while its pods wait for them (unique: podman's store is shared).
+NEVER_IMAGE=localhost/muster-never-$$:1
+LATE_IMAGE=127.0.0.1:9/muster-late-$$:1
 PID=""
 cleanup() {
   [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
   # Only this test's containers (its image), not those of a real server here.
   podman ps -aq --filter "label=$LABEL" --filter "ancestor=$IMAGE" | xargs -r podman rm -f >/dev/null 2>&1
+  podman untag "$IMAGE" "$NEVER_IMAGE" "$LATE_IMAGE" >/dev/null 2>&1
   rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -71,8 +79,9 @@ grep -q probe-ok <<<"$PROBE" || skip "podman run cannot run containers here: $(t
 echo "tok-nobody,nobody,65534,system:masters" >"$TMP/tokens.csv"
 start_server() {
   rm -f "$TMP/server.log" # the previous server's "listening on" line must not be read
+  # A short image pull back-off (1 s doubling to 4 s) instead of the kubelet's 10 s / 300 s.
   "$MUSTER" serve --data "$TMP/data" --listen 127.0.0.1:0 --container-runtime=podman \
-    --auto-tls --token-auth-file "$TMP/tokens.csv" >"$TMP/server.log" 2>&1 &
+    --image-pull-backoff=1s,4s --auto-tls --token-auth-file "$TMP/tokens.csv" >"$TMP/server.log" 2>&1 &
   PID=$!
   for _ in $(seq 1 300); do
     grep -q "listening on" "$TMP/server.log" 2>/dev/null && break
@@ -154,7 +163,7 @@ check "pair-0 resolved pair-1.peers to pair-1's pod address" "\($PEER_IP\)" echo
 check "pair-0's /etc/hosts names its peer" "^hosts-has-peer$" echo "$LOG0"
 check "pair-1 ran as nobody in its own hostname" "^uid=65534 host=pair-1 " $K logs pair-1
 
-check "a Job whose image is missing under imagePullPolicy Never" "created" $K apply -f - <<'EOF'
+check "a Job whose image is missing under imagePullPolicy Never" "created" $K apply -f - <<EOF
 apiVersion: batch/v1
 kind: Job
 metadata: {name: never}
@@ -164,15 +173,20 @@ spec:
     spec:
       restartPolicy: Never
       containers:
-      - {name: main, image: localhost/muster-missing:1, imagePullPolicy: Never, command: [true]}
+      - {name: main, image: $NEVER_IMAGE, imagePullPolicy: Never, command: [sh, -c, 'echo started']}
 EOF
-eventually "its pod ends with ErrImageNeverPull and upstream's message" \
-  'ErrImageNeverPull Container image "localhost/muster-missing:1" is not present with pull policy of Never' \
-  $K get pods -l job-name=never \
-  -o 'jsonpath={.items[0].status.containerStatuses[0].state.*.reason} {.items[0].status.containerStatuses[0].state.*.message}'
+STATE='jsonpath={.items[0].status.phase} {.items[0].status.containerStatuses[0].state.*.reason} {.items[0].status.containerStatuses[0].state.*.message}'
+eventually "its pod waits, Pending, in ErrImageNeverPull with upstream's message" \
+  "^Pending ErrImageNeverPull Container image \"$NEVER_IMAGE\" is not present with pull policy of Never$" \
+  $K get pods -l job-name=never -o "$STATE"
+eventually "the pod's Event says why" \
+  "Warning +ErrImageNeverPull +[Pp]od/never-.*is not present with pull policy of Never" $K get events
+check "the image appears under that name" "" podman tag "$IMAGE" "$NEVER_IMAGE"
+eventually "the pod starts from it at its next look and succeeds" "^Succeeded" \
+  $K get pods -l job-name=never -o "$STATE"
+check "it did not count as a restart" "^0$" \
+  $K get pods -l job-name=never -o 'jsonpath={.items[0].status.containerStatuses[0].restartCount}'
 
-eventually "the Job's Event says why" 'Warning +Failed +Job/never +.*is not present with pull policy of Never' \
-  $K get events
 check "a long-running Job" "created" $K apply -f - <<EOF
 apiVersion: batch/v1
 kind: Job
@@ -202,8 +216,9 @@ check "deleting the Job" "deleted" $K delete job long
 eventually "its container is gone" "^none$" \
   bash -c "n=\$(podman ps -a --filter label=$LABEL --format '{{.Names}}' | grep -c long); [ \"\$n\" = 0 ] && echo none"
 
-# A pull that cannot reach its registry (nothing listens on port 9).
-check "a Job whose image's registry is unreachable" "created" $K apply -f - <<'EOF'
+# A pull that cannot reach its registry (nothing listens on port 9): the pod waits in
+# back-off; once the image is here (tagged locally: IfNotPresent), the next try runs it.
+check "a Job whose image's registry is unreachable" "created" $K apply -f - <<EOF
 apiVersion: batch/v1
 kind: Job
 metadata: {name: unpullable}
@@ -213,11 +228,90 @@ spec:
     spec:
       restartPolicy: Never
       containers:
-      - {name: main, image: 127.0.0.1:9/muster-missing:1, command: [true]}
+      - {name: main, image: $LATE_IMAGE, command: [sh, -c, 'echo pulled-late']}
 EOF
-eventually "its pod ends with ErrImagePull and podman's error" "^ErrImagePull .*127.0.0.1:9" \
-  $K get pods -l job-name=unpullable \
-  -o 'jsonpath={.items[0].status.containerStatuses[0].state.*.reason} {.items[0].status.containerStatuses[0].state.*.message}'
+eventually "its pod waits, Pending, in ImagePullBackOff" \
+  "^Pending ImagePullBackOff Back-off pulling image \"$LATE_IMAGE\"$" \
+  $K get pods -l job-name=unpullable -o "$STATE"
+EVENTS=$($K get events 2>&1)
+check "an Event Failed with podman's pull error" \
+  "Warning +Failed +[Pp]od/unpullable-.*Failed to pull image \"$LATE_IMAGE\": .*127.0.0.1:9" \
+  echo "$EVENTS"
+check "an Event Failed: Error: ErrImagePull" "Warning +Failed +[Pp]od/unpullable-.*Error: ErrImagePull" \
+  echo "$EVENTS"
+check "an Event BackOff" "Normal +BackOff +[Pp]od/unpullable-.*Back-off pulling image \"$LATE_IMAGE\"" \
+  echo "$EVENTS"
+check "the Job has not failed" "^ok$" \
+  bash -c "f=\$($K get job unpullable -o 'jsonpath={.status.failed}'); [ -z \"\$f\" ] || [ \"\$f\" = 0 ] && echo ok"
+check "the image appears under that name" "" podman tag "$IMAGE" "$LATE_IMAGE"
+eventually "the pod runs it at its next try and succeeds" "^Succeeded" \
+  $K get pods -l job-name=unpullable -o "$STATE"
+check "its log is the container's" "^pulled-late$" $K logs -l job-name=unpullable
+
+# Deleting a job whose pod waits for its image ends the retries.
+check "a second Job with an unreachable image" "created" $K apply -f - <<'EOF'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: stuck}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: main, image: 127.0.0.1:9/muster-never-there:1, command: [true]}
+EOF
+eventually "its pod is in back-off" "^Pending ImagePullBackOff" \
+  $K get pods -l job-name=stuck -o "$STATE"
+check "deleting the Job" "deleted" $K delete job stuck
+eventually "its pod is gone" "^none$" \
+  bash -c "$K get pods -l job-name=stuck -o name | grep -q . || echo none"
+# Longer than the 4 s back-off: a retry would start its process (and its directory) again.
+sleep 5
+check "no pull is tried after the deletion" "^none$" \
+  bash -c "ls -d $TMP/data/pods/default_stuck-* >/dev/null 2>&1 || echo none"
+
+# A container killed by the kernel at its memory limit: dd's 60 MB buffer in 20Mi;
+# started twice (backoffLimit 1), the second shows how the first ended in lastState.
+check "a Job whose container outgrows its 20Mi memory limit" "created" $K apply -f - <<EOF
+apiVersion: batch/v1
+kind: Job
+metadata: {name: oom}
+spec:
+  backoffLimit: 1
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers:
+      - name: main
+        image: $IMAGE
+        command: [dd, if=/dev/zero, of=/dev/null, bs=60M, count=1]
+        resources: {limits: {memory: 20Mi}}
+EOF
+TERMINATED='jsonpath={.items[0].status.phase} {.items[0].status.containerStatuses[0].state.terminated.exitCode} {.items[0].status.containerStatuses[0].state.terminated.reason}'
+eventually "it is killed twice and the Job fails" "^Failed$" \
+  $K get job oom -o 'jsonpath={.status.conditions[?(@.status=="True")].type}'
+check "its pod's container ended with exit code 137" "^Failed 137 " \
+  $K get pods -l job-name=oom -o "$TERMINATED"
+# Whether podman here can tell an OOM kill: conmon's `oom` file in its working
+# directory, or podman's State.OOMKilled (which said false on a cgroup v1 hybrid
+# machine with runc, where the file was written).
+mkdir -p "$TMP/probe"
+(cd "$TMP/probe" && podman "${RUNTIME[@]}" run --name "muster-oom-probe-$$" --network host \
+  "${ULIMITS[@]}" --pull=never --memory 20m --memory-swap 20m "$IMAGE" \
+  dd if=/dev/zero of=/dev/null bs=60M count=1 >/dev/null 2>&1)
+PODMAN_OOM=$(podman inspect --format '{{.State.OOMKilled}}' "muster-oom-probe-$$" 2>/dev/null)
+podman rm -f "muster-oom-probe-$$" >/dev/null 2>&1
+if [ "$PODMAN_OOM" = true ] || [ -e "$TMP/probe/oom" ]; then
+  check "its reason is OOMKilled, as the kubelet reports it" "^Failed 137 OOMKilled$" \
+    $K get pods -l job-name=oom -o "$TERMINATED"
+else
+  echo "note: podman here does not report OOM kills: OOMKilled not checked"
+  check "without podman's word it is reason Error" "^Failed 137 Error$" \
+    $K get pods -l job-name=oom -o "$TERMINATED"
+fi
+OOM_REASON=$($K get pods -l job-name=oom -o 'jsonpath={.items[0].status.containerStatuses[0].state.terminated.reason}')
+check "restarted once, its lastState is the first container's end" "^1 137 $OOM_REASON$" \
+  $K get pods -l job-name=oom -o 'jsonpath={.items[0].status.containerStatuses[0].restartCount} {.items[0].status.containerStatuses[0].lastState.terminated.exitCode} {.items[0].status.containerStatuses[0].lastState.terminated.reason}'
 
 check "a Job whose command is not in the image" "created" $K apply -f - <<EOF
 apiVersion: batch/v1
