@@ -53,10 +53,19 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
 
 // HoldAndDrain evicts what its ClusterQueue or LocalQueue admitted.
 void AdmitterImpl::DrainStopped(std::vector<Decision>& out) {
+  // Most cycles have no draining queue: skip the walk over every admitted workload.
+  bool any = std::any_of(cqs_.begin(), cqs_.end(), [](const ClusterQueueSpec& c) {
+    return c.stop_policy == model::StopPolicy::kHoldAndDrain;
+  });
+  for (const auto& [name, lq] : local_queues_) {
+    any = any || lq.stop == model::StopPolicy::kHoldAndDrain;
+  }
+  if (!any) return;
   std::vector<std::pair<std::string, std::string>> evict;  // key, message
   for (int32_t c : cq_by_name_) {
-    for (const std::string& key : cq_admitted_[c]) {
-      const WorkloadState& ws = workloads_.at(key);
+    for (const auto& [key_view, state] : cq_admitted_[c]) {
+      const WorkloadState& ws = *state;
+      const std::string& key = ws.wl.key;
       auto lq = local_queues_.find(ws.wl.meta.namespace_ + "/" + ws.local_queue);
       if (cqs_[c].stop_policy == model::StopPolicy::kHoldAndDrain) {
         evict.emplace_back(key, "ClusterQueue " + cqs_[c].name + " is stopped");
@@ -85,7 +94,7 @@ std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(const Cycle& cycle) 
     Entry e;
     e.route = route;
     e.queue = queue;
-    e.ws = &workloads_.at(head->key);
+    e.ws = static_cast<WorkloadState*>(head->state);
     if (route == Route::kKueue) e.borrows = FlavorsFor(*e.ws).assignment.borrows;
     entries.push_back(e);
   };
@@ -342,6 +351,7 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
 }
 
 bool AdmitterImpl::HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& out) {
+  if (held_for_preemptor_.empty()) return false;
   auto it = held_for_preemptor_.find(ws.wl.key);
   if (it == held_for_preemptor_.end()) return false;
   auto preemptor = workloads_.find(it->second);

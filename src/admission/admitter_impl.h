@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -207,7 +208,9 @@ class AdmitterImpl : public Admitter {
   std::vector<ClusterQueueSpec> cqs_;
   std::vector<int32_t> cq_by_name_;  // ClusterQueue indices sorted by name
   std::vector<PendingQueue> cq_pending_;
-  std::vector<std::set<std::string>> cq_admitted_;
+  // Admitted workloads per ClusterQueue, in key order; the keys view the states'
+  // own keys, so walking them needs no lookup by key.
+  std::vector<std::map<std::string_view, const WorkloadState*>> cq_admitted_;
   std::map<NodeId, std::vector<int32_t>> cqs_by_root_;
   std::vector<NodeId> cq_root_;    // root of each ClusterQueue's cohort tree
   std::vector<int64_t> root_gen_;  // by NodeId: last usage/config change there

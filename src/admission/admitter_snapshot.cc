@@ -104,7 +104,7 @@ AdmissionSnapshot AdmitterImpl::Snapshot() const {
     cq.pending = Keys(QueueOrder(cq_pending_[i]));
     for (const auto& k : cq_pending_[i].parked()) cq.parked.push_back(k.key);
     std::sort(cq.parked.begin(), cq.parked.end());
-    cq.admitted.assign(cq_admitted_[i].begin(), cq_admitted_[i].end());
+    for (const auto& [key, state] : cq_admitted_[i]) cq.admitted.emplace_back(key);
     s.cluster_queues.push_back(std::move(cq));
   }
 
