@@ -332,7 +332,7 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
   std::string names;
   for (const auto& v : victims) {
     cycle.victims.insert(v.workload_key);
-    held_for_preemptor_[v.workload_key] = ws.wl.key;
+    HoldForPreemptor(v.workload_key, ws.wl.key);
     names += (names.empty() ? "" : ", ") + v.workload_key;
   }
   ws.pending.kind = Decision::Kind::kPending;
@@ -356,7 +356,7 @@ bool AdmitterImpl::HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& ou
   if (it == held_for_preemptor_.end()) return false;
   auto preemptor = workloads_.find(it->second);
   if (preemptor == workloads_.end() || preemptor->second.admitted) {
-    held_for_preemptor_.erase(it);
+    Unhold(it);
     return false;
   }
   SetPending(ws, "WaitingForPreemptor",
@@ -364,7 +364,25 @@ bool AdmitterImpl::HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& ou
   return true;
 }
 
+void AdmitterImpl::HoldForPreemptor(const std::string& victim, const std::string& preemptor) {
+  auto [it, inserted] = held_for_preemptor_.try_emplace(victim, preemptor);
+  if (!inserted) {
+    if (it->second == preemptor) return;
+    if (--held_count_[it->second] == 0) held_count_.erase(it->second);
+    it->second = preemptor;
+  }
+  ++held_count_[preemptor];
+}
+
+std::map<std::string, std::string>::iterator AdmitterImpl::Unhold(
+    std::map<std::string, std::string>::iterator it) {
+  auto count = held_count_.find(it->second);
+  if (count != held_count_.end() && --count->second == 0) held_count_.erase(count);
+  return held_for_preemptor_.erase(it);
+}
+
 void AdmitterImpl::ReleaseHeldVictims(const std::string& preemptor) {
+  if (!held_count_.count(preemptor)) return;
   for (auto it = held_for_preemptor_.begin(); it != held_for_preemptor_.end();) {
     if (it->second != preemptor) {
       ++it;
@@ -374,7 +392,7 @@ void AdmitterImpl::ReleaseHeldVictims(const std::string& preemptor) {
     if (victim != workloads_.end()) {
       if (PendingQueue* q = QueueFor(victim->second)) q->Unpark(victim->second.qkey);
     }
-    it = held_for_preemptor_.erase(it);
+    it = Unhold(it);
   }
 }
 

@@ -90,6 +90,13 @@ class AdmitterImpl : public Admitter {
   // quota): otherwise an older or higher-priority victim can win its quota back in
   // the next cycle and the two flap forever within one instant.
   std::map<std::string, std::string> held_for_preemptor_;  // victim -> preemptor
+  // How many victims each preemptor holds: every head that does not preempt
+  // releases its victims, and most hold none, so they skip the walk over all.
+  std::unordered_map<std::string, int32_t> held_count_;
+  void HoldForPreemptor(const std::string& victim, const std::string& preemptor);
+  // Erases `it` from held_for_preemptor_ (and its count); the next entry.
+  std::map<std::string, std::string>::iterator Unhold(
+      std::map<std::string, std::string>::iterator it);
   bool HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& out);
   void ReleaseHeldVictims(const std::string& preemptor);
 

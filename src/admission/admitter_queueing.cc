@@ -195,7 +195,7 @@ void AdmitterImpl::Remove(const std::string& key) {
   auto it = workloads_.find(key);
   if (it == workloads_.end()) return;
   ReleaseHeldVictims(key);
-  held_for_preemptor_.erase(key);
+  if (auto held = held_for_preemptor_.find(key); held != held_for_preemptor_.end()) Unhold(held);
   WorkloadState& ws = it->second;
   bool held_quota = ws.admitted;
   Release(ws);
@@ -248,6 +248,13 @@ void AdmitterImpl::NotifyCapacityChanged() {
 void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string message,
                               std::vector<Decision>* out) {
   bool changed = ws.pending.reason != reason || ws.pending.message != message;
+  // Most heads stay pending for the same reason cycle after cycle: keep the decision
+  // (and its strings) when it is already this one.
+  if (!changed && ws.pending.kind == Decision::Kind::kPending &&
+      ws.pending.workload_key == ws.wl.key && ws.pending.assignment.pod_sets.empty() &&
+      !ws.pending.assignment.borrows && ws.pending.victims.empty()) {
+    return;
+  }
   ws.pending = PendingDecision(ws.wl.key, std::move(reason), std::move(message));
   if (out && changed) out->push_back(ws.pending);
 }
