@@ -27,12 +27,15 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
   volcano_.ComputeDeserved();
   Cycle cycle;
   cycle.first_admit_seq = admit_seq_;
+  BeginQuiet(cycle);
   for (;;) {
     std::vector<Entry> entries = CollectHeads(cycle);
     if (entries.empty()) break;
     for (Entry& e : entries) {
       WorkloadState& ws = *e.ws;
       Outcome o = Process(e, cycle, oracle, out);
+      bool quota_wait = e.quota_wait && o == Outcome::kPending;
+      if (e.route == Route::kKueue && !quota_wait) cycle.stirred[RootOf(e.queue)] = 1;
       // A preemptor that neither admits nor preempts has given up for now: its
       // victims may compete again.
       if (o != Outcome::kPreempting) ReleaseHeldVictims(ws.wl.key);
@@ -41,6 +44,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
                     cqs_[e.queue].strategy == model::QueueingStrategy::kStrictFIFO;
       if (o == Outcome::kPreempting || strict) {
         cycle.blocked.insert({static_cast<int>(e.route), e.queue});
+        if (e.route == Route::kKueue) cycle.stirred[RootOf(e.queue)] = 1;
         continue;
       }
       // BestEffortFIFO: park the head so the ones behind it get their turn.
@@ -48,6 +52,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
       if (ws.parked_physical) physically_parked_.insert(ws.wl.key);
     }
   }
+  EndQuiet(cycle);
   return out;
 }
 
@@ -204,6 +209,9 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessKueue(Entry& e, Cycle& cycle, Placeme
       break;
   }
   ws.parked_physical = plan.physical;
+  // Pending without the oracle (the physical case asks it) and without probing
+  // smaller counts: only the tree's usage and admitted workloads decided this.
+  e.quota_wait = !plan.physical && !elastic && !CanBePartiallyAdmitted(ws.wl);
   SetPending(ws, std::move(plan.reason), std::move(plan.message), &out);
   return Outcome::kPending;
 }

@@ -235,7 +235,9 @@ void AdmitterImpl::NotifyCapacityChanged() {
   // Release, a stop policy) bumps its root's generation itself. Re-assigning the
   // flavors of every pending workload after each preemption was most of a
   // preempting cycle's cost.
-  for (auto& q : cq_pending_) q.UnparkAll();
+  // Kueue queues are unparked when the next cycle begins, unless their tree is quiet
+  // then (BeginQuiet); until then they read as unparked.
+  unpark_due_.assign(tree_.NodeCount(), 1);
   for (auto& q : vq_pending_) q.UnparkAll();
   no_queue_pending_.UnparkAll();
   for (const std::string& key : physically_parked_) {
