@@ -27,12 +27,15 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
   volcano_.ComputeDeserved();
   Cycle cycle;
   cycle.first_admit_seq = admit_seq_;
+  BeginQuiet(cycle);
   for (;;) {
     std::vector<Entry> entries = CollectHeads(cycle);
     if (entries.empty()) break;
     for (Entry& e : entries) {
       WorkloadState& ws = *e.ws;
       Outcome o = Process(e, cycle, oracle, out);
+      bool quota_wait = e.quota_wait && o == Outcome::kPending;
+      if (e.route == Route::kKueue && !quota_wait) cycle.stirred[RootOf(e.queue)] = 1;
       // A preemptor that neither admits nor preempts has given up for now: its
       // victims may compete again.
       if (o != Outcome::kPreempting) ReleaseHeldVictims(ws.wl.key);
@@ -41,6 +44,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
                     cqs_[e.queue].strategy == model::QueueingStrategy::kStrictFIFO;
       if (o == Outcome::kPreempting || strict) {
         cycle.blocked.insert({static_cast<int>(e.route), e.queue});
+        if (e.route == Route::kKueue) cycle.stirred[RootOf(e.queue)] = 1;
         continue;
       }
       // BestEffortFIFO: park the head so the ones behind it get their turn.
@@ -48,15 +52,25 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
       if (ws.parked_physical) physically_parked_.insert(ws.wl.key);
     }
   }
+  EndQuiet(cycle);
   return out;
 }
 
 // HoldAndDrain evicts what its ClusterQueue or LocalQueue admitted.
 void AdmitterImpl::DrainStopped(std::vector<Decision>& out) {
+  // Most cycles have no draining queue: skip the walk over every admitted workload.
+  bool any = std::any_of(cqs_.begin(), cqs_.end(), [](const ClusterQueueSpec& c) {
+    return c.stop_policy == model::StopPolicy::kHoldAndDrain;
+  });
+  for (const auto& [name, lq] : local_queues_) {
+    any = any || lq.stop == model::StopPolicy::kHoldAndDrain;
+  }
+  if (!any) return;
   std::vector<std::pair<std::string, std::string>> evict;  // key, message
   for (int32_t c : cq_by_name_) {
-    for (const std::string& key : cq_admitted_[c]) {
-      const WorkloadState& ws = workloads_.at(key);
+    for (const auto& [key_view, state] : cq_admitted_[c]) {
+      const WorkloadState& ws = *state;
+      const std::string& key = ws.wl.key;
       auto lq = local_queues_.find(ws.wl.meta.namespace_ + "/" + ws.local_queue);
       if (cqs_[c].stop_policy == model::StopPolicy::kHoldAndDrain) {
         evict.emplace_back(key, "ClusterQueue " + cqs_[c].name + " is stopped");
@@ -85,7 +99,7 @@ std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(const Cycle& cycle) 
     Entry e;
     e.route = route;
     e.queue = queue;
-    e.ws = &workloads_.at(head->key);
+    e.ws = static_cast<WorkloadState*>(head->state);
     if (route == Route::kKueue) e.borrows = FlavorsFor(*e.ws).assignment.borrows;
     entries.push_back(e);
   };
@@ -195,6 +209,9 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessKueue(Entry& e, Cycle& cycle, Placeme
       break;
   }
   ws.parked_physical = plan.physical;
+  // Pending without the oracle (the physical case asks it) and without probing
+  // smaller counts: only the tree's usage and admitted workloads decided this.
+  e.quota_wait = !plan.physical && !elastic && !CanBePartiallyAdmitted(ws.wl);
   SetPending(ws, std::move(plan.reason), std::move(plan.message), &out);
   return Outcome::kPending;
 }
@@ -323,7 +340,7 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
   std::string names;
   for (const auto& v : victims) {
     cycle.victims.insert(v.workload_key);
-    held_for_preemptor_[v.workload_key] = ws.wl.key;
+    HoldForPreemptor(v.workload_key, ws.wl.key);
     names += (names.empty() ? "" : ", ") + v.workload_key;
   }
   ws.pending.kind = Decision::Kind::kPending;
@@ -342,11 +359,12 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
 }
 
 bool AdmitterImpl::HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& out) {
+  if (held_for_preemptor_.empty()) return false;
   auto it = held_for_preemptor_.find(ws.wl.key);
   if (it == held_for_preemptor_.end()) return false;
   auto preemptor = workloads_.find(it->second);
   if (preemptor == workloads_.end() || preemptor->second.admitted) {
-    held_for_preemptor_.erase(it);
+    Unhold(it);
     return false;
   }
   SetPending(ws, "WaitingForPreemptor",
@@ -354,7 +372,25 @@ bool AdmitterImpl::HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& ou
   return true;
 }
 
+void AdmitterImpl::HoldForPreemptor(const std::string& victim, const std::string& preemptor) {
+  auto [it, inserted] = held_for_preemptor_.try_emplace(victim, preemptor);
+  if (!inserted) {
+    if (it->second == preemptor) return;
+    if (--held_count_[it->second] == 0) held_count_.erase(it->second);
+    it->second = preemptor;
+  }
+  ++held_count_[preemptor];
+}
+
+std::map<std::string, std::string>::iterator AdmitterImpl::Unhold(
+    std::map<std::string, std::string>::iterator it) {
+  auto count = held_count_.find(it->second);
+  if (count != held_count_.end() && --count->second == 0) held_count_.erase(count);
+  return held_for_preemptor_.erase(it);
+}
+
 void AdmitterImpl::ReleaseHeldVictims(const std::string& preemptor) {
+  if (!held_count_.count(preemptor)) return;
   for (auto it = held_for_preemptor_.begin(); it != held_for_preemptor_.end();) {
     if (it->second != preemptor) {
       ++it;
@@ -364,7 +400,7 @@ void AdmitterImpl::ReleaseHeldVictims(const std::string& preemptor) {
     if (victim != workloads_.end()) {
       if (PendingQueue* q = QueueFor(victim->second)) q->Unpark(victim->second.qkey);
     }
-    it = held_for_preemptor_.erase(it);
+    it = Unhold(it);
   }
 }
 

@@ -172,6 +172,7 @@ Status AdmitterImpl::Adopt(const model::Workload& workload, const Assignment& as
   if (existing != workloads_.end()) Remove(workload.key);
   auto [pos, inserted] = workloads_.emplace(workload.key, std::move(ws));
   WorkloadState& stored = pos->second;
+  stored.qkey.state = &stored;  // map nodes stay put: valid until Remove
   if (stored.route == Route::kVolcano) volcano_.queue(stored.queue).request += stored.request;
   Charge(stored);
   stored.pending = Decision{};

@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -31,6 +32,8 @@
 
 namespace muster::admission {
 
+// kueue_plan.cc: whether Kueue may admit fewer pods than asked (partial admission).
+bool CanBePartiallyAdmitted(const model::Workload& wl);
 // Request of the pods an assignment admits (its per-pod-set counts).
 ResourceList AssignedRequest(const model::Workload& wl, const Assignment& assignment);
 // `base` (its flavors) with an elastic workload's minimum counts.
@@ -89,6 +92,13 @@ class AdmitterImpl : public Admitter {
   // quota): otherwise an older or higher-priority victim can win its quota back in
   // the next cycle and the two flap forever within one instant.
   std::map<std::string, std::string> held_for_preemptor_;  // victim -> preemptor
+  // How many victims each preemptor holds: every head that does not preempt
+  // releases its victims, and most hold none, so they skip the walk over all.
+  std::unordered_map<std::string, int32_t> held_count_;
+  void HoldForPreemptor(const std::string& victim, const std::string& preemptor);
+  // Erases `it` from held_for_preemptor_ (and its count); the next entry.
+  std::map<std::string, std::string>::iterator Unhold(
+      std::map<std::string, std::string>::iterator it);
   bool HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& out);
   void ReleaseHeldVictims(const std::string& preemptor);
 
@@ -109,6 +119,12 @@ class AdmitterImpl : public Admitter {
     // Admitted workloads of a cohort tree as preemption candidates, per root, valid
     // while the root's generation is unchanged.
     std::map<NodeId, std::pair<int64_t, std::vector<PreemptionCandidate>>> candidates;
+    // By root NodeId (admission_quiet.cc): its generation when the cycle began,
+    // whether some of its workloads were parked then, and whether a head of it did
+    // anything but wait for quota.
+    std::vector<int64_t> gen_at_start;
+    std::vector<char> parked_at_start;
+    std::vector<char> stirred;
   };
 
   struct Entry {
@@ -116,6 +132,9 @@ class AdmitterImpl : public Admitter {
     int32_t queue = -1;
     WorkloadState* ws = nullptr;
     bool borrows = false;  // Kueue only: the nominated assignment borrows
+    // Kueue only: it stays pending for quota alone, decided without the oracle, the
+    // cycle's victims or a smaller count (admission_quiet.cc).
+    bool quota_wait = false;
   };
 
   enum class Outcome { kAdmitted, kPending, kPreempting };
@@ -201,13 +220,30 @@ class AdmitterImpl : public Admitter {
   // Kueue quota an assignment charges (count x per-pod request per assigned flavor).
   Result<FrAmounts> AssignmentUsage(const WorkloadState& ws, const Assignment& assignment) const;
 
+  // admission_quiet.cc: a capacity change unparks every Kueue queue, but a cohort
+  // tree whose every pending workload was last found short of quota, at the
+  // generation it still has, with nothing queued or removed since, would find each
+  // one short again with no side effect: its queues stay parked.
+  struct QuietRoot {
+    int64_t gen = -1;  // -1: not quiet
+    uint64_t changes = 0;
+  };
+  void BeginQuiet(Cycle& cycle);  // resolves deferred unparks, notes the start state
+  void EndQuiet(const Cycle& cycle);
+  uint64_t QueueChanges(NodeId root) const;
+  bool Quiet(NodeId root) const;
+  std::vector<QuietRoot> quiet_;  // by root NodeId
+  std::vector<char> unpark_due_;  // by root NodeId: NotifyCapacityChanged deferred
+
   // fair_sharing.cc: Kueue's fair-sharing order of heads (a tournament up the tree).
   void FairSharingOrder(std::vector<Entry>& entries);
 
   std::vector<ClusterQueueSpec> cqs_;
   std::vector<int32_t> cq_by_name_;  // ClusterQueue indices sorted by name
   std::vector<PendingQueue> cq_pending_;
-  std::vector<std::set<std::string>> cq_admitted_;
+  // Admitted workloads per ClusterQueue, in key order; the keys view the states'
+  // own keys, so walking them needs no lookup by key.
+  std::vector<std::map<std::string_view, const WorkloadState*>> cq_admitted_;
   std::map<NodeId, std::vector<int32_t>> cqs_by_root_;
   std::vector<NodeId> cq_root_;    // root of each ClusterQueue's cohort tree
   std::vector<int64_t> root_gen_;  // by NodeId: last usage/config change there

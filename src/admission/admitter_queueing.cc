@@ -114,6 +114,7 @@ void AdmitterImpl::Enqueue(const model::Workload& workload, Time now) {
   Resolve(ws);
   auto [pos, inserted] = workloads_.emplace(workload.key, std::move(ws));
   WorkloadState& stored = pos->second;
+  stored.qkey.state = &stored;  // map nodes stay put: valid until Remove
   if (PendingQueue* q = QueueFor(stored)) q->Push(stored.qkey);
   if (stored.route == Route::kVolcano) volcano_.queue(stored.queue).request += stored.request;
 }
@@ -124,7 +125,7 @@ void AdmitterImpl::Charge(WorkloadState& ws) {
   switch (ws.route) {
     case Route::kKueue:
       tree_.AddUsage(cqs_[ws.queue].node, ws.usage);
-      cq_admitted_[ws.queue].insert(ws.wl.key);
+      cq_admitted_[ws.queue].emplace(ws.wl.key, &ws);
       ws.charged_rank = CandidateRank{ws.wl.priority, ws.qkey.created, ws.qkey.order, ws.wl.key};
       admitted_index_.Add(ws.queue, ws.charged_rank, ws.usage);
       BumpGeneration(ws.queue);
@@ -194,7 +195,7 @@ void AdmitterImpl::Remove(const std::string& key) {
   auto it = workloads_.find(key);
   if (it == workloads_.end()) return;
   ReleaseHeldVictims(key);
-  held_for_preemptor_.erase(key);
+  if (auto held = held_for_preemptor_.find(key); held != held_for_preemptor_.end()) Unhold(held);
   WorkloadState& ws = it->second;
   bool held_quota = ws.admitted;
   Release(ws);
@@ -228,10 +229,15 @@ void AdmitterImpl::Requeue(const std::string& key, Time /*now*/) {
 }
 
 void AdmitterImpl::NotifyCapacityChanged() {
-  // Capacity or configuration moved outside the quota tree: every cached result
-  // may be stale.
-  for (auto& g : root_gen_) g = ++generation_;
-  for (auto& q : cq_pending_) q.UnparkAll();
+  // Capacity or configuration moved outside the quota tree: every parked workload
+  // may fit now. The caches stay: flavor assignments and candidate lists depend on
+  // the tree's usage and the admitted sets only, and every change to those (Charge,
+  // Release, a stop policy) bumps its root's generation itself. Re-assigning the
+  // flavors of every pending workload after each preemption was most of a
+  // preempting cycle's cost.
+  // Kueue queues are unparked when the next cycle begins, unless their tree is quiet
+  // then (BeginQuiet); until then they read as unparked.
+  unpark_due_.assign(tree_.NodeCount(), 1);
   for (auto& q : vq_pending_) q.UnparkAll();
   no_queue_pending_.UnparkAll();
   for (const std::string& key : physically_parked_) {
@@ -244,6 +250,13 @@ void AdmitterImpl::NotifyCapacityChanged() {
 void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string message,
                               std::vector<Decision>* out) {
   bool changed = ws.pending.reason != reason || ws.pending.message != message;
+  // Most heads stay pending for the same reason cycle after cycle: keep the decision
+  // (and its strings) when it is already this one.
+  if (!changed && ws.pending.kind == Decision::Kind::kPending &&
+      ws.pending.workload_key == ws.wl.key && ws.pending.assignment.pod_sets.empty() &&
+      !ws.pending.assignment.borrows && ws.pending.victims.empty()) {
+    return;
+  }
   ws.pending = PendingDecision(ws.wl.key, std::move(reason), std::move(message));
   if (out && changed) out->push_back(ws.pending);
 }
@@ -277,8 +290,7 @@ const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInRoot(NodeId root
   auto root = cqs_by_root_.find(root_node);
   if (root == cqs_by_root_.end()) return out;
   for (int32_t c : root->second) {
-    for (const std::string& key : cq_admitted_[c])
-      out.push_back(AsCandidate(workloads_.at(key), c));
+    for (const auto& [key, state] : cq_admitted_[c]) out.push_back(AsCandidate(*state, c));
   }
   return out;
 }
@@ -398,8 +410,8 @@ std::vector<std::string> AdmitterImpl::CheckInvariants() const {
   // What the tree holds at each ClusterQueue equals what its admitted workloads charge.
   for (size_t c = 0; c < cqs_.size(); ++c) {
     std::vector<int64_t> sum(tree_.FrCount(), 0);
-    for (const std::string& key : cq_admitted_[c]) {
-      for (const auto& [fr, v] : workloads_.at(key).usage) sum[fr] += v;
+    for (const auto& [key, state] : cq_admitted_[c]) {
+      for (const auto& [fr, v] : state->usage) sum[fr] += v;
     }
     for (FrId fr = 0; fr < tree_.FrCount(); ++fr) {
       if (sum[fr] != tree_.Usage(cqs_[c].node, fr)) {

@@ -102,9 +102,13 @@ AdmissionSnapshot AdmitterImpl::Snapshot() const {
     cq.stop_policy = spec.stop_policy;
     cq.inactive_message = spec.inactive_message;
     cq.pending = Keys(QueueOrder(cq_pending_[i]));
-    for (const auto& k : cq_pending_[i].parked()) cq.parked.push_back(k.key);
+    // A deferred unpark (NotifyCapacityChanged) reads as done.
+    bool due = !unpark_due_.empty() && unpark_due_[cq_root_[i]];
+    for (const auto& k : cq_pending_[i].parked()) {
+      if (!due) cq.parked.push_back(k.key);
+    }
     std::sort(cq.parked.begin(), cq.parked.end());
-    cq.admitted.assign(cq_admitted_[i].begin(), cq_admitted_[i].end());
+    for (const auto& [key, state] : cq_admitted_[i]) cq.admitted.emplace_back(key);
     s.cluster_queues.push_back(std::move(cq));
   }
 

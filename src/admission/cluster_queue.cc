@@ -37,6 +37,7 @@ std::vector<QueueKey> PendingQueue::All() const {
 void PendingQueue::Replace(const QueueKey& from, const QueueKey& to) {
   if (active_.erase(from) > 0) active_.insert(to);
   if (parked_.erase(from) > 0) parked_.insert(to);
+  ++changes_;
 }
 
 bool NamespaceMatches(const std::optional<model::LabelSelector>& selector, const std::string& ns) {

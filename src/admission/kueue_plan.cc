@@ -22,6 +22,8 @@ std::vector<FrId> FrsOf(const FrAmounts& usage) {
   return out;
 }
 
+}  // namespace
+
 // Kueue sets PodSet.minCount only for batch Jobs carrying the annotation; other
 // kinds' min_count is a gang minimum (Volcano minAvailable, Kubeflow
 // schedulingPolicy), which never shrinks what Kueue admits.
@@ -32,8 +34,6 @@ bool CanBePartiallyAdmitted(const model::Workload& wl) {
   return std::any_of(wl.pod_sets.begin(), wl.pod_sets.end(),
                      [](const model::PodSet& ps) { return std::max(ps.min_count, 1) < ps.count; });
 }
-
-}  // namespace
 
 AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssignment& fa,
                                            Cycle& cycle, PlacementOracle& oracle) {

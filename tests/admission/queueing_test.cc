@@ -113,6 +113,39 @@ TEST(QueueingTest, QuotaFitsButNodesDoNot) {
   EXPECT_EQ(h.admitter->RunCycle(0, h.oracle).size(), 0u);  // same reason: nothing new to say
 }
 
+// A capacity change outside the quota tree (a preemption elsewhere, a node back)
+// unparks every inadmissible workload; a tree where each one would be found short
+// of quota again is not retried, which must look the same from outside.
+TEST(QueueingTest, QuotaShortTreeReadsUnparkedAfterCapacityChange) {
+  Harness h(OneQueue("4"));
+  h.Submit(Cpu("ns/a", "3").Order(1));
+  h.Submit(Cpu("ns/b", "2").Order(2));
+  h.Run();
+  ASSERT_FALSE(h.Running("ns/b"));
+  auto parked = [&] { return h.admitter->Snapshot().cluster_queues[0].parked; };
+  EXPECT_EQ(parked(), std::vector<std::string>{"ns/b"});
+  h.admitter->NotifyCapacityChanged();
+  EXPECT_TRUE(parked().empty());
+  EXPECT_TRUE(h.admitter->RunCycle(0, h.oracle).empty());  // same reason: nothing to say
+  EXPECT_EQ(parked(), std::vector<std::string>{"ns/b"});
+  EXPECT_EQ(h.admitter->PendingReason("ns/b")->reason, "QuotaExceeded");
+  h.admitter->NotifyCapacityChanged();  // now the tree is quiet: ns/b is not retried
+  EXPECT_TRUE(parked().empty());
+  EXPECT_TRUE(h.admitter->RunCycle(0, h.oracle).empty());
+  EXPECT_EQ(parked(), std::vector<std::string>{"ns/b"});
+  // A newcomer to the tree stirs it: the next capacity change retries everyone.
+  h.Submit(Cpu("ns/c", "1").Order(3));
+  h.admitter->NotifyCapacityChanged();
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/c"));
+  EXPECT_FALSE(h.Running("ns/b"));
+  // Quota freed in its tree: retried and admitted.
+  h.Finish("ns/a");
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/b"));
+  EXPECT_TRUE(h.admitter->CheckInvariants().empty());
+}
+
 TEST(QueueingTest, NoQueueWorkloadsNeedOnlyNodes) {
   FakeOracle oracle(ResourceList::FromQuantities({{"cpu", Q("4")}}));
   Harness h(OneQueue("1"), oracle);
