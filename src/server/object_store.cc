@@ -19,6 +19,7 @@ using nlohmann::json;
 using sqlite::Exec;
 using sqlite::SqliteError;
 using sqlite::Stmt;
+using sqlite::StmtCache;
 
 control::ChangeType ParseChangeType(const std::string& s) {
   if (s == "ADDED") return control::ChangeType::kAdded;
@@ -66,12 +67,14 @@ std::optional<int64_t> ParseResourceVersion(const json& object) {
 
 ObjectStore::ObjectStore(sqlite3* db, StoreOptions options)
     : db_(db),
+      stmts_(std::make_unique<StmtCache>(db)),
       options_(std::move(options)),
       rng_(std::random_device{}()),
       hub_(options_.event_retention) {}
 
 ObjectStore::~ObjectStore() {
   hub_.Close();
+  stmts_.reset();  // a statement left unfinalized keeps the database open
   sqlite3_close(db_);
 }
 
@@ -160,6 +163,10 @@ Status ObjectStore::Init() {
     if (!q.ok() || q.Step() != SQLITE_ROW) return SqliteError(db_, "read resourceVersion");
     rv_ = q.Int(0);
   }
+  {
+    std::unique_lock<std::shared_mutex> texts(texts_mu_);
+    texts_rv_ = rv_;
+  }
   std::vector<control::Change> history;
   Stmt q(db_,
          "SELECT rv, type, resource, namespace, name, body FROM events WHERE rv > ? ORDER BY rv");
@@ -205,12 +212,13 @@ std::string ObjectStore::NewUid() {
 }
 
 int64_t ObjectStore::resource_version() const {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  return rv_;
+  if (InBatchOnThisThread()) return rv_;
+  std::shared_lock<std::shared_mutex> lock(texts_mu_);
+  return texts_rv_;
 }
 
 Result<std::optional<json>> ObjectStore::ReadLocked(const control::ObjectKey& key) const {
-  Stmt q(db_, "SELECT body FROM objects WHERE resource = ? AND namespace = ? AND name = ?");
+  Stmt q(*stmts_, "SELECT body FROM objects WHERE resource = ? AND namespace = ? AND name = ?");
   if (!q.ok()) return SqliteError(db_, "prepare get");
   q.Bind(1, key.resource);
   q.Bind(2, key.namespace_);
@@ -225,11 +233,25 @@ Result<std::optional<json>> ObjectStore::ReadLocked(const control::ObjectKey& ke
 
 ObjectStore::TextList ObjectStore::ListText(const std::string& resource,
                                             const std::string& namespace_) const {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  return TextList{rv_, texts_.List(resource, namespace_)};
+  std::shared_lock<std::shared_mutex> lock(texts_mu_);
+  return TextList{texts_rv_, texts_.List(resource, namespace_)};
 }
 
 Result<json> ObjectStore::Get(const control::ObjectKey& key) const {
+  if (InBatchOnThisThread()) return GetLocked(key);
+  ObjectTextCache::Entry text;
+  {
+    std::shared_lock<std::shared_mutex> lock(texts_mu_);
+    text = texts_.Get(key);
+  }
+  // Parsed outside the lock: the text is immutable and shared.
+  if (text == nullptr) return NotFound(key.name);
+  json body = json::parse(text->text, nullptr, false);
+  if (body.is_discarded()) return Internal("stored object is not JSON: " + key.name);
+  return body;
+}
+
+Result<json> ObjectStore::GetLocked(const control::ObjectKey& key) const {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto r = ReadLocked(key);
   if (!r.ok()) return r.status();
@@ -239,11 +261,25 @@ Result<json> ObjectStore::Get(const control::ObjectKey& key) const {
 
 Result<control::ListResult> ObjectStore::List(const std::string& resource,
                                               const std::string& namespace_) const {
+  if (InBatchOnThisThread()) return ListLocked(resource, namespace_);
+  TextList texts = ListText(resource, namespace_);
+  control::ListResult out;
+  out.resource_version = texts.resource_version;
+  out.items.reserve(texts.items.size());
+  for (const ObjectTextCache::Entry& text : texts.items) {
+    json body = json::parse(text->text, nullptr, false);
+    if (!body.is_discarded()) out.items.push_back(std::move(body));
+  }
+  return out;
+}
+
+Result<control::ListResult> ObjectStore::ListLocked(const std::string& resource,
+                                                    const std::string& namespace_) const {
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  Stmt q(db_, namespace_.empty()
-                  ? "SELECT body FROM objects WHERE resource = ? ORDER BY namespace, name"
-                  : "SELECT body FROM objects WHERE resource = ? AND namespace = ? "
-                    "ORDER BY namespace, name");
+  Stmt q(*stmts_, namespace_.empty()
+                      ? "SELECT body FROM objects WHERE resource = ? ORDER BY namespace, name"
+                      : "SELECT body FROM objects WHERE resource = ? AND namespace = ? "
+                        "ORDER BY namespace, name");
   if (!q.ok()) return SqliteError(db_, "prepare list");
   q.Bind(1, resource);
   if (!namespace_.empty()) q.Bind(2, namespace_);
@@ -269,7 +305,7 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
   Metadata(object)["resourceVersion"] = std::to_string(rv);
   const std::string body = object.dump();
   if (!in_batch) {
-    if (Status s = Exec(db_, "BEGIN IMMEDIATE"); !s.ok()) {
+    if (Status s = Exec(*stmts_, db_, "BEGIN IMMEDIATE"); !s.ok()) {
       NoteWrite(s);
       return s;
     }
@@ -279,16 +315,16 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
     if (in_batch) {
       batch_error_ = s;
     } else {
-      Exec(db_, "ROLLBACK");
+      Exec(*stmts_, db_, "ROLLBACK");
       NoteWrite(s);
     }
     return s;
   };
   {
-    Stmt w(db_, type == control::ChangeType::kDeleted
-                    ? "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
-                    : "INSERT OR REPLACE INTO objects (resource, namespace, name, rv, body) "
-                      "VALUES (?, ?, ?, ?, ?)");
+    Stmt w(*stmts_, type == control::ChangeType::kDeleted
+                        ? "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
+                        : "INSERT OR REPLACE INTO objects (resource, namespace, name, rv, body) "
+                          "VALUES (?, ?, ?, ?, ?)");
     if (!w.ok()) return fail("prepare write");
     w.Bind(1, key.resource);
     w.Bind(2, key.namespace_);
@@ -300,7 +336,7 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
     if (w.Step() != SQLITE_DONE) return fail("write object");
   }
   {
-    Stmt e(db_,
+    Stmt e(*stmts_,
            "INSERT INTO events (rv, type, resource, namespace, name, body) "
            "VALUES (?, ?, ?, ?, ?, ?)");
     if (!e.ok()) return fail("prepare event");
@@ -313,7 +349,7 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
     if (e.Step() != SQLITE_DONE) return fail("write event");
   }
   {
-    Stmt m(db_, "UPDATE meta SET value = ? WHERE key = 'rv'");
+    Stmt m(*stmts_, "UPDATE meta SET value = ? WHERE key = 'rv'");
     if (!m.ok()) return fail("prepare rv");
     m.Bind(1, rv);
     if (m.Step() != SQLITE_DONE) return fail("write rv");
@@ -321,14 +357,12 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
   // Prune the change log now and then rather than per write.
   if (++writes_since_prune_ >= 1000) {
     writes_since_prune_ = 0;
-    Stmt p(db_, "DELETE FROM events WHERE rv <= ?");
+    Stmt p(*stmts_, "DELETE FROM events WHERE rv <= ?");
     if (!p.ok()) return fail("prepare prune");
     p.Bind(1, rv - static_cast<int64_t>(options_.event_retention));
     if (p.Step() != SQLITE_DONE) return fail("prune events");
   }
-  if (!in_batch && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    return fail("commit");
-  }
+  if (!in_batch && !Exec(*stmts_, db_, "COMMIT").ok()) return fail("commit");
   if (!in_batch) {
     NoteWrite(Status::Ok());
     ++commits_;
@@ -338,14 +372,12 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
     text = std::make_shared<const StoredText>(
         StoredText{body, object.value("apiVersion", ""), object.value("kind", "")});
   }
+  rv_ = rv;
   if (in_batch) {
     batch_texts_.emplace_back(key, std::move(text));
-  } else if (text) {
-    texts_.Put(key, std::move(text));
   } else {
-    texts_.Erase(key);
+    PublishText(key, std::move(text));
   }
-  rv_ = rv;
   control::Change change;
   change.resource_version = rv;
   change.type = type;
@@ -367,7 +399,7 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
     writes();
     return batch_error_;
   }
-  if (Status s = Exec(db_, "BEGIN IMMEDIATE"); !s.ok()) {
+  if (Status s = Exec(*stmts_, db_, "BEGIN IMMEDIATE"); !s.ok()) {
     NoteWrite(s);
     return s;
   }
@@ -379,7 +411,7 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
   batch_changes_.clear();
   batch_texts_.clear();
   auto roll_back = [&] {
-    Exec(db_, "ROLLBACK");
+    Exec(*stmts_, db_, "ROLLBACK");
     rv_ = rv_before;
     writes_since_prune_ = prune_before;
     batch_changes_.clear();
@@ -396,26 +428,38 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
   batch_depth_ = 0;
   batch_owner_ = std::thread::id();
   Status result = batch_error_;
-  if (result.ok() && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    result = SqliteError(db_, "commit");
-  }
+  if (result.ok() && !Exec(*stmts_, db_, "COMMIT").ok()) result = SqliteError(db_, "commit");
   NoteWrite(result);
   if (!result.ok()) {
     roll_back();
     return result;
   }
   ++commits_;
-  for (auto& [key, text] : batch_texts_) {
-    if (text) {
-      texts_.Put(key, std::move(text));
-    } else {
-      texts_.Erase(key);
+  {
+    std::unique_lock<std::shared_mutex> texts(texts_mu_);
+    for (auto& [key, text] : batch_texts_) {
+      if (text) {
+        texts_.Put(key, std::move(text));
+      } else {
+        texts_.Erase(key);
+      }
     }
+    texts_rv_ = rv_;
   }
   batch_texts_.clear();
   for (auto& change : batch_changes_) hub_.Publish(std::move(change));
   batch_changes_.clear();
   return Status::Ok();
+}
+
+void ObjectStore::PublishText(const control::ObjectKey& key, ObjectTextCache::Entry text) {
+  std::unique_lock<std::shared_mutex> lock(texts_mu_);
+  if (text) {
+    texts_.Put(key, std::move(text));
+  } else {
+    texts_.Erase(key);
+  }
+  texts_rv_ = rv_;
 }
 
 struct ObjectStore::GroupedWrite {
