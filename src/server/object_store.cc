@@ -465,7 +465,13 @@ void ObjectStore::PublishText(const control::ObjectKey& key, ObjectTextCache::En
 struct ObjectStore::GroupedWrite {
   const std::function<Result<json>()>* write = nullptr;
   std::optional<Result<json>> result;
-  bool done = false;
+  // Its thread waits on its own condition: a commit wakes each writer of the group
+  // once, and the first of the next group to lead it, instead of every waiting
+  // thread contending for group_mu_ after each commit.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;  // result is set (guarded by mu)
+  bool lead = false;  // this write's thread leads the next group (guarded by mu)
 };
 
 size_t ObjectStore::queued_writes() {
@@ -476,40 +482,62 @@ size_t ObjectStore::queued_writes() {
 Result<json> ObjectStore::Grouped(const std::function<Result<json>()>& write) {
   GroupedWrite mine;
   mine.write = &write;
-  std::unique_lock<std::mutex> lock(group_mu_);
-  group_queue_.push_back(&mine);
-  while (!mine.done) {
+  {
+    std::unique_lock<std::mutex> queue(group_mu_);
+    group_queue_.push_back(&mine);
     if (group_leader_) {
-      group_cv_.wait(lock);
-      continue;
+      queue.unlock();
+      std::unique_lock<std::mutex> wait(mine.mu);
+      mine.cv.wait(wait, [&] { return mine.done || mine.lead; });
+      if (mine.done) return std::move(*mine.result);
+      // Handed the lead: group_leader_ stayed set for this thread.
+    } else {
+      group_leader_ = true;
     }
-    group_leader_ = true;
-    std::vector<GroupedWrite*> group;
+  }
+  std::vector<GroupedWrite*> group;
+  {
+    std::lock_guard<std::mutex> queue(group_mu_);
     group.swap(group_queue_);
-    lock.unlock();
-    Status committed;
-    try {
-      committed = Batch([&] {
-        for (GroupedWrite* w : group) {
-          // One write's exception is its own failure, never the group's.
-          try {
-            w->result = (*w->write)();
-          } catch (const std::exception& e) {
-            w->result = Internal(std::string("store write: ") + e.what());
-          }
+  }
+  Status committed;
+  try {
+    committed = Batch([&] {
+      for (GroupedWrite* w : group) {
+        // One write's exception is its own failure, never the group's.
+        try {
+          w->result = (*w->write)();
+        } catch (const std::exception& e) {
+          w->result = Internal(std::string("store write: ") + e.what());
         }
-      });
-    } catch (const std::exception& e) {
-      // Never a leader that leaves the others waiting for ever.
-      committed = Internal(std::string("store commit: ") + e.what());
+      }
+    });
+  } catch (const std::exception& e) {
+    // Never a leader that leaves the others waiting for ever.
+    committed = Internal(std::string("store commit: ") + e.what());
+  }
+  for (GroupedWrite* w : group) {
+    if (!w->result || (!committed.ok() && w->result->ok())) w->result = committed;
+  }
+  // Notified under the writer's own mutex: once it sees done it returns and its
+  // GroupedWrite is gone.
+  for (GroupedWrite* w : group) {
+    if (w == &mine) continue;
+    std::lock_guard<std::mutex> wake(w->mu);
+    w->done = true;
+    w->cv.notify_one();
+  }
+  {
+    // Writes queued meanwhile: the first of them leads them (it takes the queue).
+    std::lock_guard<std::mutex> queue(group_mu_);
+    if (group_queue_.empty()) {
+      group_leader_ = false;
+    } else {
+      GroupedWrite* next = group_queue_.front();
+      std::lock_guard<std::mutex> wake(next->mu);
+      next->lead = true;
+      next->cv.notify_one();
     }
-    for (GroupedWrite* w : group) {
-      if (!w->result || (!committed.ok() && w->result->ok())) w->result = committed;
-    }
-    lock.lock();
-    for (GroupedWrite* w : group) w->done = true;
-    group_leader_ = false;
-    group_cv_.notify_all();
   }
   return std::move(*mine.result);
 }

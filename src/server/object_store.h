@@ -179,7 +179,8 @@ class ObjectStore : public control::ObjectReader {
   // wait for it. Writes that arrive meanwhile form the next group. Each write's
   // own outcome is its caller's (a conflict fails only that write); a failed commit
   // fails every write of the group, none of which is then stored. One writer alone
-  // commits at once, as before.
+  // commits at once, as before. Each waiting thread is woken alone (for its outcome,
+  // or to lead the next group), never all of them for every group.
   Result<nlohmann::json> Grouped(const std::function<Result<nlohmann::json>()>& write);
   bool InBatchOnThisThread() const { return batch_owner_.load() == std::this_thread::get_id(); }
   // One transaction: bump the rv, write (or delete) the row, log the change.
@@ -203,8 +204,7 @@ class ObjectStore : public control::ObjectReader {
   int batch_depth_ = 0;
   std::atomic<std::thread::id> batch_owner_{};  // the thread inside Batch, if any
   struct GroupedWrite;
-  std::mutex group_mu_;  // guards the three below; never held while waiting on mu_
-  std::condition_variable group_cv_;
+  std::mutex group_mu_;  // guards the two below; never held while waiting on mu_
   std::vector<GroupedWrite*> group_queue_;
   bool group_leader_ = false;
   std::atomic<int64_t> commits_{0};
