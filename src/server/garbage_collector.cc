@@ -84,8 +84,9 @@ Status GarbageCollector::Start(ServeContext& context) {
   // Subscribe before reading: a change between the two is applied again, harmlessly.
   subscription_ = store_->hub().Subscribe([this](const WatchHub::ChangePtr& change) {
     std::lock_guard<std::mutex> lock(mu_);
+    // The first change of a burst wakes the thread, which takes the whole queue.
+    if (changes_.empty()) cv_.notify_one();
     changes_.push_back(change);
-    cv_.notify_one();
   });
   for (const control::ResourceType& type : control::ResourceTypes()) {
     auto list = store_->List(type.StoreKey(), "");

@@ -188,10 +188,16 @@ void HttpServer::Impl::Stop() {
 }
 
 void HttpServer::Impl::Post(Completion completion) {
+  bool first = false;
   {
     std::lock_guard<std::mutex> lock(completions_mu_);
+    first = completions_.empty();
     completions_.push_back(std::move(completion));
   }
+  // Only the first completion of a batch wakes the reactor, which takes them all: the
+  // workers of a group commit finish together, and one eventfd write each was a
+  // system call and a reactor wake-up per request.
+  if (!first) return;
   const uint64_t one = 1;
   [[maybe_unused]] ssize_t w = ::write(wake_fd_, &one, sizeof one);
 }

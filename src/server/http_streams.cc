@@ -66,6 +66,10 @@ void HttpServer::Impl::WorkerLoop() {
 }
 
 void HttpServer::Impl::WakeStreams() {
+  // Called for every committed change: with no stream open there is nothing to pull,
+  // and waking the pump anyway was a context switch per write. A stream being added
+  // now is pulled when the pump takes it, from its own starting resourceVersion.
+  if (streams_ == 0) return;
   {
     std::lock_guard<std::mutex> lock(pump_mu_);
     pump_woken_ = true;

@@ -19,6 +19,7 @@ using nlohmann::json;
 using sqlite::Exec;
 using sqlite::SqliteError;
 using sqlite::Stmt;
+using sqlite::StmtCache;
 
 control::ChangeType ParseChangeType(const std::string& s) {
   if (s == "ADDED") return control::ChangeType::kAdded;
@@ -66,12 +67,14 @@ std::optional<int64_t> ParseResourceVersion(const json& object) {
 
 ObjectStore::ObjectStore(sqlite3* db, StoreOptions options)
     : db_(db),
+      stmts_(std::make_unique<StmtCache>(db)),
       options_(std::move(options)),
       rng_(std::random_device{}()),
       hub_(options_.event_retention) {}
 
 ObjectStore::~ObjectStore() {
   hub_.Close();
+  stmts_.reset();  // a statement left unfinalized keeps the database open
   sqlite3_close(db_);
 }
 
@@ -160,6 +163,10 @@ Status ObjectStore::Init() {
     if (!q.ok() || q.Step() != SQLITE_ROW) return SqliteError(db_, "read resourceVersion");
     rv_ = q.Int(0);
   }
+  {
+    std::unique_lock<std::shared_mutex> texts(texts_mu_);
+    texts_rv_ = rv_;
+  }
   std::vector<control::Change> history;
   Stmt q(db_,
          "SELECT rv, type, resource, namespace, name, body FROM events WHERE rv > ? ORDER BY rv");
@@ -204,60 +211,6 @@ std::string ObjectStore::NewUid() {
   return buf;
 }
 
-int64_t ObjectStore::resource_version() const {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  return rv_;
-}
-
-Result<std::optional<json>> ObjectStore::ReadLocked(const control::ObjectKey& key) const {
-  Stmt q(db_, "SELECT body FROM objects WHERE resource = ? AND namespace = ? AND name = ?");
-  if (!q.ok()) return SqliteError(db_, "prepare get");
-  q.Bind(1, key.resource);
-  q.Bind(2, key.namespace_);
-  q.Bind(3, key.name);
-  int rc = q.Step();
-  if (rc == SQLITE_DONE) return std::optional<json>();
-  if (rc != SQLITE_ROW) return SqliteError(db_, "get");
-  json body = json::parse(q.Text(0), nullptr, false);
-  if (body.is_discarded()) return Internal("stored object is not JSON: " + key.name);
-  return std::optional<json>(std::move(body));
-}
-
-ObjectStore::TextList ObjectStore::ListText(const std::string& resource,
-                                            const std::string& namespace_) const {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  return TextList{rv_, texts_.List(resource, namespace_)};
-}
-
-Result<json> ObjectStore::Get(const control::ObjectKey& key) const {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  auto r = ReadLocked(key);
-  if (!r.ok()) return r.status();
-  if (!r->has_value()) return NotFound(key.name);
-  return std::move(**r);
-}
-
-Result<control::ListResult> ObjectStore::List(const std::string& resource,
-                                              const std::string& namespace_) const {
-  std::lock_guard<std::recursive_mutex> lock(mu_);
-  Stmt q(db_, namespace_.empty()
-                  ? "SELECT body FROM objects WHERE resource = ? ORDER BY namespace, name"
-                  : "SELECT body FROM objects WHERE resource = ? AND namespace = ? "
-                    "ORDER BY namespace, name");
-  if (!q.ok()) return SqliteError(db_, "prepare list");
-  q.Bind(1, resource);
-  if (!namespace_.empty()) q.Bind(2, namespace_);
-  control::ListResult out;
-  out.resource_version = rv_;
-  int rc;
-  while ((rc = q.Step()) == SQLITE_ROW) {
-    json body = json::parse(q.Text(0), nullptr, false);
-    if (!body.is_discarded()) out.items.push_back(std::move(body));
-  }
-  if (rc != SQLITE_DONE) return SqliteError(db_, "list");
-  return out;
-}
-
 Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control::ChangeType type,
                                           json& object) {
   // Inside a Batch the transaction is the batch's: no BEGIN/COMMIT here, and a
@@ -269,7 +222,7 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
   Metadata(object)["resourceVersion"] = std::to_string(rv);
   const std::string body = object.dump();
   if (!in_batch) {
-    if (Status s = Exec(db_, "BEGIN IMMEDIATE"); !s.ok()) {
+    if (Status s = Exec(*stmts_, db_, "BEGIN IMMEDIATE"); !s.ok()) {
       NoteWrite(s);
       return s;
     }
@@ -279,16 +232,16 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
     if (in_batch) {
       batch_error_ = s;
     } else {
-      Exec(db_, "ROLLBACK");
+      Exec(*stmts_, db_, "ROLLBACK");
       NoteWrite(s);
     }
     return s;
   };
   {
-    Stmt w(db_, type == control::ChangeType::kDeleted
-                    ? "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
-                    : "INSERT OR REPLACE INTO objects (resource, namespace, name, rv, body) "
-                      "VALUES (?, ?, ?, ?, ?)");
+    Stmt w(*stmts_, type == control::ChangeType::kDeleted
+                        ? "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
+                        : "INSERT OR REPLACE INTO objects (resource, namespace, name, rv, body) "
+                          "VALUES (?, ?, ?, ?, ?)");
     if (!w.ok()) return fail("prepare write");
     w.Bind(1, key.resource);
     w.Bind(2, key.namespace_);
@@ -300,7 +253,7 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
     if (w.Step() != SQLITE_DONE) return fail("write object");
   }
   {
-    Stmt e(db_,
+    Stmt e(*stmts_,
            "INSERT INTO events (rv, type, resource, namespace, name, body) "
            "VALUES (?, ?, ?, ?, ?, ?)");
     if (!e.ok()) return fail("prepare event");
@@ -313,7 +266,7 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
     if (e.Step() != SQLITE_DONE) return fail("write event");
   }
   {
-    Stmt m(db_, "UPDATE meta SET value = ? WHERE key = 'rv'");
+    Stmt m(*stmts_, "UPDATE meta SET value = ? WHERE key = 'rv'");
     if (!m.ok()) return fail("prepare rv");
     m.Bind(1, rv);
     if (m.Step() != SQLITE_DONE) return fail("write rv");
@@ -321,14 +274,12 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
   // Prune the change log now and then rather than per write.
   if (++writes_since_prune_ >= 1000) {
     writes_since_prune_ = 0;
-    Stmt p(db_, "DELETE FROM events WHERE rv <= ?");
+    Stmt p(*stmts_, "DELETE FROM events WHERE rv <= ?");
     if (!p.ok()) return fail("prepare prune");
     p.Bind(1, rv - static_cast<int64_t>(options_.event_retention));
     if (p.Step() != SQLITE_DONE) return fail("prune events");
   }
-  if (!in_batch && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    return fail("commit");
-  }
+  if (!in_batch && !Exec(*stmts_, db_, "COMMIT").ok()) return fail("commit");
   if (!in_batch) {
     NoteWrite(Status::Ok());
     ++commits_;
@@ -338,14 +289,12 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
     text = std::make_shared<const StoredText>(
         StoredText{body, object.value("apiVersion", ""), object.value("kind", "")});
   }
+  rv_ = rv;
   if (in_batch) {
     batch_texts_.emplace_back(key, std::move(text));
-  } else if (text) {
-    texts_.Put(key, std::move(text));
   } else {
-    texts_.Erase(key);
+    PublishText(key, std::move(text));
   }
-  rv_ = rv;
   control::Change change;
   change.resource_version = rv;
   change.type = type;
@@ -367,7 +316,7 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
     writes();
     return batch_error_;
   }
-  if (Status s = Exec(db_, "BEGIN IMMEDIATE"); !s.ok()) {
+  if (Status s = Exec(*stmts_, db_, "BEGIN IMMEDIATE"); !s.ok()) {
     NoteWrite(s);
     return s;
   }
@@ -379,7 +328,7 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
   batch_changes_.clear();
   batch_texts_.clear();
   auto roll_back = [&] {
-    Exec(db_, "ROLLBACK");
+    Exec(*stmts_, db_, "ROLLBACK");
     rv_ = rv_before;
     writes_since_prune_ = prune_before;
     batch_changes_.clear();
@@ -396,21 +345,23 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
   batch_depth_ = 0;
   batch_owner_ = std::thread::id();
   Status result = batch_error_;
-  if (result.ok() && sqlite3_exec(db_, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
-    result = SqliteError(db_, "commit");
-  }
+  if (result.ok() && !Exec(*stmts_, db_, "COMMIT").ok()) result = SqliteError(db_, "commit");
   NoteWrite(result);
   if (!result.ok()) {
     roll_back();
     return result;
   }
   ++commits_;
-  for (auto& [key, text] : batch_texts_) {
-    if (text) {
-      texts_.Put(key, std::move(text));
-    } else {
-      texts_.Erase(key);
+  {
+    std::unique_lock<std::shared_mutex> texts(texts_mu_);
+    for (auto& [key, text] : batch_texts_) {
+      if (text) {
+        texts_.Put(key, std::move(text));
+      } else {
+        texts_.Erase(key);
+      }
     }
+    texts_rv_ = rv_;
   }
   batch_texts_.clear();
   for (auto& change : batch_changes_) hub_.Publish(std::move(change));
@@ -421,7 +372,13 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
 struct ObjectStore::GroupedWrite {
   const std::function<Result<json>()>* write = nullptr;
   std::optional<Result<json>> result;
-  bool done = false;
+  // Its thread waits on its own condition: a commit wakes each writer of the group
+  // once, and the first of the next group to lead it, instead of every waiting
+  // thread contending for group_mu_ after each commit.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;  // result is set (guarded by mu)
+  bool lead = false;  // this write's thread leads the next group (guarded by mu)
 };
 
 size_t ObjectStore::queued_writes() {
@@ -432,40 +389,62 @@ size_t ObjectStore::queued_writes() {
 Result<json> ObjectStore::Grouped(const std::function<Result<json>()>& write) {
   GroupedWrite mine;
   mine.write = &write;
-  std::unique_lock<std::mutex> lock(group_mu_);
-  group_queue_.push_back(&mine);
-  while (!mine.done) {
+  {
+    std::unique_lock<std::mutex> queue(group_mu_);
+    group_queue_.push_back(&mine);
     if (group_leader_) {
-      group_cv_.wait(lock);
-      continue;
+      queue.unlock();
+      std::unique_lock<std::mutex> wait(mine.mu);
+      mine.cv.wait(wait, [&] { return mine.done || mine.lead; });
+      if (mine.done) return std::move(*mine.result);
+      // Handed the lead: group_leader_ stayed set for this thread.
+    } else {
+      group_leader_ = true;
     }
-    group_leader_ = true;
-    std::vector<GroupedWrite*> group;
+  }
+  std::vector<GroupedWrite*> group;
+  {
+    std::lock_guard<std::mutex> queue(group_mu_);
     group.swap(group_queue_);
-    lock.unlock();
-    Status committed;
-    try {
-      committed = Batch([&] {
-        for (GroupedWrite* w : group) {
-          // One write's exception is its own failure, never the group's.
-          try {
-            w->result = (*w->write)();
-          } catch (const std::exception& e) {
-            w->result = Internal(std::string("store write: ") + e.what());
-          }
+  }
+  Status committed;
+  try {
+    committed = Batch([&] {
+      for (GroupedWrite* w : group) {
+        // One write's exception is its own failure, never the group's.
+        try {
+          w->result = (*w->write)();
+        } catch (const std::exception& e) {
+          w->result = Internal(std::string("store write: ") + e.what());
         }
-      });
-    } catch (const std::exception& e) {
-      // Never a leader that leaves the others waiting for ever.
-      committed = Internal(std::string("store commit: ") + e.what());
+      }
+    });
+  } catch (const std::exception& e) {
+    // Never a leader that leaves the others waiting for ever.
+    committed = Internal(std::string("store commit: ") + e.what());
+  }
+  for (GroupedWrite* w : group) {
+    if (!w->result || (!committed.ok() && w->result->ok())) w->result = committed;
+  }
+  // Notified under the writer's own mutex: once it sees done it returns and its
+  // GroupedWrite is gone.
+  for (GroupedWrite* w : group) {
+    if (w == &mine) continue;
+    std::lock_guard<std::mutex> wake(w->mu);
+    w->done = true;
+    w->cv.notify_one();
+  }
+  {
+    // Writes queued meanwhile: the first of them leads them (it takes the queue).
+    std::lock_guard<std::mutex> queue(group_mu_);
+    if (group_queue_.empty()) {
+      group_leader_ = false;
+    } else {
+      GroupedWrite* next = group_queue_.front();
+      std::lock_guard<std::mutex> wake(next->mu);
+      next->lead = true;
+      next->cv.notify_one();
     }
-    for (GroupedWrite* w : group) {
-      if (!w->result || (!committed.ok() && w->result->ok())) w->result = committed;
-    }
-    lock.lock();
-    for (GroupedWrite* w : group) w->done = true;
-    group_leader_ = false;
-    group_cv_.notify_all();
   }
   return std::move(*mine.result);
 }

@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,6 +40,10 @@
 struct sqlite3;
 
 namespace muster::server {
+
+namespace sqlite {
+class StmtCache;  // sqlite_stmt.h
+}
 
 // Which part of an object an update may change (the status subresource convention).
 enum class WriteScope {
@@ -76,6 +81,9 @@ class ObjectStore : public control::ObjectReader {
   ObjectStore(const ObjectStore&) = delete;
   ObjectStore& operator=(const ObjectStore&) = delete;
 
+  // Reads see every committed write. They are served from the text cache, so they
+  // never wait for a commit in progress (its fsync); inside a Batch, on the batch's
+  // thread, they read the open transaction instead, the batch's own writes included.
   Result<nlohmann::json> Get(const control::ObjectKey& key) const override;
   // `namespace_` empty: every namespace.
   Result<control::ListResult> List(const std::string& resource,
@@ -171,25 +179,32 @@ class ObjectStore : public control::ObjectReader {
   // wait for it. Writes that arrive meanwhile form the next group. Each write's
   // own outcome is its caller's (a conflict fails only that write); a failed commit
   // fails every write of the group, none of which is then stored. One writer alone
-  // commits at once, as before.
+  // commits at once, as before. Each waiting thread is woken alone (for its outcome,
+  // or to lead the next group), never all of them for every group.
   Result<nlohmann::json> Grouped(const std::function<Result<nlohmann::json>()>& write);
   bool InBatchOnThisThread() const { return batch_owner_.load() == std::this_thread::get_id(); }
   // One transaction: bump the rv, write (or delete) the row, log the change.
   Result<int64_t> CommitLocked(const control::ObjectKey& key, control::ChangeType type,
                                nlohmann::json& object);
+  // The SQLite paths of Get and List, under mu_ (a batch's thread).
+  Result<nlohmann::json> GetLocked(const control::ObjectKey& key) const;
+  Result<control::ListResult> ListLocked(const std::string& resource,
+                                         const std::string& namespace_) const;
+  // Makes a committed write's text visible to readers (texts_mu_ taken here).
+  void PublishText(const control::ObjectKey& key, ObjectTextCache::Entry text);
   std::string NewUid();
   void NoteWrite(const Status& outcome);
   std::string Now() const;
 
   sqlite3* db_;
+  std::unique_ptr<sqlite::StmtCache> stmts_;  // guarded by mu_
   StoreOptions options_;
   // Recursive so that the writes of a Batch (which holds it) can take it again.
   mutable std::recursive_mutex mu_;
   int batch_depth_ = 0;
   std::atomic<std::thread::id> batch_owner_{};  // the thread inside Batch, if any
   struct GroupedWrite;
-  std::mutex group_mu_;  // guards the three below; never held while waiting on mu_
-  std::condition_variable group_cv_;
+  std::mutex group_mu_;  // guards the two below; never held while waiting on mu_
   std::vector<GroupedWrite*> group_queue_;
   bool group_leader_ = false;
   std::atomic<int64_t> commits_{0};
@@ -197,8 +212,12 @@ class ObjectStore : public control::ObjectReader {
   std::vector<control::Change> batch_changes_;  // published when the batch commits
   // Text cache updates of the open batch (null: erased), applied when it commits.
   std::vector<std::pair<control::ObjectKey, ObjectTextCache::Entry>> batch_texts_;
-  ObjectTextCache texts_;  // guarded by mu_
-  int64_t rv_ = 0;
+  // The committed objects and the resourceVersion they are as of: written under mu_
+  // and texts_mu_ when a commit is done, read under texts_mu_ alone.
+  mutable std::shared_mutex texts_mu_;
+  ObjectTextCache texts_;
+  int64_t texts_rv_ = 0;
+  int64_t rv_ = 0;  // guarded by mu_: a batch's writes advance it before they commit
   int64_t writes_since_prune_ = 0;
   std::mt19937_64 rng_;
   WatchHub hub_;

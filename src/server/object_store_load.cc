@@ -19,6 +19,7 @@ Status ObjectStore::LoadStoredObjects() {
   };
   std::vector<Bad> bad;
   {
+    std::unique_lock<std::shared_mutex> texts(texts_mu_);
     Stmt q(db_, "SELECT resource, namespace, name, body FROM objects");
     if (!q.ok()) return SqliteError(db_, "read objects");
     int rc;

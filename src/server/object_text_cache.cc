@@ -13,6 +13,13 @@ void ObjectTextCache::Erase(const control::ObjectKey& key) {
   if (it->second.empty()) by_resource_.erase(it);
 }
 
+ObjectTextCache::Entry ObjectTextCache::Get(const control::ObjectKey& key) const {
+  auto it = by_resource_.find(key.resource);
+  if (it == by_resource_.end()) return nullptr;
+  auto o = it->second.find({key.namespace_, key.name});
+  return o == it->second.end() ? nullptr : o->second;
+}
+
 std::vector<ObjectTextCache::Entry> ObjectTextCache::List(const std::string& resource,
                                                           const std::string& namespace_) const {
   std::vector<Entry> out;

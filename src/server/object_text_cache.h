@@ -30,6 +30,8 @@ class ObjectTextCache {
   void Erase(const control::ObjectKey& key);
   void Clear() { by_resource_.clear(); }
 
+  // Null when there is no such object.
+  Entry Get(const control::ObjectKey& key) const;
   // `namespace_` empty: every namespace. In (namespace, name) order, as LIST returns.
   std::vector<Entry> List(const std::string& resource, const std::string& namespace_) const;
   size_t size() const;

@@ -41,6 +41,9 @@ Status QuotaController::Start(ServeContext& context) {
   subscription_ = store_->hub().Subscribe([this](const WatchHub::ChangePtr& shared) {
     const control::Change& change = *shared;
     std::lock_guard<std::mutex> lock(mu_);
+    // Only the first change of a burst wakes the loop: it then waits 100 ms for the
+    // rest, and one notify per change woke it for nothing every time.
+    const bool idle = new_ns_.empty() && dirty_.empty();
     if (change.resource == "namespaces" && change.type == control::ChangeType::kAdded) {
       new_ns_.insert(change.name);
     } else if (!change.namespace_.empty()) {
@@ -48,7 +51,7 @@ Status QuotaController::Start(ServeContext& context) {
     } else {
       return;
     }
-    cv_.notify_one();
+    if (idle) cv_.notify_one();
   });
   if (auto namespaces = store_->List("namespaces", ""); namespaces.ok()) {
     std::lock_guard<std::mutex> lock(mu_);

@@ -60,8 +60,10 @@ Status SchedulerController::Start(ServeContext& context) {
         change->resource != "workloads.kueue.x-k8s.io" && !bare_pod)
       return;
     std::lock_guard<std::mutex> lock(mu_);
+    // The first change of a burst wakes the loop, which takes the whole queue; one
+    // notify per change woke it again and again during its pause after a step.
+    if (changes_.empty()) cv_.notify_one();
     changes_.push_back(change);
-    cv_.notify_one();
   });
   std::map<std::string, RecoveredProcess> recovered;
   for (auto& p : processes_->Recover()) recovered[p.id] = p;
