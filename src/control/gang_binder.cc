@@ -10,16 +10,26 @@ namespace {
 
 using json = nlohmann::json;
 
+// Every pod change is identified (IdentifyPod reads up to ten labels): the lookups
+// read in place instead of copying metadata (and its labels) once per key.
+const json& Field(const json& object, const char* key) {
+  static const json kEmpty = json::object();
+  if (!object.is_object()) return kEmpty;
+  auto it = object.find(key);
+  return it != object.end() && it->is_object() ? *it : kEmpty;
+}
+
+std::string StringAt(const json& map, const char* key) {
+  auto it = map.find(key);
+  return it != map.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 std::string Label(const json& pod, const char* key) {
-  const json labels = pod.value("metadata", json::object()).value("labels", json::object());
-  auto it = labels.find(key);
-  return it != labels.end() && it->is_string() ? it->get<std::string>() : "";
+  return StringAt(Field(Field(pod, "metadata"), "labels"), key);
 }
 
 std::string Annotation(const json& pod, const char* key) {
-  const json a = pod.value("metadata", json::object()).value("annotations", json::object());
-  auto it = a.find(key);
-  return it != a.end() && it->is_string() ? it->get<std::string>() : "";
+  return StringAt(Field(Field(pod, "metadata"), "annotations"), key);
 }
 
 std::string LabelOrAnnotation(const json& pod, const char* key) {
@@ -37,9 +47,11 @@ int32_t ParseIndex(const std::string& text) {
 
 // The controlling owner's kind ("" if none).
 std::string OwnerKind(const json& pod) {
-  for (const auto& o :
-       pod.value("metadata", json::object()).value("ownerReferences", json::array())) {
-    if (o.value("controller", false)) return o.value("kind", "");
+  const json& md = Field(pod, "metadata");
+  auto refs = md.find("ownerReferences");
+  if (refs == md.end() || !refs->is_array()) return "";
+  for (const auto& o : *refs) {
+    if (o.is_object() && o.value("controller", false)) return o.value("kind", "");
   }
   return "";
 }
@@ -81,7 +93,7 @@ std::optional<PodIdentity> IdentifyPod(const json& pod) {
     id.index = ParseIndex(LabelOrAnnotation(pod, "volcano.sh/task-index"));
     if (id.index < 0) {
       // Volcano names pods "<job>-<task>-<index>".
-      std::string name = pod.value("metadata", json::object()).value("name", "");
+      std::string name = StringAt(Field(pod, "metadata"), "name");
       auto dash = name.rfind('-');
       if (dash != std::string::npos) id.index = ParseIndex(name.substr(dash + 1));
     }
@@ -100,26 +112,21 @@ std::optional<PodIdentity> IdentifyPod(const json& pod) {
 }
 
 bool PodTerminal(const json& pod) {
-  std::string phase = pod.value("status", json::object()).value("phase", "");
+  std::string phase = StringAt(Field(pod, "status"), "phase");
   return phase == "Succeeded" || phase == "Failed";
 }
 
-bool PodDeleting(const json& pod) {
-  return pod.value("metadata", json::object()).contains("deletionTimestamp");
-}
+bool PodDeleting(const json& pod) { return Field(pod, "metadata").contains("deletionTimestamp"); }
 
 WatchedPod MakeWatchedPod(const json& pod, const PodIdentity& identity) {
   WatchedPod view;
   view.pod_set = identity.pod_set;
   view.index = identity.index;
   view.job_index = identity.job_index;
-  const json spec = pod.value("spec", json::object());
-  if (spec.is_object()) {
-    view.node = spec.value("nodeName", "");
-    view.scheduler_name = spec.value("schedulerName", "default-scheduler");
-  }
-  const json status = pod.value("status", json::object());
-  const std::string phase = status.is_object() ? status.value("phase", "") : "";
+  const json& spec = Field(pod, "spec");
+  view.node = StringAt(spec, "nodeName");
+  view.scheduler_name = spec.value("schedulerName", "default-scheduler");
+  const std::string phase = StringAt(Field(pod, "status"), "phase");
   view.terminal = PodTerminal(pod);
   view.live = !view.terminal && !PodDeleting(pod);
   view.ready = phase == "Running" || phase == "Succeeded";

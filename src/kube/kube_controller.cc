@@ -38,9 +38,9 @@ void KubeController::Start() {
   ro.log = [](const std::string& line) { std::cerr << "muster kube: " << line << std::endl; };
   reconciler_ = std::make_unique<control::Reconciler>(clock_, *sink_, nullptr, std::move(ro));
   synced_ = false;
-  cache_.Subscribe([this](const control::Change& change) {
+  cache_.Subscribe([this](control::Change change) {
     std::lock_guard<std::mutex> lock(mu_);
-    changes_.push_back(change);
+    changes_.push_back(std::move(change));
     cv_.notify_one();
   });
   thread_ = std::thread([this] { Loop(); });

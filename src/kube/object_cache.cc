@@ -7,15 +7,22 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string NamespaceOf(const json& object) {
-  return object.value("metadata", json::object()).value("namespace", "");
+// Read in place: a watch event's metadata (labels, annotations, owners, managed
+// fields) is not copied to find three strings in it.
+const json& Meta(const json& object) {
+  static const json kEmpty = json::object();
+  if (!object.is_object()) return kEmpty;
+  auto it = object.find("metadata");
+  return it != object.end() && it->is_object() ? *it : kEmpty;
 }
-std::string NameOf(const json& object) {
-  return object.value("metadata", json::object()).value("name", "");
+std::string MetaString(const json& object, const char* key) {
+  const json& md = Meta(object);
+  auto it = md.find(key);
+  return it != md.end() && it->is_string() ? it->get<std::string>() : "";
 }
-std::string VersionOf(const json& object) {
-  return object.value("metadata", json::object()).value("resourceVersion", "");
-}
+std::string NamespaceOf(const json& object) { return MetaString(object, "namespace"); }
+std::string NameOf(const json& object) { return MetaString(object, "name"); }
+std::string VersionOf(const json& object) { return MetaString(object, "resourceVersion"); }
 
 control::Change MakeChange(const std::string& resource, control::ChangeType type,
                            const json& object) {
@@ -46,7 +53,7 @@ void ObjectCache::Notify(std::vector<control::Change> changes) {
     callback = callback_;
   }
   if (!callback) return;
-  for (const auto& c : changes) callback(c);
+  for (auto& c : changes) callback(std::move(c));
 }
 
 void ObjectCache::Replace(const std::string& resource, std::vector<json> items) {

@@ -23,7 +23,8 @@ namespace muster::kube {
 
 class ObjectCache : public control::ObjectReader {
  public:
-  using Callback = std::function<void(const control::Change&)>;
+  // Takes the change by value: the subscriber queues it without copying the object.
+  using Callback = std::function<void(control::Change)>;
 
   // The one subscriber (the controller); set before any reflector starts. Called with
   // the cache's lock released, from the reflector's thread: queue and return.
