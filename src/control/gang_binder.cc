@@ -141,6 +141,7 @@ BindPlan PlanBindings(const std::vector<PlannedSlot>& slots, const std::vector<G
   std::vector<const GangPod*> filled(slots.size(), nullptr);
 
   std::vector<const GangPod*> ordered;
+  ordered.reserve(pods.size());
   for (const auto& p : pods) ordered.push_back(&p);
   // Bound pods first (they keep their slot), then indexed ones, then by name.
   std::sort(ordered.begin(), ordered.end(), [](const GangPod* a, const GangPod* b) {

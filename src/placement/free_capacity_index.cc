@@ -1,6 +1,7 @@
 #include "placement/free_capacity_index.h"
 
 #include <algorithm>
+#include <cstddef>
 
 namespace muster::placement {
 namespace {
@@ -39,7 +40,8 @@ void FreeCapacityIndex::Put(int32_t bucket, int32_t rank, const Amounts& value) 
   int32_t i = leaves_ + rank;
   t[i] = value;
   for (i /= 2; i >= 1; i /= 2) {
-    for (size_t k = 0; k < value.size(); ++k) t[i][k] = std::max(t[2 * i][k], t[2 * i + 1][k]);
+    const ptrdiff_t left = static_cast<ptrdiff_t>(i) * 2;
+    for (size_t k = 0; k < value.size(); ++k) t[i][k] = std::max(t[left][k], t[left + 1][k]);
   }
 }
 

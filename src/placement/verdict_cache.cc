@@ -9,7 +9,8 @@ constexpr size_t kInitialSlots = 64;
 
 size_t VerdictCache::Slot(int32_t node) const {
   const size_t mask = keys_.size() - 1;
-  size_t s = (static_cast<uint32_t>(node) * 2654435761u) & mask;  // Knuth's multiplicative hash
+  const uint32_t hash = static_cast<uint32_t>(node) * 2654435761u;  // Knuth's multiplicative hash
+  size_t s = hash & mask;
   while (keys_[s] != kEmpty && keys_[s] != node) s = (s + 1) & mask;
   return s;
 }

@@ -18,7 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string_view Trim(std::string_view s) {
-  const char* kSpace = " \t\r\n";
+  constexpr std::string_view kSpace = " \t\r\n";
   size_t b = s.find_first_not_of(kSpace);
   if (b == std::string_view::npos) return {};
   size_t e = s.find_last_not_of(kSpace);
