@@ -45,29 +45,16 @@ std::string JobOfPod(const json& pod) {
 
 }  // namespace
 
-FakeJobController::FakeJobController(server::ObjectStore& store) : store_(store) {
-  // The callback runs under the store's write lock: queue the change, nothing else.
-  subscription_ = store_.hub().Subscribe([this](const server::WatchHub::ChangePtr& change) {
-    if (change->resource != "jobs.batch" && change->resource != "pods" &&
-        change->resource != kWorkloads) {
-      return;
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(change);
-    cv_.notify_one();
-  });
-  thread_ = std::thread([this] { Loop(); });
-}
-
-FakeJobController::~FakeJobController() {
-  store_.hub().Unsubscribe(subscription_);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_one();
-  thread_.join();
-}
+FakeJobController::FakeJobController(server::ObjectStore& store)
+    : store_(store),
+      worker_(
+          store,
+          // In the store's commit: only a look at the kind.
+          [](const StoreChangeWorker::ChangePtr& change) {
+            return change->resource == "jobs.batch" || change->resource == "pods" ||
+                   change->resource == kWorkloads;
+          },
+          [this](StoreChangeWorker::Batch& batch) { Handle(batch); }) {}
 
 int64_t FakeJobController::pods_created() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -79,23 +66,14 @@ int64_t FakeJobController::errors() const {
   return errors_;
 }
 
-void FakeJobController::Loop() {
-  while (true) {
-    std::deque<server::WatchHub::ChangePtr> batch;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_) return;
-      batch.swap(queue_);
-    }
-    for (const auto& change : batch) {
-      if (change->resource == "jobs.batch") {
-        OnJob(*change);
-      } else if (change->resource == kWorkloads) {
-        OnWorkload(*change);
-      } else {
-        OnPod(*change);
-      }
+void FakeJobController::Handle(const StoreChangeWorker::Batch& batch) {
+  for (const auto& change : batch) {
+    if (change->resource == "jobs.batch") {
+      OnJob(*change);
+    } else if (change->resource == kWorkloads) {
+      OnWorkload(*change);
+    } else {
+      OnPod(*change);
     }
   }
 }

@@ -14,17 +14,14 @@
 // requests, not the harness's. Writes of one Job go in one store batch.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <set>
 #include <string>
-#include <thread>
 
+#include "kube/store_change_worker.h"
 #include "server/object_store.h"
-#include "server/watch_hub.h"
 
 namespace muster::kube::testing {
 
@@ -32,7 +29,6 @@ class FakeJobController {
  public:
   // Subscribes to `store` at once: every Job written after this is seen.
   explicit FakeJobController(server::ObjectStore& store);
-  ~FakeJobController();
   FakeJobController(const FakeJobController&) = delete;
   FakeJobController& operator=(const FakeJobController&) = delete;
 
@@ -49,7 +45,7 @@ class FakeJobController {
     bool ready_written = false;
   };
 
-  void Loop();
+  void Handle(const StoreChangeWorker::Batch& batch);
   void OnJob(const control::Change& change);
   void OnPod(const control::Change& change);
   void OnWorkload(const control::Change& change);
@@ -57,12 +53,7 @@ class FakeJobController {
   void DeletePods(const std::string& ns, const std::string& job, JobState& state);
 
   server::ObjectStore& store_;
-  server::WatchHub::SubscriptionId subscription_ = 0;
-
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<server::WatchHub::ChangePtr> queue_;
-  bool stopping_ = false;
   int64_t pods_created_ = 0;
   int64_t errors_ = 0;
 
@@ -73,7 +64,7 @@ class FakeJobController {
   int64_t serial_ = 0;  // for pod names
   // Worker thread only: Workloads ("<namespace>/<name>") by their owner Job's uid.
   std::map<std::string, std::set<std::string>> workloads_of_;
-  std::thread thread_;
+  StoreChangeWorker worker_;  // last: stops before the members it uses go
 };
 
 }  // namespace muster::kube::testing

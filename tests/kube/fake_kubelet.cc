@@ -19,48 +19,39 @@ std::string Now() {
 
 }  // namespace
 
-FakeKubelet::FakeKubelet(server::ObjectStore& store) : store_(store) {
-  // Runs under the store's write lock: note the time, queue the change, nothing else.
-  subscription_ = store_.hub().Subscribe([this](const server::WatchHub::ChangePtr& change) {
-    if (change->resource != "pods") return;
-    const json& md = change->object["metadata"];
-    const std::string uid = md.value("uid", "");
-    std::lock_guard<std::mutex> lock(mu_);
-    if (change->type == control::ChangeType::kDeleted) {
-      live_.erase(uid);
-      running_.erase(uid);
-      return;
-    }
-    live_.insert(uid);
-    const json& object = change->object;
-    auto spec = object.find("spec");
-    if (spec == object.end() || !spec->is_object() || spec->value("nodeName", "").empty()) return;
-    if (bound_.insert(uid).second) {
-      const TimePoint now = std::chrono::steady_clock::now();
-      if (!counts_.first_bound) counts_.first_bound = now;
-      counts_.last_bound = now;
-    }
-    auto status = object.find("status");
-    const std::string phase =
-        status != object.end() && status->is_object() ? status->value("phase", "") : "";
-    if (phase == "Running") {
-      running_.insert(uid);
-    } else if (phase == "Pending" || phase.empty()) {
-      queue_.push_back(change);
-      cv_.notify_one();
-    }
-  });
-  thread_ = std::thread([this] { Loop(); });
-}
+FakeKubelet::FakeKubelet(server::ObjectStore& store)
+    : store_(store),
+      worker_(
+          store, [this](const StoreChangeWorker::ChangePtr& change) { return Observe(change); },
+          [this](StoreChangeWorker::Batch& batch) { ReportRunning(batch); }) {}
 
-FakeKubelet::~FakeKubelet() {
-  store_.hub().Unsubscribe(subscription_);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
+bool FakeKubelet::Observe(const StoreChangeWorker::ChangePtr& change) {
+  // Runs under the store's write lock: note the time, nothing else.
+  if (change->resource != "pods") return false;
+  const json& md = change->object["metadata"];
+  const std::string uid = md.value("uid", "");
+  std::lock_guard<std::mutex> lock(mu_);
+  if (change->type == control::ChangeType::kDeleted) {
+    live_.erase(uid);
+    running_.erase(uid);
+    return false;
   }
-  cv_.notify_one();
-  thread_.join();
+  live_.insert(uid);
+  const json& object = change->object;
+  auto spec = object.find("spec");
+  if (spec == object.end() || !spec->is_object() || spec->value("nodeName", "").empty()) {
+    return false;
+  }
+  if (bound_.insert(uid).second) {
+    const TimePoint now = std::chrono::steady_clock::now();
+    if (!counts_.first_bound) counts_.first_bound = now;
+    counts_.last_bound = now;
+  }
+  auto status = object.find("status");
+  const std::string phase =
+      status != object.end() && status->is_object() ? status->value("phase", "") : "";
+  if (phase == "Running") running_.insert(uid);
+  return phase == "Pending" || phase.empty();
 }
 
 FakeKubelet::Counts FakeKubelet::counts() const {
@@ -72,49 +63,40 @@ FakeKubelet::Counts FakeKubelet::counts() const {
   return c;
 }
 
-void FakeKubelet::Loop() {
-  while (true) {
-    std::deque<server::WatchHub::ChangePtr> batch;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_) return;
-      batch.swap(queue_);
+void FakeKubelet::ReportRunning(const StoreChangeWorker::Batch& batch) {
+  // One status write per pod, all in one store commit.
+  int64_t refused = 0;
+  (void)store_.Batch([&] {
+    for (const auto& change : batch) {
+      const json& md = change->object["metadata"];
+      const std::string uid = md.value("uid", "");
+      auto written = store_.Mutate(
+          {"pods", change->namespace_, change->name},
+          [&](const json& current) -> Result<json> {
+            if (current["metadata"].value("uid", "") != uid) {
+              return Status(StatusCode::kNotFound, "replaced");
+            }
+            json next = current;
+            const std::string now = Now();
+            json& status = next["status"];
+            if (status.value("phase", "") == "Running") return next;
+            status["phase"] = "Running";
+            status["startTime"] = now;
+            status["hostIP"] = "10.0.0.1";
+            status["podIP"] = "10.1.0.1";
+            status["conditions"] = json::array();
+            for (const char* type : {"Initialized", "ContainersReady", "Ready", "PodScheduled"}) {
+              status["conditions"].push_back(
+                  {{"type", type}, {"status", "True"}, {"lastTransitionTime", now}});
+            }
+            return next;
+          },
+          server::WriteScope::kStatus);
+      if (!written.ok() && written.status().code() != StatusCode::kNotFound) ++refused;
     }
-    // One status write per pod, all in one store commit.
-    int64_t refused = 0;
-    (void)store_.Batch([&] {
-      for (const auto& change : batch) {
-        const json& md = change->object["metadata"];
-        const std::string uid = md.value("uid", "");
-        auto written = store_.Mutate(
-            {"pods", change->namespace_, change->name},
-            [&](const json& current) -> Result<json> {
-              if (current["metadata"].value("uid", "") != uid) {
-                return Status(StatusCode::kNotFound, "replaced");
-              }
-              json next = current;
-              const std::string now = Now();
-              json& status = next["status"];
-              if (status.value("phase", "") == "Running") return next;
-              status["phase"] = "Running";
-              status["startTime"] = now;
-              status["hostIP"] = "10.0.0.1";
-              status["podIP"] = "10.1.0.1";
-              status["conditions"] = json::array();
-              for (const char* type : {"Initialized", "ContainersReady", "Ready", "PodScheduled"}) {
-                status["conditions"].push_back(
-                    {{"type", type}, {"status", "True"}, {"lastTransitionTime", now}});
-              }
-              return next;
-            },
-            server::WriteScope::kStatus);
-        if (!written.ok() && written.status().code() != StatusCode::kNotFound) ++refused;
-      }
-    });
-    std::lock_guard<std::mutex> lock(mu_);
-    counts_.errors += refused;
-  }
+  });
+  std::lock_guard<std::mutex> lock(mu_);
+  counts_.errors += refused;
 }
 
 }  // namespace muster::kube::testing

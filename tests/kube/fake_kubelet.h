@@ -7,17 +7,14 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 
+#include "kube/store_change_worker.h"
 #include "server/object_store.h"
-#include "server/watch_hub.h"
 
 namespace muster::kube::testing {
 
@@ -27,7 +24,6 @@ class FakeKubelet {
 
   // Subscribes to `store` at once: every pod written after this is seen.
   explicit FakeKubelet(server::ObjectStore& store);
-  ~FakeKubelet();
   FakeKubelet(const FakeKubelet&) = delete;
   FakeKubelet& operator=(const FakeKubelet&) = delete;
 
@@ -41,18 +37,16 @@ class FakeKubelet {
   Counts counts() const;
 
  private:
-  void Loop();
+  // In the store's commit: counts the pod; true for a bound pod still Pending.
+  bool Observe(const StoreChangeWorker::ChangePtr& change);
+  // On the worker: reports the batch's pods Running, in one store commit.
+  void ReportRunning(const StoreChangeWorker::Batch& batch);
 
   server::ObjectStore& store_;
-  server::WatchHub::SubscriptionId subscription_ = 0;
-
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<server::WatchHub::ChangePtr> queue_;
-  bool stopping_ = false;
   Counts counts_;
   std::set<std::string> live_, bound_, running_;  // uids
-  std::thread thread_;
+  StoreChangeWorker worker_;                      // last: stops before the members it uses go
 };
 
 }  // namespace muster::kube::testing
