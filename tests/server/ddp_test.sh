@@ -101,8 +101,13 @@ base, path = sys.argv[1], sys.argv[2]
 for doc in yaml.safe_load_all(open(path)):
     group = doc["apiVersion"]
     prefix = "/api/" + group if "/" not in group else "/apis/" + group
-    plural = {"PyTorchJob": "pytorchjobs", "Job": "jobs"}[doc["kind"]]
-    url = f"{base}{prefix}/namespaces/{doc['metadata']['namespace']}/{plural}"
+    plural = {"PyTorchJob": "pytorchjobs", "Job": "jobs", "Service": "services",
+              "ResourceFlavor": "resourceflavors", "ClusterQueue": "clusterqueues",
+              "LocalQueue": "localqueues"}[doc["kind"]]
+    if doc["kind"] in ("ResourceFlavor", "ClusterQueue"):
+        url = f"{base}{prefix}/{plural}"
+    else:
+        url = f"{base}{prefix}/namespaces/{doc['metadata'].get('namespace', 'default')}/{plural}"
     req = urllib.request.Request(url, json.dumps(doc).encode(), {"Content-Type": "application/json"})
     print(urllib.request.urlopen(req).status, url)
 PY
@@ -229,5 +234,64 @@ done
 CODES=$(exit_codes ddp-indexed-0 ddp-indexed-1)
 if [ "$CODES" = "ddp-indexed-0=0 ddp-indexed-1=0 " ]; then ok "every indexed rank exited 0"; else
   bad "every indexed rank exited 0" "$CODES"; fi
+
+# 5. Seed 001's hands-on lab: its queues and headless Service unchanged, then its
+# two-rank Indexed Job. As written, the Job's command is `torchrun ... -c SCRIPT`,
+# which torchrun itself refuses (it has no -c; "unrecognized arguments: -c"), here
+# as on any cluster: muster runs it as written and the pod's log says so. Then the
+# same Job with only the launcher replaced by what torchrun would have set up for
+# the script (RANK from the completion index through the downward API, WORLD_SIZE,
+# and the seed's rendezvous endpoint as MASTER_ADDR/MASTER_PORT): both ranks meet
+# at pytorch-ddp-0.pytorch-ddp-svc:29500, the name the pod's hostname and
+# subdomain give it.
+SEEDS="$ROOT/tests/seeds/restored"
+for f in 001-0310.yaml 001-0319.yaml; do
+  if apply "$SEEDS/$f" >"$TMP/apply.txt" 2>&1; then ok "seed 001 lab: apply $f unchanged"; else
+    bad "seed 001 lab: apply $f unchanged" "$(cat "$TMP/apply.txt")"; fi
+done
+if apply "$SEEDS/001-0327.yaml" >"$TMP/apply.txt" 2>&1; then ok "seed 001 lab: apply 001-0327.yaml (the Job) unchanged"; else
+  bad "seed 001 lab: apply 001-0327.yaml (the Job) unchanged" "$(cat "$TMP/apply.txt")"; fi
+if wait_for "the lab Job's torchrun refusing -c" bash -c "curl -s '$BASE/api/v1/namespaces/default/pods/pytorch-ddp-0/log' | grep -q 'unrecognized arguments: -c'"; then
+  ok "the lab Job as written runs torchrun, which refuses -c (as upstream's torchrun does)"
+fi
+curl -s -X DELETE "$BASE/apis/batch/v1/namespaces/default/jobs/pytorch-ddp?propagationPolicy=Foreground" >/dev/null
+lab_gone() { [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/api/v1/namespaces/default/pods/pytorch-ddp-0")" = 404 ] &&
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/apis/batch/v1/namespaces/default/jobs/pytorch-ddp")" = 404 ]; }
+wait_for "the lab Job and its pods deleted" lab_gone
+"$PY" - "$SEEDS/001-0327.yaml" >"$TMP/lab-direct.yaml" <<'PY'
+import sys, yaml
+job = yaml.safe_load(open(sys.argv[1]))
+c = job["spec"]["template"]["spec"]["containers"][0]
+cmd = c["command"]
+endpoint = next(a for a in cmd if a.startswith("--rdzv_endpoint=")).split("=", 1)[1]
+host, port = endpoint.rsplit(":", 1)
+script = cmd[cmd.index("-c") + 1]
+c["command"] = ["/usr/bin/python3", "-u", "-c", script]
+c["env"] = [
+    {"name": "RANK", "valueFrom": {"fieldRef": {
+        "fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}},
+    {"name": "WORLD_SIZE", "value": str(job["spec"]["completions"])},
+    {"name": "MASTER_ADDR", "value": host},
+    {"name": "MASTER_PORT", "value": port},
+]
+print(yaml.safe_dump(job))
+PY
+if apply "$TMP/lab-direct.yaml" >"$TMP/apply.txt" 2>&1; then ok "seed 001 lab: the Job with ranks started directly"; else
+  bad "seed 001 lab: the Job with ranks started directly" "$(cat "$TMP/apply.txt")"; fi
+lab_finished() { [ "$(workload_state job-pytorch-ddp | cut -d' ' -f1)" = True ]; }
+wait_for "job-pytorch-ddp Finished" lab_finished
+STATE=$(workload_state job-pytorch-ddp)
+if [[ "$STATE" == "True Succeeded"* ]]; then ok "the lab's Job Finished=True reason Succeeded"; else
+  bad "the lab's Job Finished=True reason Succeeded" "state: $STATE
+$(log pytorch-ddp-0)
+$(log pytorch-ddp-1)"; fi
+for rank in 0 1; do
+  OUT=$(log "pytorch-ddp-$rank")
+  if grep -q "^SUCCESS: Rank $rank of 2 initialized." <<<"$OUT"; then
+    ok "lab rank $rank rendezvoused through pytorch-ddp-0.pytorch-ddp-svc:29500"
+  else
+    bad "lab rank $rank rendezvoused through pytorch-ddp-0.pytorch-ddp-svc:29500" "$OUT"
+  fi
+done
 
 finish
