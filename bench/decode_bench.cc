@@ -2,6 +2,7 @@
 // clusters are normal), text built in-process so the benchmark needs no files.
 #include <benchmark/benchmark.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "api/decode.h"
@@ -39,5 +40,30 @@ void BM_DecodeCluster10k(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_DecodeCluster10k)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// One API create's validation: a queued Indexed Job as JSON, without (0) and with (1)
+// the unread-field warnings the API asks for.
+void BM_DecodeJobObject(benchmark::State& state) {
+  const nlohmann::json job = nlohmann::json::parse(R"({
+    "apiVersion": "batch/v1", "kind": "Job",
+    "metadata": {"name": "train", "namespace": "default",
+                 "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+    "spec": {"completions": 8, "parallelism": 8, "completionMode": "Indexed",
+      "template": {"metadata": {"labels": {"app": "train"}},
+        "spec": {"restartPolicy": "Never", "subdomain": "train",
+          "containers": [{"name": "c", "image": "busybox", "command": ["sh", "-c", "true"],
+            "env": [{"name": "A", "value": "1"}],
+            "resources": {"requests": {"cpu": "1", "nvidia.com/gpu": "1"},
+                          "limits": {"nvidia.com/gpu": "1"}}}]}}}})");
+  for (auto _ : state) {
+    muster::api::DecodeResult result;
+    result.warn_unread_fields = state.range(0) != 0;
+    muster::api::DecodeObject(job, "request", result);
+    benchmark::DoNotOptimize(result.manifests.jobs.data());
+    if (result.manifests.jobs.size() != 1) state.SkipWithError("the Job was not decoded");
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DecodeJobObject)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

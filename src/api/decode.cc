@@ -240,6 +240,7 @@ void DecodeDocument(const YAML::Node& doc, DocContext& ctx, DecodeResult& out) {
   meta.order = out.next_order++;
   meta.source = {file, root.line()};
   info->decode(root, std::move(meta), out);
+  ctx.set_decoded();
   if (!ctx.has_errors()) {
     for (auto& r : ctx.refs()) out.references.push_back(std::move(r));
   }
@@ -287,6 +288,7 @@ void DecodeObject(const nlohmann::json& object, const std::string& file, DecodeR
     out.files.push_back(file);
   }
   DocContext ctx(file, &out.diagnostics);
+  ctx.set_track_reads(out.warn_unread_fields);
   YAML::Node node;
   try {
     if (!JsonToYaml(object, 0, node)) {
@@ -295,6 +297,7 @@ void DecodeObject(const nlohmann::json& object, const std::string& file, DecodeR
       return;
     }
     DecodeDocument(node, ctx, out);
+    if (ctx.track_reads() && ctx.decoded()) WarnUnreadFields(object, ctx);
   } catch (const std::exception& e) {
     AddError(out, file, 1, std::string("internal error while decoding: ") + e.what());
   } catch (...) {
@@ -317,6 +320,7 @@ void DecodeText(std::string_view text, const std::string& file, DecodeResult& ou
   // from hiding the others.
   for (const auto& doc : SplitDocuments(text)) {
     DocContext ctx(file, &out.diagnostics);
+    ctx.set_track_reads(out.warn_unread_fields);
     ctx.set_line_offset(doc.first_line - 1);
     YAML::Node node;
     try {
@@ -334,6 +338,7 @@ void DecodeText(std::string_view text, const std::string& file, DecodeResult& ou
     }
     try {
       DecodeDocument(node, ctx, out);
+      if (ctx.track_reads() && ctx.decoded()) WarnUnreadFields(node, ctx);
     } catch (const std::exception& e) {
       // A decoder bug must not take the command down; report it against the document.
       AddError(out, file, doc.first_line,

@@ -39,6 +39,10 @@ struct ObjectRef {
   std::string target_name;
 };
 
+// The message of the warning about a field no decoder read (warn_unread_fields).
+inline constexpr const char* kUnreadFieldMessage =
+    "unknown field, or one muster does not act on: ignored";
+
 struct DecodeResult {
   model::ManifestSet manifests;
   std::vector<Diagnostic> diagnostics;
@@ -47,6 +51,9 @@ struct DecodeResult {
   std::vector<std::string> files;
   int64_t next_order = 0;       // meta.order of the next decoded object
   int64_t generated_names = 0;  // counter for metadata.generateName
+  // Set before decoding: also warn about every field no decoder read (a field muster
+  // does not act on, or a typo), as `muster validate` and the API's writes do.
+  bool warn_unread_fields = false;
   bool HasErrors() const;
 };
 
@@ -62,7 +69,8 @@ void DecodeObject(const nlohmann::json& object, const std::string& file, DecodeR
 
 // Reads PATHs as CONTRACT section 1 says (a file; a directory, recursively, files in
 // name order; "-" for stdin), decodes them, then runs cross-object validation.
-DecodeResult LoadPaths(const std::vector<std::string>& paths);
+// `warn_unread_fields`: as DecodeResult's.
+DecodeResult LoadPaths(const std::vector<std::string>& paths, bool warn_unread_fields = false);
 
 // Cross-object checks (LocalQueue to a missing ClusterQueue, unknown flavors, cohort
 // cycles, duplicate names...), appended to `result.diagnostics`.

@@ -226,6 +226,7 @@ void DecodeCohort(const YamlValue& root, model::ObjectMeta meta, DecodeResult& o
 
 void DecodeWorkloadPriorityClass(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
   model::WorkloadPriorityClass wpc;
+  root.Known({"description"});
   YamlValue value = root.Get("value");
   if (!value.IsSet()) value.Error("is required");
   if (auto v = value.Int(INT32_MIN, INT32_MAX)) wpc.value = static_cast<int32_t>(*v);

@@ -36,6 +36,9 @@ ResourceList ZoneResources(const YamlValue& v) {
       r.Get("name").Error("is required");
       continue;
     }
+    // allocatable, else capacity; `available` is the exporter's view of usage, which
+    // muster keeps itself from its own bindings.
+    r.Known({"capacity", "available"});
     YamlValue amount = r.Get("allocatable").IsSet() ? r.Get("allocatable") : r.Get("capacity");
     if (!amount.IsSet()) {
       amount.Error("is required (allocatable or capacity)");
@@ -126,6 +129,7 @@ void DecodeNodeResourceTopology(const YamlValue& root, model::ObjectMeta meta, D
 
 void DecodePriorityClass(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
   model::PriorityClass pc;
+  root.Known({"description"});
   YamlValue value = root.Get("value");
   if (!value.IsSet()) value.Error("is required");
   if (auto v = value.Int(INT32_MIN, INT32_MAX)) pc.value = static_cast<int32_t>(*v);

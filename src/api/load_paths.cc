@@ -79,8 +79,9 @@ void LoadDirectory(const fs::path& dir, int depth, DecodeResult& out) {
 
 }  // namespace
 
-DecodeResult LoadPaths(const std::vector<std::string>& paths) {
+DecodeResult LoadPaths(const std::vector<std::string>& paths, bool warn_unread_fields) {
   DecodeResult out;
+  out.warn_unread_fields = warn_unread_fields;
   for (const auto& path : paths) {
     if (path == "-") {
       std::ostringstream text;

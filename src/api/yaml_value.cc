@@ -72,6 +72,10 @@ std::string YamlValue::TypeName() const {
   return "a scalar";
 }
 
+void YamlValue::Known(std::initializer_list<std::string_view> keys) const {
+  for (std::string_view key : keys) (void)Get(key);
+}
+
 void YamlValue::Error(std::string message) const {
   ctx_->Report(line_, path_, std::move(message), false);
 }
@@ -85,6 +89,7 @@ void YamlValue::Ref(std::string target_kind, std::string target_ns, std::string 
 
 YamlValue YamlValue::Get(std::string_view key) const {
   std::string path = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  if (ctx_->track_reads()) ctx_->NoteRead(path);
   if (!IsSet()) return YamlValue(YAML::Node(), std::move(path), line_, ctx_);
   if (!node_.IsMap()) {
     Error("must be a map, got " + TypeName());
@@ -118,6 +123,7 @@ std::vector<YamlValue> YamlValue::Items() const {
 std::vector<std::pair<std::string, YamlValue>> YamlValue::Entries() const {
   std::vector<std::pair<std::string, YamlValue>> out;
   if (!IsSet()) return out;
+  if (ctx_->track_reads()) ctx_->NoteFreeForm(path_);
   if (!node_.IsMap()) {
     Error("must be a map, got " + TypeName());
     return out;

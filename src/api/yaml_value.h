@@ -6,7 +6,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <deque>
+#include <functional>
 #include <initializer_list>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -38,6 +41,25 @@ class DocContext {
               std::string target_name);
 
   bool has_errors() const { return errors_ > 0; }
+
+  // Unread-field tracking (DecodeResult::warn_unread_fields): the path of every
+  // struct field a decoder looks up, and of every free-form map it reads whole, so
+  // that WarnUnreadFields (unread_fields.cc) can name the fields nothing read.
+  // Paths are kept as 64-bit hashes in deques: a deque grows by blocks of 512
+  // bytes, and no allocation on the API's create path is large enough for glibc to
+  // consolidate its free lists (which a growing vector or string of paths did, at
+  // the cost of a third of the decode).
+  void set_track_reads(bool on) { track_reads_ = on; }
+  // Whether the document was decoded as a kind muster knows (only then are its
+  // unread fields worth naming).
+  void set_decoded() { decoded_ = true; }
+  bool decoded() const { return decoded_; }
+  bool track_reads() const { return track_reads_; }
+  static uint64_t PathHash(std::string_view path) { return std::hash<std::string_view>{}(path); }
+  void NoteRead(std::string_view path) { read_.push_back(PathHash(path)); }
+  void NoteFreeForm(std::string_view path) { free_form_.push_back(PathHash(path)); }
+  std::deque<uint64_t>& read_paths() { return read_; }
+  std::deque<uint64_t>& free_form_paths() { return free_form_; }
   // Lines of the document's first line in its file minus one: documents are parsed
   // one by one, so yaml-cpp's marks count from the document's start.
   void set_line_offset(int offset) { line_offset_ = offset; }
@@ -55,7 +77,17 @@ class DocContext {
   // should be a map) is reported once.
   std::set<std::string> seen_;
   std::vector<ObjectRef> refs_;
+  bool track_reads_ = false;
+  bool decoded_ = false;
+  std::deque<uint64_t> read_, free_form_;
 };
+
+// Warns, on `ctx`, about every field of the document `root` that no decoder read
+// (neither looked up nor inside a map read whole): a field muster does not act on,
+// or one the kind does not have. apiVersion, kind, metadata and status are not
+// checked (the server owns metadata's rules and status is not the user's).
+void WarnUnreadFields(const YAML::Node& root, DocContext& ctx);
+void WarnUnreadFields(const nlohmann::json& root, DocContext& ctx);
 
 class YamlValue {
  public:
@@ -110,6 +142,11 @@ class YamlValue {
   // resource name -> amount, each checked with ResourceQty.
   model::QuantityMap QuantityMap(QuantityScope scope) const;
   std::vector<std::string> StringList() const;
+
+  // Fields of this map that have no effect by their nature (a description, an
+  // exporter's figure muster computes itself): read, so they are not warned about as
+  // fields muster ignores (unread_fields.cc).
+  void Known(std::initializer_list<std::string_view> keys) const;
 
   void Error(std::string message) const;
   void Warn(std::string message) const;

@@ -19,7 +19,7 @@ void RegisterValidateCommand(CLI::App& app, int& exit_code) {
       ->required()
       ->take_all();
   cmd->callback([paths, &exit_code] {
-    api::DecodeResult result = api::LoadPaths(*paths);
+    api::DecodeResult result = api::LoadPaths(*paths, /*warn_unread_fields=*/true);
     for (const auto& d : result.diagnostics) std::cout << d.ToString() << '\n';
     std::cout.flush();
     exit_code = result.HasErrors() ? 1 : 0;

@@ -47,9 +47,11 @@ ApiResponse JsonResponse(int code, const json& body) {
 }
 ApiResponse ErrorResponse(const ApiError& e) { return JsonResponse(e.code, e.ToJson()); }
 // A write's answer, with warnings about the fields muster stores but does not act on.
-ApiResponse Written(int code, const control::ResourceType& type, const json& object) {
+ApiResponse Written(int code, const control::ResourceType& type, const json& object,
+                    const std::vector<std::string>& field_warnings = {}) {
   ApiResponse response = JsonResponse(code, object);
   response.warnings = CoreWarnings(type, object);
+  response.warnings.insert(response.warnings.end(), field_warnings.begin(), field_warnings.end());
   if (type.group == "trainer.kubeflow.org") {
     // Kubeflow Trainer fields muster accepts without acting on (docs/kubeflow-trainer.md).
     api::DecodeResult decoded;
@@ -82,9 +84,14 @@ IncludeObject ParseInclude(const ApiRequest& r) {
 int64_t NowUnix() { return static_cast<int64_t>(std::time(nullptr)); }
 
 // Decodes the object with the api layer, so the API accepts exactly what
-// `muster validate` accepts; warnings (references to absent objects) pass.
+// `muster validate` accepts; warnings (references to absent objects) pass. With
+// `field_warnings`, the fields muster does not act on (or that the kind does not
+// have) are named there, for the response's Warning headers, as `muster validate`
+// names them.
 std::optional<ApiError> ValidateObject(const control::ResourceType& t, const json& object,
-                                       const std::string& name) {
+                                       const std::string& name,
+                                       std::vector<std::string>* field_warnings = nullptr) {
+  if (field_warnings != nullptr) field_warnings->clear();
   if (IsRbacType(t) || IsCoreKind(t)) {
     auto causes = IsRbacType(t) ? ValidateRbacObject(t, object) : ValidateCoreObject(t, object);
     if (causes.empty()) return std::nullopt;
@@ -94,10 +101,15 @@ std::optional<ApiError> ValidateObject(const control::ResourceType& t, const jso
   // `validated` also means "engine configuration", which pods are not.
   if (!t.validated && !(t.group.empty() && t.kind == "Pod")) return std::nullopt;
   api::DecodeResult result;
+  result.warn_unread_fields = field_warnings != nullptr;
   api::DecodeObject(object, "request", result);
   std::vector<StatusCause> causes;
   for (const auto& d : result.diagnostics) {
-    if (!d.warning) causes.push_back({"FieldValueInvalid", d.message, d.field});
+    if (!d.warning) {
+      causes.push_back({"FieldValueInvalid", d.message, d.field});
+    } else if (field_warnings != nullptr && d.message == api::kUnreadFieldMessage) {
+      field_warnings->push_back(d.field + ": " + d.message);
+    }
   }
   if (causes.empty()) return std::nullopt;
   return InvalidObject(t, name, std::move(causes));
@@ -324,20 +336,25 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
   // As kube-apiserver since 1.32 (KEP 4420): a generated name that collides is drawn
   // again, up to 8 times, before the create fails with AlreadyExists.
   const bool generated = name.empty() && !generate.empty();
+  std::vector<std::string> field_warnings;
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (generated) name = generate + RandomSuffix();
     meta["name"] = name;
-    if (auto invalid = ValidateObject(type, *body, name)) return ErrorResponse(*invalid);
+    if (auto invalid = ValidateObject(type, *body, name, &field_warnings)) {
+      return ErrorResponse(*invalid);
+    }
     // Quota and allocation, then the write, as one step (create_admission.h).
     std::unique_lock<std::mutex> admission(CreateAdmissionMutex(), std::defer_lock);
     if (CreateNeedsAdmissionLock(store, type, t.namespace_)) admission.lock();
     if (auto refused = AdmitCreate(store, type, t.namespace_, *body))
       return ErrorResponse(*refused);
-    if (dry_run) return Written(201, type, *body);
+    if (dry_run) return Written(201, type, *body, field_warnings);
     if (type.namespaced) EnsureNamespace(store, t.namespace_);
     auto created = store.Create({type.StoreKey(), t.namespace_, name}, *body);
-    if (created.ok())
-      return Written(201, type, PresentObject(std::move(*created), type, t.version));
+    if (created.ok()) {
+      return Written(201, type, PresentObject(std::move(*created), type, t.version),
+                     field_warnings);
+    }
     if (created.status().code() != StatusCode::kAlreadyExists || !generated) {
       return StoreError(created.status(), t, name);
     }
@@ -356,12 +373,15 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
   auto md = CheckBody(*body, t);
   if (!md.ok()) return ErrorResponse(BadRequest(md.status().message()));
   const WriteScope scope = ScopeOf(t);
+  std::vector<std::string> field_warnings;
   if (scope != WriteScope::kStatus) {
     if (IsCoreKind(*t.type)) {
       auto stored = store.Get({t.type->StoreKey(), t.namespace_, t.name});
       DefaultCoreObject(*t.type, *body, stored.ok() ? &*stored : nullptr);
     }
-    if (auto invalid = ValidateObject(*t.type, *body, t.name)) return ErrorResponse(*invalid);
+    if (auto invalid = ValidateObject(*t.type, *body, t.name, &field_warnings)) {
+      return ErrorResponse(*invalid);
+    }
   }
   const bool admitted = scope != WriteScope::kStatus && JobAdmitted(store, *t.type, *body);
   const bool dry_run = !Param(r, "dryRun").empty();
@@ -382,9 +402,10 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
       },
       scope);
   if (invalid) return ErrorResponse(*invalid);
-  if (checked_dry_run) return Written(200, *t.type, *body);
+  if (checked_dry_run) return Written(200, *t.type, *body, field_warnings);
   if (!updated.ok()) return StoreError(updated.status(), t, t.name);
-  return Written(200, *t.type, PresentObject(std::move(*updated), *t.type, t.version));
+  return Written(200, *t.type, PresentObject(std::move(*updated), *t.type, t.version),
+                 field_warnings);
 }
 
 ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
@@ -421,6 +442,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
   const bool dry_run = !Param(r, "dryRun").empty();
   std::optional<ApiError> invalid;
   json dry_run_result;
+  std::vector<std::string> field_warnings;
   auto patched = store.Mutate(
       key,
       [&](const json& current) -> Result<json> {
@@ -434,7 +456,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
         auto md = CheckBody(next, same);
         if (!md.ok()) return md.status();
         if (scope != WriteScope::kStatus) {
-          invalid = ValidateObject(*t.type, next, t.name);
+          invalid = ValidateObject(*t.type, next, t.name, &field_warnings);
           if (!invalid) invalid = CheckUpdate(t, current, next, admitted);
           if (invalid) return InvalidArgument("invalid");
         }
@@ -448,10 +470,12 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
       scope);
   if (invalid) return ErrorResponse(*invalid);
   if (dry_run && !dry_run_result.is_null()) {
-    return Written(200, *t.type, PresentObject(std::move(dry_run_result), *t.type, t.version));
+    return Written(200, *t.type, PresentObject(std::move(dry_run_result), *t.type, t.version),
+                   field_warnings);
   }
   if (!patched.ok()) return StoreError(patched.status(), t, t.name);
-  return Written(200, *t.type, PresentObject(std::move(*patched), *t.type, t.version));
+  return Written(200, *t.type, PresentObject(std::move(*patched), *t.type, t.version),
+                 field_warnings);
 }
 
 std::optional<ApiResponse> Discovery(const std::string& path, const std::string& address) {

@@ -366,5 +366,45 @@ status: {capacity: {cpu: 4}}
   EXPECT_THAT(Lines(r), IsEmpty());
 }
 
+TEST(Diagnostics, FieldsNoDecoderReadsAreWarnedAboutWhenAsked) {
+  const std::string yaml = R"(apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata:
+  name: cq
+  finalizers: [x]
+spec:
+  namespaceSelector: {matchLabels: {team: a}}
+  admissionChecks: [prov]
+  unknownThing:
+  resourceGroups:
+  - coveredResources: ["cpu"]
+    extra: 1
+    flavors:
+    - name: a
+      resources:
+      - {name: cpu, nominalQuota: 1, typo: 2}
+status:
+  pendingWorkloads: 3
+)";
+  DecodeResult off = Decode(yaml);
+  EXPECT_THAT(Lines(off),
+              ElementsAre("t.yaml:14: ClusterQueue cq: spec.resourceGroups[0].flavors"
+                          "[0].name: warning: ResourceFlavor \"a\" is not in the input"));
+  DecodeResult on;
+  on.warn_unread_fields = true;
+  DecodeText(yaml, "t.yaml", on);
+  SortDiagnostics(on);
+  // A null field is absent; metadata, status and free-form maps are not checked.
+  EXPECT_THAT(Lines(on),
+              ElementsAre("t.yaml:8: ClusterQueue cq: spec.admissionChecks: warning: unknown "
+                          "field, or one muster does not act on: ignored",
+                          "t.yaml:12: ClusterQueue cq: spec.resourceGroups[0].extra: warning: "
+                          "unknown field, or one muster does not act on: ignored",
+                          "t.yaml:16: ClusterQueue cq: spec.resourceGroups[0].flavors[0]."
+                          "resources[0].typo: warning: unknown field, or one muster does not act "
+                          "on: ignored"));
+  EXPECT_FALSE(on.HasErrors());
+}
+
 }  // namespace
 }  // namespace muster::api

@@ -167,5 +167,28 @@ TEST_F(ApiValidationTest, DeeplyNestedBodiesAreRefusedBeforeParsing) {
   EXPECT_EQ(Call("POST", jobs_, deep_string.dump()).code, 201);
 }
 
+TEST_F(ApiValidationTest, FieldsMusterDoesNotActOnAreWarnedAbout) {
+  json job = json::parse(Job("w"));
+  job["spec"]["ttlSecondsAfterFinishedTypo"] = 10;
+  job["spec"]["template"]["spec"]["containers"][0]["bogus"] = true;
+  job["metadata"]["finalizers"] = {"example.com/x"};  // metadata: the server's rules
+  job["spec"]["template"]["metadata"]["labels"] = {{"app", "x"}};
+  auto r = Call("POST", jobs_, job.dump());
+  ASSERT_EQ(r.code, 201) << r.body;
+  EXPECT_EQ(r.warnings,
+            (std::vector<std::string>{
+                "spec.template.spec.containers[0].bogus: unknown field, or one muster does not "
+                "act on: ignored",
+                "spec.ttlSecondsAfterFinishedTypo: unknown field, or one muster does not act on: "
+                "ignored"}));
+  // An update and a patch say it again; a clean object gets no warning.
+  EXPECT_EQ(Call("PUT", jobs_ + "/w", Body(r).dump()).warnings.size(), 2u);
+  EXPECT_EQ(Call("PATCH", jobs_ + "/w", R"({"metadata":{"labels":{"a":"b"}}})",
+                 "application/merge-patch+json")
+                .warnings.size(),
+            2u);
+  EXPECT_TRUE(Call("POST", jobs_, Job("clean")).warnings.empty());
+}
+
 }  // namespace
 }  // namespace muster::server

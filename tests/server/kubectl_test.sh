@@ -88,6 +88,21 @@ apply_examples "apply -R -f examples/" 'clusterqueue.kueue.x-k8s.io/team-a creat
 apply_examples "apply again is unchanged" 'clusterqueue.kueue.x-k8s.io/team-a unchanged'
 check "every example object is stored" 'tfjob.kubeflow.org/recsys' $K get tfjobs,pytorchjobs,mpijobs,jobsets,jobs.batch,vcjob,podgroups,queues.scheduling.volcano.sh,hypernodes,noderesourcetopologies,priorityclasses,workloadpriorityclasses,resourceflavors,cohorts,topologies,localqueues,schedulerconfigurations -A -o name
 check "get clusterqueues" '^team-a +[^ ]+' $K get clusterqueues
+if $K apply -R -f examples/ 2>&1 | grep -q '^Warning:'; then
+  bad "the examples apply without warnings" "$($K apply -R -f examples/ 2>&1 | grep '^Warning:')"
+else
+  ok "the examples apply without warnings"
+fi
+cat >"$TMP/typo.yaml" <<'EOF2'
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: typo, namespace: default}
+spec:
+  clusterQueue: team-a
+  stopPolcy: Hold
+EOF2
+check "a field muster does not act on is a kubectl Warning" \
+  '^Warning: spec.stopPolcy: unknown field, or one muster does not act on: ignored' $K apply -f "$TMP/typo.yaml"
 check "get cq columns" 'NAME +COHORT +PENDING WORKLOADS +ADMITTED WORKLOADS +AGE' $K get cq
 check "get cq team-a -o yaml" 'resourceVersion: "[0-9]+"' $K get cq team-a -o yaml
 # The scheduler turns every job into a Kueue Workload whose conditions say where it is.
