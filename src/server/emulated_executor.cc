@@ -29,8 +29,8 @@ void EmulatedExecutor::AdoptRecovered(
   const Gang& gang = gangs_.at(record.key());
   std::set<std::string> names;
   for (const auto& pod : gang.pods) names.insert(pod.name);
-  DeletePodsOutsideGang(store_, record.workload.meta.namespace_,
-                        gang.pods.empty() ? "" : gang.pods.front().owner_uid, names);
+  Sweeper(store_).DeleteOutsideGang(record.workload.meta.namespace_,
+                                    gang.pods.empty() ? "" : gang.pods.front().owner_uid, names);
 }
 
 std::optional<Time> EmulatedExecutor::RecordedStart(const engine::WorkloadRecord& record) const {

@@ -149,7 +149,7 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
   }
   std::set<std::string> names;
   for (const auto& pod : gang.pods) names.insert(pod.name);
-  DeletePodsOutsideGang(store_, gang.namespace_, gang.job_uid, names);
+  Sweeper(store_).DeleteOutsideGang(gang.namespace_, gang.job_uid, names);
 }
 
 void LocalExecutor::Stopped(const engine::WorkloadRecord& record, Time now,

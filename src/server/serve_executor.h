@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -17,6 +18,7 @@
 
 #include "control/gang_runtime.h"
 #include "engine/engine.h"
+#include "server/adopted_pods.h"
 #include "server/process_supervisor.h"
 
 namespace muster::server {
@@ -30,6 +32,7 @@ class ServeExecutor : public control::GangRuntime {
   // build at start-up (cleared after it).
   void SetRecovered(std::map<std::string, RecoveredProcess> recovered) {
     recovered_ = std::move(recovered);
+    sweeper_.reset();  // called before and after the build: one index per start-up
   }
   void Adopt(const engine::WorkloadRecord& record, Time now) final {
     AdoptRecovered(record, now, recovered_);
@@ -58,9 +61,15 @@ class ServeExecutor : public control::GangRuntime {
  protected:
   // A pod of the gang of `key` changed state: its job status is written again.
   void MarkChanged(const std::string& key) { changed_.insert(key); }
+  // For AdoptRecovered: the start-up's index of Pod objects by owner.
+  AdoptedPodSweeper& Sweeper(ObjectStore& store) {
+    if (!sweeper_) sweeper_ = std::make_unique<AdoptedPodSweeper>(store);
+    return *sweeper_;
+  }
 
  private:
   std::map<std::string, RecoveredProcess> recovered_;
+  std::unique_ptr<AdoptedPodSweeper> sweeper_;
   std::set<std::string> changed_;
 };
 
