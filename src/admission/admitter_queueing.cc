@@ -100,20 +100,20 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
 }
 
 void AdmitterImpl::Enqueue(const model::Workload& workload, Time now) {
-  auto it = workloads_.find(workload.key);
+  // One lookup for a new workload, and its state built in place (no copy to move).
+  auto [pos, inserted] = workloads_.try_emplace(workload.key);
   Time created = now;
-  if (it != workloads_.end()) {
+  if (!inserted) {
     // Re-enqueue of a known workload: replace its spec, keep its queue position.
-    created = it->second.qkey.created;
+    created = pos->second.qkey.created;
     Remove(workload.key);
+    pos = workloads_.try_emplace(workload.key).first;
   }
-  WorkloadState ws;
-  ws.wl = workload;
-  ws.qkey = QueueKey{workload.priority, 0, created, workload.meta.order, workload.key};
-  ws.request = TotalRequest(workload);
-  Resolve(ws);
-  auto [pos, inserted] = workloads_.emplace(workload.key, std::move(ws));
   WorkloadState& stored = pos->second;
+  stored.wl = workload;
+  stored.qkey = QueueKey{workload.priority, 0, created, workload.meta.order, workload.key};
+  stored.request = TotalRequest(workload);
+  Resolve(stored);
   stored.qkey.state = &stored;  // map nodes stay put: valid until Remove
   if (PendingQueue* q = QueueFor(stored)) q->Push(stored.qkey);
   if (stored.route == Route::kVolcano) volcano_.queue(stored.queue).request += stored.request;

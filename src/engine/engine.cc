@@ -427,6 +427,9 @@ void Engine::LogPending(const admission::Decision& d) {
 // Views
 
 void Engine::RememberQueue(WorkloadRecord& record) {
+  // The admitter names a queue only for a workload that asks for one (its copy is
+  // of record.workload): skip the lookup for queue-less ones.
+  if (record.workload.local_queue.empty() && record.workload.volcano_queue.empty()) return;
   admission::QueueInfo info = parts_.admitter->QueueOf(record.key());
   if (!info.local_queue.empty() || !info.cluster_queue.empty()) record.queue = info;
 }

@@ -10,6 +10,16 @@
 namespace muster::placement {
 namespace {
 
+// FilterNode's checks that do not depend on the pod's labels or affinity (readiness
+// aside): an unschedulable node or a filtering taint may turn a pod away.
+bool MayFilterWithoutLabels(const model::Node& node) {
+  if (node.unschedulable) return true;
+  for (const auto& taint : node.taints) {
+    if (taint.effect != model::TaintEffect::kPreferNoSchedule) return true;
+  }
+  return false;
+}
+
 std::vector<int32_t> ParseNvlinkDomains(const model::Node& node) {
   std::vector<int32_t> out;
   auto it = node.meta.annotations.find(kNvlinkDomainsAnnotation);
@@ -131,6 +141,7 @@ IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
     free_index_.Set(r, static_cast<int32_t>(info.gpus.size()),
                     FreeCapacityIndex::FreeOf(info.allocatable, usage_[by_rank_[r]].used));
     for (const auto& [k, v] : info.node.meta.labels) labels_[k][v].push_back(r);
+    if (MayFilterWithoutLabels(info.node)) maybe_filtered_.insert(r);
   }
   paths_.resize(topologies_.size());
   for (size_t t = 0; t < topologies_.size(); ++t) {
@@ -189,6 +200,16 @@ void IndexedClusterState::AddToDomains(NodeIndex i, const NodeFree& f, int32_t s
     domain_free_mem_[d] += sign * f.memory;
     int32_t* ge = &domain_nodes_ge_[static_cast<size_t>(d) * stride];
     for (int32_t k = 0; k <= f.gpus; ++k) ge[k] += sign;
+  }
+}
+
+void IndexedClusterState::SetNodeReady(NodeIndex i, bool ready) {
+  ready_[i] = ready;
+  const int32_t rank = infos_[i].name_rank;
+  if (!ready) {
+    maybe_filtered_.insert(rank);
+  } else if (!MayFilterWithoutLabels(infos_[i].node)) {
+    maybe_filtered_.erase(rank);
   }
 }
 

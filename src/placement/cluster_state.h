@@ -42,7 +42,7 @@ class IndexedClusterState final : public ClusterState {
   Status Commit(const GangPlan& plan, const model::Workload& workload) override;
   void Release(const std::string& workload_key) override;
   Status ReleaseAbove(const std::string& workload_key, const std::vector<int32_t>& keep) override;
-  void SetNodeReady(NodeIndex i, bool ready) override { ready_[i] = ready; }
+  void SetNodeReady(NodeIndex i, bool ready) override;
   bool NodeReady(NodeIndex i) const override { return ready_[i]; }
   std::vector<std::string> WorkloadsOnNode(NodeIndex i) const override;
   std::vector<std::string> CheckInvariants() const override;
@@ -56,6 +56,10 @@ class IndexedClusterState final : public ClusterState {
   int32_t MaxGpusPerNode() const { return static_cast<int32_t>(buckets_.size()) - 1; }
   // The same buckets with each node's free cpu and memory, to skip full nodes.
   const FreeCapacityIndex& FreeIndex() const { return free_index_; }
+  // Ranks of the nodes a pod may be filtered from without asking for any label:
+  // not ready, unschedulable, or with a NoSchedule/NoExecute taint. Every other node
+  // passes FilterNode for a pod with no node selector and no required affinity.
+  const std::set<int32_t>& MaybeFilteredRanks() const { return maybe_filtered_; }
   // Ranks of nodes carrying label key=value (ascending), or null.
   const std::vector<int32_t>* NodesWithLabel(const std::string& key,
                                              const std::string& value) const;
@@ -98,6 +102,7 @@ class IndexedClusterState final : public ClusterState {
   std::vector<NodeInfo> infos_;
   std::vector<NodeUsage> usage_;
   std::vector<bool> ready_;
+  std::set<int32_t> maybe_filtered_;  // see MaybeFilteredRanks
   std::vector<NodeIndex> by_rank_;
   std::map<std::string, NodeIndex> by_name_;
   std::vector<std::set<int32_t>> buckets_;

@@ -28,20 +28,35 @@ FreeCapacityIndex::Amounts FreeCapacityIndex::NeedOf(const ResourceList& request
   return out;
 }
 
+bool FreeCapacityIndex::Covers(const ResourceList& requests) {
+  const auto n = static_cast<ResourceId>(requests.size());
+  for (ResourceId id = 0; id < n; ++id) {
+    if (requests.Get(id) != 0 && id != kCpu && id != kMemory && id != kPods) return false;
+  }
+  return true;
+}
+
 void FreeCapacityIndex::Reset(int32_t nodes, int32_t buckets) {
   leaves_ = 1;
   while (leaves_ < nodes) leaves_ *= 2;
   bucket_of_.assign(static_cast<size_t>(nodes), -1);
   tree_.assign(static_cast<size_t>(buckets) * 2 * leaves_, Amounts{kAbsent, kAbsent, kAbsent});
+  min_tree_.assign(tree_.size(), Amounts{kAbsentMin, kAbsentMin, kAbsentMin});
 }
 
 void FreeCapacityIndex::Put(int32_t bucket, int32_t rank, const Amounts& value) {
   Amounts* t = &tree_[Base(bucket)];
+  Amounts* m = &min_tree_[Base(bucket)];
   int32_t i = leaves_ + rank;
   t[i] = value;
+  // An absent leaf is the lowest maximum and the highest minimum.
+  m[i] = value[0] == kAbsent ? Amounts{kAbsentMin, kAbsentMin, kAbsentMin} : value;
   for (i /= 2; i >= 1; i /= 2) {
     const ptrdiff_t left = static_cast<ptrdiff_t>(i) * 2;
-    for (size_t k = 0; k < value.size(); ++k) t[i][k] = std::max(t[left][k], t[left + 1][k]);
+    for (size_t k = 0; k < value.size(); ++k) {
+      t[i][k] = std::max(t[left][k], t[left + 1][k]);
+      m[i][k] = std::min(m[left][k], m[left + 1][k]);
+    }
   }
 }
 
@@ -52,14 +67,9 @@ void FreeCapacityIndex::Set(int32_t rank, int32_t bucket, const Amounts& free) {
   Put(bucket, rank, free);
 }
 
-int32_t FreeCapacityIndex::Next(int32_t bucket, int32_t from, const Amounts& need) const {
-  if (from >= leaves_ || bucket < 0) return -1;
-  const Amounts* t = &tree_[Base(bucket)];
-  // A subtree may hold a match only if each maximum covers the need; the maxima
-  // may come from different nodes, so a subtree that passes can still hold none.
-  auto may_fit = [&](int32_t i) {
-    return t[i][0] >= need[0] && t[i][1] >= need[1] && t[i][2] >= need[2];
-  };
+template <typename MayHold>
+int32_t FreeCapacityIndex::Find(int32_t from, const MayHold& may_hold) const {
+  if (from >= leaves_) return -1;
   // Steps to the subtree just right of `i` (same size or larger); false past the end.
   auto right_of = [&](int32_t& i) {
     while (i % 2 == 1) {
@@ -71,15 +81,15 @@ int32_t FreeCapacityIndex::Next(int32_t bucket, int32_t from, const Amounts& nee
   };
   int32_t i = leaves_ + from;
   while (true) {
-    while (!may_fit(i)) {
+    while (!may_hold(i)) {
       if (!right_of(i)) return -1;
     }
-    // Descend to the leftmost leaf that fits; back out to the right when neither
-    // child of a passing subtree does.
+    // Descend to the leftmost leaf that holds one; back out to the right when
+    // neither child of a passing subtree does.
     while (i < leaves_) {
-      if (may_fit(2 * i)) {
+      if (may_hold(2 * i)) {
         i = 2 * i;
-      } else if (may_fit(2 * i + 1)) {
+      } else if (may_hold(2 * i + 1)) {
         i = 2 * i + 1;
       } else {
         break;
@@ -88,6 +98,24 @@ int32_t FreeCapacityIndex::Next(int32_t bucket, int32_t from, const Amounts& nee
     if (i >= leaves_) return i - leaves_;
     if (!right_of(i)) return -1;
   }
+}
+
+int32_t FreeCapacityIndex::Next(int32_t bucket, int32_t from, const Amounts& need) const {
+  if (bucket < 0) return -1;
+  const Amounts* t = &tree_[Base(bucket)];
+  // A subtree may hold a match only if each maximum covers the need; the maxima
+  // may come from different nodes, so a subtree that passes can still hold none.
+  return Find(from, [&](int32_t i) {
+    return t[i][0] >= need[0] && t[i][1] >= need[1] && t[i][2] >= need[2];
+  });
+}
+
+int32_t FreeCapacityIndex::NextShort(int32_t bucket, int32_t from, const Amounts& need) const {
+  if (bucket < 0) return -1;
+  const Amounts* m = &min_tree_[Base(bucket)];
+  // A subtree holds a short node exactly when some minimum is below the need.
+  return Find(
+      from, [&](int32_t i) { return m[i][0] < need[0] || m[i][1] < need[1] || m[i][2] < need[2]; });
 }
 
 }  // namespace muster::placement

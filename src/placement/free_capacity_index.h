@@ -33,17 +33,30 @@ class FreeCapacityIndex {
   // The smallest rank >= `from` of `bucket` whose free amounts are all >= `need`;
   // -1 when none. A node it skips would fail ResourcesFit.
   int32_t Next(int32_t bucket, int32_t from, const Amounts& need) const;
+  // The smallest rank >= `from` of `bucket` short of `need` in some amount (such a
+  // node fails ResourcesFit); -1 when none. Lets a count of the nodes with room skip
+  // visiting them: bucket size minus the short ones.
+  int32_t NextShort(int32_t bucket, int32_t from, const Amounts& need) const;
+  // True when `requests` asks nothing beyond cpu, memory and pods, so that Next's
+  // nodes are exactly those passing ResourcesFit.
+  static bool Covers(const ResourceList& requests);
 
  private:
   static constexpr int64_t kAbsent = std::numeric_limits<int64_t>::min();
   static constexpr int64_t kAny = kAbsent + 1;
+  static constexpr int64_t kAbsentMin = std::numeric_limits<int64_t>::max();
 
   void Put(int32_t bucket, int32_t rank, const Amounts& value);
+  // Leftmost rank >= `from` whose leaf passes `may_hold`; `may_hold(i)` on an inner
+  // node i says whether its subtree can hold one.
+  template <typename MayHold>
+  int32_t Find(int32_t from, const MayHold& may_hold) const;
   size_t Base(int32_t bucket) const { return static_cast<size_t>(bucket) * 2 * leaves_; }
 
   int32_t leaves_ = 0;              // a power of two >= nodes
   std::vector<int32_t> bucket_of_;  // per rank; -1 = none yet
   std::vector<Amounts> tree_;       // per bucket: 2 * leaves_ maxima, root at 1
+  std::vector<Amounts> min_tree_;   // the same shape, minima (absent = kAbsentMin)
 };
 
 }  // namespace muster::placement

@@ -1,7 +1,6 @@
 #include "placement/node_search.h"
 
 #include <algorithm>
-#include <map>
 
 #include "placement/node_fit.h"
 #include "placement/numa_aligner.h"
@@ -37,6 +36,7 @@ void ExcludeNodes(PodSetContext& ctx, const PlacementRequest& request) {
   for (NodeIndex i : request.excluded_nodes) {
     if (i >= 0 && i < static_cast<NodeIndex>(ctx.verdicts.size())) {
       ctx.verdicts.Set(i, static_cast<int8_t>(FilterVerdict::kExcluded));
+      ctx.excluded.push_back(i);
     }
   }
   ctx.excluded_why = request.excluded_why;
@@ -155,78 +155,6 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
     }
   }
   return best;
-}
-
-PlacementFailure NodeSearch::Diagnose(PodSetContext& ctx, const std::vector<int32_t>* allowed,
-                                      int32_t placed, int32_t count) const {
-  const IndexedClusterState& base = ov_.Base();
-  std::map<std::string, int32_t> filtered;  // reason -> nodes (sorted for output)
-  int32_t resources = 0, gpus = 0, numa = 0, total = 0;
-  int32_t best_zone_free = -1;
-  std::string best_zone_node;
-  const char* policy = "none";
-  int32_t best_free_gpus = -1;
-  std::string best_free_node;
-  auto visit = [&](NodeIndex i) {
-    ++total;
-    FilterVerdict v = Filter(ctx, i);
-    if (v != FilterVerdict::kFits) {
-      bool named = v == FilterVerdict::kExcluded && !ctx.excluded_why.empty();
-      ++filtered[named ? ctx.excluded_why : std::string(VerdictName(v))];
-      return;
-    }
-    const NodeInfo& info = base.Info(i);
-    const NodeUsage& usage = ov_.Usage(i);
-    if (usage.FreeWholeGpus() > best_free_gpus) {
-      best_free_gpus = usage.FreeWholeGpus();
-      best_free_node = info.node.meta.name;
-    }
-    FitFailure why = FitFailure::kNone;
-    TryAllocate(info, usage, ctx.shape, &why);
-    if (why == FitFailure::kResources) ++resources;
-    if (why == FitFailure::kGpus) ++gpus;
-    if (why == FitFailure::kNuma) {
-      ++numa;
-      int32_t z = LargestZoneFreeGpus(info, usage);
-      if (z > best_zone_free) {
-        best_zone_free = z;
-        best_zone_node = info.node.meta.name;
-        policy = PolicyName(info.policy);
-      }
-    }
-  };
-  if (allowed != nullptr) {
-    for (int32_t r : *allowed) visit(base.NodeAtRank(r));
-  } else {
-    for (int32_t r = 0; r < base.NodeCount(); ++r) visit(base.NodeAtRank(r));
-  }
-  std::string filters;
-  for (const auto& [reason, n] : filtered) {
-    filters += (filters.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
-  }
-  const std::string pods = "pod set " + ctx.name + " (" + std::to_string(placed) + "/" +
-                           std::to_string(count) + " pods placed)";
-  if (resources + gpus + numa == 0) {
-    return {"NoMatchingNodes", "0/" + std::to_string(total) + " nodes match " + pods +
-                                   (filters.empty() ? "" : ": " + filters)};
-  }
-  if (numa > 0 && resources + gpus == 0) {
-    std::string what = ctx.shape.gpus > 0 ? std::to_string(ctx.shape.gpus) + " nvidia.com/gpu"
-                                          : ctx.shape.requests.ToString();
-    return {"NumaUnaligned", what + " in one NUMA zone for " + pods + ": largest zone free on " +
-                                 best_zone_node + " has " + std::to_string(best_zone_free) +
-                                 " nvidia.com/gpu (" + policy + ")"};
-  }
-  std::string need = ScoringRequest(ctx.shape).ToString();
-  std::string msg = "no node has room for one more pod of " + pods + " needing " + need + ": " +
-                    std::to_string(resources) + " short of cpu/memory/other, " +
-                    std::to_string(gpus) + " short of GPUs";
-  if (numa > 0) msg += ", " + std::to_string(numa) + " NUMA-unaligned";
-  if (!filters.empty()) msg += ", " + filters;
-  if (best_free_gpus >= 0 && (ctx.shape.gpus > 0 || ctx.shape.gpu_milli > 0)) {
-    msg += " (most free: " + std::to_string(best_free_gpus) + " GPUs on " + best_free_node + ")";
-  }
-  return {"InsufficientResources", msg};
 }
 
 }  // namespace muster::placement

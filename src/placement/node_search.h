@@ -28,8 +28,9 @@ struct PodSetContext {
   ResourceList scoring_request;  // ScoringRequest(shape), once per plan
   PodConstraints constraints;
   model::NodeAffinity affinity;
-  VerdictCache verdicts;     // per node: -1 unknown, else FilterVerdict
-  std::string excluded_why;  // how Diagnose names kExcluded nodes ("" = "excluded")
+  VerdictCache verdicts;            // per node: -1 unknown, else FilterVerdict
+  std::string excluded_why;         // how Diagnose names kExcluded nodes ("" = "excluded")
+  std::vector<NodeIndex> excluded;  // the nodes ExcludeNodes marked kExcluded
   // Added to the scorer's score of a node for the next pod (Volcano's task-topology
   // plugin, task_topology.h); null = nothing.
   const std::function<int64_t(NodeIndex)>* bonus = nullptr;
@@ -62,12 +63,20 @@ class NodeSearch {
   std::optional<Pick> PickNode(PodSetContext& ctx, const std::vector<int32_t>* allowed) const;
 
   // Why no node takes one more pod (`placed` of `count` already planned).
+  // Implemented in node_diagnose.cc.
   PlacementFailure Diagnose(PodSetContext& ctx, const std::vector<int32_t>* allowed, int32_t placed,
                             int32_t count) const;
 
   int64_t Score(const PodSetContext& ctx, NodeIndex i, const PodAlloc& alloc) const;
 
  private:
+  struct Tally;
+  // Classifies node `i` (Filter, then TryAllocate on the overlay) into `t`.
+  void Visit(PodSetContext& ctx, NodeIndex i, Tally& t) const;
+  // Diagnose over the whole cluster from the free-capacity index; false (nothing
+  // tallied) when the pod set's filters depend on labels.
+  bool TallyFromIndex(PodSetContext& ctx, Tally& t) const;
+
   const Overlay& ov_;
   const Scorer& scorer_;
   int32_t max_scored_;

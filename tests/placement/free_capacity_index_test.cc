@@ -76,6 +76,14 @@ TEST(FreeCapacityIndex, AgreesWithALinearScan) {
     int32_t b = static_cast<int32_t>(rng() % buckets);
     int32_t from = static_cast<int32_t>(rng() % (n + 2));
     ASSERT_EQ(idx.Next(b, from, need), Scan(bucket, free, b, from, need)) << "step " << step;
+    int32_t short_of = -1;
+    for (int32_t q = from; q < n && short_of < 0; ++q) {
+      if (bucket[q] == b &&
+          (free[q][0] < need[0] || free[q][1] < need[1] || free[q][2] < need[2])) {
+        short_of = q;
+      }
+    }
+    ASSERT_EQ(idx.NextShort(b, from, need), short_of) << "step " << step;
   }
 }
 
