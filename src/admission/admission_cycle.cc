@@ -147,7 +147,7 @@ const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
       AssignFlavors(ws.wl, cqs_[ws.queue], tree_, flavors_, options));
   bool order_dependent = asked && cqs_[ws.queue].preemption.within_cluster_queue ==
                                       model::PreemptionPolicy::kLowerOrNewerEqualPriority;
-  if (order_dependent || !FlavorInputsShareable(ws.wl)) {
+  if (order_dependent || !share_flavors_ || !FlavorInputsShareable(ws.wl)) {
     shared.gen = -1;
     return *ws.flavors;
   }

@@ -62,6 +62,9 @@ class AdmitterImpl : public Admitter {
   void DropCaches() {
     for (auto& g : root_gen_) g = ++generation_;
   }
+  // Every head computes its own flavor assignment (SharedFlavors off), for the
+  // same check.
+  void StopSharingFlavors() { share_flavors_ = false; }
 
  private:
   enum class Route { kKueue, kVolcano, kNoQueue, kHeld };
@@ -105,6 +108,7 @@ class AdmitterImpl : public Admitter {
     std::shared_ptr<const FlavorAssignment> flavors;
   };
   std::vector<SharedFlavors> shared_flavors_;  // by ClusterQueue index
+  bool share_flavors_ = true;
 
   // Victims evicted for a preemptor wait until it is admitted or gives up, so the
   // capacity they free goes to the preemptor (kube-scheduler's nominated node, for

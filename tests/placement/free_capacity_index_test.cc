@@ -76,6 +76,11 @@ TEST(FreeCapacityIndex, AgreesWithALinearScan) {
     int32_t b = static_cast<int32_t>(rng() % buckets);
     int32_t from = static_cast<int32_t>(rng() % (n + 2));
     ASSERT_EQ(idx.Next(b, from, need), Scan(bucket, free, b, from, need)) << "step " << step;
+    // MayFit: one node, in bucket b or any above it (a narrowed search's test).
+    int32_t q = static_cast<int32_t>(rng() % n);
+    bool fits =
+        bucket[q] >= b && free[q][0] >= need[0] && free[q][1] >= need[1] && free[q][2] >= need[2];
+    ASSERT_EQ(idx.MayFit(q, b, need), fits) << "step " << step;
   }
 }
 
