@@ -124,11 +124,66 @@ std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(const Cycle& cycle) 
 // change there), not when another tree changed.
 const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
   int64_t gen = root_gen_[RootOf(ws.queue)];
-  if (ws.flavors_gen != gen) {
-    ws.flavors = AssignFlavors(ws.wl, cqs_[ws.queue], tree_, flavors_, AssignOptionsFor(ws));
-    ws.flavors_gen = gen;
+  if (ws.flavors_gen == gen) return *ws.flavors;
+  ws.flavors_gen = gen;
+  if (shared_flavors_.size() < cqs_.size()) shared_flavors_.resize(cqs_.size());
+  SharedFlavors& shared = shared_flavors_[static_cast<size_t>(ws.queue)];
+  if (SameFlavorInputs(shared, ws, gen)) {
+    ws.flavors = shared.flavors;
+    return *ws.flavors;
   }
-  return ws.flavors;
+  AssignOptions options = AssignOptionsFor(ws);
+  // has_candidates reads the head's creation and order only for
+  // LowerOrNewerEqualPriority; an answer that depended on them is not shared.
+  bool asked = false;
+  if (options.has_candidates) {
+    options.has_candidates =
+        [&asked, inner = std::move(options.has_candidates)](const std::vector<FrId>& frs) {
+          asked = true;
+          return inner(frs);
+        };
+  }
+  ws.flavors = std::make_shared<const FlavorAssignment>(
+      AssignFlavors(ws.wl, cqs_[ws.queue], tree_, flavors_, options));
+  bool order_dependent = asked && cqs_[ws.queue].preemption.within_cluster_queue ==
+                                      model::PreemptionPolicy::kLowerOrNewerEqualPriority;
+  if (order_dependent || !share_flavors_ || !FlavorInputsShareable(ws.wl)) {
+    shared.gen = -1;
+    return *ws.flavors;
+  }
+  shared.gen = gen;
+  shared.priority = ws.wl.priority;
+  shared.preemption_never = ws.wl.preemption_never;
+  shared.pod_sets.clear();
+  for (const model::PodSet& ps : ws.wl.pod_sets) {
+    shared.pod_sets.push_back({ps.name, ps.count, ps.requests});
+  }
+  shared.flavors = ws.flavors;
+  return *ws.flavors;
+}
+
+// AssignFlavors reads a pod set's name, count, requests, tolerations, node
+// selector and required node affinity. Only workloads with none of the last three
+// share assignments, so comparing the first three is enough.
+bool AdmitterImpl::FlavorInputsShareable(const model::Workload& wl) {
+  return std::all_of(wl.pod_sets.begin(), wl.pod_sets.end(), [](const model::PodSet& ps) {
+    return ps.tolerations.empty() && ps.node_selector.empty() && ps.node_affinity.required.empty();
+  });
+}
+
+bool AdmitterImpl::SameFlavorInputs(const SharedFlavors& shared, const WorkloadState& ws,
+                                    int64_t gen) {
+  if (shared.gen != gen || shared.priority != ws.wl.priority ||
+      shared.preemption_never != ws.wl.preemption_never ||
+      shared.pod_sets.size() != ws.wl.pod_sets.size() || !FlavorInputsShareable(ws.wl)) {
+    return false;
+  }
+  for (size_t i = 0; i < shared.pod_sets.size(); ++i) {
+    const model::PodSet& ps = ws.wl.pod_sets[i];
+    const SharedFlavors::PodSetInputs& in = shared.pod_sets[i];
+    if (in.count != ps.count || in.name != ps.name || !(in.requests == ps.requests)) return false;
+  }
+  return true;
 }
 
 AssignOptions AdmitterImpl::AssignOptionsFor(const WorkloadState& ws) const {

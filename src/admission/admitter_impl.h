@@ -62,6 +62,9 @@ class AdmitterImpl : public Admitter {
   void DropCaches() {
     for (auto& g : root_gen_) g = ++generation_;
   }
+  // Every head computes its own flavor assignment (SharedFlavors off), for the
+  // same check.
+  void StopSharingFlavors() { share_flavors_ = false; }
 
  private:
   enum class Route { kKueue, kVolcano, kNoQueue, kHeld };
@@ -82,10 +85,30 @@ class AdmitterImpl : public Admitter {
     Decision pending;            // latest reason while not admitted
     bool parked_physical = false;
     // Flavor assignment of the full counts against the tree at root generation
-    // `flavors_gen` (-1: none cached).
-    FlavorAssignment flavors;
+    // `flavors_gen` (-1: none cached); possibly shared with other heads of the
+    // queue (SharedFlavors).
+    std::shared_ptr<const FlavorAssignment> flavors;
     int64_t flavors_gen = -1;
   };
+
+  // The last flavor assignment computed for a ClusterQueue: a head with the same
+  // flavor inputs (pod set names, counts and requests, priority, preemption_never)
+  // at the same root generation gets the same assignment, so it is reused instead of
+  // recomputed (a cycle takes the heads of a tree many times after each admission).
+  struct SharedFlavors {
+    int64_t gen = -1;
+    int32_t priority = 0;
+    bool preemption_never = false;
+    struct PodSetInputs {
+      std::string name;
+      int32_t count = 0;
+      ResourceList requests;
+    };
+    std::vector<PodSetInputs> pod_sets;
+    std::shared_ptr<const FlavorAssignment> flavors;
+  };
+  std::vector<SharedFlavors> shared_flavors_;  // by ClusterQueue index
+  bool share_flavors_ = true;
 
   // Victims evicted for a preemptor wait until it is admitted or gives up, so the
   // capacity they free goes to the preemptor (kube-scheduler's nominated node, for
@@ -182,6 +205,8 @@ class AdmitterImpl : public Admitter {
   void DrainStopped(std::vector<Decision>& out);
   std::vector<Entry> CollectHeads(const Cycle& cycle);
   const FlavorAssignment& FlavorsFor(WorkloadState& ws);
+  static bool FlavorInputsShareable(const model::Workload& wl);
+  static bool SameFlavorInputs(const SharedFlavors& shared, const WorkloadState& ws, int64_t gen);
   // AssignFlavors' options for `ws`: fair sharing, and whether a flavor needing
   // preemption has anyone to preempt (Kueue's noPreemptionCandidates).
   AssignOptions AssignOptionsFor(const WorkloadState& ws) const;

@@ -37,8 +37,7 @@ bool CanBePartiallyAdmitted(const model::Workload& wl) {
 
 AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssignment& fa,
                                            Cycle& cycle, PlacementOracle& oracle) {
-  Plan plan;
-  plan.flavors = fa;
+  Plan plan;  // flavors are copied only into a plan that admits or preempts
   auto pending = [&](std::string reason, std::string message, bool physical) {
     plan.kind = Plan::Kind::kPending;
     plan.reason = std::move(reason);
@@ -51,6 +50,7 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   };
   auto preempt = [&](std::vector<Victim> victims) {
     plan.kind = Plan::Kind::kPreempt;
+    plan.flavors = fa;
     plan.victims = std::move(victims);
     return std::move(plan);
   };
@@ -82,6 +82,7 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
     PlacementOracle::Check check = oracle.CanPlace(ws.wl, fa.assignment, {});
     if (check.fits) {
       plan.kind = Plan::Kind::kAdmit;
+      plan.flavors = fa;
       return plan;
     }
     // Quota fits, nodes do not: preempt what the policies allow, if that helps.

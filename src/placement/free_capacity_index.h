@@ -40,6 +40,14 @@ class FreeCapacityIndex {
   // True when `requests` asks nothing beyond cpu, memory and pods, so that Next's
   // nodes are exactly those passing ResourcesFit.
   static bool Covers(const ResourceList& requests);
+  // Whether node `rank` is in a bucket >= `min_bucket` with free amounts all >=
+  // `need`; false means it would fail ResourcesFit or the GPU count.
+  bool MayFit(int32_t rank, int32_t min_bucket, const Amounts& need) const {
+    const int32_t bucket = bucket_of_[static_cast<size_t>(rank)];
+    if (bucket < min_bucket) return false;
+    const Amounts& free = tree_[Base(bucket) + static_cast<size_t>(leaves_ + rank)];
+    return free[0] >= need[0] && free[1] >= need[1] && free[2] >= need[2];
+  }
 
  private:
   static constexpr int64_t kAbsent = std::numeric_limits<int64_t>::min();

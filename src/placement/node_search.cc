@@ -129,8 +129,14 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
   }
   int32_t found = 0;
   const int32_t limit = max_scored_ > 0 ? max_scored_ : base.NodeCount();
+  const int32_t lo = ctx.shape.gpu_milli > 0 ? 0 : ctx.shape.gpus;
+  const FreeCapacityIndex& free = base.FreeIndex();
+  const FreeCapacityIndex::Amounts need = FreeCapacityIndex::NeedOf(ctx.shape.requests);
   if (allowed != nullptr) {
+    // A flavor's node labels make every admitted pod's search a narrowed one: the
+    // index skips the full nodes here too (each would fail TryAllocate).
     for (int32_t r : *allowed) {
+      if (!free.MayFit(r, lo, need)) continue;
       NodeIndex i = base.NodeAtRank(r);
       if (ov_.Touched(i)) continue;
       if (consider(i) && ++found >= limit) break;
@@ -142,10 +148,7 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
   // Nodes short of the pod's cpu, memory or pod slots are skipped through the free-capacity
   // index: they would fail TryAllocate, so the nodes considered (and the choice)
   // are the same as walking the whole bucket.
-  const int32_t lo = ctx.shape.gpu_milli > 0 ? 0 : ctx.shape.gpus;
   const int32_t hi = base.MaxGpusPerNode();
-  const FreeCapacityIndex& free = base.FreeIndex();
-  const FreeCapacityIndex::Amounts need = FreeCapacityIndex::NeedOf(ctx.shape.requests);
   for (int32_t step = 0; lo + step <= hi && found < limit; ++step) {
     int32_t b = scorer_.PrefersFullNodes() ? lo + step : hi - step;
     for (int32_t r = free.Next(b, 0, need); r >= 0; r = free.Next(b, r + 1, need)) {

@@ -117,7 +117,7 @@ TEST(VolcanoDrfOrderTest, LowerShareFirstAmongEqualPriority) {
 
 // Per-cohort caching must not change a single decision: replay the same workload
 // stream on two admitters, one of which drops every cache before every cycle.
-TEST(CachingTest, SameDecisionsAsRecomputingEverything) {
+void ExpectSameDecisionsAsRecomputing(model::PreemptionPolicy within) {
   model::ManifestSet m;
   m.resource_flavors = {RF("gpu")};
   for (int co = 0; co < 3; ++co) {
@@ -126,7 +126,7 @@ TEST(CachingTest, SameDecisionsAsRecomputingEverything) {
       auto cq = CQ(name, "co" + std::to_string(co),
                    {Group({"nvidia.com/gpu"}, {Flavor("gpu", {R("nvidia.com/gpu", "4")})})});
       cq.preemption.reclaim_within_cohort = model::PreemptionPolicy::kAny;
-      cq.preemption.within_cluster_queue = model::PreemptionPolicy::kLowerPriority;
+      cq.preemption.within_cluster_queue = within;
       m.cluster_queues.push_back(cq);
       m.local_queues.push_back(LQ("ns", name, name));
     }
@@ -135,6 +135,7 @@ TEST(CachingTest, SameDecisionsAsRecomputingEverything) {
     Harness h(m);
     if (invalidate) {
       h.before_cycle = [&h] { static_cast<AdmitterImpl&>(*h.admitter).DropCaches(); };
+      static_cast<AdmitterImpl&>(*h.admitter).StopSharingFlavors();
     }
     std::vector<std::string> log;
     uint32_t seed = 7;
@@ -163,6 +164,16 @@ TEST(CachingTest, SameDecisionsAsRecomputingEverything) {
   std::vector<std::string> cached = play(false), fresh = play(true);
   EXPECT_GT(cached.size(), 100u);
   EXPECT_EQ(cached, fresh);
+}
+
+TEST(CachingTest, SameDecisionsAsRecomputingEverything) {
+  ExpectSameDecisionsAsRecomputing(model::PreemptionPolicy::kLowerPriority);
+}
+
+// Here a head's creation decides whether it has candidates: its flavor
+// assignment is its own, not shared with the queue's other heads.
+TEST(CachingTest, SameDecisionsAsRecomputingWithNewerEqualPriorityVictims) {
+  ExpectSameDecisionsAsRecomputing(model::PreemptionPolicy::kLowerOrNewerEqualPriority);
 }
 
 }  // namespace

@@ -84,6 +84,11 @@ TEST(FreeCapacityIndex, AgreesWithALinearScan) {
       }
     }
     ASSERT_EQ(idx.NextShort(b, from, need), short_of) << "step " << step;
+    // MayFit: one node, in bucket b or any above it (a narrowed search's test).
+    int32_t q = static_cast<int32_t>(rng() % n);
+    bool fits =
+        bucket[q] >= b && free[q][0] >= need[0] && free[q][1] >= need[1] && free[q][2] >= need[2];
+    ASSERT_EQ(idx.MayFit(q, b, need), fits) << "step " << step;
   }
 }
 
