@@ -239,14 +239,14 @@ Result<std::string> OverlayAncestor(const std::string& mount_name, const std::st
   if (dir.find_first_of(",:\\") != std::string::npos) {
     return refuse("its directory " + dir + " cannot be an overlay's (',' ':' or '\\' in it)");
   }
-  static const bool overlayfs = [] {
+  static const bool kOverlayfs = [] {
     std::ifstream in("/proc/filesystems");
     for (std::string line; std::getline(in, line);) {
       if (line.ends_with("\toverlay")) return true;
     }
     return false;
   }();
-  if (!overlayfs) return refuse("the kernel has no overlayfs to create it below " + dir);
+  if (!kOverlayfs) return refuse("the kernel has no overlayfs to create it below " + dir);
   return dir;
 }
 
