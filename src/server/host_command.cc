@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -134,6 +135,40 @@ bool ReapCommand(pid_t pid) {
   int status = 0;
   pid_t r = ::waitpid(pid, &status, WNOHANG);
   return r != 0;  // reaped, or ECHILD
+}
+
+Result<SpawnedCommand> SpawnCommandCapturing(const std::vector<std::string>& argv,
+                                             const std::vector<std::string>& env) {
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return Internal(std::string("cannot make a pipe: ") + std::strerror(errno));
+  }
+  auto pid = Spawn(argv, &env, pipe_fds[1], true);
+  ::close(pipe_fds[1]);
+  if (!pid.ok()) {
+    ::close(pipe_fds[0]);
+    return pid.status();
+  }
+  ::fcntl(pipe_fds[0], F_SETFL, ::fcntl(pipe_fds[0], F_GETFL) | O_NONBLOCK);
+  return SpawnedCommand{*pid, pipe_fds[0]};
+}
+
+void ReadAvailable(int fd, std::string& out, size_t limit) {
+  char buf[4096];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // EAGAIN: nothing more now; 0: closed
+    // Past the limit the output is still drained (the child must not block on it).
+    if (out.size() < limit) out.append(buf, std::min(static_cast<size_t>(n), limit - out.size()));
+  }
+}
+
+std::optional<int> ReapCommandStatus(pid_t pid) {
+  int status = 0;
+  pid_t r = ::waitpid(pid, &status, WNOHANG);
+  if (r == 0) return std::nullopt;
+  return r < 0 ? -1 : ExitCodeOf(status);
 }
 
 }  // namespace muster::server

@@ -44,4 +44,21 @@ Result<pid_t> SpawnCommand(const std::vector<std::string>& argv,
 // True when `pid` (from SpawnCommand) has ended and is reaped (or is unknown).
 bool ReapCommand(pid_t pid);
 
+// Starts `argv` with stdout and stderr into a pipe whose read end (`output_fd`,
+// non-blocking, close-on-exec; the caller closes it) is returned at once: for a
+// command that may run long (`podman pull`) on a thread that must not wait.
+struct SpawnedCommand {
+  pid_t pid = -1;
+  int output_fd = -1;
+};
+Result<SpawnedCommand> SpawnCommandCapturing(const std::vector<std::string>& argv,
+                                             const std::vector<std::string>& env);
+
+// Appends what `fd` (non-blocking) holds now to `out`, up to `limit` bytes in all.
+void ReadAvailable(int fd, std::string& out, size_t limit = 1 << 16);
+
+// `pid`'s exit status (exit code, or 128 + signal) once it has ended, reaped; nullopt
+// while it runs. -1 for a pid that is no child of ours.
+std::optional<int> ReapCommandStatus(pid_t pid);
+
 }  // namespace muster::server

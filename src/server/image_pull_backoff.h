@@ -18,9 +18,16 @@
 //     ErrImageNeverPull"; no back-off (upstream checks before its back-off), looked at
 //     again every `initial_seconds`.
 // The pod stays Pending throughout: upstream never fails a pod for its image.
+//
+// Unlike the kubelet's (in memory), the back-off outlives a restart of the server:
+// Save/Load carry each entry's last failure and delay (wall-clock times), so a pod
+// adopted after a kill -9 waits out what was left instead of starting again at
+// `initial_seconds`.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -46,6 +53,16 @@ struct ImageWaitState {
   std::vector<PodEventNote> events;
 };
 
+// The kubelet's Events of the pull step (image_manager.go, v1.32): Pulling before a
+// pull, Pulled after one (its duration as Go prints a time.Duration truncated to
+// milliseconds) or for an image already here.
+PodEventNote PullingEvent(const std::string& image);
+PodEventNote PulledEvent(const std::string& image, double seconds, int64_t size_bytes);
+PodEventNote AlreadyPresentEvent(const std::string& image);
+// Go's time.Duration.String() of `seconds` truncated to milliseconds: "0s", "250ms",
+// "1.5s", "2m3.004s", "1h0m0s".
+std::string GoDuration(double seconds);
+
 class ImagePullBackOff {
  public:
   explicit ImagePullBackOff(ImagePullBackOffSettings settings = {}) : settings_(settings) {}
@@ -69,9 +86,18 @@ class ImagePullBackOff {
   double Delay(const std::string& key) const;
   // The pod started, stopped or was deleted: its back-off is dropped (a pod that
   // starts again here is a new gang attempt's, a new pod upstream: a new uid).
-  void Forget(const std::string& key) { entries_.erase(key); }
+  void Forget(const std::string& key) { version_ += entries_.erase(key); }
   bool Waiting(const std::string& key) const { return entries_.count(key) != 0; }
   size_t size() const { return entries_.size(); }
+  // Drops the entries of pods not in `pod_ids` (Key's first part).
+  void Retain(const std::vector<std::string>& pod_ids);
+
+  // The entries, for a restart: {key: {image, lastFailure, delay, never}}. A loaded
+  // entry's pod is looked at again at once (its first Sync is due).
+  nlohmann::json Save() const;
+  void Load(const nlohmann::json& saved);
+  // Counts changes worth saving (a failure, an entry dropped).
+  uint64_t version() const { return version_; }
 
  private:
   struct Entry {
@@ -79,10 +105,12 @@ class ImagePullBackOff {
     double delay = 0;    // the current back-off
     Time next_sync = 0;  // the pod's next look
     bool never = false;  // ErrImageNeverPull: no back-off
+    std::string image;
   };
 
   ImagePullBackOffSettings settings_;
   std::map<std::string, Entry> entries_;
+  uint64_t version_ = 0;
 };
 
 }  // namespace muster::server

@@ -70,6 +70,7 @@ LocalExecutor::LocalExecutor(ObjectStore& store, ProcessSupervisor& processes,
     std::lock_guard<std::mutex> lock(deleted_mu_);
     deleted_pods_.push_back(PodProcessId(change->namespace_, change->name));
   });
+  LoadPullBackOff();
 }
 
 LocalExecutor::~LocalExecutor() { Shutdown(); }
@@ -113,11 +114,13 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
                                    const std::map<std::string, RecoveredProcess>& recovered) {
   // The pods' addresses are the ones the previous server gave them.
   std::map<std::string, std::string> ips;
+  std::map<std::string, json> stored;  // before Started rewrites them
   for (const auto& p : record.plan.pods) {
     std::string name = workloads::DefaultHostname(record.workload, p.pod_set, p.index);
     auto object = store_.Get({"pods", record.workload.meta.namespace_, name});
     if (object.ok() && object->contains("status") && (*object)["status"].is_object()) {
       ips[name] = (*object)["status"].value("podIP", "");
+      stored[name] = std::move(*object);
     }
   }
   Started(record, now);
@@ -128,7 +131,9 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
     PodRun& pod = gang.pods[i];
     if (addresses_.Reserve(ips[pod.name])) pod.ip = ips[pod.name];
     auto it = recovered.find(pod.id);
-    if (it == recovered.end()) {
+    if (it == recovered.end() && ResumeImageWait(gang, pod, stored[pod.name])) {
+      // No container ran yet: it waits for its image again.
+    } else if (it == recovered.end()) {
       pod.state = PodState::kFailed;
       pod.exit_code = 137;
       pod.reason = "ContainerStatusUnknown";
@@ -337,15 +342,8 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
     }
   }
   StoreVolumeSources sources(store_, gang.namespace_, std::move(claims));
-  if (config_.podman) {
-    const auto& containers = gang.workload.pod_sets[pod.pod_set].tmpl.spec.containers;
-    if (auto e = containers.empty() ? std::nullopt : config_.podman->CheckImage(containers[0])) {
-      pod.image = containers[0].image;
-      return WaitForImage(
-          gang, pod,
-          pull_backoff_.NeverPull(ImagePullBackOff::Key(pod.id, pod.image), pod.image, now));
-    }
-  }
+  if (config_.podman && !pod.image_ready && !EnsureImage(gang, pod, now)) return;
+  pod.image_ready = false;
   auto plan = PlanLocalPod(config_, input, sources);
   if (!plan.ok()) return fail("CreateContainerConfigError", plan.status().message());
   if (Status s = processes_.Start(plan->spec); !s.ok()) {
@@ -368,6 +366,16 @@ void LocalExecutor::Run(Time now) {
     if (gang.launched && !gang.stopping) StartAddedPods(attempt, gang, now);
   }
   if (config_.podman) config_.podman->Run(processes_);
+  if (!retained_backoff_) {
+    // Loaded entries of pods that no adopted gang holds any more.
+    retained_backoff_ = true;
+    std::vector<std::string> ids;
+    for (const auto& [attempt, gang] : gangs_) {
+      for (const PodRun& pod : gang.pods) ids.push_back(pod.id);
+    }
+    pull_backoff_.Retain(ids);
+  }
+  SavePullBackOff();
 }
 
 workloads::RankContext LocalExecutor::RankContextOf(const Gang& gang) const {
@@ -433,6 +441,7 @@ std::vector<control::GangOutcome> LocalExecutor::Poll(Time now) {
   for (auto& [attempt, gang] : gangs_) RetireShrunkPods(attempt, gang);
 
   WritePodEvents(now);
+  SavePullBackOff();
   std::vector<control::GangOutcome> outcomes;
   for (auto it = gangs_.begin(); it != gangs_.end();) {
     Gang& gang = it->second;

@@ -138,6 +138,11 @@ class LocalExecutor : public ServeExecutor {
     bool image_wait = false;
     bool retry_start = false;  // its image back-off has run out: started at this Run
     std::string image;         // its container's image
+    // Its image is being pulled (podman): waiting, ContainerCreating (image_wait set,
+    // no reason), since `pull_started`; `image_ready`: pulled, the next start runs it.
+    bool pulling = false;
+    bool image_ready = false;
+    Time pull_started = 0;
   };
   struct Gang {
     std::string key;
@@ -164,8 +169,19 @@ class LocalExecutor : public ServeExecutor {
   // Image waits (local_executor_pull.cc): the pod waits instead of failing; each Run
   // shows its back-off or marks it to start again; Events are written at Poll.
   void WaitForImage(const Gang& gang, PodRun& pod, const ImageWaitState& state);
+  // The kubelet's image step before a start (podman): true when the image is here to
+  // run; false when the pod waits (its pull started, or ErrImageNeverPull).
+  bool EnsureImage(const Gang& gang, PodRun& pod, Time now);
   void SyncImageWaits(Gang& gang, Time now);
+  // A pull's end: the pod starts (Pulled) or waits in back-off (ErrImagePull).
+  void PullEnded(const Gang& gang, PodRun& pod, Time now);
   void EndImageWait(PodRun& pod);
+  // An adopted pod without a process that waited for its image when the server
+  // stopped: it waits again, its back-off (loaded) where it was. False otherwise.
+  bool ResumeImageWait(const Gang& gang, PodRun& pod, const nlohmann::json& stored);
+  // The back-off's file in the data directory (written when it changed).
+  void LoadPullBackOff();
+  void SavePullBackOff();
   void WritePodEvents(Time now);
   static double GracePeriod(const Gang& gang, const PodRun& pod);
   void StartPod(int64_t attempt, Gang& gang, size_t i, const workloads::RankContext& context,
@@ -203,6 +219,8 @@ class LocalExecutor : public ServeExecutor {
   std::map<std::string, control::GangPodCounts> last_counts_;  // of the last stopped gang per key
   std::set<std::string> own_deletes_;  // process ids of Pod objects a shrink deleted
   ImagePullBackOff pull_backoff_;
+  uint64_t saved_backoff_version_ = 0;
+  bool retained_backoff_ = false;  // entries of pods no gang adopted are dropped
   struct PendingEvent {
     std::string namespace_, pod, node;
     PodEventNote note;

@@ -255,6 +255,11 @@ Result<LocalPodPlan> PlanLocalPod(const LocalPodConfig& config, const LocalPodIn
     spec.hostname = pod.name;
     // The data directory (store, other pods) hidden; the pod's own work dir put back.
     spec.mounts.push_back({MountStep::Kind::kTmpfs, "", config.data_dir, false, false, false, ""});
+    // Overlays (upper layers in that tmpfs) before anything is mounted below them.
+    for (auto& m : *volumes) {
+      if (m.kind == MountStep::Kind::kOverlay) spec.mounts.push_back(m);
+    }
+    std::erase_if(*volumes, [](const MountStep& m) { return m.kind == MountStep::Kind::kOverlay; });
     spec.mounts.push_back({MountStep::Kind::kBind, work_dir, work_dir, false, false, true, ""});
     spec.mounts.push_back(
         {MountStep::Kind::kBind, pod_dir + "/hosts", "/etc/hosts", true, true, false, ""});

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <set>
 
 #include "server/pod_paths.h"
 
@@ -215,6 +217,39 @@ bool MountPointCreatable(const std::string& path) {
   return ancestor == ancestor.root_path();
 }
 
+Result<std::string> OverlayAncestor(const std::string& mount_name, const std::string& path,
+                                    const std::string& data_dir) {
+  auto refuse = [&](const std::string& why) {
+    return FailedPrecondition("volumeMount \"" + mount_name + "\": mountPath " + path +
+                              " does not exist on this machine and " + why +
+                              ": create it, or run pods with --container-runtime=podman");
+  };
+  std::error_code ec;
+  fs::path ancestor = fs::path(path).lexically_normal().parent_path();
+  while (ancestor != ancestor.root_path() && !fs::exists(ancestor, ec)) {
+    ancestor = ancestor.parent_path();
+  }
+  const std::string dir = ancestor.string();
+  if (!fs::is_directory(ancestor, ec)) return refuse(dir + " is not a directory");
+  // The overlay shows what is below its directory, mounts excepted: over the data
+  // directory it would undo the tmpfs that hides the store and the other pods.
+  if (UnderPrefix(data_dir, dir) || UnderPrefix(dir, data_dir)) {
+    return refuse("its directory " + dir + " holds the server's data directory");
+  }
+  if (dir.find_first_of(",:\\") != std::string::npos) {
+    return refuse("its directory " + dir + " cannot be an overlay's (',' ':' or '\\' in it)");
+  }
+  static const bool kOverlayfs = [] {
+    std::ifstream in("/proc/filesystems");
+    for (std::string line; std::getline(in, line);) {
+      if (line.ends_with("\toverlay")) return true;
+    }
+    return false;
+  }();
+  if (!kOverlayfs) return refuse("the kernel has no overlayfs to create it below " + dir);
+  return dir;
+}
+
 Result<std::vector<MountStep>> PrepareVolumes(const model::PodSpec& spec,
                                               const model::Container& container,
                                               const PodVolumeContext& pod,
@@ -230,6 +265,7 @@ Result<std::vector<MountStep>> PrepareVolumes(const model::PodSpec& spec,
         container.volume_mounts.front().mount_path + ")");
   }
   std::map<std::string, Source> provided;
+  std::set<std::string> overlays;  // existing directories missing mount points go below
   for (const model::VolumeMount& m : container.volume_mounts) {
     auto vol = std::find_if(spec.volumes.begin(), spec.volumes.end(),
                             [&](const model::Volume& v) { return v.name == m.name; });
@@ -281,16 +317,30 @@ Result<std::vector<MountStep>> PrepareVolumes(const model::PodSpec& spec,
     std::error_code ec;
     if (!policy.container && !fs::exists(target, ec)) {
       if (!MountPointCreatable(target)) {
-        return FailedPrecondition(
-            "volumeMount \"" + m.name + "\": mountPath " + target +
-            " does not exist on this machine; the local executor shares its filesystem and "
-            "creates mount points only as new top-level directories (or under /etc/mpi): create "
-            "it, or run pods with --container-runtime=podman");
+        // Below an existing directory (/etc/foo/bar with /etc/foo there): created in
+        // an overlay of that directory, for this pod only, as a container's would be.
+        auto ancestor = OverlayAncestor(m.name, target, pod.data_dir);
+        if (!ancestor.ok()) return ancestor.status();
+        overlays.insert(*ancestor);
       }
       step.create_target = true;
     }
     steps.push_back(std::move(step));
   }
+  // One overlay per outermost directory (one below another is inside its overlay),
+  // first, its upper layer below the data directory (a tmpfs in the pod's namespace).
+  std::vector<MountStep> overlay_steps;
+  for (const std::string& dir : overlays) {
+    if (!overlay_steps.empty() && UnderPrefix(dir, overlay_steps.back().target)) continue;
+    MountStep step;
+    step.kind = MountStep::Kind::kOverlay;
+    step.target = dir;
+    step.source = pod.data_dir + "/.overlays/" + std::to_string(overlay_steps.size());
+    step.options =
+        "lowerdir=" + dir + ",upperdir=" + step.source + "/u,workdir=" + step.source + "/w";
+    overlay_steps.push_back(std::move(step));
+  }
+  steps.insert(steps.begin(), overlay_steps.begin(), overlay_steps.end());
   return steps;
 }
 

@@ -15,10 +15,15 @@
 //   - hostPath: refused unless the pod's owner is root or the path is under a prefix
 //     the administrator allowed (`muster serve --host-path-prefix`): on a shared
 //     machine a path of the host is another user's business. `type` is checked.
-// A mountPath that does not exist on this machine is created (empty, root-owned) only
-// as a new top-level directory (/data, /checkpoints ...) or under /etc/mpi, which no
-// other program reads; anywhere else the pod fails: the local executor shares the
-// machine's filesystem. `subPath` must stay inside its volume.
+// A mountPath that does not exist on this machine is created (empty, root-owned) as a
+// new top-level directory (/data, /checkpoints ...) or under /etc/mpi, which no other
+// program reads; below any other existing directory (/etc/foo/bar with /etc/foo
+// there) it is created in an overlay of that directory in the pod's mount namespace
+// (the pod sees the directory as it is, its mounts excepted, plus the mount point;
+// what the pod writes there stays in its own tmpfs), so a manifest's mountPath works
+// as in a container without touching the machine's filesystem. Refused (naming the
+// volumeMount) where that directory holds the server's data directory or the kernel
+// has no overlayfs. `subPath` must stay inside its volume.
 #pragma once
 
 #include <map>
@@ -73,7 +78,15 @@ Result<std::vector<MountStep>> PrepareVolumes(const model::PodSpec& spec,
                                               const VolumeSources& sources,
                                               const VolumePolicy& policy);
 
-// Whether a missing mountPath may be created (see above).
+// Whether a missing mountPath may be created on the machine itself (see above).
 bool MountPointCreatable(const std::string& path);
+
+// The directory a missing mountPath below an existing one (not "/") is created in,
+// for the pod only: its nearest existing ancestor, which gets an overlay in the pod's
+// mount namespace. FailedPrecondition naming the volumeMount where it cannot: the
+// ancestor holds the server's data directory, its path cannot be an overlay option,
+// or the kernel has no overlayfs.
+Result<std::string> OverlayAncestor(const std::string& mount_name, const std::string& path,
+                                    const std::string& data_dir);
 
 }  // namespace muster::server

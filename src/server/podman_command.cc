@@ -175,6 +175,16 @@ std::optional<PodmanFailure> ClassifyPodmanExit(int exit_code, const std::string
   return PodmanFailure{pull ? "ErrImagePull" : "CreateContainerError", message};
 }
 
+std::vector<std::string> PodmanPullArgv(const std::string& podman, const std::string& image) {
+  return {podman, "pull", "--quiet", "--", image};
+}
+
+std::string PodmanPullError(int exit_code, const std::string& output) {
+  std::vector<std::string> lines = LastLines(output, 1);
+  if (!lines.empty()) return lines.back();
+  return "podman pull failed (exit code " + std::to_string(exit_code) + ")";
+}
+
 std::string NeverPullMessage(const std::string& image) {
   return "Container image \"" + image + "\" is not present with pull policy of Never";
 }

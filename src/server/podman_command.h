@@ -96,6 +96,13 @@ struct PodmanFailure {
 };
 std::optional<PodmanFailure> ClassifyPodmanExit(int exit_code, const std::string& log_tail);
 
+// argv of `podman pull` of `image` (quiet: its output is the image id, or its error).
+std::vector<std::string> PodmanPullArgv(const std::string& podman, const std::string& image);
+
+// The container's ErrImagePull message for a `podman pull` that ended with
+// `exit_code`: podman's last line ("Error: initializing source ...").
+std::string PodmanPullError(int exit_code, const std::string& output);
+
 // The kubelet's message for a missing image under imagePullPolicy Never.
 std::string NeverPullMessage(const std::string& image);
 

@@ -151,7 +151,9 @@ Result<ProcessSpec> PodmanRuntime::Plan(const PodmanPodInput& pod) {
   run.name = PodmanContainerName(pod.id, stamp);
   run.labels = {{kPodmanPodLabel, pod.namespace_ + "/" + pod.name}, {kPodmanProcessLabel, pod.id}};
   run.image = c.image;
-  run.pull = *pull;
+  // The executor pulled it first (EnsureImage): `podman run` pulls only what went
+  // missing since, and never under Never.
+  run.pull = *pull == "never" ? "never" : "missing";
   run.env_file = env_file;
   run.uid = pod.account.uid;
   run.gid = pod.account.gid;
@@ -198,18 +200,6 @@ Result<ProcessSpec> PodmanRuntime::Plan(const PodmanPodInput& pod) {
   }
   names_[pod.id] = run.name;
   return spec;
-}
-
-std::optional<PodmanFailure> PodmanRuntime::CheckImage(const model::Container& container) {
-  if (container.image_pull_policy != "Never" || container.image.empty()) return std::nullopt;
-  auto result = RunCommand({settings_.podman, "image", "exists", "--", container.image},
-                           kCheckTimeoutMs, Env());
-  if (result.ok() && result->exit_code == 0) return std::nullopt;
-  if (!result.ok() || result->exit_code != 1) {
-    // podman itself failed: let the start report it rather than guess.
-    return std::nullopt;
-  }
-  return PodmanFailure{"ErrImageNeverPull", NeverPullMessage(container.image)};
 }
 
 std::optional<PodmanFailure> PodmanRuntime::ExitReason(const std::string& id, int exit_code,

@@ -4,9 +4,12 @@
 // (gang start, the shim that outlives the server, logs, grace periods, adoption after a
 // restart) applies unchanged; this class adds what only a container needs:
 //
-//   - the image check before a start: imagePullPolicy Never and no such image ->
-//     ErrImageNeverPull (nothing is started); a pull that fails inside `podman run`
-//     (exit 125) is read back from its output as ErrImagePull;
+//   - the image before a start, as the kubelet's image manager: imagePullPolicy Never
+//     and no such image -> ErrImageNeverPull (nothing is started); Always, or
+//     IfNotPresent without the image, -> `podman pull` as a step of its own, in the
+//     background (StartPull/PollPull; the executor shows the pod ContainerCreating
+//     meanwhile); a pull that still fails inside `podman run` (exit 125) is read back
+//     from its output as ErrImagePull;
 //   - stopping: the supervisor's SIGTERM reaches the container through podman run's
 //     signal proxy; `podman stop --time GRACE` (by label) makes sure the container
 //     itself is killed at the deadline even when podman run is gone;
@@ -18,7 +21,8 @@
 //     process ended; at start-up, containers labelled by muster whose process is not
 //     running any more (the server and its shims were killed) are removed.
 // Every podman call after start-up is spawned without waiting (the executor's thread
-// must not block), except the `image exists` check of a Never pod (milliseconds).
+// must not block), except `image exists` before a start and `image inspect` of a
+// pulled image's size (milliseconds each, bounded by a timeout).
 // Called from the executor's thread only.
 #pragma once
 
@@ -74,6 +78,9 @@ struct PodmanPodInput {
 class PodmanRuntime {
  public:
   explicit PodmanRuntime(PodmanSettings settings) : settings_(std::move(settings)) {}
+  ~PodmanRuntime();  // kills pulls still running
+  PodmanRuntime(const PodmanRuntime&) = delete;
+  PodmanRuntime& operator=(const PodmanRuntime&) = delete;
 
   // nullptr for kNone, and for kAuto where podman is missing or cannot run (said on
   // `log`); FailedPrecondition for kPodman then. Needs root (`root`): podman runs
@@ -86,8 +93,23 @@ class PodmanRuntime {
   // Writes the pod's env file (0600) and returns the supervised process: podman run.
   Result<ProcessSpec> Plan(const PodmanPodInput& pod);
 
-  // ErrImageNeverPull for a Never pod whose image is not here; nullopt otherwise.
-  std::optional<PodmanFailure> CheckImage(const model::Container& container);
+  // Whether `image` is here (`podman image exists`); nullopt when podman failed.
+  std::optional<bool> ImagePresent(const std::string& image);
+  // Starts `podman pull` of `image` for process `id` and returns at once (one pull
+  // per id: a second call while it runs does nothing). podman_image_pull.cc.
+  void StartPull(const std::string& id, const std::string& image);
+  struct PullResult {
+    bool ok = false;
+    std::string error;  // podman's error line (the container's ErrImagePull message)
+    int64_t size = -1;  // the pulled image's size in bytes (-1: unknown)
+  };
+  // nullopt while `id`'s pull runs (or none was started); its result once it ended
+  // (a pull past kPullTimeoutSeconds is killed and fails).
+  std::optional<PullResult> PollPull(const std::string& id);
+  // Kills `id`'s pull, if any (its pod stopped or was deleted).
+  void CancelPull(const std::string& id);
+  bool Pulling(const std::string& id) const { return pulls_.count(id) != 0; }
+  static constexpr double kPullTimeoutSeconds = 30 * 60;
 
   // The kubelet's reason for process `id` that ended with `exit_code`, from its log;
   // for 137 (SIGKILL), OOMKilled when the kernel killed the container at its memory
@@ -116,6 +138,15 @@ class PodmanRuntime {
   std::vector<std::vector<std::string>> queued_;
   std::vector<pid_t> spawned_;
   bool collected_ = false;
+  struct Pull {
+    pid_t pid = -1;
+    int fd = -1;
+    std::string image;
+    std::string output;
+    double started = 0;  // steady seconds
+    std::optional<PullResult> failed_to_start;
+  };
+  std::map<std::string, Pull> pulls_;  // by process id
 };
 
 }  // namespace muster::server

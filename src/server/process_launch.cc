@@ -81,7 +81,7 @@ void WriteExitFile(const shim::Plan& plan, int status) {
 // they do not linger as zombies; descendants that survive (no cgroup, setsid) are
 // handed to the next subreaper when the shim exits.
 void ReapRemaining() {
-  const struct timespec tick = {0, 10 * 1000 * 1000};
+  const struct timespec tick = {0, 10'000'000};  // 10 ms
   for (int round = 0; round < 100; ++round) {
     pid_t reaped;
     while ((reaped = ::waitpid(-1, nullptr, WNOHANG)) > 0) {
@@ -292,6 +292,7 @@ std::vector<char*> NullTerminated(std::vector<std::string>& strings) {
 
 std::vector<const char*> Pointers(const std::vector<std::string>& strings) {
   std::vector<const char*> out;
+  out.reserve(strings.size());
   for (const auto& s : strings) out.push_back(s.c_str());
   return out;
 }
@@ -331,6 +332,7 @@ Result<StartedShim> StartShim(const ShimLaunch& launch) {
   std::string exit_tmp_path = launch.dir + "/" + kExitTmpFileName;
   const int32_t log_files = launch.log_max_files < 1 ? 1 : launch.log_max_files;
   std::vector<std::string> log_path_strings;
+  log_path_strings.reserve(static_cast<size_t>(log_files));
   for (int32_t k = 0; k < log_files; ++k) {
     log_path_strings.push_back(k == 0 ? launch.log_path
                                       : launch.log_path + "." + std::to_string(k));

@@ -45,6 +45,10 @@ struct MountStep {
   enum class Kind {
     kBind,   // source (opened before any step, so later steps cannot hide it) on target
     kTmpfs,  // an empty tmpfs on target (hides what was there: the data directory)
+    // An overlay on target (an existing directory) whose upper layer is `source`
+    // (created, below the data directory's tmpfs): mount points made below target
+    // then exist for the pod only. `options` is the mount data.
+    kOverlay,
   };
   Kind kind = Kind::kBind;
   std::string source;

@@ -52,8 +52,37 @@ void FdPath(int fd, char* out) {
   out[len] = '\0';
 }
 
+// `base` + `suffix` into `out` (PATH_MAX); false when too long.
+bool JoinPath(const char* base, const char* suffix, char* out) {
+  size_t len = 0;
+  for (const char* p : {base, suffix}) {
+    for (; *p != '\0'; ++p) {
+      if (len + 1 >= PATH_MAX) return false;
+      out[len++] = *p;
+    }
+  }
+  out[len] = '\0';
+  return true;
+}
+
+void ApplyOverlay(const Mount& m, int out) {
+  char upper[PATH_MAX], work[PATH_MAX];
+  if (!JoinPath(m.source, "/u", upper) || !JoinPath(m.source, "/w", work)) {
+    Fail(out, "cannot prepare an overlay for", m.target, ENAMETOOLONG);
+  }
+  for (const char* dir : {upper, work}) {
+    if (int error = MakeDirs(dir, false, 0755); error != 0) {
+      Fail(out, "cannot create the overlay's directory", dir, error);
+    }
+  }
+  if (::mount("overlay", m.target, "overlay", 0, m.options) != 0) {
+    Fail(out, "cannot mount an overlay on", m.target, errno);
+  }
+}
+
 void ApplyMount(const Plan& plan, int i, int out) {
   const Mount& m = plan.mounts[i];
+  if (m.kind == static_cast<int>(MountStep::Kind::kOverlay)) return ApplyOverlay(m, out);
   if (m.create_target) {
     int error = MakeDirs(m.target, m.target_is_file, 0755);
     if (error == 0 && m.target_is_file) {

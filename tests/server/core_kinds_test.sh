@@ -3,7 +3,8 @@
 # Secrets, ResourceQuotas (kubectl's typed create commands, protobuf bodies), seed
 # 001's headless Service, a PersistentVolumeClaim bound by the local provisioner,
 # upstream's 422 and 403 texts, kubectl's columns, and a Job whose pod reads a
-# ConfigMap, a Secret and a claim under the local executor.
+# ConfigMap, a Secret and a claim under the local executor (the ConfigMap also at a
+# mountPath below /etc, created for the pod only).
 # Usage: bash tests/server/core_kinds_test.sh build/muster
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
@@ -128,14 +129,17 @@ spec:
       containers:
       - name: main
         image: busybox
-        command: [sh, -c, 'echo "greeting=$GREETING"; echo "token=$(cat /creds/token)"; echo kept >/scratch/f; echo "claim=$(cat /scratch/f)"']
+        command: [sh, -c, 'echo "greeting=$GREETING"; echo "token=$(cat /creds/token)"; echo kept >/scratch/f; echo "claim=$(cat /scratch/f)"; echo "below-etc=$(cat /etc/muster-core-kinds-test/settings/level)"']
         env:
         - name: GREETING
           valueFrom: {configMapKeyRef: {name: settings, key: greeting}}
         volumeMounts:
         - {name: creds, mountPath: /creds}
         - {name: scratch, mountPath: /scratch}
+        - {name: settings, mountPath: /etc/muster-core-kinds-test/settings}
       volumes:
+      - name: settings
+        configMap: {name: settings}
       - name: creds
         secret: {secretName: creds}
       - name: scratch
@@ -144,6 +148,11 @@ EOF
 check "the Job applies" "job.batch/reader created" $K apply -f "$TMP/job.yaml"
 eventually "its pod ran with the ConfigMap, Secret and claim" "greeting=hello.*token=s3cret.*claim=kept" \
   bash -c "$K logs -n team-a -l job-name=reader 2>&1 | tr '\n' ' '"
+# A mountPath below an existing directory of the machine (/etc): made for the pod only.
+check "a ConfigMap mounted below /etc (a directory that exists) is there for the pod" \
+  "below-etc=3" bash -c "$K logs -n team-a -l job-name=reader 2>&1 | tr '\n' ' '"
+check "and not on the machine" "^absent$" \
+  bash -c "[ -e /etc/muster-core-kinds-test ] || echo absent"
 
 kill -TERM "$PID" 2>/dev/null
 wait "$PID" 2>/dev/null

@@ -1,7 +1,8 @@
 // The kubelet's image pull back-off, step by step on an injected clock (no sleeps):
 // ErrImagePull after each failed pull, ImagePullBackOff at the looks in between, the
 // back-off doubling from 10 s to its 300 s cap, the Events of each, and the
-// Never policy's ErrImageNeverPull without back-off.
+// Never policy's ErrImageNeverPull without back-off; the pull step's Events; the
+// back-off carried over a restart of the server (Save/Load).
 #include "server/image_pull_backoff.h"
 
 #include <gtest/gtest.h>
@@ -128,6 +129,69 @@ TEST(ParseImagePullBackOff, DurationsAndTheirOrder) {
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(r.status().message().find("--image-pull-backoff"), std::string::npos);
   }
+}
+
+TEST(ImagePullBackOff, ThePullStepsEventsAreTheKubelets) {
+  PodEventNote pulling = PullingEvent(kImage);
+  EXPECT_EQ(pulling.type, "Normal");
+  EXPECT_EQ(pulling.reason, "Pulling");
+  EXPECT_EQ(pulling.message, "Pulling image \"registry.example/team/trainer:2\"");
+  PodEventNote pulled = PulledEvent(kImage, 1.2345, 4096);
+  EXPECT_EQ(pulled.reason, "Pulled");
+  EXPECT_EQ(pulled.message,
+            "Successfully pulled image \"registry.example/team/trainer:2\" in 1.234s (1.234s "
+            "including waiting). Image size: 4096 bytes.");
+  PodEventNote present = AlreadyPresentEvent(kImage);
+  EXPECT_EQ(present.type, "Normal");
+  EXPECT_EQ(present.reason, "Pulled");
+  EXPECT_EQ(present.message,
+            "Container image \"registry.example/team/trainer:2\" already present on machine");
+}
+
+TEST(ImagePullBackOff, DurationsPrintAsGoDoes) {
+  EXPECT_EQ(GoDuration(0), "0s");
+  EXPECT_EQ(GoDuration(0.0004), "0s");
+  EXPECT_EQ(GoDuration(0.25), "250ms");
+  EXPECT_EQ(GoDuration(1), "1s");
+  EXPECT_EQ(GoDuration(1.5), "1.5s");
+  EXPECT_EQ(GoDuration(123.004), "2m3.004s");
+  EXPECT_EQ(GoDuration(120), "2m0s");
+  EXPECT_EQ(GoDuration(3600), "1h0m0s");
+}
+
+TEST(ImagePullBackOff, ARestartedServerResumesTheBackOffWhereItWas) {
+  ImagePullBackOff before;
+  ImageWaitState s;
+  // Failures at 0, 10, 30, 70: the back-off is 80 s from 70.
+  before.PullFailed(kKey, kImage, "e", 0);
+  for (double at : {10.0, 30.0, 70.0}) {
+    EXPECT_EQ(before.Sync(kKey, kImage, at, &s), Next::kRetry);
+    before.PullFailed(kKey, kImage, "e", at);
+  }
+  ASSERT_EQ(before.Delay(kKey), 80);
+  const uint64_t version = before.version();
+  EXPECT_EQ(before.Sync(kKey, kImage, 80, &s), Next::kBackOff);
+  EXPECT_EQ(before.version(), version);  // a look changes nothing worth saving
+
+  // Killed at 95, started again at 100 from what was saved.
+  ImagePullBackOff after;
+  after.Load(nlohmann::json::parse(before.Save().dump()));
+  EXPECT_EQ(after.Delay(kKey), 80);
+  EXPECT_TRUE(after.Waiting(kKey));
+  // Its first look is due at once: still in back-off (until 150), not retried.
+  ASSERT_EQ(after.Sync(kKey, kImage, 100, &s), Next::kBackOff);
+  EXPECT_EQ(s.reason, "ImagePullBackOff");
+  EXPECT_EQ(after.Sync(kKey, kImage, 150, &s), Next::kRetry);
+  // The next failure doubles it, as if the server had never stopped.
+  after.PullFailed(kKey, kImage, "e", 150);
+  EXPECT_EQ(after.Delay(kKey), 160);
+
+  // Entries of pods that no adopted gang holds are dropped.
+  const std::string other = ImagePullBackOff::Key("team-a_gone-0", kImage);
+  after.PullFailed(other, kImage, "e", 150);
+  after.Retain({"team-a_train-0"});
+  EXPECT_TRUE(after.Waiting(kKey));
+  EXPECT_FALSE(after.Waiting(other));
 }
 
 }  // namespace

@@ -194,5 +194,49 @@ TEST_F(LocalPodTest, TheDataDirectoryIsHiddenButTheWorkDir) {
   EXPECT_EQ(plan->spec.working_dir, "/root");
 }
 
+// A mountPath below an existing directory (/etc/<new>/scratch with /etc there): the
+// mount point is made in an overlay of /etc in the pod's namespace, never on the
+// machine; the overlay comes right after the data directory's tmpfs (its upper layer
+// is in it) and before the binds below it (/etc/hosts).
+TEST_F(LocalPodTest, AMountPathBelowAnExistingDirectoryIsMadeInAnOverlay) {
+  Own("root");
+  const std::string target = "/etc/muster-local-pod-test-absent/scratch";
+  ASSERT_FALSE(fs::exists("/etc/muster-local-pod-test-absent"));
+  auto& spec = workload_.pod_sets[0].tmpl.spec;
+  model::Volume v;
+  v.name = "scratch";
+  v.kind = model::VolumeKind::kEmptyDir;
+  spec.volumes.push_back(v);
+  model::VolumeMount mount;
+  mount.name = "scratch";
+  mount.mount_path = target;
+  Container().volume_mounts.push_back(mount);
+  auto plan = Plan();
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  const auto& mounts = plan->spec.mounts;
+  ASSERT_GE(mounts.size(), 4u);
+  EXPECT_EQ(mounts[0].kind, MountStep::Kind::kTmpfs);
+  EXPECT_EQ(mounts[1].kind, MountStep::Kind::kOverlay);
+  EXPECT_EQ(mounts[1].target, "/etc");
+  EXPECT_EQ(mounts[1].source, data_ + "/.overlays/0");
+  EXPECT_EQ(mounts[1].options, "lowerdir=/etc,upperdir=" + data_ +
+                                   "/.overlays/0/u,workdir=" + data_ + "/.overlays/0/w");
+  EXPECT_EQ(mounts[3].target, "/etc/hosts");
+  EXPECT_EQ(mounts.back().target, target);
+  EXPECT_TRUE(mounts.back().create_target);
+  EXPECT_FALSE(fs::exists("/etc/muster-local-pod-test-absent"));
+
+  // Below the directory that holds the data directory: the overlay would show the
+  // store through it; refused, naming the volumeMount.
+  const std::string beside = fs::path(data_).parent_path().string() + "/absent-dir/scratch";
+  Container().volume_mounts[0].mount_path = beside;
+  plan = Plan();
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.status().message().find("volumeMount \"scratch\": mountPath " + beside),
+            std::string::npos)
+      << plan.status().message();
+  EXPECT_NE(plan.status().message().find("holds the server's data directory"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace muster::server

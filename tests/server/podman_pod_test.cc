@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "server/local_pod.h"
 #include "server/podman_runtime.h"
@@ -238,7 +240,10 @@ class FakePodmanTest : public PodmanPodTest {
                          << "echo \"$@\" >>" << data_ << "/calls\n"
                          << "case \"$1\" in\n"
                          << "  inspect) cat " << data_ << "/oom ;;\n"
-                         << "  image) exit 1 ;;\n"
+                         << "  image) [ \"$2\" = inspect ] && echo 4096 && exit 0; exit 1 ;;\n"
+                         << "  pull) case \"$4\" in *missing*) echo 'Trying to pull'; "
+                         << "echo 'Error: initializing source: connection refused' >&2; "
+                         << "exit 125 ;; esac; echo sha256:abc ;;\n"
                          << "esac\n";
     ::chmod(fake_.c_str(), 0755);
     PodmanSettings settings;
@@ -289,15 +294,49 @@ TEST_F(FakePodmanTest, ConmonsOomFileInThePodsDirectoryIsAnOomKill) {
   EXPECT_FALSE(fs::exists(PodDir() + "/oom"));
 }
 
-TEST_F(FakePodmanTest, AnAbsentImageUnderNeverIsErrImageNeverPull) {
-  model::Container c = Spec().containers[0];
-  c.image_pull_policy = "Never";
-  auto e = runtime_->CheckImage(c);
-  ASSERT_TRUE(e.has_value());
-  EXPECT_EQ(e->reason, "ErrImageNeverPull");
-  EXPECT_EQ(e->message, NeverPullMessage("localhost/trainer:2"));
-  c.image_pull_policy = "IfNotPresent";  // podman run pulls it
-  EXPECT_FALSE(runtime_->CheckImage(c).has_value());
+// The pull step before `podman run` (the executor's EnsureImage): in the background.
+std::optional<PodmanRuntime::PullResult> AwaitPull(PodmanRuntime& runtime, const std::string& id) {
+  for (int i = 0; i < 10'000; ++i) {
+    if (auto result = runtime.PollPull(id)) return result;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the fake podman's exit
+  }
+  return std::nullopt;
+}
+
+TEST_F(FakePodmanTest, ImagesAreCheckedAndPulledApart) {
+  EXPECT_EQ(runtime_->ImagePresent("localhost/trainer:2"), std::optional<bool>(false));
+  EXPECT_FALSE(runtime_->PollPull("team-a_train-0").has_value());  // none started
+  runtime_->StartPull("team-a_train-0", "localhost/trainer:2");
+  EXPECT_TRUE(runtime_->Pulling("team-a_train-0"));
+  auto pulled = AwaitPull(*runtime_, "team-a_train-0");
+  ASSERT_TRUE(pulled.has_value());
+  EXPECT_TRUE(pulled->ok);
+  EXPECT_EQ(pulled->size, 4096);
+  EXPECT_FALSE(runtime_->Pulling("team-a_train-0"));
+  EXPECT_NE(ReadAll(data_ + "/calls").find("pull --quiet -- localhost/trainer:2"),
+            std::string::npos);
+
+  runtime_->StartPull("team-a_train-1", "registry.invalid/missing:1");
+  auto failed = AwaitPull(*runtime_, "team-a_train-1");
+  ASSERT_TRUE(failed.has_value());
+  EXPECT_FALSE(failed->ok);
+  EXPECT_EQ(failed->error, "Error: initializing source: connection refused");
+
+  // A pull cancelled (its pod stopped) is gone.
+  runtime_->StartPull("team-a_train-2", "localhost/trainer:2");
+  runtime_->CancelPull("team-a_train-2");
+  EXPECT_FALSE(runtime_->Pulling("team-a_train-2"));
+}
+
+TEST_F(FakePodmanTest, PodmanRunPullsOnlyWhatWentMissingAfterThePullStep) {
+  Spec().containers[0].image_pull_policy = "Always";
+  auto plan = Plan();
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_TRUE(Has(plan->spec.argv, "--pull=missing"));
+  Spec().containers[0].image_pull_policy = "Never";
+  plan = Plan();
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_TRUE(Has(plan->spec.argv, "--pull=never"));
 }
 
 }  // namespace

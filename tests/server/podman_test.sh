@@ -6,10 +6,12 @@
 # Secret, the other pod's name in /etc/hosts (an Indexed Job with a subdomain and a
 # headless Service); that imagePullPolicy Never with a missing image ends with
 # ErrImageNeverPull, an unreachable registry with ErrImagePull and a command missing from
-# the image with StartError; that a pod whose image is missing or cannot be pulled
+# the image with StartError; that images are pulled in a step of their own with the
+# kubelet's Events (Pulled "already present", Pulling) and the pod ContainerCreating
+# meanwhile; that a pod whose image is missing or cannot be pulled
 # waits Pending in ErrImageNeverPull / ErrImagePull / ImagePullBackOff with the
-# kubelet's Events and starts once the image is there, and that deleting its job ends
-# the retries; that a container killed at its memory limit is OOMKilled where podman
+# kubelet's Events and starts once the image is there, that it waits still after a
+# kill -9 of the server, and that deleting its job ends the retries; that a container killed at its memory limit is OOMKilled where podman
 # can tell; that a server killed with -9 adopts a running container; and that
 # deleting a running job removes it.
 # Skips (exit 0) without root, kubectl, podman or busybox, or where `podman run` fails.
@@ -44,8 +46,10 @@ LABEL=muster.dev/pod
 NEVER_IMAGE=localhost/muster-never-$$:1
 LATE_IMAGE=127.0.0.1:9/muster-late-$$:1
 PID=""
+SLOW_PID=""
 cleanup() {
   [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null
+  [ -n "$SLOW_PID" ] && kill -9 "$SLOW_PID" 2>/dev/null
   # Only this test's containers (its image), not those of a real server here.
   podman ps -aq --filter "label=$LABEL" --filter "ancestor=$IMAGE" | xargs -r podman rm -f >/dev/null 2>&1
   podman untag "$IMAGE" "$NEVER_IMAGE" "$LATE_IMAGE" >/dev/null 2>&1
@@ -162,6 +166,48 @@ PEER_IP=$($K get pod pair-1 -o 'jsonpath={.status.podIP}')
 check "pair-0 resolved pair-1.peers to pair-1's pod address" "\($PEER_IP\)" echo "$LOG0"
 check "pair-0's /etc/hosts names its peer" "^hosts-has-peer$" echo "$LOG0"
 check "pair-1 ran as nobody in its own hostname" "^uid=65534 host=pair-1 " $K logs pair-1
+check "an Event Pulled: the IfNotPresent image was already here (no pull)" \
+  "Normal +Pulled +[Pp]od/pair-0 +Container image \"$IMAGE\" already present on machine" \
+  $K get events
+
+# A registry that accepts connections and never answers: the pull hangs, and the pod
+# waits in ContainerCreating meanwhile (not Running) while the server goes on.
+python3 -c '
+import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+print(s.getsockname()[1], flush=True)
+held = []
+while True:
+    held.append(s.accept()[0])
+' >"$TMP/slow.port" &
+SLOW_PID=$!
+for _ in $(seq 1 100); do [ -s "$TMP/slow.port" ] && break; sleep 0.1; done
+SLOW_IMAGE=127.0.0.1:$(cat "$TMP/slow.port")/muster-slow-$$:1
+check "a Job whose image pull hangs" "created" $K apply -f - <<EOF
+apiVersion: batch/v1
+kind: Job
+metadata: {name: slow}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: main, image: $SLOW_IMAGE, imagePullPolicy: Always, command: [true]}
+EOF
+eventually "its pod is Pending in ContainerCreating while the image is pulled" \
+  "^Pending ContainerCreating $" \
+  $K get pods -l job-name=slow -o 'jsonpath={.items[0].status.phase} {.items[0].status.containerStatuses[0].state.*.reason} {.items[0].status.containerStatuses[0].state.*.message}'
+eventually "an Event Pulling" "Normal +Pulling +[Pp]od/slow-.*Pulling image \"$SLOW_IMAGE\"" \
+  $K get events
+check "the server answers meanwhile" "^pair$" $K get job pair -o 'jsonpath={.metadata.name}'
+check "deleting the Job" "deleted" $K delete job slow
+eventually "its pull is stopped" "^none$" \
+  bash -c "pgrep -f '[p]ull --quiet -- $SLOW_IMAGE' >/dev/null || echo none"
+kill -9 "$SLOW_PID" 2>/dev/null
+wait "$SLOW_PID" 2>/dev/null
+SLOW_PID=""
 
 check "a Job whose image is missing under imagePullPolicy Never" "created" $K apply -f - <<EOF
 apiVersion: batch/v1
@@ -241,7 +287,20 @@ check "an Event Failed: Error: ErrImagePull" "Warning +Failed +[Pp]od/unpullable
   echo "$EVENTS"
 check "an Event BackOff" "Normal +BackOff +[Pp]od/unpullable-.*Back-off pulling image \"$LATE_IMAGE\"" \
   echo "$EVENTS"
+check "an Event Pulling before the pull" "Normal +Pulling +[Pp]od/unpullable-.*Pulling image \"$LATE_IMAGE\"" \
+  echo "$EVENTS"
 check "the Job has not failed" "^ok$" \
+  bash -c "f=\$($K get job unpullable -o 'jsonpath={.status.failed}'); [ -z \"\$f\" ] || [ \"\$f\" = 0 ] && echo ok"
+# The back-off outlives the server: saved in its data directory, and the pod adopted
+# waiting for its image (not failed for want of a process).
+check "the back-off is saved in the data directory" "default_unpullable-.*$LATE_IMAGE" \
+  cat "$TMP/data/image-pull-backoff.json"
+kill -9 "$PID"
+wait "$PID" 2>/dev/null
+start_server
+eventually "after a kill -9 the restarted server shows the pod waiting for its image still" \
+  "^Pending (ImagePullBackOff|ErrImagePull) " $K get pods -l job-name=unpullable -o "$STATE"
+check "the Job has still not failed" "^ok$" \
   bash -c "f=\$($K get job unpullable -o 'jsonpath={.status.failed}'); [ -z \"\$f\" ] || [ \"\$f\" = 0 ] && echo ok"
 check "the image appears under that name" "" podman tag "$IMAGE" "$LATE_IMAGE"
 eventually "the pod runs it at its next try and succeeds" "^Succeeded" \
