@@ -258,7 +258,9 @@ Reflector::Outcome Reflector::Watch() {
     // the response code tells what happened.
     if (!event.is_object() || !event.contains("type") || !event["type"].is_string()) return true;
     const std::string type = event["type"].get<std::string>();
-    json object = event.value("object", json::object());
+    // Moved out of the event, not copied: the object is most of the line.
+    json object = json::object();
+    if (auto it = event.find("object"); it != event.end()) object = std::move(*it);
     if (type == "ERROR") {
       gone = IsGoneStatus(object);
       if (!gone) error = "watch error event: " + object.dump().substr(0, 300);
