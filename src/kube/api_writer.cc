@@ -66,13 +66,13 @@ Status StatusFromResponse(const HttpResponse& r, const std::string& what) {
 const control::ResourceType* TypeOfResource(const std::string& resource) {
   // Every write looks its type up: index the store keys once instead of building each
   // type's key per call.
-  static const auto* const by_key = [] {
+  static const auto* const kByKey = [] {
     auto* m = new std::unordered_map<std::string, const control::ResourceType*>();
     for (const auto& t : control::ResourceTypes()) m->emplace(t.StoreKey(), &t);
     return m;
   }();
-  auto it = by_key->find(resource);
-  return it == by_key->end() ? nullptr : it->second;
+  auto it = kByKey->find(resource);
+  return it == kByKey->end() ? nullptr : it->second;
 }
 
 Result<std::string> ApiWriter::Path(const std::string& resource, const std::string& namespace_,

@@ -318,7 +318,7 @@ Reflector::Outcome Reflector::Watch() {
 }
 
 const std::vector<const control::ResourceType*>& WatchedResources() {
-  static const std::vector<const control::ResourceType*> watched = [] {
+  static const std::vector<const control::ResourceType*> kWatched = [] {
     // (group, kind) in the order muster kube starts them: capacity, then queues, then jobs.
     const std::vector<std::pair<std::string, std::string>> wanted = {
         {"", "Node"},
@@ -351,7 +351,7 @@ const std::vector<const control::ResourceType*>& WatchedResources() {
     }
     return out;
   }();
-  return watched;
+  return kWatched;
 }
 
 }  // namespace muster::kube
