@@ -18,15 +18,24 @@ namespace {
 
 using json = nlohmann::json;
 
+// object[key], or an empty object: read in place, where value(key, {}) would copy a
+// whole spec or status for every pod event.
+const json& Member(const json& object, const char* key) {
+  static const json kEmpty = json::object();
+  if (!object.is_object()) return kEmpty;
+  auto it = object.find(key);
+  return it == object.end() ? kEmpty : *it;
+}
+
 bool Terminal(const json& pod) {
-  const json status = pod.value("status", json::object());
+  const json& status = Member(pod, "status");
   if (!status.is_object()) return false;
   const std::string phase = status.value("phase", "");
   return phase == "Succeeded" || phase == "Failed";
 }
 
 bool Placed(const json& pod) {
-  const json spec = pod.value("spec", json::object());
+  const json& spec = Member(pod, "spec");
   return spec.is_object() && !spec.value("nodeName", "").empty();
 }
 
@@ -36,7 +45,7 @@ bool Reconciler::IntakeBarePod(const json& pod) {
   if (options_.mode == ReconcilerMode::kCluster) {
     // In a cluster only the pods handed to muster (spec.schedulerName) are its to
     // bind; the others are kube-scheduler's (Kueue gates those; muster does not).
-    const json spec = pod.value("spec", json::object());
+    const json& spec = Member(pod, "spec");
     const std::string scheduler =
         spec.is_object() ? spec.value("schedulerName", "default-scheduler") : "";
     if (std::find(options_.scheduler_names.begin(), options_.scheduler_names.end(), scheduler) ==
@@ -52,8 +61,7 @@ bool Reconciler::IntakeBarePod(const json& pod) {
   } else if (!id->problem.empty()) {
     gang.id.problem = id->problem;
   }
-  const json meta = pod.value("metadata", json::object());
-  const std::string name = meta.value("name", "");
+  const std::string name = Member(pod, "metadata").value("name", "");
   gang.pods[name] = pod;
   bare_pods_[id->namespace_ + "/" + name] = key;
   return true;

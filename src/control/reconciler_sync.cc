@@ -22,6 +22,19 @@ void StripServerFields(json& object) {
     object["metadata"].erase("resourceVersion");
 }
 
+// a == b but for their "status" members, without copying either to erase it.
+bool EqualExceptStatus(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object()) return a == b;
+  auto significant = [](const json& o) { return o.size() - (o.contains("status") ? 1 : 0); };
+  if (significant(a) != significant(b)) return false;
+  for (auto it = a.begin(); it != a.end(); ++it) {
+    if (it.key() == "status") continue;
+    auto other = b.find(it.key());
+    if (other == b.end() || *other != it.value()) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 uint64_t Reconciler::Submit(JobState* job, WriteOp op, int64_t epoch) {
@@ -257,10 +270,7 @@ void Reconciler::SyncWorkload(JobState& job) {
   if (op.create) {
     StripServerFields(desired);
   } else {
-    json a = desired, b = *existing;
-    a.erase("status");
-    b.erase("status");
-    op.status_only = a == b;
+    op.status_only = EqualExceptStatus(desired, *existing);
   }
   op.object = std::move(desired);
   job.workload_op =

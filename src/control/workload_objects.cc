@@ -165,8 +165,13 @@ json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts, const js
   if (!w.priority_class.empty()) spec["priorityClassName"] = w.priority_class;
   object["spec"] = std::move(spec);
 
-  json status = object.value("status", json::object());
-  json conditions = status.value("conditions", json::array());
+  // `object` is our own copy: its status and conditions are moved out, not copied
+  // (they are most of a Workload), and put back at the end.
+  json status = json::object();
+  if (auto it = object.find("status"); it != object.end()) status = std::move(*it);
+  json conditions = status.is_object() && status.contains("conditions")
+                        ? std::move(status["conditions"])
+                        : status.value("conditions", json::array());
   const std::string& now = facts.now;
   const bool holds_quota = r.Active();
   if (holds_quota) {

@@ -1,12 +1,39 @@
 #include "kube/api_writer.h"
 
+#include <fmt/format.h>
+
+#include <string_view>
+#include <unordered_map>
+
 namespace muster::kube {
 namespace {
 
 using json = nlohmann::json;
 
+// Read in place: value("metadata", {}) would copy the whole metadata (labels,
+// annotations, owner references) of every object written.
 std::string MetaField(const json& object, const char* field) {
-  return object.value("metadata", json::object()).value(field, "");
+  if (!object.is_object()) return "";
+  auto md = object.find("metadata");
+  if (md == object.end() || !md->is_object()) return "";
+  auto it = md->find(field);
+  return it != md->end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// A JSON string literal of `s`: the Binding is written by hand, not built as a DOM.
+void AppendQuoted(std::string& out, std::string_view s) {
+  out += '"';
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<int>(c));
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
 }
 
 Status StatusFromResponse(const HttpResponse& r, const std::string& what) {
@@ -37,10 +64,15 @@ Status StatusFromResponse(const HttpResponse& r, const std::string& what) {
 }  // namespace
 
 const control::ResourceType* TypeOfResource(const std::string& resource) {
-  for (const auto& t : control::ResourceTypes()) {
-    if (t.StoreKey() == resource) return &t;
-  }
-  return nullptr;
+  // Every write looks its type up: index the store keys once instead of building each
+  // type's key per call.
+  static const auto* const kByKey = [] {
+    auto* m = new std::unordered_map<std::string, const control::ResourceType*>();
+    for (const auto& t : control::ResourceTypes()) m->emplace(t.StoreKey(), &t);
+    return m;
+  }();
+  auto it = kByKey->find(resource);
+  return it == kByKey->end() ? nullptr : it->second;
 }
 
 Result<std::string> ApiWriter::Path(const std::string& resource, const std::string& namespace_,
@@ -53,6 +85,12 @@ Result<std::string> ApiWriter::Path(const std::string& resource, const std::stri
   if (!name.empty()) path += "/" + name;
   if (!sub.empty()) path += "/" + sub;
   return path;
+}
+
+Status ApiWriter::SendIgnoringBody(const char* method, const std::string& path,
+                                   const std::string& body, const char* content_type) {
+  HttpResponse r = client_.Request(method, path, body, content_type);
+  return r.ok() ? Status() : StatusFromResponse(r, std::string(method) + " " + path);
 }
 
 Result<json> ApiWriter::Send(const char* method, const std::string& path, const std::string& body,
@@ -101,19 +139,23 @@ Status ApiWriter::Delete(const std::string& resource, const std::string& ns,
                          const std::string& name) {
   auto path = Path(resource, ns, name);
   if (!path.ok()) return path.status();
-  auto r = Send("DELETE", *path, "", "application/json");
-  return r.ok() ? Status() : r.status();
+  return SendIgnoringBody("DELETE", *path, "", "application/json");
 }
 
 Status ApiWriter::Bind(const std::string& ns, const std::string& pod, const std::string& node) {
-  json binding = {{"apiVersion", "v1"},
-                  {"kind", "Binding"},
-                  {"metadata", {{"name", pod}, {"namespace", ns}}},
-                  {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+  // One per pod: the body is formatted, and the answer (the Status or the pod) unread.
+  std::string binding;
+  binding.reserve(160 + ns.size() + pod.size() + node.size());
+  binding += R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":)";
+  AppendQuoted(binding, pod);
+  binding += R"(,"namespace":)";
+  AppendQuoted(binding, ns);
+  binding += R"(},"target":{"apiVersion":"v1","kind":"Node","name":)";
+  AppendQuoted(binding, node);
+  binding += "}}";
   auto path = Path("pods", ns, pod, "binding");
   if (!path.ok()) return path.status();
-  auto r = Send("POST", *path, binding.dump(), "application/json");
-  return r.ok() ? Status() : r.status();
+  return SendIgnoringBody("POST", *path, binding, "application/json");
 }
 
 Status ApiWriter::CreateEvent(const json& event, bool repeat) {
@@ -123,11 +165,12 @@ Status ApiWriter::CreateEvent(const json& event, bool repeat) {
     json patch = {{"count", event.value("count", 1)},
                   {"lastTimestamp", event.value("lastTimestamp", json())},
                   {"message", event.value("message", "")}};
-    auto r = Send("PATCH", *path, patch.dump(), "application/merge-patch+json");
-    if (r.ok() || r.status().code() != StatusCode::kNotFound) return r.ok() ? Status() : r.status();
+    Status s = SendIgnoringBody("PATCH", *path, patch.dump(), "application/merge-patch+json");
+    if (s.ok() || s.code() != StatusCode::kNotFound) return s;
   }
-  auto r = Create("events", event);
-  return r.ok() ? Status() : r.status();
+  auto path = Path("events", MetaField(event, "namespace"));
+  if (!path.ok()) return path.status();
+  return SendIgnoringBody("POST", *path, event.dump(), "application/json");
 }
 
 }  // namespace muster::kube

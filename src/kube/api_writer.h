@@ -47,6 +47,9 @@ class ApiWriter {
  private:
   Result<nlohmann::json> Send(const char* method, const std::string& path, const std::string& body,
                               const char* content_type);
+  // For writes whose answer is not read (bindings, deletes, events): no parse.
+  Status SendIgnoringBody(const char* method, const std::string& path, const std::string& body,
+                          const char* content_type);
 
   KubeClient& client_;
 };

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <exception>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <vector>
@@ -39,12 +41,6 @@ std::string TrimSpace(std::string s) {
   while (start < s.size() && !not_space(s[start])) ++start;
   return s.substr(start);
 }
-
-struct CurlSlist {
-  curl_slist* list = nullptr;
-  ~CurlSlist() { curl_slist_free_all(list); }
-  void Append(const std::string& line) { list = curl_slist_append(list, line.c_str()); }
-};
 
 size_t AppendToString(char* data, size_t size, size_t count, void* user) {
   static_cast<std::string*>(user)->append(data, size * count);
@@ -123,8 +119,41 @@ struct KubeClient::Impl {
   std::mutex pool_mu;
   std::vector<CURL*> idle;
 
+  // Header lists by content type ("" for none), built once per token: every request
+  // used to append three or four lines (and a token string) into a fresh list. curl
+  // only reads a list during a transfer, so requests in flight share them; lists of
+  // an old token are kept until the client goes, as a transfer may still use one.
+  std::mutex headers_mu;
+  std::string headers_token;
+  std::map<std::string, curl_slist*, std::less<>> headers;
+  std::vector<curl_slist*> retired_headers;
+
   ~Impl() {
     for (CURL* c : idle) curl_easy_cleanup(c);
+    for (auto& [type, list] : headers) curl_slist_free_all(list);
+    for (curl_slist* list : retired_headers) curl_slist_free_all(list);
+  }
+
+  // The list for `content_type` under the current token; lives as long as the client.
+  curl_slist* Headers(std::string_view content_type) {
+    const std::string current = CurrentToken();
+    std::lock_guard lock(headers_mu);
+    if (current != headers_token) {
+      for (auto& [type, list] : headers) retired_headers.push_back(list);
+      headers.clear();
+      headers_token = current;
+    }
+    auto it = headers.find(content_type);
+    if (it != headers.end()) return it->second;
+    curl_slist* list = curl_slist_append(nullptr, "Accept: application/json");
+    list = curl_slist_append(list, "Expect:");  // no 100-continue round trip for large bodies
+    if (!current.empty())
+      list = curl_slist_append(list, ("Authorization: Bearer " + current).c_str());
+    if (!content_type.empty()) {
+      list = curl_slist_append(list, ("Content-Type: " + std::string(content_type)).c_str());
+    }
+    headers.emplace(std::string(content_type), list);
+    return list;
   }
 
   CURL* TakeHandle() {
@@ -183,11 +212,9 @@ KubeClient::~KubeClient() = default;
 
 namespace {
 
-// Sets URL, TLS, authentication and headers common to requests and streams. `headers`
-// must outlive the transfer.
+// Sets URL, TLS and options common to requests and streams (headers: Impl::Headers).
 void ConfigureCommon(CURL* c, const ClusterConnection& conn, const ClientOptions& options,
-                     const std::string& url, const std::string& token, CurlSlist* headers,
-                     char* error_buffer) {
+                     const std::string& url, char* error_buffer) {
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_buffer);
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
@@ -229,10 +256,6 @@ void ConfigureCommon(CURL* c, const ClusterConnection& conn, const ClientOptions
     curl_easy_setopt(c, CURLOPT_SSLKEY, conn.client_key_file.c_str());
     curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
   }
-
-  headers->Append("Accept: application/json");
-  headers->Append("Expect:");  // no 100-continue round trip for large bodies
-  if (!token.empty()) headers->Append("Authorization: Bearer " + token);
 }
 
 std::string TransportError(CURLcode rc, const char* error_buffer) {
@@ -259,8 +282,7 @@ HttpResponse KubeClient::Request(std::string_view method, std::string_view path,
         return resp;
       }
       char error_buffer[CURL_ERROR_SIZE] = {0};
-      CurlSlist headers;
-      ConfigureCommon(c, connection_, options_, url, impl_->CurrentToken(), &headers, error_buffer);
+      ConfigureCommon(c, connection_, options_, url, error_buffer);
       if (options_.timeout_s > 0) {
         curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout_s * 1000));
       }
@@ -271,12 +293,14 @@ HttpResponse KubeClient::Request(std::string_view method, std::string_view path,
       } else {
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method_str.c_str());
       }
-      if (!body.empty() || method_str == "POST" || method_str == "PUT" || method_str == "PATCH") {
+      const bool has_body =
+          !body.empty() || method_str == "POST" || method_str == "PUT" || method_str == "PATCH";
+      if (has_body) {
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
-        headers.Append("Content-Type: " + std::string(content_type));
       }
-      curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.list);
+      curl_easy_setopt(c, CURLOPT_HTTPHEADER,
+                       impl_->Headers(has_body ? content_type : std::string_view()));
       curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, AppendToString);
       curl_easy_setopt(c, CURLOPT_WRITEDATA, &resp.body);
 
@@ -322,10 +346,9 @@ HttpResponse KubeClient::Stream(std::string_view path,
         return resp;
       }
       char error_buffer[CURL_ERROR_SIZE] = {0};
-      CurlSlist headers;
-      ConfigureCommon(c, connection_, options_, url, impl_->CurrentToken(), &headers, error_buffer);
+      ConfigureCommon(c, connection_, options_, url, error_buffer);
       curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-      curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers.list);
+      curl_easy_setopt(c, CURLOPT_HTTPHEADER, impl_->Headers({}));
       StreamState st;
       st.curl = c;
       st.on_line = &on_line;

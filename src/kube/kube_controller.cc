@@ -114,6 +114,10 @@ void KubeController::Loop() {
         for (const auto& c : changes) reconciler_->Apply(c);
       }
       auto now = std::chrono::steady_clock::now();
+      if (trimmer_.Observe(cache_.size(),
+                           std::chrono::duration<double>(now.time_since_epoch()).count())) {
+        TrimHeap();
+      }
       if (changes.empty() && !results && !again && now - last_step < resync) continue;
       control::Reconciler::StepResult step = reconciler_->Step();
       last_step = now;

@@ -21,6 +21,7 @@
 #include "control/reconciler.h"
 #include "kube/api_sink.h"
 #include "kube/kube_client.h"
+#include "kube/memory_trim.h"
 #include "kube/object_cache.h"
 #include "model/manifest_set.h"
 #include "ui/view_publisher.h"
@@ -86,6 +87,7 @@ class KubeController {
   std::unique_ptr<ApiSink> sink_;
   std::unique_ptr<control::Reconciler> reconciler_;
   bool synced_ = false;
+  MemoryTrimmer trimmer_;  // controller thread only
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -105,7 +105,10 @@ void ObjectCache::Apply(const std::string& resource, control::ChangeType type, j
       current[id] = std::move(object);
     }
   }
-  Notify({std::move(change)});
+  // Not Notify({...}): an initializer list would copy the change, object and all.
+  std::vector<control::Change> changes;
+  changes.push_back(std::move(change));
+  Notify(std::move(changes));
 }
 
 bool ObjectCache::Synced(const std::vector<std::string>& resources) const {
@@ -114,6 +117,13 @@ bool ObjectCache::Synced(const std::vector<std::string>& resources) const {
     if (synced_.count(r) == 0) return false;
   }
   return true;
+}
+
+size_t ObjectCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t n = 0;
+  for (const auto& [resource, objects] : objects_) n += objects.size();
+  return n;
 }
 
 Result<json> ObjectCache::Get(const control::ObjectKey& key) const {

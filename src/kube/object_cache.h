@@ -40,6 +40,8 @@ class ObjectCache : public control::ObjectReader {
   // Every resource named has completed its first list: the view is complete enough to
   // decide on (the controller never schedules before this).
   bool Synced(const std::vector<std::string>& resources) const;
+  // Objects mirrored, all resources together.
+  size_t size() const;
 
   Result<nlohmann::json> Get(const control::ObjectKey& key) const override;
   Result<control::ListResult> List(const std::string& resource,

@@ -258,7 +258,9 @@ Reflector::Outcome Reflector::Watch() {
     // the response code tells what happened.
     if (!event.is_object() || !event.contains("type") || !event["type"].is_string()) return true;
     const std::string type = event["type"].get<std::string>();
-    json object = event.value("object", json::object());
+    // Moved out of the event, not copied: the object is most of the line.
+    json object = json::object();
+    if (auto it = event.find("object"); it != event.end()) object = std::move(*it);
     if (type == "ERROR") {
       gone = IsGoneStatus(object);
       if (!gone) error = "watch error event: " + object.dump().substr(0, 300);
@@ -316,7 +318,7 @@ Reflector::Outcome Reflector::Watch() {
 }
 
 const std::vector<const control::ResourceType*>& WatchedResources() {
-  static const std::vector<const control::ResourceType*> watched = [] {
+  static const std::vector<const control::ResourceType*> kWatched = [] {
     // (group, kind) in the order muster kube starts them: capacity, then queues, then jobs.
     const std::vector<std::pair<std::string, std::string>> wanted = {
         {"", "Node"},
@@ -349,7 +351,7 @@ const std::vector<const control::ResourceType*>& WatchedResources() {
     }
     return out;
   }();
-  return watched;
+  return kWatched;
 }
 
 }  // namespace muster::kube

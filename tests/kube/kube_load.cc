@@ -232,6 +232,7 @@ LoadResult RunLoad(const LoadOptions& o, SchedulerUnderTest& scheduler) {
 
   const int64_t requests_before = fake.CountRequests("", "");
   const std::optional<Usage> before = scheduler.Sample();
+  if (before) r.rss_start_bytes = before->rss_bytes;
   if (o.on_binding_start) o.on_binding_start();
   r.load_start = LoadAverage();
   const double harness_before = ProcessCpuSeconds();
@@ -309,6 +310,7 @@ std::string LoadResult::Line() const {
   if (rss_bytes) s += " rss_mb=" + mb(*rss_bytes);
   if (hwm_bytes) s += " hwm_mb=" + mb(*hwm_bytes);
   if (rss_after_delete_bytes) s += " rss_after_delete_mb=" + mb(*rss_after_delete_bytes);
+  if (rss_start_bytes) s += " rss_start_mb=" + mb(*rss_start_bytes);
   s += " harness_cpu_s=" + std::string(Format(buf, sizeof buf, "%.2f", harness_cpu_s));
   s += " load_start=" + std::string(Format(buf, sizeof buf, "%.1f", load_start));
   s += " stop_s=" + std::string(Format(buf, sizeof buf, "%.2f", stop_s));
@@ -334,6 +336,7 @@ std::string LoadResult::Json() const {
   if (rss_bytes) j["rss_bytes"] = *rss_bytes;
   if (hwm_bytes) j["hwm_bytes"] = *hwm_bytes;
   if (rss_after_delete_bytes) j["rss_after_delete_bytes"] = *rss_after_delete_bytes;
+  if (rss_start_bytes) j["rss_start_bytes"] = *rss_start_bytes;
   if (!stalled.empty()) j["stalled"] = stalled;
   return j.dump();
 }

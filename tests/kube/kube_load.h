@@ -78,6 +78,7 @@ struct LoadResult {
   std::optional<double> ms_per_pod;  // cpu_s / fitting
   std::optional<double> idle_pct;    // CPU over the idle window, % of one core
   std::optional<int64_t> rss_bytes, hwm_bytes, rss_after_delete_bytes;
+  std::optional<int64_t> rss_start_bytes;  // synced, before the first Job create
   // This process's CPU in the binding window: the fake API server, Job controller
   // and kubelet (and muster kube too when it runs in-process).
   double harness_cpu_s = 0;
