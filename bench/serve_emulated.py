@@ -6,8 +6,11 @@
       with -f at server start), jobs to JOBS_OUT (one JSON line each: API path,
       YAML body, GPUs per pod, pods).
   serve_emulated.py run --port P --jobs JOBS_OUT --concurrency N --pid PID --nodes N --gpus G
-      POSTs every job over N persistent connections (threads), then polls until every
-      job that fits runs, and prints the figures.
+                        [--client SERVE_LOAD]
+      POSTs every job over N persistent connections (threads; with --client, that C++
+      program's threads: build/serve_load, bench/serve_load/main.cc), then polls until
+      every job that fits runs, and prints the figures, with the CPU seconds the server
+      and the client used while jobs were submitted.
 
 "Every job that fits is running": the ClusterQueue status (written by the scheduler
 after each cycle, after the pods of the gangs it started) is sampled during and
@@ -23,7 +26,9 @@ needs more GPUs per pod than any node has free (or more in total than are free).
 
 import http.client
 import json
+import os
 import re
+import subprocess
 import sys
 import threading
 import time
@@ -72,6 +77,13 @@ def get_json(port, path):
     if status != 200:
         raise RuntimeError("GET %s: %d %s" % (path, status, data[:200]))
     return json.loads(data)
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds of process pid (all its threads) so far."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_bytes(pid):
@@ -132,6 +144,22 @@ def submit(port, jobs, concurrency):
     return begin, time.monotonic(), errors
 
 
+def submit_with(client, port, jobs_path, concurrency):
+    """submit() by the C++ client: its own line is printed, its times returned."""
+    out = subprocess.run([client, "--port", str(port), "--jobs", jobs_path,
+                          "--concurrency", str(concurrency)], stdout=subprocess.PIPE,
+                         text=True, check=False).stdout
+    times = None
+    for line in out.splitlines():
+        if line.startswith("times: "):
+            times = line.split()[1:]
+        else:
+            print(line)
+    if times is None:
+        raise SystemExit("%s printed no times" % client)
+    return float(times[0]), float(times[1]), int(times[2])
+
+
 def run(args):
     port, pid = int(args["--port"]), int(args["--pid"])
     nodes, gpus_per_node = int(args["--nodes"]), int(args["--gpus"])
@@ -153,15 +181,26 @@ def run(args):
 
     sampler = threading.Thread(target=sample)
     sampler.start()
-    begin, last_ack, errors = submit(port, jobs, int(args["--concurrency"]))
+    server_cpu, client_cpu = cpu_seconds(pid), time.process_time()
+    if "--client" in args:
+        begin, last_ack, n_errors = submit_with(args["--client"], port, args["--jobs"],
+                                                int(args["--concurrency"]))
+        errors = ["see above"] * n_errors
+    else:
+        begin, last_ack, errors = submit(port, jobs, int(args["--concurrency"]))
+    server_cpu, client_cpu = cpu_seconds(pid) - server_cpu, time.process_time() - client_cpu
     done.set()
     sampler.join()
     submitted = len(jobs) - len(errors)
-    print("submitted: %d jobs in %.2f s over %s connections: %.0f submissions/s (%d errors)"
-          % (submitted, last_ack - begin, args["--concurrency"],
-             submitted / (last_ack - begin), len(errors)))
-    for e in errors[:5]:
-        print("  error:", e)
+    if "--client" not in args:
+        print("submitted: %d jobs in %.2f s over %s connections: %.0f submissions/s (%d errors)"
+              % (submitted, last_ack - begin, args["--concurrency"],
+                 submitted / (last_ack - begin), len(errors)))
+        for e in errors[:5]:
+            print("  error:", e)
+    # The Python process's CPU includes the sampler thread (one GET each 0.2 s).
+    print("CPU while submitting: server %.2f s, Python client process %.2f s (%.2f s wall, %d cores)"
+          % (server_cpu, client_cpu, last_ack - begin, os.cpu_count()))
 
     admitted, last_growth, last_admitted = 0, last_ack, -1
     while True:

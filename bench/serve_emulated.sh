@@ -3,7 +3,9 @@
 # at cluster scale on one machine: an emulated cluster (`--executor emulated`: bound
 # pods are Running at once, no processes) of --nodes nodes x --gpus GPUs and one
 # ClusterQueue owning all of it; --jobs jobs from `muster gen workload` are POSTed
-# through the API over --concurrency persistent connections. Prints submissions/s,
+# through the API over --concurrency persistent connections by build/serve_load (C++,
+# bench/serve_load/main.cc; --client python: serve_emulated.py's threads, which on two
+# cores limit the figure themselves). Prints submissions/s, create latency,
 # the time from the last submission until every job that fits is running (how "fits"
 # is decided: bench/serve_emulated.py), server RSS per node and per job, and the time
 # from SIGTERM to exit, loaded and after a restart on the same data.
@@ -12,7 +14,10 @@
 # seconds, far longer than the run.
 #
 # Usage: bench/serve_emulated.sh [--muster PATH] [--nodes 1024] [--gpus 8] [--jobs 10000]
-#                                [--concurrency 8] [--mix small:1] [--seed 1] [--keep]
+#                                [--concurrency 32] [--mix small:1] [--seed 1] [--keep]
+#                                [--client cpp|python] [--serve-load PATH] [--no-restart]
+# --no-restart skips the shutdown and restart figures (for rounds that compare
+# submissions: the restart of a 10,000-job store takes minutes on a loaded machine).
 # Smoke test: bench/serve_emulated.sh --nodes 128 --jobs 1000
 set -euo pipefail
 
@@ -21,11 +26,14 @@ MUSTER="$ROOT/build/muster"
 NODES=1024
 GPUS=8
 JOBS=10000
-CONCURRENCY=8
+CONCURRENCY=32
+CLIENT=cpp
+SERVE_LOAD="$ROOT/build/serve_load"
 # One pod of 1-8 GPUs per job, like the Slurm run's single-node jobs.
 MIX="small:1"
 SEED=1
 KEEP=0
+RESTART=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --muster) MUSTER=$2; shift 2 ;;
@@ -36,6 +44,9 @@ while [ $# -gt 0 ]; do
     --mix) MIX=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
+    --no-restart) RESTART=0; shift ;;
+    --client) CLIENT=$2; shift 2 ;;
+    --serve-load) SERVE_LOAD=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -60,9 +71,16 @@ serve_start "$MUSTER" "$TMP/server.log" "$TMP/data" -f "$TMP/cluster.yaml" -f "$
 echo "server up in $((SECONDS - STARTED)) s: $NODES nodes x $GPUS GPUs, $JOBS jobs ($MIX)," \
   "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
+client_args=()
+case "$CLIENT" in
+  cpp) client_args=(--client "$SERVE_LOAD") ;;
+  python) ;;
+  *) echo "--client is cpp or python" >&2; exit 2 ;;
+esac
 status=0
 /usr/bin/python3 "$ROOT/bench/serve_emulated.py" run --port "$SERVE_PORT" --pid "$SERVE_PID" \
-  --jobs "$TMP/jobs.jsonl" --concurrency "$CONCURRENCY" --nodes "$NODES" --gpus "$GPUS" || status=$?
+  --jobs "$TMP/jobs.jsonl" --concurrency "$CONCURRENCY" --nodes "$NODES" --gpus "$GPUS" \
+  "${client_args[@]}" || status=$?
 
 # Shutdown at this scale: SIGTERM to exit (issue 13 asks for at most 1 s), then the
 # same after a restart on the same data (start-up loads every object; the scheduler
@@ -74,6 +92,7 @@ stop_server() {
   end=$(date +%s.%N)
   echo "$1: SIGTERM to exit $(awk "BEGIN { printf \"%.2f\", $end - $begin }") s"
 }
+[ "$RESTART" = 1 ] || exit "$status"
 stop_server "loaded server"
 STARTED=$(date +%s.%N)
 serve_start "$MUSTER" "$TMP/server.log" "$TMP/data"

@@ -246,10 +246,14 @@ void DecodeDocument(const YAML::Node& doc, DocContext& ctx, DecodeResult& out) {
   }
 }
 
-// The YAML node the text of `value` would parse to: scalars keep their JSON text
-// (numbers as nlohmann prints them, so DecodeObject and DecodeText read the same
-// values), null stays null. False when nested deeper than kMaxFlowDepth.
-bool JsonToYaml(const nlohmann::json& value, int depth, YAML::Node& out) {
+// Makes `out`, a node of the document being built, the YAML node the text of `value`
+// would parse to: scalars keep their JSON text (numbers as nlohmann prints them, so
+// DecodeObject and DecodeText read the same values), null stays null. Children are
+// created in place, in the document's node memory: a child built as a separate
+// YAML::Node has its memory merged into its parent's at every level, which cost more
+// than the decoding itself on the API's create path. False when nested deeper than
+// kMaxFlowDepth.
+bool JsonToYaml(const nlohmann::json& value, int depth, YAML::Node out) {
   if (depth > kMaxFlowDepth) return false;
   switch (value.type()) {
     case nlohmann::json::value_t::null:
@@ -259,24 +263,21 @@ bool JsonToYaml(const nlohmann::json& value, int depth, YAML::Node& out) {
     case nlohmann::json::value_t::object:
       out = YAML::Node(YAML::NodeType::Map);
       for (const auto& [key, item] : value.items()) {
-        YAML::Node child;
-        if (!JsonToYaml(item, depth + 1, child)) return false;
-        out[key] = child;
+        if (!JsonToYaml(item, depth + 1, out[key])) return false;
       }
       return true;
     case nlohmann::json::value_t::array:
       out = YAML::Node(YAML::NodeType::Sequence);
       for (const auto& item : value) {
-        YAML::Node child;
-        if (!JsonToYaml(item, depth + 1, child)) return false;
-        out.push_back(child);
+        out.push_back(YAML::Node());
+        if (!JsonToYaml(item, depth + 1, out[out.size() - 1])) return false;
       }
       return true;
     case nlohmann::json::value_t::string:
-      out = YAML::Node(value.get_ref<const std::string&>());
+      out = value.get_ref<const std::string&>();
       return true;
     default:  // numbers and booleans: their JSON text is their YAML scalar
-      out = YAML::Node(value.dump());
+      out = value.dump();
       return true;
   }
 }
@@ -289,7 +290,7 @@ void DecodeObject(const nlohmann::json& object, const std::string& file, DecodeR
   }
   DocContext ctx(file, &out.diagnostics);
   ctx.set_track_reads(out.warn_unread_fields);
-  YAML::Node node;
+  YAML::Node node(YAML::NodeType::Null);
   try {
     if (!JsonToYaml(object, 0, node)) {
       AddError(out, file, 1,

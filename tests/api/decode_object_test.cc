@@ -87,6 +87,22 @@ TEST(DecodeObject, SameDiagnosticsAsTheText) {
   EXPECT_EQ(Lines(p3), Lines(t3));
 }
 
+// Empty and nested containers, nulls and scalars inside sequences: JsonToYaml builds
+// them in place in the document, as the text's parser does.
+TEST(DecodeObject, EmptyAndNestedContainers) {
+  json job = PyTorchJob();
+  json& spec = job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"];
+  spec["nodeSelector"] = json::object();
+  spec["tolerations"] = json::array();
+  spec["containers"][0]["command"] = {"sh", "-c", "exit 0"};
+  spec["containers"][0]["args"] = {1, 2.5, true, nullptr};
+  spec["containers"][0]["env"] = {{{"name", "A"}, {"value", "1"}}, json::object()};
+  job["metadata"]["annotations"]["x"] = json::array({json::array({1}), json::array()});
+  auto [text, parsed] = BothWays(job);
+  EXPECT_EQ(Lines(parsed), Lines(text));
+  ASSERT_EQ(parsed.manifests.jobs.size(), text.manifests.jobs.size());
+}
+
 TEST(DecodeObject, DeepNestingIsRefused) {
   json deep = json::object();
   json* at = &deep;
