@@ -39,6 +39,7 @@ model::WaitForPodsReadyConfig DecodeWaitForPodsReady(const YamlValue& v) {
   }
   if (auto n = rs.Get("backoffLimitCount").Int32(0)) w.backoff_limit_count = *n;
   if (auto b = rs.Get("backoffBaseSeconds").Int32(0)) w.backoff_base_seconds = *b;
+  if (auto b = rs.Get("backoffMaxSeconds").Int32(0)) w.backoff_max_seconds = *b;
   return w;
 }
 

@@ -129,6 +129,7 @@ void Reconciler::Reconfigure() {
     engine::EngineOptions eo;
     eo.check_invariants = options_.check_invariants;
     eo.max_cycles_per_call = options_.max_cycles_per_step;
+    eo.pods_ready_reported = true;  // SyncWorkload reports each gang's readiness
     engine_ = std::make_unique<engine::Engine>(config, std::vector<model::Workload>{},
                                                std::move(parts).value(), clock_, eo);
     engine_->SetExecutor(runtime_);

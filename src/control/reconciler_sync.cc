@@ -71,6 +71,8 @@ void Reconciler::Decide() {
     };
     if (runtime_ != nullptr) handle(runtime_->Poll(now));
     if (!dirty_.empty()) cycle_needed_ = true;
+    // A waitForPodsReady timeout or backoff that fell due acts in this step.
+    if (auto due = engine_->NextPodsReadyDeadline(); due && now >= *due) cycle_needed_ = true;
     if (cycle_needed_ || !last_cycle_ || now - *last_cycle_ >= options_.resync_seconds) {
       if (Status s = engine_->RunCycle(); !s.ok()) Log("scheduling cycle: " + s.message());
       ++stats_.cycles;
@@ -255,7 +257,13 @@ void Reconciler::SyncWorkload(JobState& job) {
   facts.now = Now();
   facts.cluster = &engine_->cluster();
   facts.cluster_queue = engine_->QueueOf(job.key).cluster_queue;
-  if (r->phase == engine::Phase::kRunning) facts.pods_ready = PodsReady(job, *r);
+  if (r->phase == engine::Phase::kRunning) {
+    facts.pods_ready = PodsReady(job, *r);
+    // waitForPodsReady reads the same fact; a change is acted on in the next step.
+    const uint64_t before = engine_->generation();
+    if (Status s = engine_->SetPodsReady(job.key, facts.pods_ready); !s.ok()) Log(s.message());
+    if (engine_->generation() != before) cycle_needed_ = true;
+  }
   if (r->phase == engine::Phase::kPending) facts.pending_message = engine_->PendingMessage(job.key);
   const json* existing = job.workload.is_object() ? &job.workload : nullptr;
   json desired = BuildWorkloadObject(job.ref, facts, existing);

@@ -160,7 +160,8 @@ json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts, const js
                                           {"uid", job.uid},
                                           {"controller", true},
                                           {"blockOwnerDeletion", true}}});
-  json spec = {{"podSets", PodSetsSpec(w)}, {"priority", w.priority}, {"active", true}};
+  // waitForPodsReady's backoffLimitCount deactivates a workload: spec.active=false.
+  json spec = {{"podSets", PodSetsSpec(w)}, {"priority", w.priority}, {"active", !r.deactivated}};
   if (!w.local_queue.empty()) spec["queueName"] = w.local_queue;
   if (!w.priority_class.empty()) spec["priorityClassName"] = w.priority_class;
   object["spec"] = std::move(spec);
@@ -186,7 +187,8 @@ json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts, const js
       SetCondition(conditions, "PodsReady", true, "PodsReady",
                    "All pods reached readiness and the workload is running", now);
     } else {
-      SetCondition(conditions, "PodsReady", false, "WaitForStart",
+      SetCondition(conditions, "PodsReady", false,
+                   r.ready_lost_time ? "WaitForRecovery" : "WaitForStart",
                    r.phase == Phase::kAdmitted ? "Admitted, waiting for nodes for the gang"
                                                : "Not all pods are ready or succeeded",
                    now);
@@ -213,6 +215,14 @@ json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts, const js
       SetCondition(conditions, "Preempted", true, e.detail.empty() ? "Preempted" : e.detail,
                    message, now);
     }
+  }
+  if (r.requeue_count > 0 || r.requeue_at) {
+    // waitForPodsReady: requeues so far, and when the backoff ends.
+    json rs = {{"count", r.requeue_count}};
+    if (r.requeue_at) rs["requeueAt"] = Rfc3339(*r.requeue_at);
+    status["requeueState"] = std::move(rs);
+  } else {
+    status.erase("requeueState");
   }
   if (r.phase == Phase::kSucceeded) {
     SetCondition(conditions, "Finished", true, "Succeeded", "Job finished successfully", now);

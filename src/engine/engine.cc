@@ -30,6 +30,7 @@ Engine::Engine(const model::ManifestSet& manifests, std::vector<model::Workload>
       parts_(std::move(parts)),
       bridge_(manifests.resource_flavors, *parts_.cluster) {
   bridge_.SetPlanner(parts_.planner.get());
+  if (manifests.kueue_config) pods_ready_ = manifests.kueue_config->wait_for_pods_ready;
   if (manifests.scheduler_config) {
     drf_growth_order_ = manifests.scheduler_config->volcano.drf_job_order;
     bridge_.SetReservationAfter(manifests.scheduler_config->reservation_after_seconds);
@@ -206,6 +207,9 @@ void Engine::Start(WorkloadRecord& record, placement::GangPlan plan) {
   record.bound = true;
   record.phase = Phase::kRunning;
   record.start_time = Now();
+  // Without readiness reports (simulation) a bound gang's pods count as ready.
+  record.pods_ready = !options_.pods_ready_reported;
+  record.ready_lost_time.reset();
   placement_waits_.erase(record.key());
   log_.Add({Now(), record.key(), "Start", "", fmt::format("{} pods", record.plan.pods.size())});
   TrackGrowth(record);
@@ -214,6 +218,8 @@ void Engine::Start(WorkloadRecord& record, placement::GangPlan plan) {
 
 void Engine::StopGang(WorkloadRecord& record, StopCause cause) {
   growable_.erase(record.key());
+  record.pods_ready = false;
+  record.ready_lost_time.reset();
   if (record.bound) {
     parts_.cluster->Release(record.key());
     record.bound = false;
@@ -260,6 +266,8 @@ void Engine::HandleFailure(WorkloadRecord& record, Eviction eviction, const std:
 
 Status Engine::RunCycle() {
   settled_ = false;
+  // Time moves only between calls: readiness timeouts and backoffs fall due here.
+  RunPodsReadyTimers();
   for (int i = 0; i < options_.max_cycles_per_instant; ++i) {
     if (options_.max_cycles_per_call > 0 && i == options_.max_cycles_per_call) {
       return Status::Ok();  // not settled: the next call goes on
@@ -271,7 +279,13 @@ Status Engine::RunCycle() {
     if (!reserved.empty()) parts_.admitter->NotifyCapacityChanged();
     for (LogEntry& e : reserved) log_.Add(std::move(e));
     bool changed = PlaceAdmitted();
-    std::vector<admission::Decision> decisions = parts_.admitter->RunCycle(Now(), bridge_);
+    std::vector<admission::Decision> decisions;
+    admission_blocked_ = AdmissionBlocked();
+    if (admission_blocked_) {
+      MarkBlocked();  // blockAdmission: Kueue's scheduler waits, so does this pass
+    } else {
+      decisions = parts_.admitter->RunCycle(Now(), bridge_);
+    }
     for (const auto& d : decisions) changed |= ApplyDecision(d);
     // Elastic gangs grow into what is left once admission has settled at this
     // instant (Volcano orders jobs below their minimum first): never into
@@ -308,6 +322,11 @@ bool Engine::ApplyDecision(const admission::Decision& d) {
   }
   switch (d.kind) {
     case admission::Decision::Kind::kAdmit:
+      if (AdmissionBlocked()) {
+        // An earlier admission of this pass is not ready yet: one at a time.
+        TakeBackAdmission(d);
+        return true;
+      }
       return ApplyAdmit(*r, d);
     case admission::Decision::Kind::kPreempt:
       LogPending(d);
@@ -467,6 +486,10 @@ std::string Engine::PendingMessage(const std::string& key) const {
   }
   if (!r->submitted) {
     return fmt::format("not created yet (submit-at {}s)", r->workload.sim.submit_at);
+  }
+  if (r->deactivated || r->requeue_at || admission_blocked_) {
+    // Out of line (pods_ready.cc): the engine's own reason, not admission's.
+    if (auto it = pending_.find(key); it != pending_.end()) return it->second.second;
   }
   if (auto d = parts_.admitter->PendingReason(key); d && !d->message.empty()) return d->message;
   if (auto it = pending_.find(key); it != pending_.end() && !it->second.second.empty()) {

@@ -37,6 +37,9 @@ struct EngineOptions {
   // with the arrivals taken in between, as Kueue's scheduler takes them between
   // its cycles.
   int max_cycles_per_call = 0;
+  // Pod readiness (Kueue's waitForPodsReady) is reported through SetPodsReady
+  // (serve, kube). Otherwise a gang counts as ready once it is bound (simulation).
+  bool pods_ready_reported = false;
 };
 
 // The lower layers the engine drives; injectable for tests.
@@ -80,6 +83,13 @@ class Engine {
   Status CordonNode(const std::string& node);
   // Placement scoring / engine settings changed.
   void ConfigurationChanged(const model::SchedulerConfiguration& config);
+  // Every pod of the running workload is ready (Kueue's PodsReady condition), or
+  // one lost its readiness. Acted on only with waitForPodsReady enabled
+  // (pods_ready.cc); ignored for a workload that is not running.
+  Status SetPodsReady(const std::string& key, bool ready);
+  // The earliest instant a waitForPodsReady timeout or requeue backoff falls due
+  // (the next RunCycle at or after it acts); nullopt when none is pending.
+  std::optional<Time> NextPodsReadyDeadline() const;
 
   // ---- Runtime changes, for a long-running server (engine_runtime.cc) ----
   // The workload is new: its record is created, not yet submitted (Submit queues
@@ -173,6 +183,20 @@ class Engine {
   // Plans bound by admission that no decision took: unbind them, loudly.
   void ReleaseUntaken();
 
+  // ---- waitForPodsReady (pods_ready.cc) ----
+  bool PodsReadyEnabled() const { return pods_ready_.enable; }
+  // When the active workload times out for readiness; nullopt when it cannot.
+  std::optional<Time> ReadyDeadline(const WorkloadRecord& record) const;
+  // Timeouts evict (or deactivate), finished backoffs requeue. True if any did.
+  bool RunPodsReadyTimers();
+  void PodsReadyTimeout(WorkloadRecord& record);
+  // blockAdmission: an admitted workload is not ready yet, so no other is admitted.
+  bool AdmissionBlocked() const;
+  // An admission made while blocked is taken back: quota, nodes, back in line.
+  void TakeBackAdmission(const admission::Decision& decision);
+  // Every workload in line shows why it waits while admission is blocked.
+  void MarkBlocked();
+
   // ---- Elastic gangs (elastic.cc) ----
   // Whether the running workload may change size (workloads::IsElastic in its queue)
   // and the executor can start and stop pods of a running gang.
@@ -206,6 +230,8 @@ class Engine {
   // gangs with the lower dominant share of what they hold grow first.
   bool drf_growth_order_ = true;
   std::optional<ResourceList> cluster_total_;  // ready, schedulable nodes; lazily
+  model::WaitForPodsReadyConfig pods_ready_;   // Kueue Configuration waitForPodsReady
+  bool admission_blocked_ = false;             // as of the last admission pass
   DecisionLog log_;
   int64_t cycles_ = 0;
   bool settled_ = true;

@@ -35,6 +35,8 @@ std::unique_ptr<Engine> Engine::Reconfigured(std::unique_ptr<Engine> old,
   std::vector<WorkloadRecord*> running;
   for (WorkloadRecord& r : e.records_) {
     if (!r.submitted || r.Finished()) continue;
+    // Deactivated, or waiting out a waitForPodsReady backoff: not in line now.
+    if (r.phase == Phase::kPending && (r.deactivated || r.requeue_at)) continue;
     if (r.phase == Phase::kRunning && r.bound) {
       running.push_back(&r);
       continue;

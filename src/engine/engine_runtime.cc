@@ -123,6 +123,9 @@ Status Engine::Adopt(const std::string& key, const admission::Assignment& assign
   r->admit_time = admitted_at;
   if (!r->first_admit_time) r->first_admit_time = admitted_at;
   r->start_time = started_at;
+  // It ran before: counted ready until the executor says otherwise (then only
+  // waitForPodsReady's recoveryTimeout applies), not timed out from its old admission.
+  r->pods_ready = true;
   ++generation_;
   TrackGrowth(*r);  // an adopted elastic gang below its counts may grow again
   log_.Add({Now(), key, "Adopt", "",

@@ -31,6 +31,8 @@ inline constexpr const char* kReasonPreempted = "Preempted";
 inline constexpr const char* kReasonNodeFailure = "NodeFailure";
 inline constexpr const char* kReasonPodsReadyTimeout = "PodsReadyTimeout";
 inline constexpr const char* kReasonDeactivated = "Deactivated";
+// Kueue's underlying cause when waitForPodsReady's backoffLimitCount is exhausted.
+inline constexpr const char* kReasonRequeuingLimitExceeded = "RequeuingLimitExceeded";
 inline constexpr const char* kReasonClusterQueueStopped = "ClusterQueueStopped";
 // The cluster or queue configuration changed and no longer takes a running gang.
 inline constexpr const char* kReasonConfigurationChanged = "ConfigurationChanged";
@@ -75,6 +77,13 @@ struct WorkloadRecord {
   std::vector<Resize> resizes;  // elastic growth and shrinking, in time order
   int32_t failures = 0;         // failures counted against the lifecycle budget
   std::string failure_message;  // why it is Failed
+
+  // Kueue's waitForPodsReady (engine/pods_ready.cc); inert unless it is enabled.
+  bool pods_ready = false;              // every pod of the current gang is ready
+  std::optional<Time> ready_lost_time;  // was ready in this admission, then lost it
+  int32_t requeue_count = 0;            // status.requeueState.count
+  std::optional<Time> requeue_at;       // status.requeueState.requeueAt: out of line until then
+  bool deactivated = false;             // spec.active=false: never admitted again
 
   const std::string& key() const { return workload.key; }
   bool Active() const { return phase == Phase::kAdmitted || phase == Phase::kRunning; }

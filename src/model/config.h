@@ -29,8 +29,9 @@ struct WaitForPodsReadyConfig {
   std::optional<double> recovery_timeout_seconds;
   // requeuingStrategy
   std::string requeuing_timestamp = "Eviction";  // Eviction | Creation
-  std::optional<int32_t> backoff_limit_count;
+  std::optional<int32_t> backoff_limit_count;    // unset: requeued for ever
   double backoff_base_seconds = 60;
+  double backoff_max_seconds = 3600;
 };
 
 struct KueueConfiguration {

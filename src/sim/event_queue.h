@@ -20,6 +20,7 @@ enum class EventKind : int {
   kReclaimNotice = 3,  // sim.muster.dev/reclaim-at: the spot node is told it goes
   kReclaimLoss = 4,    // ... and then it is gone
   kSubmit = 5,         // sim.muster.dev/submit-at
+  kTimer = 6,          // the engine's waitForPodsReady timeout or backoff falls due
 };
 
 struct Event {

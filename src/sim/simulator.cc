@@ -13,6 +13,8 @@ Simulator::Simulator(const model::ManifestSet& manifests, const SimOptions& opti
     cluster_cpu_milli_ += node.allocatable.Get(kCpu);
   }
   queue_gpu_quota_ = QueueGpuQuotas(manifests);
+  if (manifests.kueue_config)
+    bounded_requeues_ = manifests.kueue_config->wait_for_pods_ready.backoff_limit_count.has_value();
 }
 
 Result<std::unique_ptr<Simulator>> Simulator::Create(const model::ManifestSet& manifests,
@@ -80,6 +82,7 @@ Status Simulator::Run() {
     }
     Status st = engine_->RunCycle();
     if (!st.ok()) return st;
+    ScheduleTimer(t);
     SampleUsage(t);
     last = t;
   }
@@ -88,8 +91,24 @@ Status Simulator::Run() {
   return Status::Ok();
 }
 
+void Simulator::ScheduleTimer(Time now) {
+  if (timer_ && *timer_ <= now) timer_.reset();
+  std::optional<Time> due = engine_->NextPodsReadyDeadline();
+  if (!due || *due <= now || (timer_ && *timer_ <= *due)) return;
+  // Timers alone could go on for ever (a gang that never gets nodes, requeued
+  // without a backoffLimitCount): they wake the engine only while something
+  // else is still to happen, or while the requeues are bounded.
+  if (!bounded_requeues_ && events_.size() == timer_events_) return;
+  timer_ = *due;
+  events_.Push(*timer_, EventKind::kTimer, "");
+  ++timer_events_;
+}
+
 Status Simulator::Apply(const Event& e) {
   switch (e.kind) {
+    case EventKind::kTimer:
+      --timer_events_;
+      return Status::Ok();  // the cycle after this instant's events acts
     case EventKind::kSubmit:
       return engine_->Submit(e.target);
     case EventKind::kFinish: {

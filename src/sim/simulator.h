@@ -106,11 +106,16 @@ class Simulator : public engine::Executor {
 
   void ScheduleInitialEvents(const model::ManifestSet& manifests);
   Status Apply(const Event& event);
+  // Wakes the engine when its next waitForPodsReady deadline falls due.
+  void ScheduleTimer(Time now);
 
   SimOptions options_;
   SimClock clock_;
   std::unique_ptr<engine::Engine> engine_;
   EventQueue events_;
+  std::optional<Time> timer_;      // the kTimer event in events_, if any
+  size_t timer_events_ = 0;        // kTimer events in events_
+  bool bounded_requeues_ = false;  // waitForPodsReady has a backoffLimitCount
   std::map<std::string, RunState> runs_;
   int64_t cluster_gpus_ = 0;
   int64_t cluster_cpu_milli_ = 0;

@@ -487,7 +487,7 @@ fairSharing: {enable: true, preemptionStrategies: [LessThanInitialShare]}
 waitForPodsReady:
   enable: true
   timeout: 10m
-  requeuingStrategy: {timestamp: Creation, backoffLimitCount: 5}
+  requeuingStrategy: {timestamp: Creation, backoffLimitCount: 5, backoffMaxSeconds: 600}
 ---
 apiVersion: muster.dev/v1alpha1
 kind: SchedulerConfiguration
@@ -507,6 +507,8 @@ maxAdmissionsPerQueuePerCycle: 4
   EXPECT_DOUBLE_EQ(k.wait_for_pods_ready.timeout_seconds, 600);
   EXPECT_EQ(k.wait_for_pods_ready.requeuing_timestamp, "Creation");
   EXPECT_EQ(*k.wait_for_pods_ready.backoff_limit_count, 5);
+  EXPECT_DOUBLE_EQ(k.wait_for_pods_ready.backoff_base_seconds, 60);  // Kueue's default
+  EXPECT_DOUBLE_EQ(k.wait_for_pods_ready.backoff_max_seconds, 600);
   const auto& s = *r.manifests.scheduler_config;
   EXPECT_EQ(s.scoring, model::ScoringPolicy::kGpuPacking);
   EXPECT_EQ(s.binpack_weights.at("nvidia.com/gpu"), 10);

@@ -231,7 +231,14 @@ class FakeRuntime : public GangRuntime {
     if (running.count(key) != 0) c.running = 1;
     return c;
   }
-  bool PodsReady(const std::string& key) const override { return running.count(key) != 0; }
+  bool PodsReady(const std::string& key) const override {
+    return running.count(key) != 0 && unready.count(key) == 0;
+  }
+  std::set<std::string> unready;  // running gangs whose pods are not ready
+  void MarkReady(const std::string& key) {
+    unready.erase(key);
+    changed_.insert(key);
+  }
   std::vector<std::string> TakeChangedGangs() override {
     std::vector<std::string> out(changed_.begin(), changed_.end());
     changed_.clear();
@@ -360,9 +367,12 @@ inline std::string Condition(const json& object, const std::string& type,
 // sink's writes are fed back like a watch when `Step` runs.
 class Bench {
  public:
-  explicit Bench(ReconcilerMode mode) : sink(objects) {
+  explicit Bench(ReconcilerMode mode,
+                 std::optional<model::KueueConfiguration> kueue_config = std::nullopt)
+      : sink(objects) {
     ReconcilerOptions options;
     options.mode = mode;
+    options.kueue_config = std::move(kueue_config);
     options.check_invariants = true;
     options.log = [this](const std::string& line) { logs.push_back(line); };
     reconciler = std::make_unique<Reconciler>(
