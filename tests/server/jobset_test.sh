@@ -65,11 +65,11 @@ spec:
         template: {spec: $(pod_spec "sleep 2; echo worker done")}
 EOF
 check "muster validate has no warning for the policies it acts on" "^clean$" \
-  bash -c "out=\$('$MUSTER' validate -f '$TMP/ordered.yaml' 2>&1); grep -q warning <<<\"\$out\" && echo \"\$out\" || echo clean"
+  bash -c "out=\$('$MUSTER' validate -f '$TMP/ordered.yaml' 2>&1); grep -E 'spec\.(startupPolicy|successPolicy|replicatedJobs).*warning' <<<\"\$out\" || echo clean"
 check "the InOrder / successPolicy Any JobSet applies" "jobset.jobset.x-k8s.io/ordered created" \
   $K apply -f "$TMP/ordered.yaml"
-eventually "it completes once the worker Job succeeded" "Completed" \
-  $K get jobset ordered -o 'jsonpath={.status.conditions[?(@.status=="True")].type}'
+eventually "it completes once the worker Job succeeded" "^True AllJobsCompleted$" \
+  $K get jobset ordered -o 'jsonpath={.status.conditions[?(@.type=="Completed")].status} {.status.conditions[?(@.type=="Completed")].reason}'
 check "its in-order startup completed" "True InOrderStartupPolicyCompleted" \
   $K get jobset ordered -o 'jsonpath={.status.conditions[?(@.type=="StartupPolicyCompleted")].status} {.status.conditions[?(@.type=="StartupPolicyCompleted")].reason}'
 check "both workers succeeded" "Succeeded Succeeded" \
@@ -100,8 +100,8 @@ EOF
 eventually "its main pod waits Pending for prep to be Complete" \
   "Pending WaitingForReplicatedJob waiting for replicated job prep to be Complete \(dependsOn\)" \
   $K get pod staged-main-0-0 -o 'jsonpath={.status.phase} {.status.containerStatuses[0].state.waiting.reason} {.status.containerStatuses[0].state.waiting.message}'
-eventually "then it runs and the JobSet completes" "Completed" \
-  $K get jobset staged -o 'jsonpath={.status.conditions[?(@.status=="True")].type}'
+eventually "then it runs and the JobSet completes" "^True$" \
+  $K get jobset staged -o 'jsonpath={.status.conditions[?(@.type=="Completed")].status}'
 check "main ran after prep" "main ran" $K logs staged-main-0-0
 
 cat >"$TMP/warned.yaml" <<EOF
