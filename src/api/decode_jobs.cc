@@ -78,6 +78,94 @@ std::optional<model::ElasticPolicy> DecodeElasticPolicy(const YamlValue& v) {
   return e;
 }
 
+// spec.failurePolicy: maxRestarts and the rules muster applies (local_executor's
+// JobSet policy); what it cannot honour is accepted with a warning.
+model::JobSetFailurePolicy DecodeJobSetFailurePolicy(const YamlValue& v,
+                                                     const std::set<std::string>& names) {
+  model::JobSetFailurePolicy fp;
+  v.Get("maxRestarts").Read(fp.max_restarts);
+  YamlValue strategy = v.Get("restartStrategy");
+  if (auto st = strategy.IsSet() ? strategy.String() : std::nullopt;
+      st && *st != "Recreate" && *st != "BlockingRecreate") {
+    strategy.Warn("restartStrategy " + Quote(*st) +
+                  " is not acted on: muster restarts a JobSet by recreating all its pods "
+                  "once the old ones ended (BlockingRecreate)");
+  }
+  for (const auto& rv : v.Get("rules").Items()) {
+    model::JobSetFailureRule rule;
+    rv.Get("name").Read(rule.name);
+    YamlValue action = rv.Get("action");
+    if (!action.IsSet()) action.Error("is required");
+    static const char* const kActions[] = {"FailJobSet", "RestartJobSet",
+                                           "RestartJobSetAndIgnoreMaxRestarts", "RestartJob",
+                                           "RestartJobAndIgnoreMaxRestarts"};
+    if (auto a = action.Enum({"FailJobSet", "RestartJobSet", "RestartJobSetAndIgnoreMaxRestarts",
+                              "RestartJob", "RestartJobAndIgnoreMaxRestarts"})) {
+      rule.action = kActions[*a];
+      // A muster gang restarts whole: a child Job's own restart becomes the JobSet's.
+      if (*a >= 3) {
+        action.Warn(rule.action + " is not acted on as such: muster restarts the whole JobSet (" +
+                    kActions[*a - 2] + ")");
+        rule.action = kActions[*a - 2];
+      }
+    }
+    for (const auto& r : rv.Get("onJobFailureReasons").Items()) {
+      std::string reason;
+      r.Read(reason);
+      if (reason != "BackoffLimitExceeded") {
+        r.Warn(
+            "muster records a failed child Job as BackoffLimitExceeded only (a pod of it "
+            "failed); this reason never matches");
+      }
+      rule.on_job_failure_reasons.push_back(std::move(reason));
+    }
+    for (const auto& p : rv.Get("onJobFailureMessagePatterns").Items()) {
+      std::string pattern;
+      p.Read(pattern);
+      rule.on_job_failure_message_patterns.push_back(std::move(pattern));
+    }
+    for (const auto& t : rv.Get("targetReplicatedJobs").Items()) {
+      std::string name;
+      t.Read(name);
+      if (!names.count(name)) t.Error(Quote(name) + " is not a replicated job of this JobSet");
+      rule.target_replicated_jobs.push_back(std::move(name));
+    }
+    fp.rules.push_back(std::move(rule));
+  }
+  return fp;
+}
+
+// JobSet fields muster accepts without acting on them (kubectl shows the warning).
+void WarnJobSetFieldsNotActedOn(const YamlValue& spec) {
+  YamlValue network = spec.Get("network");
+  if (YamlValue v = network.Get("subdomain"); v.IsSet()) {
+    v.Warn("not acted on: the pods' subdomain is the JobSet's name");
+  }
+  if (YamlValue v = network.Get("enableDNSHostnames"); v.IsSet()) {
+    bool on = true;
+    v.Read(on);
+    if (!on) v.Warn("not acted on: the pods always get their hostnames");
+  }
+  if (YamlValue v = network.Get("publishNotReadyAddresses"); v.IsSet()) {
+    v.Warn("not acted on: a pod's name resolves once it has an address");
+  }
+  if (YamlValue v = spec.Get("coordinator"); v.IsSet()) {
+    v.Warn("not acted on: muster does not add the jobset.sigs.k8s.io/coordinator label");
+  }
+  if (YamlValue v = spec.Get("managedBy"); v.IsSet()) {
+    auto by = v.String();
+    if (by && *by != "jobset.sigs.k8s.io/jobset-controller") {
+      v.Warn("not acted on: muster runs the JobSet itself");
+    }
+  }
+  if (YamlValue v = spec.Get("ttlSecondsAfterFinished"); v.IsSet()) {
+    v.Warn("not acted on: a finished JobSet stays until it is deleted");
+  }
+  if (YamlValue v = spec.Get("volumeClaimPolicies"); v.IsSet()) {
+    v.Warn("not acted on: muster creates no PersistentVolumeClaims for a JobSet");
+  }
+}
+
 }  // namespace
 
 model::BatchJobSpec DecodeBatchJobSpec(const YamlValue& spec) {
@@ -218,6 +306,28 @@ model::JobSet DecodeJobSetSpec(const YamlValue& spec) {
     if (!job_spec.Get("template").Get("spec").Get("restartPolicy").IsSet()) {
       rj.tmpl.tmpl.spec.restart_policy = "OnFailure";
     }
+    for (const auto& dv : rv.Get("dependsOn").Items()) {
+      model::JobSetDependsOn d;
+      dv.Get("name").Read(d.name);
+      YamlValue status = dv.Get("status");
+      if (!status.IsSet()) status.Error("is required");
+      if (auto st = status.Enum({"Ready", "Complete"})) d.status = *st == 0 ? "Ready" : "Complete";
+      // JobSet's webhook: only replicated jobs listed before this one.
+      if (d.name == rj.name || !names.count(d.name)) {
+        dv.Get("name").Error("replicatedJob: " + rj.name +
+                             " cannot depend on replicatedJob: " + d.name);
+      }
+      rj.depends_on.push_back(std::move(d));
+    }
+    if (!rj.depends_on.empty() && js.replicated_jobs.empty()) {
+      rv.Get("dependsOn").Error("DependsOn can't be set for the first ReplicatedJob");
+    }
+    if (rj.depends_on.size() > 1) {
+      rv.Get("dependsOn").Error("must have at most 1 item (only one dependency is supported)");
+    }
+    if (YamlValue g = rv.Get("groupName"); g.IsSet()) {
+      g.Warn("not acted on: muster does not set the jobset.sigs.k8s.io/group-name label");
+    }
     rj.template_labels = tmpl.Get("metadata").Get("labels").StringMap();
     rj.template_annotations = tmpl.Get("metadata").Get("annotations").StringMap();
     js.replicated_jobs.push_back(std::move(rj));
@@ -233,14 +343,20 @@ model::JobSet DecodeJobSetSpec(const YamlValue& spec) {
     if (!names.count(name)) t.Error(Quote(name) + " is not a replicated job of this JobSet");
     js.success_policy.target_replicated_jobs.push_back(name);
   }
-  spec.Get("failurePolicy").Get("maxRestarts").Read(js.failure_policy.max_restarts);
+  js.failure_policy = DecodeJobSetFailurePolicy(spec.Get("failurePolicy"), names);
   YamlValue order = spec.Get("startupPolicy").Get("startupPolicyOrder");
   if (order.IsSet()) {
     if (auto o = order.Enum({"AnyOrder", "InOrder"})) {
       js.startup_policy_order = *o == 0 ? "AnyOrder" : "InOrder";
     }
   }
+  if (js.startup_policy_order == "InOrder" &&
+      std::any_of(js.replicated_jobs.begin(), js.replicated_jobs.end(),
+                  [](const model::ReplicatedJob& rj) { return !rj.depends_on.empty(); })) {
+    order.Error("StartupPolicy and DependsOn APIs are mutually exclusive");
+  }
   spec.Get("suspend").Read(js.suspend);
+  WarnJobSetFieldsNotActedOn(spec);
   return js;
 }
 

@@ -20,6 +20,8 @@ struct GangOutcome {
   std::string key;
   bool succeeded = false;
   std::string message;  // failures: which pod exited how
+  // Failures: what the job's failure policy decided (JobSet failurePolicy.rules).
+  engine::FailureDirective directive = engine::FailureDirective::kPolicy;
 };
 
 struct GangPodCounts {

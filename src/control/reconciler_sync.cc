@@ -64,7 +64,8 @@ void Reconciler::Decide() {
       for (const GangOutcome& o : outcomes) {
         const engine::WorkloadRecord* r = engine_->Find(o.key);
         if (r == nullptr || r->phase != engine::Phase::kRunning) continue;
-        Status s = o.succeeded ? engine_->Succeed(o.key) : engine_->FailPods(o.key, o.message);
+        Status s = o.succeeded ? engine_->Succeed(o.key)
+                               : engine_->FailPods(o.key, o.message, o.directive);
         if (!s.ok()) Log(o.key + ": " + s.message());
         cycle_needed_ = true;
       }
@@ -302,8 +303,8 @@ void Reconciler::SyncServeJob(JobState& job) {
   facts.record = r;
   facts.now = Now();
   GangPodCounts counts = runtime_->Counts(job.key);
-  json with_status =
-      WithJobStatus(job.object, facts, counts.running, counts.succeeded, counts.failed);
+  json with_status = WithJobStatus(job.object, facts, counts.running, counts.succeeded,
+                                   counts.failed, counts.waiting);
   const size_t hash = std::hash<std::string>()(with_status.value("status", json::object()).dump());
   if (hash == job.written_status) return;
   job.written_status = hash;

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <map>
 
+#include "control/jobset_status.h"
 #include "control/trainjob_status.h"
 #include "core/resource_list.h"
 #include "core/resource_name.h"
@@ -240,7 +241,7 @@ json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts, const js
 }
 
 json WithJobStatus(const json& job_object, const WorkloadFacts& facts, int32_t running_pods,
-                   int32_t succeeded_pods, int32_t failed_pods) {
+                   int32_t succeeded_pods, int32_t failed_pods, int32_t waiting_pods) {
   const engine::WorkloadRecord& r = *facts.record;
   const std::string& now = facts.now;
   json object = job_object;
@@ -287,13 +288,8 @@ json WithJobStatus(const json& job_object, const WorkloadFacts& facts, int32_t r
       SetCondition(conditions, "Failed", true, "BackoffLimitExceeded", r.failure_message, now);
     }
   } else if (jobset) {
-    if (r.phase == Phase::kSucceeded) {
-      SetCondition(conditions, "Completed", true, "AllJobsCompleted",
-                   "jobset completed successfully", now);
-    } else if (r.phase == Phase::kFailed) {
-      SetCondition(conditions, "Failed", true, "FailedJobs", r.failure_message, now);
-    }
-    status["restarts"] = r.failures;
+    SetJobSetStatus(status, conditions, object, r, waiting_pods,
+                    running_pods + succeeded_pods + failed_pods, now);
   } else if (IsTrainJob(object)) {
     SetTrainJobConditions(conditions, r, now);
     status["jobsStatus"] = TrainJobJobsStatus(r);

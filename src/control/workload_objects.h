@@ -53,7 +53,8 @@ nlohmann::json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts
 // Volcano Job status.state.phase; all kinds: conditions muster adds are upstream
 // types only).
 nlohmann::json WithJobStatus(const nlohmann::json& job_object, const WorkloadFacts& facts,
-                             int32_t running_pods, int32_t succeeded_pods, int32_t failed_pods);
+                             int32_t running_pods, int32_t succeeded_pods, int32_t failed_pods,
+                             int32_t waiting_pods = 0);
 
 // Cluster mode: Kueue's Workload has no per-pod placement and its structural schema
 // prunes unknown status fields, so muster keeps the placement (status.placement.pods)

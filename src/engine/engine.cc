@@ -104,7 +104,8 @@ Status Engine::Succeed(const std::string& key) {
   return Status::Ok();
 }
 
-Status Engine::FailPods(const std::string& key, const std::string& message) {
+Status Engine::FailPods(const std::string& key, const std::string& message,
+                        FailureDirective directive) {
   WorkloadRecord* r = FindMutable(key);
   if (r == nullptr) return NotFound("workload " + key + " not found");
   if (!r->Active()) {
@@ -113,8 +114,17 @@ Status Engine::FailPods(const std::string& key, const std::string& message) {
   }
   // A pod failure is not an eviction: the restart shows in the decision log only.
   WorkloadRecord& rec = *r;
-  FailureVerdict verdict = DecideOnFailure(rec.workload.lifecycle, rec.failures, kEventPodFailed);
-  rec.failures++;
+  FailureVerdict verdict;
+  if (directive == FailureDirective::kPolicy) {
+    verdict = DecideOnFailure(rec.workload.lifecycle, rec.failures, kEventPodFailed);
+    rec.failures++;
+  } else if (directive == FailureDirective::kFail) {
+    verdict = {FailureAction::kFail, "its failure policy fails the job"};
+    rec.failures++;
+  } else {
+    verdict = {FailureAction::kRestart, "its failure policy restarts the job (not counted)"};
+    rec.uncounted_restarts++;
+  }
   ++generation_;
   if (verdict.action == FailureAction::kRestart) {
     StopGang(rec, StopCause::kEvicted);

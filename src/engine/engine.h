@@ -18,6 +18,7 @@
 #include "core/status.h"
 #include "engine/decision_log.h"
 #include "engine/executor.h"
+#include "engine/lifecycle.h"
 #include "engine/placement_bridge.h"
 #include "engine/workload_record.h"
 #include "model/manifest_set.h"
@@ -73,7 +74,9 @@ class Engine {
   // Its pods succeeded: free quota and nodes.
   Status Succeed(const std::string& key);
   // Its pods failed (not its node): the lifecycle policy restarts or fails it.
-  Status FailPods(const std::string& key, const std::string& message);
+  // `directive`: what the job's own failure policy decided instead (JobSet rules).
+  Status FailPods(const std::string& key, const std::string& message,
+                  FailureDirective directive = FailureDirective::kPolicy);
   // The node is gone: its pods are lost (eviction reason NodeFailure) and each
   // job's lifecycle policy requeues or fails it. `detail` says what happened.
   Status NodeLost(const std::string& node, const std::string& detail);

@@ -17,6 +17,14 @@ inline constexpr const char* kEventPodEvicted = "PodEvicted";
 
 enum class FailureAction { kRestart, kFail };
 
+// What the job's own failure policy already decided for a pod failure (JobSet
+// failurePolicy.rules), overriding the lifecycle knobs; kPolicy lets them decide.
+enum class FailureDirective {
+  kPolicy,            // DecideOnFailure (RestartJobSet: counts toward maxRestarts)
+  kFail,              // FailJobSet
+  kRestartUncounted,  // RestartJobSetAndIgnoreMaxRestarts
+};
+
 struct FailureVerdict {
   FailureAction action = FailureAction::kFail;
   std::string why;  // one line: which policy decided

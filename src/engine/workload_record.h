@@ -76,6 +76,8 @@ struct WorkloadRecord {
   std::vector<Eviction> evictions;
   std::vector<Resize> resizes;  // elastic growth and shrinking, in time order
   int32_t failures = 0;         // failures counted against the lifecycle budget
+  // Restarts a failure policy kept off that budget (RestartJobSetAndIgnoreMaxRestarts).
+  int32_t uncounted_restarts = 0;
   std::string failure_message;  // why it is Failed
 
   // Kueue's waitForPodsReady (engine/pods_ready.cc); inert unless it is enabled.

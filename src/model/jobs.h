@@ -72,8 +72,15 @@ struct KubeflowJob {
   std::optional<std::string> nproc_per_node;    // PyTorchJob spec.nprocPerNode
 };
 
+// spec.replicatedJobs[].dependsOn: start only once `name` is Ready or Complete.
+struct JobSetDependsOn {
+  std::string name;
+  std::string status = "Ready";  // Ready | Complete
+};
+
 struct ReplicatedJob {
   std::string name;
+  std::vector<JobSetDependsOn> depends_on;
   int32_t replicas = 1;
   BatchJobSpec tmpl;  // spec.replicatedJobs[].template.spec
   StringMap template_labels;
@@ -85,8 +92,18 @@ struct JobSetSuccessPolicy {
   std::vector<std::string> target_replicated_jobs;
 };
 
+// spec.failurePolicy.rules[]: what a child Job's failure does.
+struct JobSetFailureRule {
+  std::string name;
+  std::string action;  // FailJobSet | RestartJobSet | RestartJobSetAndIgnoreMaxRestarts
+  std::vector<std::string> on_job_failure_reasons;
+  std::vector<std::string> on_job_failure_message_patterns;
+  std::vector<std::string> target_replicated_jobs;
+};
+
 struct JobSetFailurePolicy {
   int32_t max_restarts = 0;
+  std::vector<JobSetFailureRule> rules;
 };
 
 struct JobSet {

@@ -26,6 +26,25 @@ struct TopologyRequest {
   std::optional<int32_t> highest_tier_allowed;
 };
 
+// A pod set that starts only once another one has reached a state: JobSet
+// startupPolicy InOrder (the previous replicated job Ready) and dependsOn.
+struct PodSetDependency {
+  std::string pod_set;
+  bool complete = false;  // Complete (every pod succeeded); else Ready (every pod running)
+};
+
+// What decides a gang's success and what a pod failure does, when its job kind says
+// (JobSet successPolicy and failurePolicy.rules). The executor applies it; the engine
+// never reads it, so admission and placement decisions do not depend on it.
+struct GangPolicy {
+  // Success counts the child Jobs (pods_per_job consecutive pods) of pod sets.
+  bool child_jobs = false;
+  bool success_any = false;               // Any: one child Job; All: every one
+  std::vector<std::string> success_sets;  // target pod sets; empty = all
+  std::vector<JobSetFailureRule> failure_rules;
+  bool in_order = false;  // startupPolicy InOrder (for the JobSet's conditions)
+};
+
 struct PodSet {
   std::string name;       // "main", "master", "worker", task or replicated-job name
   int32_t count = 1;      // pods in this set
@@ -51,6 +70,8 @@ struct PodSet {
   // this one-pod set is. The executor runs that object and writes its status instead
   // of creating a pod from the template. Empty for every job kind.
   std::string existing_pod;
+  // Its pods start only once these pod sets are Ready / Complete (JobSet).
+  std::vector<PodSetDependency> start_after;
 };
 
 // Per-kind facts that rank identity (env, hostfile) needs, copied from the job so a
@@ -122,6 +143,7 @@ struct Workload {
   std::optional<TaskTopology> task_topology;  // Volcano task-topology plugin
   // Volcano sla plugin: the job's sla-waiting-time annotation, in seconds.
   std::optional<double> sla_waiting_seconds;
+  GangPolicy gang_policy;
 
   int32_t TotalCount() const {
     int32_t n = 0;

@@ -52,8 +52,9 @@ ApiResponse Written(int code, const control::ResourceType& type, const json& obj
   ApiResponse response = JsonResponse(code, object);
   response.warnings = CoreWarnings(type, object);
   response.warnings.insert(response.warnings.end(), field_warnings.begin(), field_warnings.end());
-  if (type.group == "trainer.kubeflow.org") {
-    // Kubeflow Trainer fields muster accepts without acting on (docs/kubeflow-trainer.md).
+  if (type.group == "trainer.kubeflow.org" || type.group == "jobset.x-k8s.io") {
+    // Kubeflow Trainer and JobSet fields muster reads but does not act on, or only in
+    // part (docs/kubeflow-trainer.md, docs/jobset.md).
     api::DecodeResult decoded;
     api::DecodeObject(object, "request", decoded);
     for (const auto& d : decoded.diagnostics) {

@@ -115,11 +115,16 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
   // The pods' addresses are the ones the previous server gave them.
   std::map<std::string, std::string> ips;
   std::map<std::string, json> stored;  // before Started rewrites them
+  std::set<std::string> held;          // pods held back by their start order: never started
   for (const auto& p : record.plan.pods) {
     std::string name = workloads::DefaultHostname(record.workload, p.pod_set, p.index);
     auto object = store_.Get({"pods", record.workload.meta.namespace_, name});
     if (object.ok() && object->contains("status") && (*object)["status"].is_object()) {
       ips[name] = (*object)["status"].value("podIP", "");
+      if (!record.workload.pod_sets[p.pod_set].start_after.empty() &&
+          (*object)["status"].value("phase", "") == "Pending") {
+        held.insert(name);
+      }
       stored[name] = std::move(*object);
     }
   }
@@ -131,7 +136,9 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
     PodRun& pod = gang.pods[i];
     if (addresses_.Reserve(ips[pod.name])) pod.ip = ips[pod.name];
     auto it = recovered.find(pod.id);
-    if (it == recovered.end() && ResumeImageWait(gang, pod, stored[pod.name])) {
+    if (it == recovered.end() && held.count(pod.name) != 0) {
+      // Still waiting for its replicated job's turn: the next Run starts it.
+    } else if (it == recovered.end() && ResumeImageWait(gang, pod, stored[pod.name])) {
       // No container ran yet: it waits for its image again.
     } else if (it == recovered.end()) {
       pod.state = PodState::kFailed;
@@ -253,8 +260,10 @@ void LocalExecutor::Launch(int64_t attempt, Gang& gang, Time now) {
   const workloads::RankContext context = RankContextOf(gang);
   const std::vector<DnsPod> dns = DnsPods(&gang);
   const std::vector<DnsService> services = Services();
+  // Pod sets that start after others wait, Pending (StartAddedPods starts them).
+  const std::vector<bool> blocked = BlockedPodSets(gang);
   for (size_t i = 0; i < gang.pods.size(); ++i) {
-    StartPod(attempt, gang, i, context, dns, services, now);
+    if (!blocked[gang.pods[i].pod_set]) StartPod(attempt, gang, i, context, dns, services, now);
   }
 }
 
@@ -558,6 +567,12 @@ void LocalExecutor::WritePod(const Gang& gang, PodRun& pod, Time now) {
   view.message = pod.message;
   view.waiting_reason = pod.image_wait ? pod.reason : "";
   view.waiting_message = pod.image_wait ? pod.message : "waiting for the GPUs of terminating pods";
+  if (pod.state == PodState::kWaiting && !pod.image_wait && !gang.stopping) {
+    if (auto blocker = StartBlocker(gang, pod.pod_set)) {
+      view.waiting_reason = "WaitingForReplicatedJob";
+      view.waiting_message = *blocker;
+    }
+  }
   view.started_at = pod.started_at;
   view.finished_at = pod.finished_at;
   view.restarts = pod.restarts;

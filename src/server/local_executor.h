@@ -19,10 +19,14 @@
 // terminationGracePeriodSeconds.
 //
 // Success follows the job kind's upstream rule: PyTorchJob master (else every
-// worker), TFJob chief (else worker 0), MPIJob launcher, every other kind all pods
-// (the other ranks then get their termination grace period to finish on their own
-// before they are stopped); until then any pod exiting non-zero fails the gang (its
-// lifecycle policy then restarts or fails it).
+// worker), TFJob chief (else worker 0), MPIJob launcher, JobSet (and TrainJob) its
+// successPolicy over child Jobs (then the gang stops at once, as upstream deletes the
+// active Jobs), every other kind all pods (the other ranks then get their termination
+// grace period to finish on their own before they are stopped); until then any pod
+// exiting non-zero fails the gang (its lifecycle policy, or a JobSet's
+// failurePolicy.rules, then restarts or fails it). A JobSet's replicated jobs that
+// start after others (startupPolicy InOrder, dependsOn) stay Pending until those are
+// Ready / Complete (local_executor_jobset.cc).
 //
 // With a container runtime (LocalPodConfig::podman, podman_runtime.h) each pod's
 // process is `podman run` of its image, with the same user, env, hosts, volumes and
@@ -56,6 +60,7 @@
 #include <vector>
 
 #include "control/event_correlator.h"
+#include "control/gang_policy.h"
 #include "engine/engine.h"
 #include "engine/executor.h"
 #include "server/image_pull_backoff.h"
@@ -188,6 +193,12 @@ class LocalExecutor : public ServeExecutor {
                 const std::vector<DnsPod>& dns, const std::vector<DnsService>& services, Time now);
   bool CanLaunch(const Gang& gang) const;
   std::optional<control::GangOutcome> Evaluate(Gang& gang, Time now) const;
+  // Start order, success and failure rules of the gang's job kind
+  // (local_executor_jobset.cc, control/gang_policy.h).
+  static std::vector<control::PolicyPod> PolicyPods(const Gang& gang);
+  static std::vector<bool> BlockedPodSets(const Gang& gang);
+  static std::optional<std::string> StartBlocker(const Gang& gang, int32_t pod_set);
+  static std::optional<control::GangOutcome> EvaluateChildJobs(const Gang& gang);
   void WritePod(const Gang& gang, PodRun& pod, Time now);
   void DeletePods(Gang& gang);
   void ReleaseAddress(PodRun& pod);

@@ -79,8 +79,10 @@ bool LocalExecutor::PodCanStart(const PodRun& pod) const {
 
 void LocalExecutor::StartAddedPods(int64_t attempt, Gang& gang, Time now) {
   std::vector<size_t> ready;
+  const std::vector<bool> blocked = BlockedPodSets(gang);
   for (size_t i = 0; i < gang.pods.size(); ++i) {
     const PodRun& pod = gang.pods[i];
+    if (blocked[pod.pod_set]) continue;  // its replicated job starts after another
     // A pod waiting for its image starts again once its back-off ran out.
     if (pod.image_wait && !pod.retry_start) continue;
     if (!pod.shrunk && pod.state == PodState::kWaiting && PodCanStart(pod)) ready.push_back(i);

@@ -9,6 +9,7 @@ namespace muster::server {
 
 std::optional<control::GangOutcome> LocalExecutor::Evaluate(Gang& gang, Time now) const {
   if (gang.stopping || gang.reported || !gang.launched) return std::nullopt;
+  if (gang.workload.gang_policy.child_jobs) return EvaluateChildJobs(gang);
   // Which pods decide success: the upstream controllers' defaults.
   const std::string& kind = gang.workload.meta.kind;
   auto set_named = [&](const std::string& name) {

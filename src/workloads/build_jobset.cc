@@ -33,8 +33,20 @@ Result<model::Workload> BuildJobSet(const model::JobSet& job, PriorityRefs* refs
     ps->indexed = rj.tmpl.completion_mode == model::CompletionMode::kIndexed;
     NoteTemplateClass(rj.tmpl.tmpl, tmpl_field, refs);
     if (w.scheduler_name.empty()) w.scheduler_name = rj.tmpl.tmpl.spec.scheduler_name;
+    // startupPolicy InOrder: each replicated job once the one before is Ready (all
+    // its Jobs' pods ready); dependsOn: once the named one is Ready or Complete.
+    if (job.startup_policy_order == "InOrder" && i > 0) {
+      ps->start_after.push_back({job.replicated_jobs[i - 1].name, false});
+    }
+    for (const auto& d : rj.depends_on) ps->start_after.push_back({d.name, d.status == "Complete"});
     w.pod_sets.push_back(std::move(*ps));
   }
+  // successPolicy and failurePolicy.rules, applied by the executor.
+  w.gang_policy.child_jobs = true;
+  w.gang_policy.success_any = job.success_policy.op == "Any";
+  w.gang_policy.success_sets = job.success_policy.target_replicated_jobs;
+  w.gang_policy.failure_rules = job.failure_policy.rules;
+  w.gang_policy.in_order = job.startup_policy_order == "InOrder";
   // JobSet has no partial start: every pod of every child Job.
   w.min_available = SumMinCounts(w.pod_sets);
   if (IsElasticJob(job.meta)) w.elastic = model::ElasticSource::kKueueElasticJob;

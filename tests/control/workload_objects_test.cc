@@ -409,6 +409,45 @@ TEST_F(WorkloadObjectsTest, JobSetStatusCompletedOrFailed) {
   json failed = WithJobStatus(job, Facts("t1"), 0, 0, 3);
   EXPECT_EQ(StatusReason(failed, "Failed"),
             std::make_pair(std::string("True"), std::string("FailedJobs")));
+  // The final failure is no restart.
+  EXPECT_EQ(failed["status"]["restarts"], 0);
+}
+
+TEST_F(WorkloadObjectsTest, JobSetFailureReasonsAndRestartCounts) {
+  json job = JobObject("jobset.x-k8s.io/v1alpha2", "JobSet");
+  job["spec"]["failurePolicy"] = {{"maxRestarts", 1}};
+  record_.phase = Phase::kRunning;
+  record_.failures = 1;
+  record_.uncounted_restarts = 2;
+  json running = WithJobStatus(job, Facts("t1"), 3, 0, 0);
+  EXPECT_EQ(running["status"]["restarts"], 3);
+  EXPECT_EQ(running["status"]["restartsCountTowardsMax"], 1);
+  record_.phase = Phase::kFailed;
+  record_.failures = 2;
+  EXPECT_EQ(StatusReason(WithJobStatus(job, Facts("t1"), 0, 0, 3), "Failed"),
+            std::make_pair(std::string("True"), std::string("ReachedMaxRestarts")));
+  record_.failure_message = "pod x failed; its failure policy fails the job";
+  EXPECT_EQ(StatusReason(WithJobStatus(job, Facts("t1"), 0, 0, 3), "Failed"),
+            std::make_pair(std::string("True"), std::string("FailJobSetFailurePolicyAction")));
+}
+
+TEST_F(WorkloadObjectsTest, JobSetInOrderStartupConditions) {
+  json job = JobObject("jobset.x-k8s.io/v1alpha2", "JobSet");
+  job["spec"]["startupPolicy"] = {{"startupPolicyOrder", "InOrder"}};
+  record_.phase = Phase::kRunning;
+  json starting = WithJobStatus(job, Facts("t1"), 1, 0, 0, /*waiting_pods=*/2);
+  EXPECT_EQ(StatusReason(starting, "StartupPolicyInProgress"),
+            std::make_pair(std::string("True"), std::string("InOrderStartupPolicyInProgress")));
+  json started = WithJobStatus(starting, Facts("t2"), 3, 0, 0, 0);
+  EXPECT_EQ(StatusReason(started, "StartupPolicyCompleted"),
+            std::make_pair(std::string("True"), std::string("InOrderStartupPolicyCompleted")));
+  for (const auto& c : started["status"]["conditions"]) {
+    EXPECT_NE(c.value("type", ""), "StartupPolicyInProgress");  // exclusive, as upstream
+  }
+  // AnyOrder: neither condition.
+  json any =
+      WithJobStatus(JobObject("jobset.x-k8s.io/v1alpha2", "JobSet"), Facts("t1"), 1, 0, 0, 2);
+  EXPECT_FALSE(any["status"].contains("conditions"));
 }
 
 TEST_F(WorkloadObjectsTest, VolcanoJobPhaseAndCounts) {

@@ -224,3 +224,37 @@ TEST_F(EngineTest, DecisionLogTellsTheStory) {
 
 }  // namespace
 }  // namespace muster::engine
+
+namespace muster::engine {
+namespace {
+
+// A JobSet's failurePolicy.rules decide for the lifecycle knobs:
+// RestartJobSetAndIgnoreMaxRestarts restarts without spending the budget, FailJobSet
+// fails although the budget is not spent.
+TEST_F(EngineTest, FailureDirectivesOverrideTheRestartBudget) {
+  AddQueues(manifests_, 16);
+  manifests_.nodes.push_back(MakeNode("node-1", 4));
+  model::BatchJob job = MakeJob("a", 1, 1, "lq");
+  job.spec.backoff_limit = 1;  // one restart
+  manifests_.jobs.push_back(job);
+  Build();
+  ASSERT_TRUE(engine_->Submit("ml/a").ok());
+  Cycle();
+  ASSERT_EQ(Get("ml/a").phase, Phase::kRunning);
+  for (int i = 0; i < 2; ++i) {
+    At(10 * (i + 1));
+    ASSERT_TRUE(engine_->FailPods("ml/a", "pod failed", FailureDirective::kRestartUncounted).ok());
+    Cycle();
+    EXPECT_EQ(Get("ml/a").phase, Phase::kRunning);
+  }
+  EXPECT_EQ(Get("ml/a").failures, 0);
+  EXPECT_EQ(Get("ml/a").uncounted_restarts, 2);
+  At(30);
+  ASSERT_TRUE(engine_->FailPods("ml/a", "pod failed", FailureDirective::kFail).ok());
+  EXPECT_EQ(Get("ml/a").phase, Phase::kFailed);
+  EXPECT_NE(Get("ml/a").failure_message.find("its failure policy fails the job"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace muster::engine

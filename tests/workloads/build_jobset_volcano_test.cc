@@ -42,6 +42,39 @@ TEST(JobSetTest, CompletionsCapPodsPerJobAndNamesAreUnique) {
             "JobSet default/js: spec.replicatedJobs[1].name: \"w\" is used twice");
 }
 
+TEST(JobSetTest, StartOrderAndPoliciesRideOnTheWorkload) {
+  model::JobSet js = JobSet(
+      "js", {Replicated("init", 1, 1), Replicated("leader", 1, 1), Replicated("workers", 2, 2)});
+  js.startup_policy_order = "InOrder";
+  js.success_policy.op = "Any";
+  js.success_policy.target_replicated_jobs = {"leader"};
+  js.failure_policy.rules.push_back({"r", "FailJobSet", {}, {}, {"init"}});
+  Result<model::Workload> w = BuildWorkload(js, {});
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  EXPECT_TRUE(w->pod_sets[0].start_after.empty());
+  ASSERT_EQ(w->pod_sets[1].start_after.size(), 1u);
+  EXPECT_EQ(w->pod_sets[1].start_after[0].pod_set, "init");
+  EXPECT_FALSE(w->pod_sets[1].start_after[0].complete);
+  EXPECT_EQ(w->pod_sets[2].start_after.at(0).pod_set, "leader");
+  EXPECT_TRUE(w->gang_policy.child_jobs);
+  EXPECT_TRUE(w->gang_policy.success_any);
+  EXPECT_TRUE(w->gang_policy.in_order);
+  EXPECT_EQ(w->gang_policy.success_sets, std::vector<std::string>{"leader"});
+  EXPECT_EQ(w->gang_policy.failure_rules.at(0).action, "FailJobSet");
+  // The gang is still admitted whole.
+  EXPECT_EQ(w->min_available, 6);
+
+  // dependsOn instead: Complete.
+  js.startup_policy_order = "AnyOrder";
+  js.replicated_jobs[2].depends_on = {{"init", "Complete"}};
+  w = BuildWorkload(js, {});
+  ASSERT_TRUE(w.ok());
+  EXPECT_TRUE(w->pod_sets[1].start_after.empty());
+  ASSERT_EQ(w->pod_sets[2].start_after.size(), 1u);
+  EXPECT_EQ(w->pod_sets[2].start_after[0].pod_set, "init");
+  EXPECT_TRUE(w->pod_sets[2].start_after[0].complete);
+}
+
 struct VolcanoMinCase {
   const char* name;
   model::VolcanoJob job;
