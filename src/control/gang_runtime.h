@@ -20,6 +20,11 @@ struct GangOutcome {
   std::string key;
   bool succeeded = false;
   std::string message;  // failures: which pod exited how
+  // A failure a Job's podFailurePolicy decided (job_failure_policy.h): kFail fails
+  // the job at once with `reason`; kIgnore restarts it without counting a failure.
+  enum class Policy { kCount, kIgnore, kFail };
+  Policy policy = Policy::kCount;
+  std::string reason;
 };
 
 struct GangPodCounts {

@@ -75,6 +75,7 @@ struct WorkloadRecord {
   std::vector<Resize> resizes;  // elastic growth and shrinking, in time order
   int32_t failures = 0;         // failures counted against the lifecycle budget
   std::string failure_message;  // why it is Failed
+  std::string failure_reason;   // set by Engine::FailJob: its Job's Failed condition reason
 
   const std::string& key() const { return workload.key; }
   bool Active() const { return phase == Phase::kAdmitted || phase == Phase::kRunning; }

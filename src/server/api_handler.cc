@@ -50,8 +50,9 @@ ApiResponse ErrorResponse(const ApiError& e) { return JsonResponse(e.code, e.ToJ
 ApiResponse Written(int code, const control::ResourceType& type, const json& object) {
   ApiResponse response = JsonResponse(code, object);
   response.warnings = CoreWarnings(type, object);
-  if (type.group == "trainer.kubeflow.org") {
-    // Kubeflow Trainer fields muster accepts without acting on (docs/kubeflow-trainer.md).
+  if (type.group == "trainer.kubeflow.org" || (type.group == "batch" && type.kind == "Job")) {
+    // Kubeflow Trainer and batch/v1 Job fields muster accepts without acting on
+    // (docs/kubeflow-trainer.md, docs/batch-jobs.md).
     api::DecodeResult decoded;
     api::DecodeObject(object, "request", decoded);
     for (const auto& d : decoded.diagnostics) {
