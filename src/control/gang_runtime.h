@@ -24,7 +24,7 @@ struct GangOutcome {
   // the job at once with `reason`; kIgnore restarts it without counting a failure.
   enum class Policy { kCount, kIgnore, kFail };
   Policy policy = Policy::kCount;
-  std::string reason;
+  std::string reason = {};
 };
 
 struct GangPodCounts {
