@@ -73,6 +73,11 @@ void DecodeVolcanoSchedulerConfigMap(const YamlValue& root, const model::ObjectM
 
 // Shared by batch Job and JobSet replicated jobs: batch/v1 JobSpec with defaults.
 model::BatchJobSpec DecodeBatchJobSpec(const YamlValue& spec);
+// A Job's podFailurePolicy, backoffLimitPerIndex, maxFailedIndexes and
+// ttlSecondsAfterFinished (decode_job_policies.cc), after the rest of its spec.
+void DecodeJobPolicies(const YamlValue& spec, model::BatchJobSpec& js);
+// Those fields in a JobSet's job template: warnings, muster does not act on them.
+void WarnJobTemplatePolicies(const YamlValue& job_spec);
 // A JobSet's spec (also a training runtime's spec.template.spec).
 model::JobSet DecodeJobSetSpec(const YamlValue& spec);
 

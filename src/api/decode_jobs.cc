@@ -200,6 +200,7 @@ model::BatchJobSpec DecodeBatchJobSpec(const YamlValue& spec) {
 void DecodeBatchJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
   model::BatchJob job;
   job.spec = DecodeBatchJobSpec(root.Get("spec"));
+  DecodeJobPolicies(root.Get("spec"), job.spec);
   // Kubernetes' Job validation: its pods never restart in place (a pod's restartPolicy
   // defaults to Always, which a Job refuses); a JobSet's and a training operator's
   // templates are defaulted by their webhooks instead.
@@ -298,6 +299,7 @@ model::JobSet DecodeJobSetSpec(const YamlValue& spec) {
     YamlValue job_spec = tmpl.Get("spec");
     if (!job_spec.IsSet()) job_spec.Error("is required");
     rj.tmpl = DecodeBatchJobSpec(job_spec);
+    WarnJobTemplatePolicies(job_spec);
     // JobSet's webhook: Indexed completion and OnFailure pods unless set.
     if (!job_spec.Get("completionMode").IsSet()) {
       rj.tmpl.completion_mode = model::CompletionMode::kIndexed;

@@ -15,6 +15,7 @@
 #include "server/scheduler_controller.h"
 #include "server/serve.h"
 #include "server/store_health_monitor.h"
+#include "server/ttl_after_finished.h"
 
 namespace muster::cli {
 
@@ -120,6 +121,7 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
     controllers.push_back(std::move(scheduler));
     controllers.push_back(std::make_unique<server::GarbageCollector>(*events));
     controllers.push_back(std::make_unique<server::QuotaController>());
+    controllers.push_back(std::make_unique<server::TtlAfterFinishedController>());
     controllers.push_back(std::make_unique<server::StoreHealthMonitor>());
     TuneAllocatorForServer();
     exit_code = server::RunServe(*opts, std::move(controllers), std::cout, std::cerr);

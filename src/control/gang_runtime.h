@@ -22,6 +22,11 @@ struct GangOutcome {
   std::string message;  // failures: which pod exited how
   // Failures: what the job's failure policy decided (JobSet failurePolicy.rules).
   engine::FailureDirective directive = engine::FailureDirective::kPolicy;
+  // A failure a Job's podFailurePolicy decided (job_failure_policy.h): kFail fails
+  // the job at once with `reason`; kIgnore restarts it without counting a failure.
+  enum class Policy { kCount, kIgnore, kFail };
+  Policy policy = Policy::kCount;
+  std::string reason = {};
 };
 
 struct GangPodCounts {

@@ -217,6 +217,9 @@ class Reconciler {
   void SyncJob(JobState& job);
   void SyncWorkload(JobState& job);
   void SyncServeJob(JobState& job);
+  // Serve: fails the Jobs whose activeDeadlineSeconds passed (reconciler_deadlines.cc).
+  void NoteDeadline(const JobState& job);
+  void EnforceDeadlines(Time now);
   bool PodsReady(const JobState& job, const engine::WorkloadRecord& record) const;
   void SyncQueues();
   // Submits `op` for `job` (null: a write of no job); `epoch`: the admission a
@@ -261,6 +264,7 @@ class Reconciler {
   std::map<std::string, nlohmann::json> flavors_;  // ResourceFlavor objects by name
 
   std::map<std::string, std::unique_ptr<JobState>> jobs_;  // by workload key "<ns>/<name>"
+  std::set<std::string> deadline_jobs_;          // serve: keys of Jobs with activeDeadlineSeconds
   std::map<std::string, std::string> job_keys_;  // "<resource>/<ns>/<name>" -> workload key
   // TrainJobs by "<resource>/<ns>/<name>": the change and why it waits.
   std::map<std::string, std::pair<Change, std::string>> without_runtime_;

@@ -314,6 +314,7 @@ Reconciler::JobState& Reconciler::AddJob(const std::string& id, const Change& ch
   job_keys_[id] = job->key;
   JobState& stored = *jobs_.emplace(job->key, std::move(job)).first->second;
   stats_.jobs = jobs_.size();
+  NoteDeadline(stored);
   return stored;
 }
 
@@ -359,6 +360,7 @@ void Reconciler::RemoveJob(std::string key) {  // NOLINT(performance-unnecessary
   }
   job_keys_.erase(ObjectId(job.ref.resource, job.ref.namespace_, job.ref.name));
   dirty_.erase(key);
+  deadline_jobs_.erase(key);
   jobs_.erase(it);
   stats_.jobs = jobs_.size();
   queues_dirty_ = true;
@@ -421,6 +423,7 @@ void Reconciler::ApplyJob(const Change& change) {
     // then a restore) arriving after the later write's answer is old news.
     if (generation < job.generation) return;
     job.object = change.object;
+    NoteDeadline(job);
     CheckFinished(job);
     if (generation == job.generation) return;  // status or metadata (often our own write)
     job.generation = generation;

@@ -64,13 +64,18 @@ void Reconciler::Decide() {
       for (const GangOutcome& o : outcomes) {
         const engine::WorkloadRecord* r = engine_->Find(o.key);
         if (r == nullptr || r->phase != engine::Phase::kRunning) continue;
-        Status s = o.succeeded ? engine_->Succeed(o.key)
-                               : engine_->FailPods(o.key, o.message, o.directive);
+        Status s =
+            o.succeeded                              ? engine_->Succeed(o.key)
+            : o.policy == GangOutcome::Policy::kFail ? engine_->FailJob(o.key, o.reason, o.message)
+            : o.policy == GangOutcome::Policy::kIgnore
+                ? engine_->RestartUncounted(o.key, o.message)
+                : engine_->FailPods(o.key, o.message, o.directive);
         if (!s.ok()) Log(o.key + ": " + s.message());
         cycle_needed_ = true;
       }
     };
     if (runtime_ != nullptr) handle(runtime_->Poll(now));
+    if (options_.mode == ReconcilerMode::kServe) EnforceDeadlines(now);
     if (!dirty_.empty()) cycle_needed_ = true;
     // A waitForPodsReady timeout or backoff that fell due acts in this step.
     if (auto due = engine_->NextPodsReadyDeadline(); due && now >= *due) cycle_needed_ = true;

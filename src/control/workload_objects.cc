@@ -279,13 +279,28 @@ json WithJobStatus(const json& job_object, const WorkloadFacts& facts, int32_t r
     status["active"] = running_pods;
     status["succeeded"] = succeeded_pods;
     status["failed"] = failed_pods;
-    if (r.start_time && !status.contains("startTime")) status["startTime"] = Rfc3339(*r.start_time);
+    // Evicted (Kueue suspends the Job): upstream clears startTime, and sets it again
+    // when the Job resumes, so activeDeadlineSeconds counts afresh. A restart after
+    // a pod failure is no eviction and keeps it.
+    if (r.phase == Phase::kPending && !r.evictions.empty() &&
+        r.evictions.back().time >= r.start_time.value_or(0)) {
+      status.erase("startTime");
+    }
+    if (r.start_time && r.phase != Phase::kPending && !status.contains("startTime")) {
+      status["startTime"] = Rfc3339(*r.start_time);
+    }
     if (r.phase == Phase::kSucceeded) {
       SetCondition(conditions, "Complete", true, "CompletionsReached",
                    "Reached expected number of succeeded pods", now);
       if (r.finish_time) status["completionTime"] = Rfc3339(*r.finish_time);
     } else if (r.phase == Phase::kFailed) {
-      SetCondition(conditions, "Failed", true, "BackoffLimitExceeded", r.failure_message, now);
+      // Engine::FailJob's reason (PodFailurePolicy, DeadlineExceeded, FailedIndexes);
+      // otherwise the restart budget ran out.
+      SetCondition(conditions, "Failed", true,
+                   !r.failure_reason.empty()                         ? r.failure_reason
+                   : object["spec"].contains("backoffLimitPerIndex") ? "FailedIndexes"
+                                                                     : "BackoffLimitExceeded",
+                   r.failure_message, now);
     }
   } else if (jobset) {
     SetJobSetStatus(status, conditions, object, r, waiting_pods,

@@ -77,6 +77,13 @@ class Engine {
   // `directive`: what the job's own failure policy decided instead (JobSet rules).
   Status FailPods(const std::string& key, const std::string& message,
                   FailureDirective directive = FailureDirective::kPolicy);
+  // A Job's own failure rules (engine_job_policy.cc; serve's executor and reconciler
+  // apply them): FailJob fails it at once, whatever its restart budget, with `reason`
+  // for its Failed condition (PodFailurePolicy, DeadlineExceeded); a workload pending
+  // between restarts fails too. RestartUncounted restarts a running gang without
+  // counting a failure (a podFailurePolicy Ignore rule).
+  Status FailJob(const std::string& key, const std::string& reason, const std::string& message);
+  Status RestartUncounted(const std::string& key, const std::string& message);
   // The node is gone: its pods are lost (eviction reason NodeFailure) and each
   // job's lifecycle policy requeues or fails it. `detail` says what happened.
   Status NodeLost(const std::string& node, const std::string& detail);

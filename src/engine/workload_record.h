@@ -79,6 +79,7 @@ struct WorkloadRecord {
   // Restarts a failure policy kept off that budget (RestartJobSetAndIgnoreMaxRestarts).
   int32_t uncounted_restarts = 0;
   std::string failure_message;  // why it is Failed
+  std::string failure_reason;   // set by Engine::FailJob: its Job's Failed condition reason
 
   // Kueue's waitForPodsReady (engine/pods_ready.cc); inert unless it is enabled.
   bool pods_ready = false;              // every pod of the current gang is ready

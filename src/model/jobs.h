@@ -9,6 +9,7 @@
 
 #include "model/meta.h"
 #include "model/pod.h"
+#include "model/pod_failure_policy.h"
 
 namespace muster::model {
 
@@ -22,6 +23,10 @@ struct BatchJobSpec {
   bool suspend = false;
   int32_t backoff_limit = 6;
   std::optional<int64_t> active_deadline_seconds;
+  std::optional<int32_t> ttl_seconds_after_finished;
+  std::optional<int32_t> backoff_limit_per_index;
+  std::optional<int32_t> max_failed_indexes;
+  std::vector<PodFailurePolicyRule> pod_failure_policy;
   PodTemplate tmpl;
 };
 

@@ -92,6 +92,8 @@ struct LifecycleSpec {
   int32_t max_restarts = 0;         // backoffLimit, maxRetry, failurePolicy.maxRestarts
   bool restart_on_failure = false;  // restartPolicy OnFailure / policies RestartJob
   std::vector<LifecyclePolicy> volcano_policies;
+  // batch/v1 Job spec.podFailurePolicy (serve's executor matches failed pods).
+  std::vector<PodFailurePolicyRule> pod_failure_policy;
 };
 
 // Simulation annotations (CONTRACT section 1), seconds from 0.

@@ -46,21 +46,13 @@ ApiResponse JsonResponse(int code, const json& body) {
   return {code, "application/json", ToWire(body)};
 }
 ApiResponse ErrorResponse(const ApiError& e) { return JsonResponse(e.code, e.ToJson()); }
-// A write's answer, with warnings about the fields muster stores but does not act on.
+// A write's answer, with warnings about the fields muster stores but does not act on:
+// the core kinds' and `field_warnings`, those of ValidateObject's decode.
 ApiResponse Written(int code, const control::ResourceType& type, const json& object,
                     const std::vector<std::string>& field_warnings = {}) {
   ApiResponse response = JsonResponse(code, object);
   response.warnings = CoreWarnings(type, object);
   response.warnings.insert(response.warnings.end(), field_warnings.begin(), field_warnings.end());
-  if (type.group == "trainer.kubeflow.org" || type.group == "jobset.x-k8s.io") {
-    // Kubeflow Trainer and JobSet fields muster reads but does not act on, or only in
-    // part (docs/kubeflow-trainer.md, docs/jobset.md).
-    api::DecodeResult decoded;
-    api::DecodeObject(object, "request", decoded);
-    for (const auto& d : decoded.diagnostics) {
-      if (d.warning) response.warnings.push_back(d.field + ": " + d.message);
-    }
-  }
   return response;
 }
 ApiResponse TextResponse(int code, std::string text) {
@@ -85,10 +77,10 @@ IncludeObject ParseInclude(const ApiRequest& r) {
 int64_t NowUnix() { return static_cast<int64_t>(std::time(nullptr)); }
 
 // Decodes the object with the api layer, so the API accepts exactly what
-// `muster validate` accepts; warnings (references to absent objects) pass. With
-// `field_warnings`, the fields muster does not act on (or that the kind does not
-// have) are named there, for the response's Warning headers, as `muster validate`
-// names them.
+// `muster validate` accepts; warnings pass. With `field_warnings`, the decode's
+// warnings (fields muster does not act on, in whole or in part, or that the kind does
+// not have) are named there, for the response's Warning headers, as `muster validate`
+// names them. One decode per write: a Job create is not decoded twice for them.
 std::optional<ApiError> ValidateObject(const control::ResourceType& t, const json& object,
                                        const std::string& name,
                                        std::vector<std::string>* field_warnings = nullptr) {
@@ -108,7 +100,9 @@ std::optional<ApiError> ValidateObject(const control::ResourceType& t, const jso
   for (const auto& d : result.diagnostics) {
     if (!d.warning) {
       causes.push_back({"FieldValueInvalid", d.message, d.field});
-    } else if (field_warnings != nullptr && d.message == api::kUnreadFieldMessage) {
+    } else if (field_warnings != nullptr) {
+      // A field not read at all, or read and acted on only in part (a Trainer
+      // override, a JobSet rule action, a per-index Job limit: docs/*.md say which).
       field_warnings->push_back(d.field + ": " + d.message);
     }
   }

@@ -3,6 +3,7 @@
 // stopped are not the job's any more and count for neither.
 #include <algorithm>
 
+#include "server/job_failure_policy.h"
 #include "server/local_executor.h"
 
 namespace muster::server {
@@ -49,15 +50,23 @@ std::optional<control::GangOutcome> LocalExecutor::Evaluate(Gang& gang, Time now
     if (live && now - gang.decided_at < grace) return std::nullopt;
     return control::GangOutcome{gang.key, true, ""};
   }
+  std::optional<control::GangOutcome> failure;
+  std::vector<FailedPodInfo> failed;  // for a Job's podFailurePolicy
   for (const auto& pod : gang.pods) {
     if (pod.state == PodState::kFailed && !pod.shrunk) {
-      return control::GangOutcome{
-          gang.key, false,
-          "pod " + pod.name + " failed: " +
-              (pod.message.empty() ? "exit code " + std::to_string(pod.exit_code) : pod.message)};
+      if (!failure) {
+        failure = control::GangOutcome{
+            gang.key, false,
+            "pod " + pod.name + " failed: " +
+                (pod.message.empty() ? "exit code " + std::to_string(pod.exit_code) : pod.message)};
+      }
+      const auto& containers = gang.workload.pod_sets[pod.pod_set].tmpl.spec.containers;
+      failed.push_back({gang.namespace_, pod.name,
+                        containers.empty() ? "" : containers.front().name, pod.exit_code});
     }
   }
-  return std::nullopt;
+  if (failure) ApplyPodFailurePolicy(gang.workload.lifecycle.pod_failure_policy, failed, *failure);
+  return failure;
 }
 
 control::GangPodCounts LocalExecutor::Counts(const std::string& key) const {

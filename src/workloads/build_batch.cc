@@ -43,6 +43,7 @@ Result<model::Workload> BuildBatchJob(const model::BatchJob& job, PriorityRefs* 
   // restarts them (OnFailure) until backoffLimit failures: both are retries.
   w.lifecycle.max_restarts = spec.backoff_limit;
   w.lifecycle.restart_on_failure = spec.backoff_limit > 0;
+  w.lifecycle.pod_failure_policy = spec.pod_failure_policy;
   return w;
 }
 

@@ -247,6 +247,7 @@ class FakeRuntime : public GangRuntime {
   void Finish(const std::string& key, bool succeeded) {
     outcomes_.push_back({key, succeeded, succeeded ? "" : "pod exited 1"});
   }
+  void Report(GangOutcome outcome) { outcomes_.push_back(std::move(outcome)); }
 
  private:
   std::vector<GangOutcome> outcomes_;
