@@ -64,12 +64,12 @@ void Reconciler::Decide() {
       for (const GangOutcome& o : outcomes) {
         const engine::WorkloadRecord* r = engine_->Find(o.key);
         if (r == nullptr || r->phase != engine::Phase::kRunning) continue;
-        Status s =
-            o.succeeded                              ? engine_->Succeed(o.key)
-            : o.policy == GangOutcome::Policy::kFail ? engine_->FailJob(o.key, o.reason, o.message)
-            : o.policy == GangOutcome::Policy::kIgnore
-                ? engine_->RestartUncounted(o.key, o.message)
-                : engine_->FailPods(o.key, o.message, o.directive);
+        Status s = o.succeeded ? engine_->Succeed(o.key)
+                   : o.policy == GangOutcome::Policy::kFail
+                       ? engine_->FailJob(o.key, o.reason, o.message)
+                   : o.policy == GangOutcome::Policy::kIgnore
+                       ? engine_->RestartUncounted(o.key, o.message)
+                       : engine_->FailPods(o.key, o.message, o.directive);
         if (!s.ok()) Log(o.key + ": " + s.message());
         cycle_needed_ = true;
       }
