@@ -114,6 +114,7 @@ timeout 300 bash tests/server/visibility_test.sh build/muster
 stage "core kinds of muster serve (ConfigMap, Secret, Service, PVC, ResourceQuota)"
 timeout 300 bash tests/server/core_kinds_test.sh build/muster
 timeout 300 bash tests/server/bare_pods_test.sh build/muster
+timeout 300 bash tests/server/job_policies_test.sh build/muster
 timeout 300 bash tests/server/trainjob_test.sh build/muster
 timeout 300 bash tests/server/jobset_test.sh build/muster
 
