@@ -136,10 +136,10 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
     PodRun& pod = gang.pods[i];
     if (addresses_.Reserve(ips[pod.name])) pod.ip = ips[pod.name];
     auto it = recovered.find(pod.id);
-    if (it == recovered.end() && held.count(pod.name) != 0) {
-      // Still waiting for its replicated job's turn: the next Run starts it.
-    } else if (it == recovered.end() && ResumeImageWait(gang, pod, stored[pod.name])) {
-      // No container ran yet: it waits for its image again.
+    if (it == recovered.end() &&
+        (held.count(pod.name) != 0 || ResumeImageWait(gang, pod, stored[pod.name]))) {
+      // Never started: still waiting for its replicated job's turn (the next Run
+      // starts it), or for its image again.
     } else if (it == recovered.end()) {
       pod.state = PodState::kFailed;
       pod.exit_code = 137;
