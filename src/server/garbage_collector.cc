@@ -81,13 +81,10 @@ Result<int64_t> GarbageCollector::TrimEvents(ObjectStore& store, EventTimes& eve
 
 Status GarbageCollector::Start(ServeContext& context) {
   store_ = &context.store;
-  // Subscribe before reading: a change between the two is applied again, harmlessly.
-  subscription_ = store_->hub().Subscribe([this](const WatchHub::ChangePtr& change) {
-    std::lock_guard<std::mutex> lock(mu_);
-    // The first change of a burst wakes the thread, which takes the whole queue.
-    if (changes_.empty()) cv_.notify_one();
-    changes_.push_back(change);
-  });
+  StoreChangeLoop::Hooks hooks;
+  hooks.run = [this](StoreChangeLoop::Changes& changes) { Run(changes); };
+  hooks.next_wake = [this] { return NextWake(); };
+  loop_.Subscribe(store_->hub(), std::move(hooks));
   for (const control::ResourceType& type : control::ResourceTypes()) {
     auto list = store_->List(type.StoreKey(), "");
     if (!list.ok()) continue;
@@ -101,62 +98,42 @@ Status GarbageCollector::Start(ServeContext& context) {
   if (!garbage.collect.empty())
     Log(std::to_string(garbage.collect.size()) + " objects whose owners are gone");
   Execute(*store_, garbage);
-  thread_ = std::thread([this] { Loop(); });
+  trim_threshold_ = TrimThreshold(events_);
+  next_expiry_ = next_trim_ = StoreChangeLoop::Clock::now();
+  loop_.Start();
   return Status();
 }
 
-void GarbageCollector::Loop() {
-  using Clock = std::chrono::steady_clock;
-  auto next_expiry = Clock::now();
-  // Trims for the count run at most once a second: a store that cannot delete
-  // (a full disk) must not make this thread spin.
-  auto next_trim = Clock::now();
-  const int64_t threshold = TrimThreshold(events_);
-  while (true) {
-    const bool over = static_cast<int64_t>(event_times_.size()) >= threshold;
-    std::deque<WatchHub::ChangePtr> changes;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      auto wake = over ? std::min(next_expiry, next_trim) : next_expiry;
-      cv_.wait_until(lock, wake, [&] {
-        return stopping_ || !changes_.empty() || (over && Clock::now() >= next_trim);
-      });
-      if (stopping_) return;
-      changes.swap(changes_);
-    }
-    for (const auto& change : changes) {
-      Execute(*store_, graph_.Apply(*change));
-      event_times_.Apply(*change);
-    }
-    const auto now = Clock::now();
-    const bool minute_up = now >= next_expiry;
-    const bool trim_due =
-        static_cast<int64_t>(event_times_.size()) >= threshold && now >= next_trim;
-    if (!minute_up && !trim_due) continue;
-    const double wall_now =
-        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    if (auto left = TrimEvents(*store_, event_times_, events_, wall_now); !left.ok())
-      Log("deleting events: " + left.status().message());
-    next_trim = Clock::now() + std::chrono::seconds(1);
-    if (!minute_up) continue;
-    next_expiry = Clock::now() + std::chrono::minutes(1);
-    // Deleted objects, large LIST and watch bodies and this pass free a lot at once,
-    // and glibc keeps what is freed in its per-thread arenas: give it back, so the
-    // server's memory follows what it holds (10 minutes of churn: see
-    // docs/performance.md).
-    malloc_trim(0);
-  }
+std::optional<StoreChangeLoop::Clock::time_point> GarbageCollector::NextWake() const {
+  const bool over = static_cast<int64_t>(event_times_.size()) >= trim_threshold_;
+  return over ? std::min(next_expiry_, next_trim_) : next_expiry_;
 }
 
-void GarbageCollector::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-    cv_.notify_one();
+void GarbageCollector::Run(StoreChangeLoop::Changes& changes) {
+  using Clock = StoreChangeLoop::Clock;
+  for (const auto& change : changes) {
+    Execute(*store_, graph_.Apply(*change));
+    event_times_.Apply(*change);
   }
-  if (thread_.joinable()) thread_.join();
-  if (subscription_ != 0 && store_ != nullptr) store_->hub().Unsubscribe(subscription_);
-  subscription_ = 0;
+  const auto now = Clock::now();
+  const bool minute_up = now >= next_expiry_;
+  const bool trim_due =
+      static_cast<int64_t>(event_times_.size()) >= trim_threshold_ && now >= next_trim_;
+  if (!minute_up && !trim_due) return;
+  const double wall_now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (auto left = TrimEvents(*store_, event_times_, events_, wall_now); !left.ok())
+    Log("deleting events: " + left.status().message());
+  next_trim_ = Clock::now() + std::chrono::seconds(1);
+  if (!minute_up) return;
+  next_expiry_ = Clock::now() + std::chrono::minutes(1);
+  // Deleted objects, large LIST and watch bodies and this pass free a lot at once,
+  // and glibc keeps what is freed in its per-thread arenas: give it back, so the
+  // server's memory follows what it holds (10 minutes of churn: see
+  // docs/performance.md).
+  malloc_trim(0);
 }
+
+void GarbageCollector::Stop() { loop_.Stop(); }
 
 }  // namespace muster::server

@@ -15,16 +15,14 @@
 // stay flat (event_retention.h).
 #pragma once
 
-#include <condition_variable>
-#include <deque>
-#include <mutex>
+#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "server/event_retention.h"
 #include "server/owner_graph.h"
 #include "server/serve.h"
+#include "server/store_change_loop.h"
 
 namespace muster::server {
 
@@ -46,18 +44,22 @@ class GarbageCollector : public Controller {
   static int64_t TrimThreshold(const EventRetention& events);
 
  private:
-  void Loop();
+  // One pass of the loop's thread: the changes, then the event trim and the minute's
+  // chores when they are due.
+  void Run(StoreChangeLoop::Changes& changes);
+  std::optional<StoreChangeLoop::Clock::time_point> NextWake() const;
 
   EventRetention events_;
   ObjectStore* store_ = nullptr;
+  // The loop's thread only, after Start.
   OwnerGraph graph_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<WatchHub::ChangePtr> changes_;
-  bool stopping_ = false;
-  EventTimes event_times_;  // the loop's thread only
-  WatchHub::SubscriptionId subscription_ = 0;
-  std::thread thread_;
+  EventTimes event_times_;
+  int64_t trim_threshold_ = 0;
+  StoreChangeLoop::Clock::time_point next_expiry_;
+  // Trims for the count run at most once a second: a store that cannot delete (a
+  // full disk) must not make the thread spin.
+  StoreChangeLoop::Clock::time_point next_trim_;
+  StoreChangeLoop loop_;
 };
 
 }  // namespace muster::server

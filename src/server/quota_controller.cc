@@ -38,60 +38,37 @@ void QuotaController::EnsureDefaultAccount(ObjectStore& store, const std::string
 
 Status QuotaController::Start(ServeContext& context) {
   store_ = &context.store;
-  subscription_ = store_->hub().Subscribe([this](const WatchHub::ChangePtr& shared) {
-    const control::Change& change = *shared;
-    std::lock_guard<std::mutex> lock(mu_);
-    // Only the first change of a burst wakes the loop: it then waits 100 ms for the
-    // rest, and one notify per change woke it for nothing every time.
-    const bool idle = new_ns_.empty() && dirty_.empty();
-    if (change.resource == "namespaces" && change.type == control::ChangeType::kAdded) {
-      new_ns_.insert(change.name);
-    } else if (!change.namespace_.empty()) {
-      dirty_.insert(change.namespace_);
-    } else {
-      return;
-    }
-    if (idle) cv_.notify_one();
-  });
+  StoreChangeLoop::Hooks hooks;
+  hooks.wants = [](const control::Change& change) {
+    return !change.namespace_.empty() ||
+           (change.resource == "namespaces" && change.type == control::ChangeType::kAdded);
+  };
+  hooks.run = [this](StoreChangeLoop::Changes& changes) { Run(changes); };
+  // Changes come in bursts (a gang's pods): one recount for the burst.
+  hooks.coalesce = std::chrono::milliseconds(100);
+  loop_.Subscribe(store_->hub(), std::move(hooks));
   if (auto namespaces = store_->List("namespaces", ""); namespaces.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const json& n : namespaces->items) {
-      const std::string name = n["metadata"].value("name", "");
-      dirty_.insert(name);
-      new_ns_.insert(name);
-    }
+    for (const json& n : namespaces->items) existing_.insert(n["metadata"].value("name", ""));
   }
-  thread_ = std::thread([this] { Loop(); });
+  loop_.Start();
   return Status();
 }
 
-void QuotaController::Loop() {
-  while (true) {
-    std::set<std::string> dirty, new_ns;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !dirty_.empty() || !new_ns_.empty(); });
-      if (stopping_) return;
-      // Changes come in bursts (a gang's pods): one recount for the burst.
-      cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stopping_; });
-      if (stopping_) return;
-      dirty.swap(dirty_);
-      new_ns.swap(new_ns_);
+void QuotaController::Run(StoreChangeLoop::Changes& changes) {
+  std::set<std::string> dirty, new_ns;
+  dirty.swap(existing_);
+  new_ns = dirty;
+  for (const auto& change : changes) {
+    if (change->resource == "namespaces" && change->type == control::ChangeType::kAdded) {
+      new_ns.insert(change->name);
+    } else {
+      dirty.insert(change->namespace_);
     }
-    for (const std::string& ns : new_ns) EnsureDefaultAccount(*store_, ns);
-    for (const std::string& ns : dirty) Sync(*store_, ns);
   }
+  for (const std::string& ns : new_ns) EnsureDefaultAccount(*store_, ns);
+  for (const std::string& ns : dirty) Sync(*store_, ns);
 }
 
-void QuotaController::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-    cv_.notify_one();
-  }
-  if (thread_.joinable()) thread_.join();
-  if (subscription_ != 0 && store_ != nullptr) store_->hub().Unsubscribe(subscription_);
-  subscription_ = 0;
-}
+void QuotaController::Stop() { loop_.Stop(); }
 
 }  // namespace muster::server

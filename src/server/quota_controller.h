@@ -9,13 +9,11 @@
 // account controller does, for every namespace that has none.
 #pragma once
 
-#include <condition_variable>
-#include <mutex>
 #include <set>
 #include <string>
-#include <thread>
 
 #include "server/serve.h"
+#include "server/store_change_loop.h"
 
 namespace muster::server {
 
@@ -31,16 +29,12 @@ class QuotaController : public Controller {
   static void EnsureDefaultAccount(ObjectStore& store, const std::string& ns);
 
  private:
-  void Loop();
+  void Run(StoreChangeLoop::Changes& changes);
 
   ObjectStore* store_ = nullptr;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::set<std::string> dirty_;   // namespaces to recount
-  std::set<std::string> new_ns_;  // namespaces created: default account
-  bool stopping_ = false;
-  WatchHub::SubscriptionId subscription_ = 0;
-  std::thread thread_;
+  // The namespaces there at start-up: their first run recounts them all.
+  std::set<std::string> existing_;
+  StoreChangeLoop loop_;
 };
 
 }  // namespace muster::server

@@ -68,13 +68,21 @@ void TtlAfterFinishedController::Execute(ObjectStore& store,
 
 Status TtlAfterFinishedController::Start(ServeContext& context) {
   store_ = &context.store;
-  // Subscribe before listing: a change between the two is applied again, harmlessly.
-  subscription_ = store_->hub().Subscribe([this](const WatchHub::ChangePtr& change) {
-    if (change->resource != kJobs) return;
-    std::lock_guard<std::mutex> lock(mu_);
-    if (changes_.empty()) cv_.notify_one();
-    changes_.push_back(change);
-  });
+  StoreChangeLoop::Hooks hooks;
+  hooks.wants = [](const control::Change& change) { return change.resource == kJobs; };
+  hooks.run = [this](StoreChangeLoop::Changes& changes) {
+    for (const auto& change : changes) tracker_.Apply(*change);
+    Execute(*store_, tracker_.TakeDue(WallNow()));
+  };
+  // Wall-clock instants: wake at the earliest expiry, and at least every minute, so a
+  // clock step is noticed.
+  hooks.next_wake = [this]() -> std::optional<StoreChangeLoop::Clock::time_point> {
+    const double wait = std::clamp(tracker_.Next().value_or(WallNow() + 60) - WallNow(), 0.0, 60.0);
+    return StoreChangeLoop::Clock::now() +
+           std::chrono::duration_cast<StoreChangeLoop::Clock::duration>(
+               std::chrono::duration<double>(wait));
+  };
+  loop_.Subscribe(store_->hub(), std::move(hooks));
   auto list = store_->List(kJobs, "");
   if (list.ok()) {
     for (const nlohmann::json& object : list->items) {
@@ -87,38 +95,10 @@ Status TtlAfterFinishedController::Start(ServeContext& context) {
       tracker_.Apply(c);
     }
   }
-  thread_ = std::thread([this] { Loop(); });
+  loop_.Start();
   return Status();
 }
 
-void TtlAfterFinishedController::Loop() {
-  while (true) {
-    std::deque<WatchHub::ChangePtr> changes;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      // Wall-clock instants: wake at the earliest expiry (at least every minute, so
-      // a clock step is noticed), or at a change.
-      const double wait =
-          std::clamp(tracker_.Next().value_or(WallNow() + 60) - WallNow(), 0.0, 60.0);
-      cv_.wait_for(lock, std::chrono::duration<double>(wait),
-                   [&] { return stopping_ || !changes_.empty(); });
-      if (stopping_) return;
-      changes.swap(changes_);
-    }
-    for (const auto& change : changes) tracker_.Apply(*change);
-    Execute(*store_, tracker_.TakeDue(WallNow()));
-  }
-}
-
-void TtlAfterFinishedController::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-    cv_.notify_one();
-  }
-  if (thread_.joinable()) thread_.join();
-  if (subscription_ != 0 && store_ != nullptr) store_->hub().Unsubscribe(subscription_);
-  subscription_ = 0;
-}
+void TtlAfterFinishedController::Stop() { loop_.Stop(); }
 
 }  // namespace muster::server

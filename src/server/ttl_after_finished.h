@@ -8,20 +8,16 @@
 // is never taken for the old one.
 #pragma once
 
-#include <condition_variable>
-#include <deque>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "control/change.h"
 #include "control/object_reader.h"
 #include "core/clock.h"
 #include "server/serve.h"
-#include "server/watch_hub.h"
+#include "server/store_change_loop.h"
 
 namespace muster::server {
 
@@ -55,16 +51,9 @@ class TtlAfterFinishedController : public Controller {
   static void Execute(ObjectStore& store, const std::vector<TtlTracker::Target>& due);
 
  private:
-  void Loop();
-
   ObjectStore* store_ = nullptr;
   TtlTracker tracker_;  // the loop's thread only, after Start
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<WatchHub::ChangePtr> changes_;
-  bool stopping_ = false;
-  WatchHub::SubscriptionId subscription_ = 0;
-  std::thread thread_;
+  StoreChangeLoop loop_;
 };
 
 }  // namespace muster::server
