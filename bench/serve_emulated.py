@@ -171,7 +171,7 @@ def submit_with(client, port, jobs_path, concurrency, body_format="yaml"):
     return float(times[0]), float(times[1]), int(times[2])
 
 
-def list_jobs(port, pid, rounds=3):
+def list_jobs(port, pid, rounds=10):
     """LIST of every batch Job (issue 13: < 50 ms at 10,000 jobs), timed to the
     response's last byte over a fresh connection, with the server's CPU for it."""
     times, size = [], 0
