@@ -16,8 +16,11 @@
 # Usage: bench/serve_emulated.sh [--muster PATH] [--nodes 1024] [--gpus 8] [--jobs 10000]
 #                                [--concurrency 32] [--mix small:1] [--seed 1] [--keep]
 #                                [--client cpp|python] [--serve-load PATH] [--no-restart]
+#                                [--body yaml|json]
 # --no-restart skips the shutdown and restart figures (for rounds that compare
 # submissions: the restart of a 10,000-job store takes minutes on a loaded machine).
+# --body json sends each job as JSON (application/json, as kubectl does) rather than
+# YAML; it needs PyYAML to convert gen's YAML.
 # Smoke test: bench/serve_emulated.sh --nodes 128 --jobs 1000
 set -euo pipefail
 
@@ -34,6 +37,7 @@ MIX="small:1"
 SEED=1
 KEEP=0
 RESTART=1
+BODY=yaml
 while [ $# -gt 0 ]; do
   case "$1" in
     --muster) MUSTER=$2; shift 2 ;;
@@ -45,6 +49,7 @@ while [ $# -gt 0 ]; do
     --seed) SEED=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --no-restart) RESTART=0; shift ;;
+    --body) BODY=$2; shift 2 ;;
     --client) CLIENT=$2; shift 2 ;;
     --serve-load) SERVE_LOAD=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -64,7 +69,7 @@ trap cleanup EXIT
 "$MUSTER" gen workload --jobs "$JOBS" --mix "$MIX" --queues 1 --gpus-per-node "$GPUS" \
   --seed "$SEED" -o "$TMP/workload.yaml"
 /usr/bin/python3 "$ROOT/bench/serve_emulated.py" split "$TMP/workload.yaml" \
-  "$TMP/priorities.yaml" "$TMP/jobs.jsonl"
+  "$TMP/priorities.yaml" "$TMP/jobs.jsonl" "$BODY"
 
 STARTED=$SECONDS
 serve_start "$MUSTER" "$TMP/server.log" "$TMP/data" -f "$TMP/cluster.yaml" -f "$TMP/priorities.yaml"
@@ -79,7 +84,7 @@ case "$CLIENT" in
 esac
 status=0
 /usr/bin/python3 "$ROOT/bench/serve_emulated.py" run --port "$SERVE_PORT" --pid "$SERVE_PID" \
-  --jobs "$TMP/jobs.jsonl" --concurrency "$CONCURRENCY" --nodes "$NODES" --gpus "$GPUS" \
+  --jobs "$TMP/jobs.jsonl" --concurrency "$CONCURRENCY" --nodes "$NODES" --gpus "$GPUS" --body "$BODY" \
   "${client_args[@]}" || status=$?
 
 # Shutdown at this scale: SIGTERM to exit (issue 13 asks for at most 1 s), then the

@@ -2,11 +2,13 @@
 // small machine the figure is the server's and not a Python client's.
 //
 //   serve_load --port P --jobs JOBS.jsonl [--concurrency 32] [--host 127.0.0.1]
+//              [--body yaml|json]
 //
 // JOBS.jsonl is serve_emulated.py split's output (one JSON object a line: "path",
 // "body" as YAML). Each of --concurrency threads holds one keep-alive connection and
 // POSTs the next unsent job (Content-Type application/yaml, no authentication: the
-// same requests as serve_emulated.py's client) until none is left. Prints one line
+// same requests as serve_emulated.py's client) until none is left. --body json sends
+// each job's "json" (split's JSON form, as kubectl sends) as application/json. Prints one line
 // for people (submissions/s, errors, latency percentiles, this process's CPU) and one
 // for serve_emulated.py: "times: BEGIN END" on CLOCK_MONOTONIC (Python's
 // time.monotonic), so its sampler's timestamps compare with them.
@@ -56,7 +58,8 @@ double Percentile(const std::vector<double>& sorted, double q) {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: serve_load --port P --jobs JOBS.jsonl [--concurrency N] [--host H]\n");
+               "usage: serve_load --port P --jobs JOBS.jsonl [--concurrency N] [--host H] "
+               "[--body yaml|json]\n");
   return 2;
 }
 
@@ -67,6 +70,7 @@ int main(int argc, char** argv) {
   std::string jobs_path;
   int port = 0;
   int concurrency = 32;
+  bool json_body = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     std::string value = argv[i + 1];
@@ -78,6 +82,8 @@ int main(int argc, char** argv) {
       concurrency = std::atoi(value.c_str());
     } else if (flag == "--host") {
       host = value;
+    } else if (flag == "--body" && (value == "yaml" || value == "json")) {
+      json_body = value == "json";
     } else {
       return Usage();
     }
@@ -89,7 +95,8 @@ int main(int argc, char** argv) {
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
     auto j = nlohmann::json::parse(line);
-    jobs.push_back({j.at("path").get<std::string>(), j.at("body").get<std::string>()});
+    jobs.push_back(
+        {j.at("path").get<std::string>(), j.at(json_body ? "json" : "body").get<std::string>()});
   }
   if (jobs.empty()) {
     std::fprintf(stderr, "no jobs in %s\n", jobs_path.c_str());
@@ -112,7 +119,8 @@ int main(int argc, char** argv) {
     latencies[t].reserve(jobs.size() / static_cast<size_t>(concurrency) + 1);
     for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
       double start = MonotonicSeconds();
-      auto res = client.Post(jobs[i].path, jobs[i].body, "application/yaml");
+      auto res = client.Post(jobs[i].path, jobs[i].body,
+                             json_body ? "application/json" : "application/yaml");
       latencies[t].push_back(MonotonicSeconds() - start);
       if (!res || res->status != 201) {
         std::string why = res ? std::to_string(res->status) + " " + res->body.substr(0, 200)

@@ -148,13 +148,13 @@ std::vector<DocumentText> SplitDocuments(std::string_view text) {
   return docs;
 }
 
-void DecodeDocument(const YAML::Node& doc, DocContext& ctx, DecodeResult& out) {
+// `root`: the document's YAML node or JSON value.
+void DecodeDocument(const YamlValue& root, DocContext& ctx, DecodeResult& out) {
   const std::string& file = ctx.file();
-  YamlValue root(doc, "", ctx.line_offset() + 1, &ctx);
   if (!root.IsSet()) return;  // an empty document ("---" followed by comments)
   if (!root.IsMap()) {
     root.Error("a document must be a map with apiVersion, kind and metadata, got " +
-               std::string(doc.IsSequence() ? "a list" : "a scalar"));
+               std::string(root.IsList() ? "a list" : "a scalar"));
     return;
   }
   model::ObjectMeta meta;
@@ -246,40 +246,14 @@ void DecodeDocument(const YAML::Node& doc, DocContext& ctx, DecodeResult& out) {
   }
 }
 
-// Makes `out`, a node of the document being built, the YAML node the text of `value`
-// would parse to: scalars keep their JSON text (numbers as nlohmann prints them, so
-// DecodeObject and DecodeText read the same values), null stays null. Children are
-// created in place, in the document's node memory: a child built as a separate
-// YAML::Node has its memory merged into its parent's at every level, which cost more
-// than the decoding itself on the API's create path. False when nested deeper than
-// kMaxFlowDepth.
-bool JsonToYaml(const nlohmann::json& value, int depth, YAML::Node out) {
-  if (depth > kMaxFlowDepth) return false;
-  switch (value.type()) {
-    case nlohmann::json::value_t::null:
-    case nlohmann::json::value_t::discarded:
-      out = YAML::Node(YAML::NodeType::Null);
-      return true;
-    case nlohmann::json::value_t::object:
-      out = YAML::Node(YAML::NodeType::Map);
-      for (const auto& [key, item] : value.items()) {
-        if (!JsonToYaml(item, depth + 1, out[key])) return false;
-      }
-      return true;
-    case nlohmann::json::value_t::array:
-      out = YAML::Node(YAML::NodeType::Sequence);
-      for (const auto& item : value) {
-        out.push_back(YAML::Node());
-        if (!JsonToYaml(item, depth + 1, out[out.size() - 1])) return false;
-      }
-      return true;
-    case nlohmann::json::value_t::string:
-      out = value.get_ref<const std::string&>();
-      return true;
-    default:  // numbers and booleans: their JSON text is their YAML scalar
-      out = value.dump();
-      return true;
+// Whether `value` nests deeper than kMaxFlowDepth, as DecodeText refuses of text.
+bool JsonTooDeep(const nlohmann::json& value, int depth) {
+  if (depth > kMaxFlowDepth) return true;
+  if (!value.is_structured()) return false;
+  for (const auto& item : value) {
+    if (JsonTooDeep(item, depth + 1)) return true;
   }
+  return false;
 }
 
 }  // namespace
@@ -290,14 +264,16 @@ void DecodeObject(const nlohmann::json& object, const std::string& file, DecodeR
   }
   DocContext ctx(file, &out.diagnostics);
   ctx.set_track_reads(out.warn_unread_fields);
-  YAML::Node node(YAML::NodeType::Null);
+  // The decoders read the JSON in place (YamlValue), as they read YAML text: no
+  // conversion to a YAML node, which cost as much as the decoding on the API's
+  // create path.
+  if (JsonTooDeep(object, 0)) {
+    AddError(out, file, 1,
+             "invalid JSON: nested deeper than " + std::to_string(kMaxFlowDepth) + " levels");
+    return;
+  }
   try {
-    if (!JsonToYaml(object, 0, node)) {
-      AddError(out, file, 1,
-               "invalid JSON: nested deeper than " + std::to_string(kMaxFlowDepth) + " levels");
-      return;
-    }
-    DecodeDocument(node, ctx, out);
+    DecodeDocument(YamlValue(&object, "", 1, &ctx), ctx, out);
     if (ctx.track_reads() && ctx.decoded()) WarnUnreadFields(object, ctx);
   } catch (const std::exception& e) {
     AddError(out, file, 1, std::string("internal error while decoding: ") + e.what());
@@ -338,7 +314,7 @@ void DecodeText(std::string_view text, const std::string& file, DecodeResult& ou
       continue;
     }
     try {
-      DecodeDocument(node, ctx, out);
+      DecodeDocument(YamlValue(node, "", ctx.line_offset() + 1, &ctx), ctx, out);
       if (ctx.track_reads() && ctx.decoded()) WarnUnreadFields(node, ctx);
     } catch (const std::exception& e) {
       // A decoder bug must not take the command down; report it against the document.

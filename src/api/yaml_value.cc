@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 #include "core/duration.h"
 
@@ -63,12 +64,29 @@ YamlValue::YamlValue(const YAML::Node& node, std::string path, int fallback_line
   }
 }
 
-bool YamlValue::IsSet() const { return node_.IsDefined() && !node_.IsNull(); }
+YamlValue::YamlValue(const nlohmann::json* json, std::string path, int fallback_line,
+                     DocContext* ctx)
+    : json_(json), path_(std::move(path)), line_(fallback_line), ctx_(ctx) {}
+
+bool YamlValue::IsSet() const {
+  if (json_ != nullptr) return !json_->is_null() && !json_->is_discarded();
+  return node_.IsDefined() && !node_.IsNull();
+}
+
+bool YamlValue::IsMap() const {
+  if (!IsSet()) return false;
+  return json_ != nullptr ? json_->is_object() : node_.IsMap();
+}
+
+bool YamlValue::IsList() const {
+  if (!IsSet()) return false;
+  return json_ != nullptr ? json_->is_array() : node_.IsSequence();
+}
 
 std::string YamlValue::TypeName() const {
   if (!IsSet()) return "null";
-  if (node_.IsMap()) return "a map";
-  if (node_.IsSequence()) return "a list";
+  if (IsMap()) return "a map";
+  if (IsList()) return "a list";
   return "a scalar";
 }
 
@@ -91,9 +109,14 @@ YamlValue YamlValue::Get(std::string_view key) const {
   std::string path = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
   if (ctx_->track_reads()) ctx_->NoteRead(path);
   if (!IsSet()) return YamlValue(YAML::Node(), std::move(path), line_, ctx_);
-  if (!node_.IsMap()) {
+  if (!IsMap()) {
     Error("must be a map, got " + TypeName());
     return YamlValue(YAML::Node(), std::move(path), line_, ctx_);
+  }
+  if (json_ != nullptr) {
+    auto it = json_->find(key);
+    if (it == json_->end()) return YamlValue(YAML::Node(), std::move(path), line_, ctx_);
+    return YamlValue(&*it, std::move(path), line_, ctx_);
   }
   // Look the key up by iterating: operator[] on a const node would still convert
   // keys through yaml-cpp's conversion machinery, and duplicate keys keep the first.
@@ -108,8 +131,16 @@ YamlValue YamlValue::Get(std::string_view key) const {
 std::vector<YamlValue> YamlValue::Items() const {
   std::vector<YamlValue> out;
   if (!IsSet()) return out;
-  if (!node_.IsSequence()) {
+  if (!IsList()) {
     Error("must be a list, got " + TypeName());
+    return out;
+  }
+  if (json_ != nullptr) {
+    out.reserve(json_->size());
+    size_t i = 0;
+    for (const auto& item : *json_) {
+      out.emplace_back(&item, path_ + "[" + std::to_string(i++) + "]", line_, ctx_);
+    }
     return out;
   }
   out.reserve(node_.size());
@@ -124,8 +155,14 @@ std::vector<std::pair<std::string, YamlValue>> YamlValue::Entries() const {
   std::vector<std::pair<std::string, YamlValue>> out;
   if (!IsSet()) return out;
   if (ctx_->track_reads()) ctx_->NoteFreeForm(path_);
-  if (!node_.IsMap()) {
+  if (!IsMap()) {
     Error("must be a map, got " + TypeName());
+    return out;
+  }
+  if (json_ != nullptr) {
+    for (const auto& [key, item] : json_->items()) {
+      out.emplace_back(key, YamlValue(&item, path_ + "[" + key + "]", line_, ctx_));
+    }
     return out;
   }
   for (auto it = node_.begin(); it != node_.end(); ++it) {
@@ -141,9 +178,13 @@ std::vector<std::pair<std::string, YamlValue>> YamlValue::Entries() const {
 
 std::optional<std::string> YamlValue::ScalarText() const {
   if (!IsSet()) return std::nullopt;
-  if (!node_.IsScalar()) {
+  if (IsMap() || IsList()) {
     Error("must be a scalar value, got " + TypeName());
     return std::nullopt;
+  }
+  if (json_ != nullptr) {
+    if (json_->is_string()) return json_->get_ref<const std::string&>();
+    return json_->dump();  // a number or a boolean: its JSON text is its YAML scalar
   }
   return node_.Scalar();
 }

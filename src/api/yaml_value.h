@@ -1,6 +1,7 @@
-// YamlValue: a yaml-cpp node together with its field path and line, so every
-// decoder reports problems as CONTRACT section 2 wants them without threading
-// paths and lines by hand. DocContext collects the diagnostics of one document.
+// YamlValue: a yaml-cpp node, or a parsed JSON value, together with its field path
+// and line, so every decoder reports problems as CONTRACT section 2 wants them
+// without threading paths and lines by hand, and reads an API request's JSON body
+// as it reads a manifest's YAML. DocContext collects the diagnostics of one document.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -92,11 +93,15 @@ void WarnUnreadFields(const nlohmann::json& root, DocContext& ctx);
 class YamlValue {
  public:
   YamlValue(const YAML::Node& node, std::string path, int fallback_line, DocContext* ctx);
+  // A JSON value read in place (it must outlive this value), as its YAML text would
+  // read: numbers and booleans as their JSON text, strings as they are, null as
+  // absent. Lines are `fallback_line` (a parsed JSON value has none).
+  YamlValue(const nlohmann::json* json, std::string path, int fallback_line, DocContext* ctx);
 
   // Present and not null: `field:` and `field: null` count as absent, as in Go.
   bool IsSet() const;
-  bool IsMap() const { return IsSet() && node_.IsMap(); }
-  bool IsList() const { return IsSet() && node_.IsSequence(); }
+  bool IsMap() const;
+  bool IsList() const;
   int line() const { return line_; }
   const std::string& path() const { return path_; }
   DocContext& ctx() const { return *ctx_; }
@@ -157,7 +162,8 @@ class YamlValue {
   std::string TypeName() const;
   std::optional<std::string> ScalarText() const;
 
-  YAML::Node node_;
+  YAML::Node node_;  // undefined or unused when json_ is set
+  const nlohmann::json* json_ = nullptr;
   std::string path_;
   int line_;
   DocContext* ctx_;

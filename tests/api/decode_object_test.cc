@@ -13,8 +13,9 @@ using nlohmann::json;
 using testing::Lines;
 
 // Both paths, as the serve store and the API used to (text) and now do (object).
-std::pair<DecodeResult, DecodeResult> BothWays(const json& object) {
+std::pair<DecodeResult, DecodeResult> BothWays(const json& object, bool warn_unread = false) {
   DecodeResult text, parsed;
+  text.warn_unread_fields = parsed.warn_unread_fields = warn_unread;
   DecodeText(object.dump(), "store", text);
   DecodeObject(object, "store", parsed);
   return {std::move(text), std::move(parsed)};
@@ -87,8 +88,8 @@ TEST(DecodeObject, SameDiagnosticsAsTheText) {
   EXPECT_EQ(Lines(p3), Lines(t3));
 }
 
-// Empty and nested containers, nulls and scalars inside sequences: JsonToYaml builds
-// them in place in the document, as the text's parser does.
+// Empty and nested containers, nulls and scalars inside sequences: the decoders read
+// them in the JSON as they read the text's YAML nodes.
 TEST(DecodeObject, EmptyAndNestedContainers) {
   json job = PyTorchJob();
   json& spec = job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"];
@@ -101,6 +102,25 @@ TEST(DecodeObject, EmptyAndNestedContainers) {
   auto [text, parsed] = BothWays(job);
   EXPECT_EQ(Lines(parsed), Lines(text));
   ASSERT_EQ(parsed.manifests.jobs.size(), text.manifests.jobs.size());
+}
+
+// A value of the wrong shape (a list for a map, a map for a scalar...) and fields no
+// decoder reads: the same messages, on the same paths, from the JSON as from the text.
+TEST(DecodeObject, SameShapeErrorsAndUnreadFieldsAsTheText) {
+  json job = PyTorchJob();
+  json& worker = job["spec"]["pytorchReplicaSpecs"]["Worker"];
+  worker["template"]["spec"]["nodeSelector"] = json::array({"a"});
+  worker["template"]["spec"]["containers"][0]["image"] = {{"not", "a scalar"}};
+  worker["template"]["spec"]["tolerations"] = {{"key", "a map"}};
+  worker["restartPolicy"] = 3;
+  job["metadata"]["labels"]["numeric"] = 7;
+  job["spec"]["runPolicy"]["noSuchField"] = true;
+  job["spec"]["typo"] = {{"x", 1}};
+  auto [text, parsed] = BothWays(job, /*warn_unread=*/true);
+  EXPECT_THAT(Lines(parsed), ::testing::Contains(::testing::HasSubstr("spec.typo")));
+  EXPECT_THAT(Lines(parsed),
+              ::testing::Contains(::testing::HasSubstr("must be a map, got a list")));
+  EXPECT_EQ(Lines(parsed), Lines(text));
 }
 
 TEST(DecodeObject, DeepNestingIsRefused) {
