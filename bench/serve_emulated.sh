@@ -19,8 +19,9 @@
 #                                [--body yaml|json]
 # --no-restart skips the shutdown and restart figures (for rounds that compare
 # submissions: the restart of a 10,000-job store takes minutes on a loaded machine).
-# --body json sends each job as JSON (application/json, as kubectl does) rather than
-# YAML; it needs PyYAML to convert gen's YAML.
+# --body json (the default) sends each job as JSON (application/json), as kubectl and
+# client-go do; it needs PyYAML to convert gen's YAML. --body yaml sends gen's YAML
+# as it is (application/yaml): the figures of stops before 26 were measured so.
 # Smoke test: bench/serve_emulated.sh --nodes 128 --jobs 1000
 set -euo pipefail
 
@@ -37,7 +38,7 @@ MIX="small:1"
 SEED=1
 KEEP=0
 RESTART=1
-BODY=yaml
+BODY=json
 while [ $# -gt 0 ]; do
   case "$1" in
     --muster) MUSTER=$2; shift 2 ;;
