@@ -300,7 +300,7 @@ TEST(VolcanoRankTest, EnvAndSvcPlugins) {
                          {"VC_WORKER_GPU_HOSTS", "vj-worker-gpu-0.vj,vj-worker-gpu-1.vj"},
                          {"VC_WORKER_GPU_NUM", "2"},
                          {"VK_TASK_INDEX", "1"}}));
-  // The svc plugin's ConfigMap, mounted at /etc/volcano: lowercase keys, a host a line.
+  // The svc plugin's ConfigMap, mounted at /etc/volcano: "<task, - as _>.host", a host a line.
   EXPECT_EQ(id.volcano_hostfiles,
             (Env{{"ps.host", "vj-ps-0.vj"},
                  {"worker_gpu.host", "vj-worker-gpu-0.vj\nvj-worker-gpu-1.vj"}}));
