@@ -329,6 +329,7 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
   // GPU ids are nvidia-smi's (PCI bus order); CUDA's default order is fastest-first.
   input.identity_env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
   input.mpi_hostfile = identity.mpi_hostfile;
+  input.volcano_hostfiles = identity.volcano_hostfiles;
 
   DnsPod self;
   self.namespace_ = gang.namespace_;

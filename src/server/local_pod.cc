@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 
 constexpr char kDefaultPath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 constexpr char kMpiDir[] = "/etc/mpi";
+constexpr char kVolcanoDir[] = "/etc/volcano";
 
 // Loader variables that inject code into every process of the pod.
 constexpr const char* kRefusedEnv[] = {"LD_PRELOAD", "LD_AUDIT"};
@@ -65,9 +66,13 @@ CgroupLimits LimitsOf(const model::Container& container) {
   return limits;
 }
 
-// The files the pod sees: its /etc/hosts, and /etc/mpi for an MPIJob launcher.
+// The files the pod sees: its /etc/hosts, /etc/mpi for an MPIJob launcher and
+// /etc/volcano for a Volcano Job's svc plugin.
 Status WritePodFiles(const std::string& pod_dir, const LocalPodInput& pod) {
   if (Status s = WriteFile(pod_dir + "/hosts", pod.hosts, 0644); !s.ok()) return s;
+  for (const auto& [name, content] : pod.volcano_hostfiles) {
+    if (Status s = WriteFile(pod_dir + "/etc-volcano/" + name, content, 0644); !s.ok()) return s;
+  }
   if (!pod.mpi_hostfile.empty()) {
     std::string dir = pod_dir + "/etc-mpi";
     if (Status s = WriteFile(dir + "/hostfile", pod.mpi_hostfile, 0644); !s.ok()) return s;
@@ -128,6 +133,10 @@ Result<LocalPodPlan> PlanPodmanPod(const LocalPodConfig& config, const LocalPodI
   if (!pod.mpi_hostfile.empty()) {
     in.mounts.push_back(
         {MountStep::Kind::kBind, in.pod_dir + "/etc-mpi", kMpiDir, true, false, false, ""});
+  }
+  if (!pod.volcano_hostfiles.empty()) {
+    in.mounts.push_back(
+        {MountStep::Kind::kBind, in.pod_dir + "/etc-volcano", kVolcanoDir, true, false, false, ""});
   }
   if (!container.ports.empty()) {
     plan.warnings.push_back(
@@ -266,6 +275,10 @@ Result<LocalPodPlan> PlanLocalPod(const LocalPodConfig& config, const LocalPodIn
     if (!pod.mpi_hostfile.empty()) {
       spec.mounts.push_back({MountStep::Kind::kBind, pod_dir + "/etc-mpi", kMpiDir, true, false,
                              !fs::exists(kMpiDir), ""});
+    }
+    if (!pod.volcano_hostfiles.empty()) {
+      spec.mounts.push_back({MountStep::Kind::kBind, pod_dir + "/etc-volcano", kVolcanoDir, true,
+                             false, !fs::exists(kVolcanoDir), ""});
     }
     for (auto& m : *volumes) spec.mounts.push_back(std::move(m));
   }

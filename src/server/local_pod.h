@@ -65,6 +65,8 @@ struct LocalPodInput {
   std::vector<std::pair<std::string, std::string>> identity_env;
   std::string hosts;         // content of its /etc/hosts
   std::string mpi_hostfile;  // MPIJob launcher: written to /etc/mpi/hostfile
+  // Volcano svc plugin: file name -> content, mounted read-only at /etc/volcano.
+  std::map<std::string, std::string> volcano_hostfiles;
 };
 
 struct LocalPodPlan {

@@ -1,5 +1,6 @@
 // Volcano Job plugins: env (task index) and svc (every task's hostnames and count),
-// as pkg/controllers/job/plugins/{env,svc} write them.
+// as pkg/controllers/job/plugins/{env,svc} write them (the svc plugin also in its
+// ConfigMap "<job>-svc", mounted at /etc/volcano: "<task>.host", one host a line).
 #include <algorithm>
 #include <cctype>
 #include <string>
@@ -9,12 +10,17 @@
 namespace muster::workloads::internal {
 namespace {
 
-// Task "ps-0" -> "PS_0": the svc plugin's env key form.
-std::string EnvKey(std::string_view task) {
+// Task "param-server" -> "param_server": the svc plugin's file key form.
+std::string FileKey(std::string_view task) {
   std::string out(task);
-  for (char& c : out) {
-    c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  }
+  std::replace(out.begin(), out.end(), '-', '_');
+  return out;
+}
+
+// Task "param-server" -> "PARAM_SERVER": the svc plugin's env key form.
+std::string EnvKey(std::string_view task) {
+  std::string out = FileKey(task);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -36,10 +42,13 @@ void VolcanoIdentity(const model::Workload& w, int32_t pod_set, int32_t index,
     const std::string& subdomain =
         ps.tmpl.spec.subdomain.empty() ? w.meta.name : ps.tmpl.spec.subdomain;
     std::string hosts;
+    std::string lines;  // the ConfigMap the plugin mounts at /etc/volcano
     for (int32_t k = 0; k < ps.count; ++k) {
-      if (k > 0) hosts += ",";
-      hosts += AddressOf(w, context, static_cast<int32_t>(i), k, "." + subdomain);
+      std::string host = AddressOf(w, context, static_cast<int32_t>(i), k, "." + subdomain);
+      hosts += (k > 0 ? "," : "") + host;
+      lines += (k > 0 ? "\n" : "") + host;
     }
+    id->volcano_hostfiles[FileKey(ps.name) + ".host"] = lines;
     std::string key = EnvKey(ps.name);
     id->env["VC_" + key + "_HOSTS"] = hosts;
     id->env["VC_" + key + "_NUM"] = std::to_string(ps.count);

@@ -49,6 +49,8 @@ struct PodIdentity {
   std::string hostname;                    // DefaultHostname, or the context's address
   std::map<std::string, std::string> env;  // RANK, WORLD_SIZE, MASTER_ADDR, PET_*, TF_CONFIG...
   std::string mpi_hostfile;                // MPIJob launcher: "host slots=N" lines
+  // Volcano svc plugin: the files of /etc/volcano ("<task>.host": one host a line).
+  std::map<std::string, std::string> volcano_hostfiles;
 };
 
 // The identity of pod `index` of pod set `pod_set` (index into Workload::pod_sets).

@@ -300,11 +300,16 @@ TEST(VolcanoRankTest, EnvAndSvcPlugins) {
                          {"VC_WORKER_GPU_HOSTS", "vj-worker-gpu-0.vj,vj-worker-gpu-1.vj"},
                          {"VC_WORKER_GPU_NUM", "2"},
                          {"VK_TASK_INDEX", "1"}}));
+  // The svc plugin's ConfigMap, mounted at /etc/volcano: "<task, - as _>.host", a host a line.
+  EXPECT_EQ(id.volcano_hostfiles,
+            (Env{{"ps.host", "vj-ps-0.vj"},
+                 {"worker_gpu.host", "vj-worker-gpu-0.vj\nvj-worker-gpu-1.vj"}}));
 }
 
 TEST(VolcanoRankTest, PluginsAreOptIn) {
   model::VolcanoJob job = testing::VolcanoJob("vj", {testing::Task("t", 2)});
   EXPECT_TRUE(Id(Build(job), "t", 1).env.empty());
+  EXPECT_TRUE(Id(Build(job), "t", 1).volcano_hostfiles.empty());
 
   job.plugins = {{"env", {}}};
   EXPECT_EQ(Id(Build(job), "t", 1).env, (Env{{"VC_TASK_INDEX", "1"}, {"VK_TASK_INDEX", "1"}}));
