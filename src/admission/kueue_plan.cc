@@ -28,11 +28,13 @@ std::vector<FrId> FrsOf(const FrAmounts& usage) {
 // kinds' min_count is a gang minimum (Volcano minAvailable, Kubeflow
 // schedulingPolicy), which never shrinks what Kueue admits.
 bool CanBePartiallyAdmitted(const model::Workload& wl) {
-  if (!wl.meta.annotations.count(std::string(workloads::kJobMinParallelismAnnotation))) {
-    return false;
-  }
-  return std::any_of(wl.pod_sets.begin(), wl.pod_sets.end(),
-                     [](const model::PodSet& ps) { return std::max(ps.min_count, 1) < ps.count; });
+  // Asked of every pending head each round: the cheap test first, and no key
+  // string built per call.
+  static const std::string kKey(workloads::kJobMinParallelismAnnotation);
+  bool shrinkable =
+      std::any_of(wl.pod_sets.begin(), wl.pod_sets.end(),
+                  [](const model::PodSet& ps) { return std::max(ps.min_count, 1) < ps.count; });
+  return shrinkable && wl.meta.annotations.count(kKey) > 0;
 }
 
 AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssignment& fa,
