@@ -29,6 +29,8 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
   cycle.first_admit_seq = admit_seq_;
   BeginQuiet(cycle);
   for (;;) {
+    if (woke_queue_) cycle.rescan = true;
+    woke_queue_ = false;
     std::vector<Entry> entries = CollectHeads(cycle);
     if (entries.empty()) break;
     for (Entry& e : entries) {
@@ -90,8 +92,9 @@ void AdmitterImpl::DrainStopped(std::vector<Decision>& out) {
   }
 }
 
-std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(const Cycle& cycle) {
+std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(Cycle& cycle) {
   std::vector<Entry> entries;
+  std::vector<std::pair<Route, int32_t>> live;
   auto add = [&](Route route, int32_t queue, const PendingQueue& pq) {
     if (cycle.blocked.count({static_cast<int>(route), queue})) return;
     const QueueKey* head = pq.Head();
@@ -102,10 +105,30 @@ std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(const Cycle& cycle) 
     e.ws = static_cast<WorkloadState*>(head->state);
     if (route == Route::kKueue) e.borrows = FlavorsFor(*e.ws).assignment.borrows;
     entries.push_back(e);
+    live.emplace_back(route, queue);
   };
-  for (int32_t c : cq_by_name_) add(Route::kKueue, c, cq_pending_[c]);
-  for (int32_t q = 0; q < volcano_.size(); ++q) add(Route::kVolcano, q, vq_pending_[q]);
-  add(Route::kNoQueue, -1, no_queue_pending_);
+  if (cycle.rescan) {
+    for (int32_t c : cq_by_name_) add(Route::kKueue, c, cq_pending_[c]);
+    for (int32_t q = 0; q < volcano_.size(); ++q) add(Route::kVolcano, q, vq_pending_[q]);
+    add(Route::kNoQueue, -1, no_queue_pending_);
+    cycle.rescan = false;
+  } else {
+    for (const auto& [route, queue] : cycle.live) {
+      switch (route) {
+        case Route::kKueue:
+          add(route, queue, cq_pending_[queue]);
+          break;
+        case Route::kVolcano:
+          add(route, queue, vq_pending_[queue]);
+          break;
+        case Route::kNoQueue:
+        case Route::kHeld:
+          add(route, queue, no_queue_pending_);
+          break;
+      }
+    }
+  }
+  cycle.live = std::move(live);
   if (fair_sharing_) {
     FairSharingOrder(entries);
     return entries;
@@ -453,7 +476,10 @@ void AdmitterImpl::ReleaseHeldVictims(const std::string& preemptor) {
     }
     auto victim = workloads_.find(it->first);
     if (victim != workloads_.end()) {
-      if (PendingQueue* q = QueueFor(victim->second)) q->Unpark(victim->second.qkey);
+      if (PendingQueue* q = QueueFor(victim->second)) {
+        q->Unpark(victim->second.qkey);
+        woke_queue_ = true;
+      }
     }
     it = Unhold(it);
   }

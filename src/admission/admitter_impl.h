@@ -124,6 +124,9 @@ class AdmitterImpl : public Admitter {
       std::map<std::string, std::string>::iterator it);
   bool HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& out);
   void ReleaseHeldVictims(const std::string& preemptor);
+  // Set when ReleaseHeldVictims unparks a victim: a cycle's next round rescans
+  // every queue.
+  bool woke_queue_ = false;
 
   struct LocalQueueState {
     std::string name;
@@ -135,8 +138,27 @@ class AdmitterImpl : public Admitter {
   // Per-cycle bookkeeping.
   struct Cycle {
     std::set<std::pair<int, int32_t>> blocked;  // (route, queue) done for this cycle
-    std::set<std::string> victims;              // chosen for preemption this cycle
-    std::set<std::string> admitted;             // admitted this cycle: never victims
+    // Queues that gave a head in the last round, in scan order: only they can give
+    // one in the next (admitting or parking a head never wakes another queue), so a
+    // round visits them instead of every queue. `rescan`: scan every queue (the
+    // first round, or after a queue was unparked mid-cycle).
+    std::vector<std::pair<Route, int32_t>> live;
+    bool rescan = true;
+    // ClassicalTargets' answers by ClusterQueue, valid at one root generation
+    // (kueue_plan.cc): the heads of a full queue ask the same question round after
+    // round while nothing in their tree moves.
+    struct TargetsMemo {
+      int64_t gen = -1;
+      int32_t priority = 0;
+      Time created = 0;
+      int64_t order = 0;
+      FrAmounts usage;
+      std::vector<FrId> preempt_frs;
+      std::vector<PreemptionTarget> targets;
+    };
+    std::vector<std::vector<TargetsMemo>> targets_memo;
+    std::set<std::string> victims;   // chosen for preemption this cycle
+    std::set<std::string> admitted;  // admitted this cycle: never victims
     // admit_seq_ when the cycle began: a workload admitted in it has a larger one.
     int64_t first_admit_seq = 0;
     // Admitted workloads of a cohort tree as preemption candidates, per root, valid
@@ -203,7 +225,7 @@ class AdmitterImpl : public Admitter {
 
   // admission_cycle.cc
   void DrainStopped(std::vector<Decision>& out);
-  std::vector<Entry> CollectHeads(const Cycle& cycle);
+  std::vector<Entry> CollectHeads(Cycle& cycle);
   const FlavorAssignment& FlavorsFor(WorkloadState& ws);
   static bool FlavorInputsShareable(const model::Workload& wl);
   static bool SameFlavorInputs(const SharedFlavors& shared, const WorkloadState& ws, int64_t gen);
@@ -215,6 +237,9 @@ class AdmitterImpl : public Admitter {
   // kueue_plan.cc
   Plan PlanKueue(WorkloadState& ws, const FlavorAssignment& fa, Cycle& cycle,
                  PlacementOracle& oracle);
+  // ClassicalTargets, remembered for the cycle while the root's generation holds.
+  const std::vector<PreemptionTarget>& CachedClassicalTargets(
+      const IncomingWorkload& in, Cycle& cycle, const std::vector<PreemptionCandidate>& admitted);
   std::optional<Plan> PlanPartial(WorkloadState& ws, Cycle& cycle, PlacementOracle& oracle);
   Outcome ProcessVolcano(Entry& e, Cycle& cycle, PlacementOracle& oracle,
                          std::vector<Decision>& out);

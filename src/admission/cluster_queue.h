@@ -105,7 +105,10 @@ class PendingQueue {
 
  private:
   static bool Move(std::set<QueueKey>& from, std::set<QueueKey>& to, const QueueKey& k) {
-    auto it = from.find(k);
+    // A cycle parks the queue's head: try the first node before searching.
+    auto it = from.begin();
+    if (it == from.end()) return false;
+    if (k < *it || *it < k) it = from.find(k);
     if (it == from.end()) return false;
     // Heads are parked in queue order, so the end is usually the right place.
     to.insert(to.end(), from.extract(it));

@@ -28,11 +28,13 @@ std::vector<FrId> FrsOf(const FrAmounts& usage) {
 // kinds' min_count is a gang minimum (Volcano minAvailable, Kubeflow
 // schedulingPolicy), which never shrinks what Kueue admits.
 bool CanBePartiallyAdmitted(const model::Workload& wl) {
-  if (!wl.meta.annotations.count(std::string(workloads::kJobMinParallelismAnnotation))) {
-    return false;
-  }
-  return std::any_of(wl.pod_sets.begin(), wl.pod_sets.end(),
-                     [](const model::PodSet& ps) { return std::max(ps.min_count, 1) < ps.count; });
+  // Asked of every pending head each round: the cheap test first, and no key
+  // string built per call.
+  static const std::string kKey(workloads::kJobMinParallelismAnnotation);
+  bool shrinkable =
+      std::any_of(wl.pod_sets.begin(), wl.pod_sets.end(),
+                  [](const model::PodSet& ps) { return std::max(ps.min_count, 1) < ps.count; });
+  return shrinkable && wl.meta.annotations.count(kKey) > 0;
 }
 
 AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssignment& fa,
@@ -102,7 +104,7 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   std::vector<PreemptionTarget> targets =
       fair_sharing_
           ? FairSharingTargets(in, tree_, cqs_, admitted, fair_sharing_config_, node_weight_)
-          : ClassicalTargets(in, tree_, cqs_, admitted);
+          : CachedClassicalTargets(in, cycle, admitted);
   if (targets.empty()) return pending(fa.reason, fa.message, false);
   std::vector<Victim> required;
   for (const auto& t : targets) {
@@ -124,6 +126,38 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
                                     cycle, oracle);
   if (victims) return preempt(std::move(*victims));
   return unschedulable(check);
+}
+
+// ClassicalTargets reads the incoming workload's queue, priority, usage and short
+// (flavor, resource) pairs, its creation and order only for equal priorities under
+// LowerOrNewerEqualPriority, and the tree's usage and admitted workloads, which
+// hold while the root's generation does (within one cycle: AdmittedInTree).
+const std::vector<PreemptionTarget>& AdmitterImpl::CachedClassicalTargets(
+    const IncomingWorkload& in, Cycle& cycle, const std::vector<PreemptionCandidate>& admitted) {
+  const int64_t gen = root_gen_[RootOf(in.cq)];
+  const bool order_matters = cqs_[in.cq].preemption.within_cluster_queue ==
+                             model::PreemptionPolicy::kLowerOrNewerEqualPriority;
+  if (cycle.targets_memo.size() < cqs_.size()) cycle.targets_memo.resize(cqs_.size());
+  std::vector<Cycle::TargetsMemo>& memo = cycle.targets_memo[static_cast<size_t>(in.cq)];
+  if (!memo.empty() && memo.front().gen != gen) memo.clear();
+  for (const Cycle::TargetsMemo& m : memo) {
+    if (m.priority == in.priority && m.usage == *in.usage && m.preempt_frs == in.preempt_frs &&
+        (!order_matters || (m.created == in.created && m.order == in.order))) {
+      return m.targets;
+    }
+  }
+  // A queue's heads come in a few shapes; bound the list for the rare one with many.
+  constexpr size_t kMaxShapes = 16;
+  if (memo.size() >= kMaxShapes) memo.erase(memo.begin());
+  Cycle::TargetsMemo& m = memo.emplace_back();
+  m.gen = gen;
+  m.priority = in.priority;
+  m.created = in.created;
+  m.order = in.order;
+  m.usage = *in.usage;
+  m.preempt_frs = in.preempt_frs;
+  m.targets = ClassicalTargets(in, tree_, cqs_, admitted);
+  return m.targets;
 }
 
 // Kueue's PodSetReducer: binary search over how much of the slack (count -
