@@ -255,6 +255,7 @@ class Reconciler {
   const ObjectReader* view_ = nullptr;
 
   std::unique_ptr<engine::Engine> engine_;
+  uint64_t engines_made_ = 0;  // engine_ instances so far: a new one counts generations anew
   std::string engine_error_;
   model::ManifestSet config_;  // what the engine runs with (no jobs)
   // Configuration objects by "<resource>/<ns>/<name>": what the engine reads of each

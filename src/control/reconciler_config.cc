@@ -123,6 +123,7 @@ void Reconciler::Reconfigure() {
     // In memory: running gangs keep their nodes and quota (those that lost their
     // node or queue are evicted, with the reason); no JSON, no re-adoption.
     engine_ = engine::Engine::Reconfigured(std::move(engine_), config, std::move(parts).value());
+    ++engines_made_;
     config_ = std::move(config);
     ++stats_.reconfigures;
   } else {
@@ -132,6 +133,7 @@ void Reconciler::Reconfigure() {
     eo.pods_ready_reported = true;  // SyncWorkload reports each gang's readiness
     engine_ = std::make_unique<engine::Engine>(config, std::vector<model::Workload>{},
                                                std::move(parts).value(), clock_, eo);
+    ++engines_made_;
     engine_->SetExecutor(runtime_);
     config_ = std::move(config);
     // Jobs that arrived while no configuration was usable.

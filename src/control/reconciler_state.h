@@ -37,6 +37,19 @@ struct Reconciler::JobState {
   std::map<std::string, std::string> unbound_written;
   std::set<std::string> shrink_deleted;
 
+  // What SyncWorkload last found already written (valid: the Workload matched): the
+  // engine (instance, generation), the Workload's resourceVersion and the facts the
+  // engine does not hold. While they stay the same, the Workload is not rebuilt and
+  // compared again (most pod events change none of them).
+  struct {
+    bool valid = false;
+    uint64_t engine = 0;
+    uint64_t generation = 0;
+    std::string resource_version;
+    bool pods_ready = false;
+    std::string pending_message;
+  } workload_synced;
+
   // Writes in flight: at most one of each per job (op ids; 0: none).
   uint64_t workload_op = 0;
   uint64_t job_op = 0;

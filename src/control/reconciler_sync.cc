@@ -17,6 +17,14 @@ using json = nlohmann::json;
 
 constexpr const char* kWorkloads = "workloads.kueue.x-k8s.io";
 
+// metadata.resourceVersion, read in place ("" when absent).
+std::string ResourceVersionOf(const json& object) {
+  auto md = object.find("metadata");
+  if (md == object.end() || !md->is_object()) return "";
+  auto rv = md->find("resourceVersion");
+  return rv != md->end() && rv->is_string() ? rv->get<std::string>() : "";
+}
+
 void StripServerFields(json& object) {
   if (object.is_object() && object.contains("metadata") && object["metadata"].is_object())
     object["metadata"].erase("resourceVersion");
@@ -272,9 +280,26 @@ void Reconciler::SyncWorkload(JobState& job) {
   }
   if (r->phase == engine::Phase::kPending) facts.pending_message = engine_->PendingMessage(job.key);
   const json* existing = job.workload.is_object() ? &job.workload : nullptr;
+  // The Workload is a function of the record, the facts and the existing object, and
+  // time only where a condition changes: inputs that matched it once still match.
+  auto& synced = job.workload_synced;
+  const std::string version = existing != nullptr ? ResourceVersionOf(*existing) : "";
+  if (synced.valid && !version.empty() && synced.engine == engines_made_ &&
+      synced.generation == engine_->generation() && synced.resource_version == version &&
+      synced.pods_ready == facts.pods_ready && synced.pending_message == facts.pending_message)
+    return;
+  synced.valid = false;
   json desired = BuildWorkloadObject(job.ref, facts, existing);
   if (options_.mode == ReconcilerMode::kCluster) MovePlacementToAnnotation(desired);
-  if (existing != nullptr && desired == *existing) return;
+  if (existing != nullptr && desired == *existing) {
+    synced.valid = true;
+    synced.engine = engines_made_;
+    synced.generation = engine_->generation();
+    synced.resource_version = version;
+    synced.pods_ready = facts.pods_ready;
+    synced.pending_message = std::move(facts.pending_message);
+    return;
+  }
   WriteOp op;
   op.kind = WriteKind::kWorkload;
   op.resource = kWorkloads;

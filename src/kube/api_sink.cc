@@ -87,7 +87,7 @@ void ApiSink::Work() {
   }
 }
 
-WriteResult ApiSink::Run(const WriteOp& op) {
+WriteResult ApiSink::Run(WriteOp& op) {
   switch (op.kind) {
     case WriteKind::kWorkload:
       return WriteWorkload(op);
@@ -136,15 +136,21 @@ WriteResult ApiSink::WriteJob(const WriteOp& op, bool status) {
 // Kueue's Workload: metadata and spec, then the status subresource (which ignores the
 // rest). A create carries no status; an update whose spec did not change skips the
 // first write.
-WriteResult ApiSink::WriteWorkload(const WriteOp& op) {
-  json desired = op.object;
+WriteResult ApiSink::WriteWorkload(WriteOp& op) {
+  json& desired = op.object;
   Result<json> written = json();
   bool spec_written = false;
   if (op.create) {
-    json create = desired;
-    create.erase("status");
-    if (create.contains("metadata")) create["metadata"].erase("resourceVersion");
-    written = writer_.Create(kWorkloads, create);
+    // Created without status and resourceVersion: the status is set aside, not copied.
+    json status;
+    const bool has_status = desired.is_object() && desired.contains("status");
+    if (has_status) {
+      status = std::move(desired["status"]);
+      desired.erase("status");
+    }
+    if (desired.contains("metadata")) desired["metadata"].erase("resourceVersion");
+    written = writer_.Create(kWorkloads, desired);
+    if (has_status) desired["status"] = std::move(status);
     spec_written = written.ok();
     if (!written.ok() && written.status().code() == StatusCode::kAlreadyExists)
       written = writer_.Get(kWorkloads, op.namespace_, op.name);

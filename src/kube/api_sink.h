@@ -35,8 +35,9 @@ class ApiSink : public control::StatusSink {
 
  private:
   void Work();
-  control::WriteResult Run(const control::WriteOp& op);
-  control::WriteResult WriteWorkload(const control::WriteOp& op);
+  // `op.object` is consumed: a Workload is written from it in place, not from a copy.
+  control::WriteResult Run(control::WriteOp& op);
+  control::WriteResult WriteWorkload(control::WriteOp& op);
   control::WriteResult WriteJob(const control::WriteOp& op, bool status);
 
   ApiWriter writer_;

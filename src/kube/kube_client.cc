@@ -113,9 +113,10 @@ struct KubeClient::Impl {
   std::mutex token_mu;
   std::string token;
 
-  // Idle easy handles: curl_easy_reset keeps a handle's connection cache and TLS
-  // session, so reusing handles avoids a TCP + TLS handshake per request while each
-  // call still owns its handle exclusively.
+  // Idle easy handles: a handle keeps its connection cache and TLS session, so
+  // reusing handles avoids a TCP + TLS handshake per request while each call still
+  // owns its handle exclusively. They keep their connection options too (TLS material,
+  // timeouts: set once per handle, not per request; Request sets the rest each time).
   std::mutex pool_mu;
   std::vector<CURL*> idle;
 
@@ -156,7 +157,9 @@ struct KubeClient::Impl {
     return list;
   }
 
-  CURL* TakeHandle() {
+  // A handle from the pool; `*fresh` when it was just made (its options are unset).
+  CURL* TakeHandle(bool* fresh) {
+    *fresh = false;
     {
       std::lock_guard lock(pool_mu);
       if (!idle.empty()) {
@@ -165,11 +168,15 @@ struct KubeClient::Impl {
         return c;
       }
     }
+    *fresh = true;
     return curl_easy_init();
   }
 
   void ReturnHandle(CURL* c) {
-    curl_easy_reset(c);
+    // What pointed into the finished call's frame.
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, nullptr);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, nullptr);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, nullptr);
     std::lock_guard lock(pool_mu);
     if (idle.size() < 64) {
       idle.push_back(c);
@@ -212,11 +219,9 @@ KubeClient::~KubeClient() = default;
 
 namespace {
 
-// Sets URL, TLS and options common to requests and streams (headers: Impl::Headers).
-void ConfigureCommon(CURL* c, const ClusterConnection& conn, const ClientOptions& options,
-                     const std::string& url, char* error_buffer) {
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_buffer);
+// TLS and the options common to requests and streams, the same for every call
+// (URL, error buffer: SetTarget; headers: Impl::Headers).
+void ConfigureConnection(CURL* c, const ClusterConnection& conn, const ClientOptions& options) {
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for DNS timeouts
   curl_easy_setopt(c, CURLOPT_USERAGENT, options.user_agent.c_str());
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
@@ -258,6 +263,11 @@ void ConfigureCommon(CURL* c, const ClusterConnection& conn, const ClientOptions
   }
 }
 
+void SetTarget(CURL* c, const std::string& url, char* error_buffer) {
+  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_buffer);
+}
+
 std::string TransportError(CURLcode rc, const char* error_buffer) {
   std::string text = curl_easy_strerror(rc);
   if (error_buffer[0] != '\0') text += std::string(": ") + error_buffer;
@@ -276,21 +286,26 @@ HttpResponse KubeClient::Request(std::string_view method, std::string_view path,
       impl_->limiter.Acquire();
       requests_.fetch_add(1);
       resp = HttpResponse{};
-      CURL* c = impl_->TakeHandle();
+      bool fresh = false;
+      CURL* c = impl_->TakeHandle(&fresh);
       if (c == nullptr) {
         resp.error = "curl_easy_init failed";
         return resp;
       }
-      char error_buffer[CURL_ERROR_SIZE] = {0};
-      ConfigureCommon(c, connection_, options_, url, error_buffer);
-      if (options_.timeout_s > 0) {
-        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout_s * 1000));
+      if (fresh) {
+        ConfigureConnection(c, connection_, options_);
+        if (options_.timeout_s > 0) {
+          curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.timeout_s * 1000));
+        }
       }
-      if (method_str == "GET") {
-        curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
-      } else if (method_str == "HEAD") {
+      char error_buffer[CURL_ERROR_SIZE] = {0};
+      SetTarget(c, url, error_buffer);
+      // A pooled handle still has its last request's method: GET (no body) first.
+      curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+      curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, nullptr);
+      if (method_str == "HEAD") {
         curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-      } else {
+      } else if (method_str != "GET") {
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method_str.c_str());
       }
       const bool has_body =
@@ -346,7 +361,8 @@ HttpResponse KubeClient::Stream(std::string_view path,
         return resp;
       }
       char error_buffer[CURL_ERROR_SIZE] = {0};
-      ConfigureCommon(c, connection_, options_, url, error_buffer);
+      ConfigureConnection(c, connection_, options_);
+      SetTarget(c, url, error_buffer);
       curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
       curl_easy_setopt(c, CURLOPT_HTTPHEADER, impl_->Headers({}));
       StreamState st;

@@ -14,6 +14,7 @@
 #include "kube/cluster_connection.h"
 #include "kube/dashboard_server.h"
 #include "kube/leader_election.h"
+#include "kube/memory_trim.h"
 #include "kube/object_cache.h"
 #include "kube/reflector.h"
 #include "kube/webhook_server.h"
@@ -33,6 +34,7 @@ int RunKube(const KubeModeOptions& options, std::ostream& out, std::ostream& err
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
+  TuneHeap();
 
   KubeClient client(*connection, options.client);
   out << "muster kube: API server " << connection->server << " (" << connection->source << ")"

@@ -27,6 +27,14 @@ bool MemoryTrimmer::Observe(size_t objects, double now_s) {
   return true;
 }
 
+bool TuneHeap() {
+#if defined(__GLIBC__)
+  return mallopt(M_MXFAST, 0) == 1;
+#else
+  return false;
+#endif
+}
+
 bool TrimHeap() {
 #if defined(__GLIBC__)
   malloc_trim(0);
