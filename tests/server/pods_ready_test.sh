@@ -6,7 +6,8 @@
 # (status.requeueState count and requeueAt), admitted again when the backoff ends,
 # and deactivated (spec.active false, Evicted DeactivatedDueToRequeuingLimitExceeded)
 # at the timeout past backoffLimitCount 2. The server is killed with -9 and restarted
-# on its data during each backoff: the count goes on from the Workload's requeueState.
+# on its data during each backoff (15 s, then 20 s: wide for a loaded machine): the
+# count goes on from the Workload's requeueState.
 # Skips (exit 0) without root, kubectl or podman.
 # Usage: bash tests/server/pods_ready_test.sh build/muster
 set -uo pipefail
@@ -34,7 +35,8 @@ waitForPodsReady:
   requeuingStrategy:
     timestamp: Eviction
     backoffLimitCount: 2
-    backoffBaseSeconds: 5
+    backoffBaseSeconds: 15
+    backoffMaxSeconds: 20
 EOF2
 
 # (Re)starts the server on the same data: what it stored survives.
@@ -58,6 +60,17 @@ start_server() {
   K="kubectl --request-timeout=20s --server $URL"
 }
 start_server
+# eventually NAME PATTERN CMD...: as serve.sh's, within 60 s (a backoff is up to 20 s).
+eventually() {
+  local name=$1 pattern=$2
+  shift 2
+  local out=""
+  for _ in $(seq 1 300); do
+    if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; return; fi
+    sleep 0.2
+  done
+  bad "$name" "$out"
+}
 
 check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<'EOF2'
 apiVersion: kueue.x-k8s.io/v1beta1
@@ -120,13 +133,13 @@ check "its pod waited in ErrImageNeverPull" "ErrImageNeverPull" \
 check "the eviction message is upstream's" "^Exceeded the PodsReady timeout default/stuck$" \
   $K get workload job-stuck -o 'jsonpath={.status.conditions[?(@.type=="Evicted")].message}'
 
-start_server  # kill -9 and restart during the first 5 s backoff
+start_server  # kill -9 and restart during the first, 15 s, backoff
 eventually "after a restart, its requeueState is still count 1" \
   "^PodsReadyTimeout count=1 at=[0-9T:-]+Z active=true" wl
 eventually "the backoff over, it is admitted again and times out again: count 2" \
   "^PodsReadyTimeout count=2 at=[0-9T:-]+Z active=true admitted=False$" wl
 
-start_server  # and again during the second, 10 s, backoff
+start_server  # and again during the second, 20 s, backoff
 eventually "after a second restart, its requeueState is still count 2" \
   "^PodsReadyTimeout count=2 at=[0-9T:-]+Z active=true" wl
 eventually "its third timeout passes backoffLimitCount 2: deactivated, requeueState cleared" \
