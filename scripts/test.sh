@@ -128,6 +128,9 @@ timeout 300 bash tests/server/owner_test.sh build/muster
 stage "pods as podman containers of a locally built image (--container-runtime=podman)"
 timeout 300 bash tests/server/podman_test.sh build/muster
 
+stage "Kueue's waitForPodsReady on muster serve: timeout, backoff, deactivation, restarts (podman)"
+timeout 300 bash tests/server/pods_ready_test.sh build/muster
+
 stage "kill -9 recovery of muster serve's scheduler"
 bash tests/server/serve_recovery_test.sh build
 

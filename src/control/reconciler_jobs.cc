@@ -242,6 +242,13 @@ void Reconciler::Build(const ObjectReader& view) {
   }
   if (adopted > 0) Log("adopted " + std::to_string(adopted) + " running gangs where they run");
   for (JobState* job : added) {
+    // waitForPodsReady's requeue count, backoff and deactivation survive a restart.
+    if (!job->in_engine || !job->workload.is_object()) continue;
+    engine::Engine::RequeueState rs = ReadRequeueState(job->workload);
+    if (rs.count == 0 && !rs.requeue_at && !rs.deactivated) continue;
+    if (Status s = engine_->RestoreRequeueState(job->key, rs); !s.ok()) Log(s.message());
+  }
+  for (JobState* job : added) {
     CheckFinished(*job);
     dirty_.insert(job->key);
   }

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <map>
 
+#include "control/job_deadlines.h"
 #include "control/jobset_status.h"
 #include "control/trainjob_status.h"
 #include "core/resource_list.h"
@@ -524,6 +525,29 @@ json ClusterQueueStatus(const model::ClusterQueue& cq, const QueueCounts::Count&
   status["flavorsReservation"] = flavors;
   status["flavorsUsage"] = flavors;
   return status;
+}
+
+engine::Engine::RequeueState ReadRequeueState(const json& workload) {
+  engine::Engine::RequeueState out;
+  if (!workload.is_object()) return out;
+  const json spec = workload.value("spec", json::object());
+  out.deactivated = spec.is_object() && spec.value("active", json(true)) == json(false);
+  const json status = workload.value("status", json::object());
+  if (!status.is_object()) return out;
+  const json rs = status.value("requeueState", json::object());
+  if (rs.is_object()) {
+    if (rs.value("count", json()).is_number_integer()) out.count = rs["count"].get<int32_t>();
+    if (rs.value("requeueAt", json()).is_string()) {
+      out.requeue_at = ParseRfc3339(rs["requeueAt"].get<std::string>());
+    }
+  }
+  const json conditions = status.value("conditions", json::array());
+  const json* evicted = FindCondition(conditions, "Evicted");
+  if (evicted != nullptr && evicted->value("status", "") == "True" &&
+      evicted->value("reason", "") == engine::kReasonPodsReadyTimeout) {
+    out.evicted_at = ParseRfc3339(evicted->value("lastTransitionTime", ""));
+  }
+  return out;
 }
 
 }  // namespace muster::control

@@ -89,6 +89,11 @@ RecordedAdmission ReadRecordedAdmission(const nlohmann::json& admission,
                                         const engine::WorkloadRecord& record,
                                         const placement::ClusterState& cluster);
 
+// What a Workload records of waitForPodsReady's requeues (status.requeueState, the
+// time of its PodsReadyTimeout Evicted condition, spec.active=false), read back so a
+// restarted controller keeps counting where the last one stopped.
+engine::Engine::RequeueState ReadRequeueState(const nlohmann::json& workload);
+
 // Pending and admitted workloads per ClusterQueue (by name) and LocalQueue (by
 // "<namespace>/<name>"): what queue status reports. Finished workloads count nowhere.
 struct QueueCounts {

@@ -217,8 +217,9 @@ void Engine::Start(WorkloadRecord& record, placement::GangPlan plan) {
   record.bound = true;
   record.phase = Phase::kRunning;
   record.start_time = Now();
-  // Without readiness reports (simulation) a bound gang's pods count as ready.
-  record.pods_ready = !options_.pods_ready_reported;
+  // Without readiness reports (simulation) a bound gang's pods count as ready,
+  // unless its sim spec delays that (the simulator then reports it).
+  record.pods_ready = !options_.pods_ready_reported && !record.workload.sim.pods_ready_after;
   record.ready_lost_time.reset();
   placement_waits_.erase(record.key());
   log_.Add({Now(), record.key(), "Start", "", fmt::format("{} pods", record.plan.pods.size())});

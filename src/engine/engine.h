@@ -100,6 +100,17 @@ class Engine {
   // The earliest instant a waitForPodsReady timeout or requeue backoff falls due
   // (the next RunCycle at or after it acts); nullopt when none is pending.
   std::optional<Time> NextPodsReadyDeadline() const;
+  // What a Workload object recorded of waitForPodsReady's requeues (a restarted
+  // server): status.requeueState and spec.active=false.
+  struct RequeueState {
+    int32_t count = 0;
+    std::optional<Time> requeue_at;  // backoff end: out of line until then
+    std::optional<Time> evicted_at;  // the last PodsReadyTimeout eviction
+    bool deactivated = false;
+  };
+  // Restores it on a pending, submitted workload (taken out of line while its
+  // backoff runs or for good when deactivated); ignored for others. NotFound.
+  Status RestoreRequeueState(const std::string& key, const RequeueState& state);
 
   // ---- Runtime changes, for a long-running server (engine_runtime.cc) ----
   // The workload is new: its record is created, not yet submitted (Submit queues

@@ -26,6 +26,14 @@ double Backoff(const model::WaitForPodsReadyConfig& cfg, int32_t count) {
   return std::min(wait, cfg.backoff_max_seconds);
 }
 
+constexpr const char* kDeactivatedMessage =
+    "The workload is deactivated due to exceeding the maximum number of re-queuing retries";
+
+std::string BackoffMessage(Time requeue_at) {
+  return fmt::format("evicted after the PodsReady timeout; requeued after a backoff at t={}",
+                     requeue_at);
+}
+
 // waitForPodsReady is Kueue's: it watches workloads queued in a LocalQueue, not
 // Volcano's jobs or jobs without a queue.
 bool KueueManaged(const WorkloadRecord& r) { return !r.workload.local_queue.empty(); }
@@ -46,6 +54,31 @@ Status Engine::SetPodsReady(const std::string& key, bool ready) {
     r->ready_lost_time = Now();
     log_.Add({Now(), key, "PodsNotReady", "WaitForRecovery", "a pod lost its readiness"});
   }
+  return Status::Ok();
+}
+
+Status Engine::RestoreRequeueState(const std::string& key, const RequeueState& state) {
+  WorkloadRecord* r = FindMutable(key);
+  if (r == nullptr) return NotFound("workload " + key + " not found");
+  if (r->phase != Phase::kPending || !r->submitted) return Status::Ok();
+  // Without waitForPodsReady no timer would end the backoff: only deactivation stays.
+  if (!state.deactivated && !PodsReadyEnabled()) return Status::Ok();
+  r->requeue_count = state.count;
+  r->requeue_at = state.requeue_at;
+  r->restored_eviction_time = state.evicted_at;
+  r->deactivated = state.deactivated;
+  if (r->deactivated) {
+    r->requeue_at.reset();
+    r->requeue_count = 0;
+    pending_[key] = {"Inactive", kDeactivatedMessage};
+  } else if (r->requeue_at) {
+    pending_[key] = {"Backoff", BackoffMessage(*r->requeue_at)};
+  } else {
+    return Status::Ok();  // in line already, as Submit put it
+  }
+  parts_.admitter->Remove(key);
+  parts_.admitter->NotifyCapacityChanged();
+  ++generation_;
   return Status::Ok();
 }
 
@@ -80,9 +113,10 @@ bool Engine::RunPodsReadyTimers() {
     if (r.phase == Phase::kPending && r.requeue_at && !r.deactivated && Now() >= *r.requeue_at) {
       // Backoff over: back in line, ordered per requeuingStrategy.timestamp.
       r.requeue_at.reset();
-      const bool by_eviction =
-          pods_ready_.requeuing_timestamp != "Creation" && !r.evictions.empty();
-      const Time order = by_eviction ? r.evictions.back().time : r.submit_time.value_or(Now());
+      std::optional<Time> evicted = r.restored_eviction_time;
+      if (!r.evictions.empty()) evicted = r.evictions.back().time;
+      const bool by_eviction = pods_ready_.requeuing_timestamp != "Creation" && evicted;
+      const Time order = by_eviction ? *evicted : r.submit_time.value_or(Now());
       parts_.admitter->Enqueue(r.workload, order);
       log_.Add({Now(), r.key(), "Requeue", "BackoffFinished", "The workload backoff was finished"});
       changed = true;
@@ -114,16 +148,14 @@ void Engine::PodsReadyTimeout(WorkloadRecord& r) {
     r.deactivated = true;
     r.requeue_at.reset();
     r.requeue_count = 0;
-    eviction.reason = kReasonDeactivated;
-    eviction.detail =
-        "The workload is deactivated due to exceeding the maximum number of re-queuing retries";
+    eviction.reason = kReasonDeactivatedRequeuingLimit;
+    eviction.detail = kDeactivatedMessage;
     waits = eviction.detail;
     pending_[r.key()] = {"Inactive", waits};
   } else {
     r.requeue_count++;
     r.requeue_at = Now() + Backoff(pods_ready_, r.requeue_count);
-    waits = fmt::format("evicted after the PodsReady timeout; requeued after a backoff at t={}",
-                        *r.requeue_at);
+    waits = BackoffMessage(*r.requeue_at);
     pending_[r.key()] = {"Backoff", waits};
   }
   log_.Add({Now(), r.key(), "Evict", eviction.reason, eviction.detail});

@@ -31,6 +31,9 @@ inline constexpr const char* kReasonPreempted = "Preempted";
 inline constexpr const char* kReasonNodeFailure = "NodeFailure";
 inline constexpr const char* kReasonPodsReadyTimeout = "PodsReadyTimeout";
 inline constexpr const char* kReasonDeactivated = "Deactivated";
+// Kueue's Evicted reason when waitForPodsReady's backoffLimitCount deactivates it.
+inline constexpr const char* kReasonDeactivatedRequeuingLimit =
+    "DeactivatedDueToRequeuingLimitExceeded";
 // Kueue's underlying cause when waitForPodsReady's backoffLimitCount is exhausted.
 inline constexpr const char* kReasonRequeuingLimitExceeded = "RequeuingLimitExceeded";
 inline constexpr const char* kReasonClusterQueueStopped = "ClusterQueueStopped";
@@ -87,6 +90,9 @@ struct WorkloadRecord {
   int32_t requeue_count = 0;            // status.requeueState.count
   std::optional<Time> requeue_at;       // status.requeueState.requeueAt: out of line until then
   bool deactivated = false;             // spec.active=false: never admitted again
+  // The last PodsReadyTimeout eviction as a restarted server read it back (its own
+  // evictions are not restored): orders the requeue under timestamp Eviction.
+  std::optional<Time> restored_eviction_time;
 
   const std::string& key() const { return workload.key; }
   bool Active() const { return phase == Phase::kAdmitted || phase == Phase::kRunning; }

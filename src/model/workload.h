@@ -101,6 +101,9 @@ struct WorkloadSimSpec {
   double submit_at = 0;
   std::optional<double> duration;  // nullopt: runs until the simulation ends
   std::optional<double> checkpoint_interval;
+  // Seconds from each start until every pod is ready (infinity: never); nullopt:
+  // ready as soon as the gang is bound.
+  std::optional<double> pods_ready_after;
 };
 
 // Volcano's task-topology annotations (volcano.sh/task-topology-affinity,

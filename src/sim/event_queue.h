@@ -21,6 +21,7 @@ enum class EventKind : int {
   kReclaimLoss = 4,    // ... and then it is gone
   kSubmit = 5,         // sim.muster.dev/submit-at
   kTimer = 6,          // the engine's waitForPodsReady timeout or backoff falls due
+  kPodsReady = 7,      // sim.muster.dev/pods-ready-after: a started gang's pods are ready
 };
 
 struct Event {
@@ -28,7 +29,7 @@ struct Event {
   EventKind kind = EventKind::kSubmit;
   uint64_t seq = 0;         // scheduling order
   std::string target;       // workload key or node name
-  uint64_t generation = 0;  // kFinish: the run it belongs to
+  uint64_t generation = 0;  // kFinish, kPodsReady: the run it belongs to
 };
 
 class EventQueue {

@@ -111,6 +111,15 @@ Status Simulator::Apply(const Event& e) {
       return Status::Ok();  // the cycle after this instant's events acts
     case EventKind::kSubmit:
       return engine_->Submit(e.target);
+    case EventKind::kPodsReady: {
+      const engine::WorkloadRecord* r = engine_->Find(e.target);
+      // Stale when the run it belonged to stopped meanwhile.
+      if (r == nullptr || r->phase != engine::Phase::kRunning ||
+          runs_[e.target].generation != e.generation) {
+        return Status::Ok();
+      }
+      return engine_->SetPodsReady(e.target, true);
+    }
     case EventKind::kFinish: {
       const engine::WorkloadRecord* r = engine_->Find(e.target);
       // A stale completion: the run it belonged to was evicted meanwhile.
@@ -154,6 +163,10 @@ void Simulator::Started(const engine::WorkloadRecord& record, Time now) {
   if (run.remaining) {
     events_.Push(now + std::max(0.0, *run.remaining), EventKind::kFinish, record.key(),
                  run.generation);
+  }
+  const std::optional<double>& ready_after = record.workload.sim.pods_ready_after;
+  if (ready_after && std::isfinite(*ready_after)) {
+    events_.Push(now + *ready_after, EventKind::kPodsReady, record.key(), run.generation);
   }
 }
 

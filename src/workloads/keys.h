@@ -28,5 +28,7 @@ inline constexpr std::string_view kSubmitAtAnnotation = "sim.muster.dev/submit-a
 inline constexpr std::string_view kDurationAnnotation = "sim.muster.dev/duration";
 inline constexpr std::string_view kCheckpointIntervalAnnotation =
     "sim.muster.dev/checkpoint-interval";
+// Time from a gang's start until all its pods are ready, or "never" (waitForPodsReady).
+inline constexpr std::string_view kPodsReadyAfterAnnotation = "sim.muster.dev/pods-ready-after";
 
 }  // namespace muster::workloads

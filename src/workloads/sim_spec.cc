@@ -1,4 +1,5 @@
 // The sim.muster.dev/* annotations of a job (CONTRACT section 1).
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -35,7 +36,17 @@ Status ParseSimSpec(const model::ObjectMeta& meta, model::WorkloadSimSpec* sim) 
   if (!duration.ok()) return duration.status();
   auto checkpoint = ReadSeconds(meta, kCheckpointIntervalAnnotation, /*positive=*/true);
   if (!checkpoint.ok()) return checkpoint.status();
+  std::optional<double> ready_after;
+  if (auto it = meta.annotations.find(std::string(kPodsReadyAfterAnnotation));
+      it != meta.annotations.end() && it->second == "never") {
+    ready_after = std::numeric_limits<double>::infinity();
+  } else {
+    auto after = ReadSeconds(meta, kPodsReadyAfterAnnotation, /*positive=*/false);
+    if (!after.ok()) return after.status();
+    ready_after = *after;
+  }
   sim->submit_at = submit_at->value_or(0);
+  sim->pods_ready_after = ready_after;
   sim->duration = *duration;
   sim->checkpoint_interval = *checkpoint;
   return Status::Ok();

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "control/reconciler_harness.h"
 
 namespace muster::control {
@@ -63,7 +65,7 @@ TEST(ReconcilerPodsReadyTest, NeverReadyJobIsEvictedRequeuedThenDeactivated) {
   wl = bench.Workload("stuck");
   EXPECT_EQ(wl["spec"]["active"], false);
   EXPECT_EQ(Condition(wl, "Evicted", &reason), "True");
-  EXPECT_EQ(reason, "Deactivated");
+  EXPECT_EQ(reason, "DeactivatedDueToRequeuingLimitExceeded");
   EXPECT_FALSE(wl["status"].contains("requeueState"));
   bench.clock.Advance(100);
   bench.Steps(2);
@@ -88,6 +90,67 @@ TEST(ReconcilerPodsReadyTest, BlockAdmissionWaitsForTheFirstJobsPods) {
   bench.runtime.MarkReady("ml/first");
   bench.Steps(3);
   EXPECT_THAT(bench.runtime.events, ElementsAre("start ml/first", "start ml/second"));
+}
+
+// A restarted server (a new reconciler over the same objects) keeps the requeue
+// count, the backoff's end and the deactivation its Workload recorded: with
+// backoffLimitCount 2 the third timeout deactivates, restarts between them or not.
+TEST(ReconcilerPodsReadyTest, RequeueStateSurvivesRestarts) {
+  model::KueueConfiguration kc = PodsReadyConfig();
+  kc.wait_for_pods_ready.backoff_base_seconds = 10;
+  kc.wait_for_pods_ready.backoff_limit_count = 2;
+  auto bench = std::make_unique<Bench>(ReconcilerMode::kServe, kc);
+  bench->Configure(1, 8, 8);
+  bench->Build();
+  bench->runtime.unready.insert("ml/stuck");
+  bench->Create("jobs.batch", "ml", IndexedJob("stuck", 1, 8));
+  bench->Step();
+  bench->clock.Advance(2);
+  bench->Steps(2);
+  ASSERT_EQ(bench->Workload("stuck")["status"]["requeueState"]["count"], 1);
+
+  // A new server, the same objects, the clock where it was.
+  auto restart = [&](Time elapsed) {
+    auto next = std::make_unique<Bench>(ReconcilerMode::kServe, kc);
+    next->objects = bench->objects;
+    next->clock.Advance(bench->clock.Now() - next->clock.Now() + elapsed);
+    next->runtime.unready.insert("ml/stuck");
+    next->Build();
+    next->Steps(2);
+    bench = std::move(next);
+  };
+  restart(1);
+  const engine::WorkloadRecord* r = bench->reconciler->engine()->Find("ml/stuck");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->requeue_count, 1);
+  EXPECT_TRUE(r->requeue_at.has_value());
+  EXPECT_TRUE(bench->runtime.events.empty()) << "still in its 10 s backoff";
+  json wl = bench->Workload("stuck");
+  EXPECT_EQ(wl["status"]["requeueState"]["count"], 1);
+  std::string reason;
+  EXPECT_EQ(Condition(wl, "Evicted", &reason), "True");
+  EXPECT_EQ(reason, "PodsReadyTimeout");
+
+  bench->clock.Advance(9);  // the backoff is over: started again, times out again
+  bench->Steps(2);
+  bench->clock.Advance(2);
+  bench->Steps(2);
+  EXPECT_THAT(bench->runtime.events, ElementsAre("start ml/stuck", "evicted ml/stuck"));
+  EXPECT_EQ(bench->Workload("stuck")["status"]["requeueState"]["count"], 2);
+
+  restart(20);  // past the 20 s backoff: started at once, third timeout deactivates
+  bench->clock.Advance(2);
+  bench->Steps(2);
+  EXPECT_THAT(bench->runtime.events, ElementsAre("start ml/stuck", "evicted ml/stuck"));
+  wl = bench->Workload("stuck");
+  EXPECT_EQ(wl["spec"]["active"], false);
+  EXPECT_EQ(Condition(wl, "Evicted", &reason), "True");
+  EXPECT_EQ(reason, "DeactivatedDueToRequeuingLimitExceeded");
+  EXPECT_FALSE(wl["status"].contains("requeueState"));
+
+  restart(100);  // deactivated for good
+  EXPECT_TRUE(bench->runtime.events.empty());
+  EXPECT_TRUE(bench->reconciler->engine()->Find("ml/stuck")->deactivated);
 }
 
 }  // namespace

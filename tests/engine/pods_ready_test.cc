@@ -187,7 +187,7 @@ TEST_F(PodsReadyTest, DeactivatedAfterBackoffLimitCount) {
   EXPECT_EQ(a.phase, Phase::kPending);
   EXPECT_TRUE(a.deactivated);
   EXPECT_EQ(a.requeue_count, 0) << "deactivation clears requeueState";
-  EXPECT_EQ(a.evictions.back().reason, kReasonDeactivated);
+  EXPECT_EQ(a.evictions.back().reason, kReasonDeactivatedRequeuingLimit);
   EXPECT_EQ(a.evictions.back().detail,
             "The workload is deactivated due to exceeding the maximum number of re-queuing "
             "retries");
