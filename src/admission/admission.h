@@ -6,6 +6,7 @@
 // cannot be placed. No I/O; deterministic.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -120,6 +121,8 @@ class Admitter {
  public:
   virtual ~Admitter() = default;
 
+  // Room for `workloads` known workloads, so their Enqueue does not rehash; a hint.
+  virtual void Reserve(size_t workloads) { (void)workloads; }
   // A new (or requeued) workload waits for admission from `now`.
   virtual void Enqueue(const model::Workload& workload, Time now) = 0;
   // The workload is gone (deleted or finished): release any quota it holds.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "admission/admitter_impl.h"
 
@@ -254,7 +255,7 @@ AdmitterImpl::Outcome AdmitterImpl::Process(Entry& e, Cycle& cycle, PlacementOra
     asg = ElasticMinimum(ws.wl, asg);
   }
   PlacementOracle::Check check = oracle.CanPlace(ws.wl, asg, {});
-  if (check.fits) return Admit(ws, asg, {}, cycle, oracle, out);
+  if (check.fits) return Admit(ws, std::move(asg), {}, cycle, oracle, out);
   ws.parked_physical = true;
   SetPending(ws, check.reason.empty() ? "Unschedulable" : check.reason, check.message, &out);
   return Outcome::kPending;
@@ -315,7 +316,7 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
     return Outcome::kPending;
   }
   PlacementOracle::Check check = oracle.CanPlace(ws.wl, asg, {});
-  if (check.fits) return Admit(ws, asg, {}, cycle, oracle, out);
+  if (check.fits) return Admit(ws, std::move(asg), {}, cycle, oracle, out);
   if (!ws.wl.preemption_never && (volcano_cfg_.preempt || volcano_cfg_.reclaim)) {
     struct Cand {
       const WorkloadState* ws;
@@ -331,7 +332,7 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
     std::vector<Cand> own;
     for (const std::string& key : volcano_cfg_.preempt ? vq_admitted_[q] : kNone) {
       const WorkloadState& c = workloads_.at(key);
-      if (c.wl.priority < ws.wl.priority && !cycle.admitted.count(key)) own.push_back({&c, q});
+      if (c.wl.priority < ws.wl.priority && !AdmittedThisCycle(c, cycle)) own.push_back({&c, q});
     }
     std::sort(own.begin(), own.end(), order);
     optional.reserve(optional.size() + own.size());
@@ -341,7 +342,8 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
     for (int32_t oq = 0; volcano_cfg_.reclaim && oq < volcano_.size(); ++oq) {
       if (oq == q || !volcano_.queue(oq).reclaimable) continue;
       for (const std::string& key : vq_admitted_[oq]) {
-        if (!cycle.admitted.count(key)) others.push_back({&workloads_.at(key), oq});
+        const WorkloadState& c = workloads_.at(key);
+        if (!AdmittedThisCycle(c, cycle)) others.push_back({&c, oq});
       }
     }
     std::sort(others.begin(), others.end(), order);
@@ -393,7 +395,7 @@ std::optional<std::vector<Victim>> AdmitterImpl::PhysicalPreemption(
 }
 
 AdmitterImpl::Outcome AdmitterImpl::Admit(WorkloadState& ws, Assignment assignment, FrAmounts usage,
-                                          Cycle& cycle, PlacementOracle& oracle,
+                                          Cycle& /*cycle*/, PlacementOracle& oracle,
                                           std::vector<Decision>& out) {
   QueueFor(ws)->Erase(ws.qkey);
   physically_parked_.erase(ws.wl.key);
@@ -402,7 +404,6 @@ AdmitterImpl::Outcome AdmitterImpl::Admit(WorkloadState& ws, Assignment assignme
   ws.allocated = AssignedRequest(ws.wl, ws.assignment);
   Charge(ws);  // bumps the tree's generation: its cached results are stale now
   oracle.Commit(ws.wl, ws.assignment);
-  cycle.admitted.insert(ws.wl.key);
   ws.pending = Decision{};
   Decision d;
   d.kind = Decision::Kind::kAdmit;

@@ -43,6 +43,7 @@ class AdmitterImpl : public Admitter {
  public:
   static Result<std::unique_ptr<AdmitterImpl>> Build(const model::ManifestSet& manifests);
 
+  void Reserve(size_t workloads) override { workloads_.reserve(workloads); }
   void Enqueue(const model::Workload& workload, Time now) override;
   void Remove(const std::string& workload_key) override;
   void Requeue(const std::string& workload_key, Time now) override;
@@ -157,9 +158,9 @@ class AdmitterImpl : public Admitter {
       std::vector<PreemptionTarget> targets;
     };
     std::vector<std::vector<TargetsMemo>> targets_memo;
-    std::set<std::string> victims;   // chosen for preemption this cycle
-    std::set<std::string> admitted;  // admitted this cycle: never victims
-    // admit_seq_ when the cycle began: a workload admitted in it has a larger one.
+    std::set<std::string> victims;  // chosen for preemption this cycle
+    // admit_seq_ when the cycle began: a workload admitted in it has a larger one
+    // (AdmittedThisCycle), and is never a victim.
     int64_t first_admit_seq = 0;
     // Admitted workloads of a cohort tree as preemption candidates, per root, valid
     // while the root's generation is unchanged.
@@ -183,6 +184,12 @@ class AdmitterImpl : public Admitter {
   };
 
   enum class Outcome { kAdmitted, kPending, kPreempting };
+
+  // Charge gave it a newer admit_seq than any before the cycle (a resize keeps its
+  // old one): a set of the cycle's keys cost an allocation per admission.
+  static bool AdmittedThisCycle(const WorkloadState& ws, const Cycle& cycle) {
+    return ws.admit_seq > cycle.first_admit_seq;
+  }
 
   // What one Kueue head would do now (kueue_plan.cc); no side effects but oracle queries.
   struct Plan {

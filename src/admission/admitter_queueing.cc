@@ -262,7 +262,7 @@ void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string
 }
 
 // Cached per root for the cycle: only an admission in that tree (which bumps its
-// generation) changes the admitted set or cycle.admitted there; victims chosen this
+// generation) changes the admitted set or what it admitted this cycle; victims chosen this
 // cycle stay in the list (a workload needing them is skipped as overlapping).
 const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInTree(int32_t cq, Cycle& cycle) {
   NodeId root_node = RootOf(cq);

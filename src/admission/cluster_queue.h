@@ -78,7 +78,16 @@ class PendingQueue {
     ++changes_;
   }
   void Erase(const QueueKey& k) {
-    if (active_.erase(k) + parked_.erase(k) > 0) ++changes_;
+    // find + erase(it), not erase-by-key's equal_range (two searches): an
+    // admission erases its head every time.
+    bool erased = false;
+    for (std::set<QueueKey>* s : {&active_, &parked_}) {
+      if (auto it = s->find(k); it != s->end()) {
+        s->erase(it);
+        erased = true;
+      }
+    }
+    if (erased) ++changes_;
   }
   // Parking and unparking move the set's node (no copy of the key, no allocation):
   // a cycle parks every head it cannot admit.

@@ -38,6 +38,9 @@ Engine::Engine(const model::ManifestSet& manifests, std::vector<model::Workload>
                    manifests.scheduler_config->volcano.sla_waiting_seconds);
   }
   records_.reserve(workloads.size());
+  // Every known workload is looked up by key on Submit: no rehash while they arrive.
+  index_.reserve(workloads.size());
+  if (parts_.admitter) parts_.admitter->Reserve(workloads.size());
   for (auto& w : workloads) {
     if (index_.count(w.key) != 0) {
       errors_.push_back("workload " + w.key + " is defined twice; the second is ignored");

@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "admission/admission.h"
@@ -239,7 +240,7 @@ class Engine {
   PlacementBridge bridge_;
   Executor* executor_ = nullptr;
   std::vector<WorkloadRecord> records_;
-  std::map<std::string, size_t> index_;
+  std::unordered_map<std::string, size_t> index_;  // lookup only, never walked
   // Latest pending decision per workload: the reason shown while it waits.
   std::map<std::string, std::pair<std::string, std::string>> pending_;
   // Why an Admitted workload's gang is not bound yet.

@@ -1,6 +1,7 @@
 #include "placement/numa_aligner.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 
 #include "placement/gpu_devices.h"
@@ -20,11 +21,13 @@ struct Need {
   int32_t gpu_milli = 0;
 };
 
-bool ZoneFits(const NodeInfo& info, const NodeUsage& usage, int32_t z, const Need& need) {
+// `free_devices`: CountFreeDevices of zone `z`, counted once by the caller.
+bool ZoneFits(const NodeInfo& info, const NodeUsage& usage, int32_t z, const Need& need,
+              int32_t free_devices) {
   for (ResourceId r : info.zone_resources) {
     if (ZoneFree(info, usage, z, r) < need.requests.Get(r)) return false;
   }
-  if (CountFreeDevices(info, usage, z) < need.gpus) return false;
+  if (free_devices < need.gpus) return false;
   if (need.gpu_milli > 0 && !PickSharedDevice(info, usage, {z}, need.gpu_milli)) return false;
   return true;
 }
@@ -81,11 +84,23 @@ std::optional<PodAlloc> AlignUnit(const NodeInfo& info, const NodeUsage& usage, 
   const int32_t zone_count = static_cast<int32_t>(info.zones.size());
   // 1. One zone: the fitting zone with the fewest free devices, so emptier zones
   //    stay whole for larger pods.
+  // Free whole devices per zone, counted in one pass over the node's devices
+  // (CountFreeDevices per zone walks them all for each zone).
+  constexpr int32_t kCountedZones = 16;
+  std::array<int32_t, kCountedZones> zone_free{};
+  if (zone_count <= kCountedZones) {
+    for (const auto& d : info.gpus) {
+      if (d.numa_zone >= 0 && d.numa_zone < zone_count && usage.gpu_milli_used[d.index] == 0) {
+        ++zone_free[d.numa_zone];
+      }
+    }
+  }
   int32_t best = -1;
   int32_t best_free = 0;
   for (int32_t z = 0; z < zone_count; ++z) {
-    if (!ZoneFits(info, usage, z, need)) continue;
-    int32_t free = CountFreeDevices(info, usage, z);
+    const int32_t free =
+        zone_count <= kCountedZones ? zone_free[z] : CountFreeDevices(info, usage, z);
+    if (!ZoneFits(info, usage, z, need, free)) continue;
     if (best < 0 || free < best_free) {
       best = z;
       best_free = free;
