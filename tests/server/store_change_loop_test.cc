@@ -90,7 +90,9 @@ TEST(StoreChangeLoopTest, StopEndsAWaitForALaterWakeUpAndACoalescingPause) {
   StoreChangeLoop loop;
   StoreChangeLoop::Hooks hooks;
   hooks.run = [&](StoreChangeLoop::Changes& changes) { seen.Record(changes); };
-  hooks.next_wake = [] { return std::optional<Clock::time_point>(Clock::now() + std::chrono::hours(1)); };
+  hooks.next_wake = [] {
+    return std::optional<Clock::time_point>(Clock::now() + std::chrono::hours(1));
+  };
   hooks.coalesce = std::chrono::hours(1);
   loop.Subscribe(hub, std::move(hooks));
   loop.Start();
