@@ -46,8 +46,8 @@ metadata: {name: lq, namespace: default}
 spec: {clusterQueue: cq}
 YAML
 
-# mpijob NAME LAUNCHER_SCRIPT [BACKOFF_LIMIT]: an MPIJob of a launcher running
-# LAUNCHER_SCRIPT (sh -c) and two workers with two slots each. The workers only stay up while the launcher
+# mpijob NAME LAUNCHER_SCRIPT [BACKOFF_LIMIT [LAUNCHER_CREATION_POLICY]]: an MPIJob of a
+# launcher running LAUNCHER_SCRIPT (sh -c) and two workers with two slots each. The workers only stay up while the launcher
 # runs (mpi-operator's workers run sshd); mpirun may run as root only when told so.
 mpijob() {
   cat <<YAML
@@ -58,6 +58,7 @@ metadata:
   labels: {kueue.x-k8s.io/queue-name: lq}
 spec:
   slotsPerWorker: 2
+  launcherCreationPolicy: ${4:-AtStartup}
   runPolicy: {cleanPodPolicy: Running${3:+, backoffLimit: $3}}
   mpiReplicaSpecs:
     Launcher:
@@ -89,7 +90,8 @@ YAML
 # Each rank: its world rank and the orted that started it (the daemon's vpid in
 # orte_local_daemon_uri: daemon k serves the k-th host of the hostfile).
 RANK_CMD='echo rank=\$OMPI_COMM_WORLD_RANK/\$OMPI_COMM_WORLD_SIZE daemon=\${OMPI_MCA_orte_local_daemon_uri%%;*} local=\$OMPI_COMM_WORLD_LOCAL_RANK'
-mpijob pi "cat \$OMPI_MCA_orte_default_hostfile; mpirun -np 4 sh -c \"$RANK_CMD\"" >"$TMP/pi.yaml"
+mpijob pi "cat \$OMPI_MCA_orte_default_hostfile; mpirun -np 4 sh -c \"$RANK_CMD\"" "" \
+  WaitForWorkersReady >"$TMP/pi.yaml"
 check "an MPIJob applies" "mpijob.kubeflow.org/pi created" $K apply -f "$TMP/pi.yaml"
 eventually "the MPIJob ends Succeeded" "Succeeded" \
   $K get mpijob pi -o 'jsonpath={.status.conditions[?(@.status=="True")].type}'
@@ -116,6 +118,16 @@ rank=2/4 daemon=2 local=0
 rank=3/4 daemon=2 local=1$" echo "$RANKS"
 check "the launcher exited 0" "^0$" \
   $K get pod pi-launcher-0 -o 'jsonpath={.status.containerStatuses[0].state.terminated.exitCode}'
+# WaitForWorkersReady: the launcher started once both workers ran (an order, in whole
+# seconds: RFC 3339 times compare as strings).
+STARTS=$($K get pods -o 'jsonpath={range .items[*]}{.metadata.name} {.status.containerStatuses[0].state.terminated.startedAt}{"\n"}{end}')
+L=$(sed -n 's/^pi-launcher-0 //p' <<<"$STARTS")
+ORDER=ok
+for w in 0 1; do
+  S=$(sed -n "s/^pi-worker-$w //p" <<<"$STARTS")
+  if [ -z "$L" ] || [ -z "$S" ] || [[ "$L" < "$S" ]]; then ORDER="launcher $L, worker $w $S"; fi
+done
+check "the launcher started after the workers (WaitForWorkersReady)" "^ok$" echo "$ORDER"
 
 # An mpirun whose ranks fail exits non-zero: the launcher fails, so does the MPIJob.
 # backoffLimit 0: the launcher's restartPolicy is OnFailure (mpi-operator's default),
