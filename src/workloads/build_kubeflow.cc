@@ -19,13 +19,13 @@ struct KindInfo {
 };
 
 const KindInfo* InfoFor(const std::string& kind) {
-  static const KindInfo pytorch_info{"spec.pytorchReplicaSpecs", {"Master", "Worker"}, "OnFailure"};
-  static const KindInfo tf_info{
+  static const KindInfo kPytorchInfo{"spec.pytorchReplicaSpecs", {"Master", "Worker"}, "OnFailure"};
+  static const KindInfo kTfInfo{
       "spec.tfReplicaSpecs", {"Chief", "Master", "PS", "Worker", "Evaluator"}, "Never"};
-  static const KindInfo mpi_info{"spec.mpiReplicaSpecs", {"Launcher", "Worker"}, "Never"};
-  if (kind == "PyTorchJob") return &pytorch_info;
-  if (kind == "TFJob") return &tf_info;
-  if (kind == "MPIJob") return &mpi_info;
+  static const KindInfo kMpiInfo{"spec.mpiReplicaSpecs", {"Launcher", "Worker"}, "Never"};
+  if (kind == "PyTorchJob") return &kPytorchInfo;
+  if (kind == "TFJob") return &kTfInfo;
+  if (kind == "MPIJob") return &kMpiInfo;
   return nullptr;
 }
 
