@@ -20,6 +20,8 @@ PACKAGES+=(chromium curl)
 # Pods as containers (tests/server/podman_test.sh): podman with runc (Debian's default
 # crun refuses hybrid cgroup layouts), and busybox-static, the test image's only binary.
 PACKAGES+=(podman runc busybox-static)
+# MPIJobs launched by a real mpirun (tests/server/mpijob_test.sh): Open MPI's mpirun.
+PACKAGES+=(openmpi-bin)
 command -v node >/dev/null 2>&1 || PACKAGES+=(nodejs)
 command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 

@@ -118,6 +118,7 @@ timeout 300 bash tests/server/job_policies_test.sh build/muster
 timeout 300 bash tests/server/trainjob_test.sh build/muster
 timeout 400 bash tests/server/tfjob_test.sh build/muster
 timeout 300 bash tests/server/jobset_test.sh build/muster
+timeout 300 bash tests/server/mpijob_test.sh build/muster
 
 stage "the seed documents' manifests applied unchanged with kubectl (tests/seeds)"
 timeout 600 bash tests/server/seeds_test.sh build/muster "$shared"

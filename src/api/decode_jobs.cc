@@ -275,6 +275,12 @@ void DecodeKubeflowJob(const YamlValue& root, model::ObjectMeta meta, DecodeResu
       static const char* const kImpls[] = {"OpenMPI", "Intel", "MPICH"};
       if (auto i = impl.Enum({"OpenMPI", "Intel", "MPICH"})) job.mpi_implementation = kImpls[*i];
     }
+    YamlValue creation = spec.Get("launcherCreationPolicy");
+    if (creation.IsSet()) {
+      if (auto c = creation.Enum({"AtStartup", "WaitForWorkersReady"})) {
+        job.launcher_waits_for_workers = *c == 1;
+      }
+    }
   }
   AddWorkloadRefs(root, meta);
   job.meta = std::move(meta);

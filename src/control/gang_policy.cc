@@ -37,6 +37,9 @@ std::optional<std::string> StartBlocker(const model::Workload& w, int32_t pod_se
   for (const model::PodSetDependency& d : w.pod_sets[pod_set].start_after) {
     const int32_t other = PodSetNamed(w, d.pod_set);
     if (other < 0 || Reached(other, d.complete, pods)) continue;
+    if (w.meta.kind == "MPIJob") {
+      return "waiting for the workers to be Ready (launcherCreationPolicy WaitForWorkersReady)";
+    }
     return "waiting for replicated job " + d.pod_set + " to be " +
            (d.complete ? "Complete" : "Ready") +
            (w.gang_policy.in_order ? " (startupPolicy InOrder)" : " (dependsOn)");

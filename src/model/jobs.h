@@ -74,7 +74,10 @@ struct KubeflowJob {
   std::optional<ElasticPolicy> elastic_policy;  // PyTorchJob
   int32_t slots_per_worker = 1;                 // MPIJob
   std::string mpi_implementation;               // MPIJob: OpenMPI | Intel | MPICH
-  std::optional<std::string> nproc_per_node;    // PyTorchJob spec.nprocPerNode
+  // MPIJob launcherCreationPolicy WaitForWorkersReady (default AtStartup): the
+  // launcher starts once every worker runs.
+  bool launcher_waits_for_workers = false;
+  std::optional<std::string> nproc_per_node;  // PyTorchJob spec.nprocPerNode
 };
 
 // spec.replicatedJobs[].dependsOn: start only once `name` is Ready or Complete.

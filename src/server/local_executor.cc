@@ -570,7 +570,8 @@ void LocalExecutor::WritePod(const Gang& gang, PodRun& pod, Time now) {
   view.waiting_message = pod.image_wait ? pod.message : "waiting for the GPUs of terminating pods";
   if (pod.state == PodState::kWaiting && !pod.image_wait && !gang.stopping) {
     if (auto blocker = StartBlocker(gang, pod.pod_set)) {
-      view.waiting_reason = "WaitingForReplicatedJob";
+      view.waiting_reason =
+          gang.workload.meta.kind == "MPIJob" ? "WaitingForWorkers" : "WaitingForReplicatedJob";
       view.waiting_message = *blocker;
     }
   }

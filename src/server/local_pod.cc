@@ -35,6 +35,7 @@ constexpr char kRshAgent[] =
     "while [ $# -gt 0 ]; do\n"
     "  case \"$1\" in -o|-l|-p) shift 2 ;; -*) shift ;; *) break ;; esac\n"
     "done\n"
+    "echo \"muster rsh-agent: $1: orted runs in the launcher pod\" >&2\n"
     "shift\n"
     "exec /bin/sh -c \"$*\"\n";
 

@@ -215,6 +215,9 @@ const std::vector<KindDoc>& KindDocs() {
            {"spec.runPolicy", "object", kRunPolicyDoc},
            {"spec.runPolicy.suspend", "boolean", kSuspendRunDoc},
            {"spec.mpiImplementation", "string", "OpenMPI, Intel or MPICH."},
+           {"spec.launcherCreationPolicy", "string",
+            "AtStartup (default): the launcher starts with the workers; WaitForWorkersReady: "
+            "once every worker runs."},
        }},
       {"jobset.x-k8s.io",
        "JobSet",

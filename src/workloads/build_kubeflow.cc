@@ -19,13 +19,13 @@ struct KindInfo {
 };
 
 const KindInfo* InfoFor(const std::string& kind) {
-  static const KindInfo pytorch_info{"spec.pytorchReplicaSpecs", {"Master", "Worker"}, "OnFailure"};
-  static const KindInfo tf_info{
+  static const KindInfo kPytorchInfo{"spec.pytorchReplicaSpecs", {"Master", "Worker"}, "OnFailure"};
+  static const KindInfo kTfInfo{
       "spec.tfReplicaSpecs", {"Chief", "Master", "PS", "Worker", "Evaluator"}, "Never"};
-  static const KindInfo mpi_info{"spec.mpiReplicaSpecs", {"Launcher", "Worker"}, "Never"};
-  if (kind == "PyTorchJob") return &pytorch_info;
-  if (kind == "TFJob") return &tf_info;
-  if (kind == "MPIJob") return &mpi_info;
+  static const KindInfo kMpiInfo{"spec.mpiReplicaSpecs", {"Launcher", "Worker"}, "Never"};
+  if (kind == "PyTorchJob") return &kPytorchInfo;
+  if (kind == "TFJob") return &kTfInfo;
+  if (kind == "MPIJob") return &kMpiInfo;
   return nullptr;
 }
 
@@ -142,6 +142,15 @@ Result<model::Workload> BuildKubeflowJob(const model::KubeflowJob& job, Priority
   if (job.meta.kind == "MPIJob") {
     w.rank.slots_per_worker = job.slots_per_worker;
     w.rank.mpi_implementation = job.mpi_implementation.empty() ? "OpenMPI" : job.mpi_implementation;
+    // WaitForWorkersReady: mpi-operator creates the launcher once every worker is
+    // Ready; the executor holds the launcher until the worker pods run.
+    bool workers = std::any_of(w.pod_sets.begin(), w.pod_sets.end(),
+                               [](const model::PodSet& ps) { return ps.name == "worker"; });
+    for (model::PodSet& ps : w.pod_sets) {
+      if (job.launcher_waits_for_workers && workers && ps.name == "launcher") {
+        ps.start_after.push_back({"worker", false});
+      }
+    }
   }
   return w;
 }

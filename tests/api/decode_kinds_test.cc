@@ -417,6 +417,7 @@ kind: MPIJob
 metadata: {name: mpi}
 spec:
   slotsPerWorker: 8
+  launcherCreationPolicy: WaitForWorkersReady
   mpiReplicaSpecs:
     Launcher: {template: {spec: {containers: [{name: l}]}}}
     Worker: {replicas: 2, template: {spec: {containers: [{name: w}]}}}
@@ -441,6 +442,7 @@ spec:
   const auto& mpi = std::get<model::KubeflowJob>(r.manifests.jobs.at(2));
   EXPECT_EQ(mpi.slots_per_worker, 8);
   EXPECT_EQ(mpi.mpi_implementation, "OpenMPI");
+  EXPECT_TRUE(mpi.launcher_waits_for_workers);
   EXPECT_EQ(mpi.replica_specs.at(0).type, "Launcher");
   EXPECT_EQ(mpi.replica_specs.at(0).replicas, 1);
 }

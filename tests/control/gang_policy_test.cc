@@ -49,6 +49,22 @@ TEST(GangPolicy, InOrderWaitsForThePreviousSetReady) {
   EXPECT_FALSE(StartBlocker(w, 1, Pods(Phase::kSucceeded, waiting)).has_value());
 }
 
+TEST(GangPolicy, MpiLauncherWaitsForRunningWorkers) {
+  model::Workload w;
+  w.meta.kind = "MPIJob";
+  w.pod_sets = {Set("launcher", 1, 1), Set("worker", 2, 1)};
+  w.pod_sets[0].start_after = {{"worker", false}};
+  std::vector<PolicyPod> pods = {
+      {0, 0, Phase::kWaiting}, {1, 0, Phase::kRunning}, {1, 1, Phase::kWaiting}};
+  auto blocker = StartBlocker(w, 0, pods);
+  ASSERT_TRUE(blocker.has_value());
+  EXPECT_EQ(*blocker,
+            "waiting for the workers to be Ready (launcherCreationPolicy WaitForWorkersReady)");
+  EXPECT_FALSE(StartBlocker(w, 1, pods).has_value());
+  pods[2].phase = Phase::kRunning;
+  EXPECT_FALSE(StartBlocker(w, 0, pods).has_value());
+}
+
 TEST(GangPolicy, DependsOnCompleteWaitsForEveryPodToSucceed) {
   model::Workload w = JobSetWorkload();
   w.pod_sets[0].start_after = {{"workers", true}};

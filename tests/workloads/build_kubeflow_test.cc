@@ -159,6 +159,18 @@ TEST(KubeflowTest, LifecycleQueueAndRankFacts) {
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->rank.slots_per_worker, 8);
   EXPECT_EQ(m->rank.mpi_implementation, "OpenMPI");
+  // AtStartup (the default): the launcher starts with the workers.
+  for (const model::PodSet& ps : m->pod_sets) EXPECT_TRUE(ps.start_after.empty()) << ps.name;
+
+  mpi.launcher_waits_for_workers = true;  // WaitForWorkersReady
+  m = BuildWorkload(mpi, {});
+  ASSERT_TRUE(m.ok());
+  ASSERT_EQ(m->pod_sets.size(), 2u);
+  EXPECT_EQ(m->pod_sets[0].name, "launcher");
+  ASSERT_EQ(m->pod_sets[0].start_after.size(), 1u);
+  EXPECT_EQ(m->pod_sets[0].start_after[0].pod_set, "worker");
+  EXPECT_FALSE(m->pod_sets[0].start_after[0].complete);
+  EXPECT_TRUE(m->pod_sets[1].start_after.empty());
 }
 
 TEST(KubeflowTest, RequestsPerReplicaType) {
