@@ -47,6 +47,20 @@ std::optional<std::string> StartBlocker(const model::Workload& w, int32_t pod_se
   return std::nullopt;
 }
 
+bool HasStartOrder(const model::Workload& w) {
+  return std::any_of(w.pod_sets.begin(), w.pod_sets.end(),
+                     [](const model::PodSet& ps) { return !ps.start_after.empty(); });
+}
+
+std::vector<bool> BlockedPodSets(const model::Workload& w, const std::vector<PolicyPod>& pods) {
+  std::vector<bool> blocked(w.pod_sets.size(), false);
+  if (!HasStartOrder(w)) return blocked;
+  for (size_t s = 0; s < blocked.size(); ++s) {
+    blocked[s] = StartBlocker(w, static_cast<int32_t>(s), pods).has_value();
+  }
+  return blocked;
+}
+
 bool ChildJobSuccessMet(const model::Workload& w, const std::vector<PolicyPod>& pods) {
   const model::GangPolicy& policy = w.gang_policy;
   int64_t expected = 0, succeeded = 0;
@@ -104,6 +118,21 @@ FailureRuleMatch MatchFailureRule(const model::Workload& w, int32_t pod_set,
     return match;
   }
   return match;
+}
+
+std::optional<GangOutcome> ChildJobOutcome(const std::string& key, const model::Workload& w,
+                                           const std::vector<PolicyPod>& pods) {
+  if (ChildJobSuccessMet(w, pods)) return GangOutcome{key, true, ""};
+  for (const PolicyPod& pod : pods) {
+    if (pod.phase != PolicyPodPhase::kFailed) continue;
+    GangOutcome out{key, false, pod.failure};
+    const FailureRuleMatch rule =
+        MatchFailureRule(w, pod.pod_set, kChildJobFailureReason, kChildJobFailureMessage);
+    out.directive = rule.directive;
+    if (!rule.why.empty()) out.message += "; " + rule.why;
+    return out;
+  }
+  return std::nullopt;
 }
 
 }  // namespace muster::control

@@ -1,18 +1,30 @@
 // EmulatedExecutor: `muster serve --executor emulated`. Like kwok, it runs nothing:
 // a started gang's pods are Running at once (their Pod objects are written at the
 // next Poll, as LocalExecutor writes them, so kubectl and `muster get` show them),
-// and the gang succeeds once the job's sim.muster.dev/duration has passed since it
-// started. A job without a duration runs until it is deleted or preempted. Stopping
-// (eviction, failure, deletion) is immediate: no process needs a grace period.
+// and each ends once its modelled run is over: the job's sim.muster.dev/duration
+// (or its pod template's, for that pod set) since the gang started. A pod template's
+// sim.muster.dev/fail-after makes the pods of its set fail (exit code 1) that long
+// after they start, when that comes before their duration: the emulated failure the
+// job's failure policies act on. A pod without either runs until it is stopped.
+// Stopping (eviction, failure, deletion) is immediate: no process needs a grace
+// period.
+//
+// The gang succeeds by the same rules as the local executor's: a JobSet by its
+// successPolicy over child Jobs, every other kind once all its pods succeeded; a
+// failed pod fails it (a JobSet's failurePolicy.rules, a Job's podFailurePolicy then
+// decide, control/gang_policy.h). A JobSet's replicated jobs that start after others
+// (startupPolicy InOrder, dependsOn) stay Pending (WaitingForReplicatedJob) until
+// those are Ready / Complete; they start at a later Poll (at the earliest the next)
+// and run their own duration from then.
 //
 // An elastic gang changes size in place (Resized): added pods are Running at once,
 // removed ones (the highest indices) have their Pod objects deleted at once, as a
 // scale-down deletes them; the gang's duration does not change with its size.
 //
 // After a restart a gang recorded running is adopted and still finishes at its
-// original start (its pods' status.startTime) + duration. Every start runs the whole
-// duration (no checkpoint progress is modelled). Called from the controller thread
-// only.
+// original start (its pods' status.startTime) + duration; a JobSet with a start
+// order keeps each pod's recorded state. Every start runs the whole duration (no
+// checkpoint progress is modelled). Called from the controller thread only.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "control/gang_policy.h"
 #include "server/object_store.h"
 #include "server/pod_object.h"
 #include "server/serve_executor.h"
@@ -54,16 +67,49 @@ class EmulatedExecutor : public ServeExecutor {
   size_t RunningGangs() const { return gangs_.size(); }
 
  private:
+  // What a pod set's pods do once started (sim.muster.dev/* of the job and of the
+  // pod set's template).
+  struct SetModel {
+    std::optional<Time> duration;    // nullopt: runs until stopped
+    std::optional<Time> fail_after;  // fails this long after it starts
+  };
+  struct Pod {
+    PodRunView view;              // with owner_uid, the job's uid
+    std::optional<Time> ends_at;  // running: when its modelled run ends
+    bool fails = false;           // it ends Failed (fail-after), not Succeeded
+  };
   struct Gang {
     model::Workload workload;
-    std::vector<PodRunView> pods;  // with owner_uid, the job's uid
-    std::optional<Time> ends_at;   // nullopt: no duration, runs until stopped
+    std::vector<SetModel> sets;  // by pod set
+    std::vector<Pod> pods;
+    Time started_at = 0;
+    // Its pods changed since the last Poll: held pods may start (never in the cycle
+    // that started the gang: they show Pending first).
+    bool recheck = false;
+    bool reported = false;  // an outcome was returned for it
   };
 
-  PodRunView NewPod(const model::Workload& workload, const placement::PodPlacement& placement,
-                    const std::string& job_uid, const std::string& started);
+  static std::vector<SetModel> SetModels(const model::Workload& workload);
+  Pod NewPod(const model::Workload& workload, const placement::PodPlacement& placement,
+             const std::string& job_uid);
+  // The pod runs from `from` (its end is scheduled) or, blocked by its start order,
+  // waits (`blocker`).
+  void RunPod(const std::string& key, Gang& gang, Pod& pod, Time from);
+  static void Hold(Pod& pod, const std::string& blocker);
   // Registers the gang of `record` as running since `started_at` and writes its pods.
   void StartGang(const engine::WorkloadRecord& record, Time started_at);
+  // By pod set: why its pods may not start yet (StartBlocker), nullopt when they may.
+  static std::vector<std::optional<std::string>> Blockers(const Gang& gang);
+  // Pods whose start order now lets them run start at `now`. True when one did or
+  // what a held one waits for changed.
+  bool StartUnblocked(const std::string& key, Gang& gang, Time now);
+  // Ends the pods whose run is over at `now`. True when one did.
+  bool EndPods(Gang& gang, Time now);
+  // An adopted JobSet with a start order: each pod as its stored object recorded it.
+  void AdoptPods(const std::string& key, Gang& gang);
+  std::optional<control::GangOutcome> Evaluate(const std::string& key, const Gang& gang) const;
+  static std::vector<control::PolicyPod> PolicyPods(const Gang& gang);
+  void Unschedule(const std::string& key, const Gang& gang);
   void WritePods(const Gang& gang, Time now);
   void DeletePods(const Gang& gang);
   // When a previous server started the pods of `record` (their status.startTime);
@@ -74,11 +120,13 @@ class EmulatedExecutor : public ServeExecutor {
   ObjectStore& store_;
   const engine::Engine* engine_ = nullptr;
   uint64_t changes_ = 0;
-  std::map<std::string, Gang> gangs_;                          // by workload key
-  std::set<std::pair<Time, std::string>> deadlines_;           // (ends_at, key) of running gangs
-  std::map<std::string, int32_t> starts_;                      // "<ns>/<pod>" -> starts so far
+  std::map<std::string, Gang> gangs_;                 // by workload key
+  std::set<std::pair<Time, std::string>> deadlines_;  // (ends_at, key) of running pods
+  std::set<std::string> gated_;                       // gangs with pods held by their start order
+  std::map<std::string, int32_t> starts_;             // "<ns>/<pod>" -> starts so far
   std::map<std::string, control::GangPodCounts> last_counts_;  // of the last stopped gang per key
-  std::vector<std::string> to_write_;  // started gangs whose pods Poll writes
+  std::set<std::string> to_write_;                             // gangs whose pods Poll writes
+  std::set<std::string> to_check_;                             // gangs whose outcome Poll evaluates
 };
 
 }  // namespace muster::server

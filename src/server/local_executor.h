@@ -98,7 +98,7 @@ class LocalExecutor : public ServeExecutor {
 
   // Takes over a gang a previous server started (after Engine::Adopt): its pods'
   // processes are running, or finished while the server was down (`recovered`).
-  // A pod with no process at all counts as failed.
+  // A pod with no process at all counts as failed (local_executor_adopt.cc).
   void AdoptRecovered(const engine::WorkloadRecord& record, Time now,
                       const std::map<std::string, RecoveredProcess>& recovered) override;
 
@@ -208,6 +208,8 @@ class LocalExecutor : public ServeExecutor {
   // /etc/hosts, each pod's address by rank (launch and growth alike).
   workloads::RankContext RankContextOf(const Gang& gang) const;
   void HandleDeletedPods();
+  // Pod directories whose Pod object went while the server was down
+  // (local_executor_adopt.cc).
   void CollectOrphanDirs();
   std::vector<DnsPod> DnsPods(const Gang* launching) const;
   std::vector<DnsService> Services() const;

@@ -19,21 +19,21 @@ std::vector<control::PolicyPod> LocalExecutor::PolicyPods(const Gang& gang) {
               : pod.state == PodState::kRunning   ? control::PolicyPodPhase::kRunning
               : pod.state == PodState::kSucceeded ? control::PolicyPodPhase::kSucceeded
                                                   : control::PolicyPodPhase::kFailed;
-    out.push_back(p);
+    if (pod.state == PodState::kFailed) {
+      p.failure =
+          "pod " + pod.name + " failed: " +
+          (pod.message.empty() ? "exit code " + std::to_string(pod.exit_code) : pod.message);
+    }
+    out.push_back(std::move(p));
   }
   return out;
 }
 
 std::vector<bool> LocalExecutor::BlockedPodSets(const Gang& gang) {
-  std::vector<bool> blocked(gang.workload.pod_sets.size(), false);
-  bool any = false;
-  for (const auto& ps : gang.workload.pod_sets) any = any || !ps.start_after.empty();
-  if (!any) return blocked;
-  const std::vector<control::PolicyPod> pods = PolicyPods(gang);
-  for (size_t s = 0; s < blocked.size(); ++s) {
-    blocked[s] = control::StartBlocker(gang.workload, static_cast<int32_t>(s), pods).has_value();
+  if (!control::HasStartOrder(gang.workload)) {
+    return std::vector<bool>(gang.workload.pod_sets.size(), false);
   }
-  return blocked;
+  return control::BlockedPodSets(gang.workload, PolicyPods(gang));
 }
 
 std::optional<std::string> LocalExecutor::StartBlocker(const Gang& gang, int32_t pod_set) {
@@ -45,26 +45,7 @@ std::optional<std::string> LocalExecutor::StartBlocker(const Gang& gang, int32_t
 }
 
 std::optional<control::GangOutcome> LocalExecutor::EvaluateChildJobs(const Gang& gang) {
-  const std::vector<control::PolicyPod> pods = PolicyPods(gang);
-  // Upstream deletes the still-active Jobs once the JobSet completes: the gang is
-  // stopped at once (its other pods get their termination grace period).
-  if (control::ChildJobSuccessMet(gang.workload, pods)) {
-    return control::GangOutcome{gang.key, true, ""};
-  }
-  for (const PodRun& pod : gang.pods) {
-    if (pod.state != PodState::kFailed || pod.shrunk) continue;
-    control::GangOutcome out{
-        gang.key, false,
-        "pod " + pod.name + " failed: " +
-            (pod.message.empty() ? "exit code " + std::to_string(pod.exit_code) : pod.message)};
-    const control::FailureRuleMatch rule =
-        control::MatchFailureRule(gang.workload, pod.pod_set, control::kChildJobFailureReason,
-                                  control::kChildJobFailureMessage);
-    out.directive = rule.directive;
-    if (!rule.why.empty()) out.message += "; " + rule.why;
-    return out;
-  }
-  return std::nullopt;
+  return control::ChildJobOutcome(gang.key, gang.workload, PolicyPods(gang));
 }
 
 }  // namespace muster::server

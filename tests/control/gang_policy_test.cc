@@ -118,5 +118,43 @@ TEST(GangPolicy, FirstMatchingFailureRuleDecides) {
   EXPECT_TRUE(m.why.empty());
 }
 
+TEST(GangPolicy, BlockedPodSetsFollowTheStartOrder) {
+  model::Workload w = JobSetWorkload();
+  EXPECT_FALSE(HasStartOrder(w));
+  EXPECT_EQ(BlockedPodSets(w, Pods(Phase::kWaiting, std::vector<Phase>(4, Phase::kWaiting))),
+            std::vector<bool>({false, false}));
+  w.pod_sets[1].start_after = {{"leader", false}};
+  EXPECT_TRUE(HasStartOrder(w));
+  EXPECT_EQ(BlockedPodSets(w, Pods(Phase::kWaiting, std::vector<Phase>(4, Phase::kWaiting))),
+            std::vector<bool>({false, true}));
+  EXPECT_EQ(BlockedPodSets(w, Pods(Phase::kRunning, std::vector<Phase>(4, Phase::kWaiting))),
+            std::vector<bool>({false, false}));
+}
+
+// Both executors' outcome of a JobSet gang: success first, else the first failed
+// pod's failure with the rule it matched.
+TEST(GangPolicy, ChildJobOutcomeNamesTheFirstFailedPodAndItsRule) {
+  model::Workload w = JobSetWorkload();
+  w.gang_policy.failure_rules = {{"workers-fatal", "FailJobSet", {}, {}, {"workers"}}};
+  const Phase S = Phase::kSucceeded, R = Phase::kRunning, F = Phase::kFailed;
+  EXPECT_FALSE(ChildJobOutcome("ns/js", w, Pods(R, {R, R, R, R})).has_value());
+  std::vector<PolicyPod> pods = Pods(R, {R, F, R, F});
+  pods[2].failure = "pod js-workers-0-1 failed: exit code 1";
+  pods[4].failure = "pod js-workers-1-1 failed: exit code 2";
+  auto out = ChildJobOutcome("ns/js", w, pods);
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(out->key, "ns/js");
+  EXPECT_FALSE(out->succeeded);
+  EXPECT_EQ(out->message,
+            "pod js-workers-0-1 failed: exit code 1; failurePolicy rule workers-fatal: FailJobSet");
+  EXPECT_EQ(out->directive, engine::FailureDirective::kFail);
+  // A met successPolicy is decided before a failure.
+  w.gang_policy.success_any = true;
+  w.gang_policy.success_sets = {"leader"};
+  out = ChildJobOutcome("ns/js", w, Pods(S, {R, F, R, R}));
+  ASSERT_TRUE(out.has_value());
+  EXPECT_TRUE(out->succeeded);
+}
+
 }  // namespace
 }  // namespace muster::control

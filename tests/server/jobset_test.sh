@@ -16,7 +16,7 @@ serve_tmp
 
 start_serve
 
-check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<'EOF'
+cat >"$TMP/queues.yaml" <<'EOF'
 apiVersion: kueue.x-k8s.io/v1beta1
 kind: ResourceFlavor
 metadata: {name: default-flavor}
@@ -39,6 +39,7 @@ kind: LocalQueue
 metadata: {name: lq, namespace: default}
 spec: {clusterQueue: cq}
 EOF
+check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f "$TMP/queues.yaml"
 
 # pod_spec COMMAND: a one-container pod template spec running COMMAND in sh.
 pod_spec() {
@@ -136,4 +137,60 @@ spec:
     dependsOn: [{name: a, status: Ready}]
     template: {spec: {template: {spec: $(pod_spec "true")}}}
 EOF
+
+# The same policies with --executor emulated: nothing runs; a pod set's pods run for
+# its template's sim.muster.dev/duration (else the JobSet's) and fail after its
+# sim.muster.dev/fail-after.
+start_serve --executor emulated
+check "the queues apply (emulated)" "localqueue.kueue.x-k8s.io/lq created" \
+  $K apply -f "$TMP/queues.yaml"
+# emu_set NAME [ANNOTATIONS]: a replicated job of one pod with a pod template's annotations.
+emu_set() {
+  echo "  - name: $1
+    template: {spec: {template: {metadata: {annotations: {${2:-}}}, spec: $(pod_spec "exit 7")}}}"
+}
+check "an emulated dependsOn JobSet applies" "jobset.jobset.x-k8s.io/emu-staged created" \
+  $K apply -f - <<EOF
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: emu-staged
+  labels: {kueue.x-k8s.io/queue-name: lq}
+  annotations: {sim.muster.dev/duration: "1s"}
+spec:
+  replicatedJobs:
+$(emu_set prep 'sim.muster.dev/duration: "3s"')
+$(emu_set main)
+    dependsOn: [{name: prep, status: Complete}]
+EOF
+eventually "its main pod waits Pending for prep to be Complete (emulated)" \
+  "Running Pending WaitingForReplicatedJob waiting for replicated job prep to be Complete \(dependsOn\)" \
+  $K get pod emu-staged-prep-0-0 emu-staged-main-0-0 -o 'jsonpath={.items[*].status.phase} {.items[1].status.containerStatuses[0].state.waiting.reason} {.items[1].status.containerStatuses[0].state.waiting.message}'
+eventually "then it runs and the JobSet completes (emulated)" "^True AllJobsCompleted$" \
+  $K get jobset emu-staged -o 'jsonpath={.status.conditions[?(@.type=="Completed")].status} {.status.conditions[?(@.type=="Completed")].reason}'
+prep_end=$($K get pod emu-staged-prep-0-0 -o 'jsonpath={.status.containerStatuses[0].state.terminated.finishedAt}')
+main_start=$($K get pod emu-staged-main-0-0 -o 'jsonpath={.status.startTime}')
+check "main started once prep had ended ($prep_end)" "ok" \
+  bash -c "[[ -n '$prep_end' && ! '$main_start' < '$prep_end' ]] && echo ok"
+
+check "an emulated JobSet whose workers fail applies" "jobset.jobset.x-k8s.io/emu-failing created" \
+  $K apply -f - <<EOF
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata:
+  name: emu-failing
+  labels: {kueue.x-k8s.io/queue-name: lq}
+spec:
+  failurePolicy:
+    maxRestarts: 3
+    rules: [{name: workers-fail, action: FailJobSet, targetReplicatedJobs: [workers]}]
+  replicatedJobs:
+$(emu_set leader)
+$(emu_set workers 'sim.muster.dev/fail-after: "1s"')
+EOF
+eventually "its failurePolicy rule fails it at once, no restart (emulated)" \
+  "^True FailJobSetFailurePolicyAction 0$" \
+  $K get jobset emu-failing -o 'jsonpath={.status.conditions[?(@.type=="Failed")].status} {.status.conditions[?(@.type=="Failed")].reason} {.status.restarts}'
+check "the worker failed with exit code 1 and nothing ran" "Failed 1" \
+  $K get pod emu-failing-workers-0-0 -o 'jsonpath={.status.phase} {.status.containerStatuses[0].state.terminated.exitCode}'
 finish
