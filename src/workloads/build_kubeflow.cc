@@ -18,6 +18,10 @@ struct KindInfo {
   std::string_view default_restart_policy;  // the operator's defaulting when unset
 };
 
+// mpi-operator v2 runs its launcher as a batch Job, whose default backoffLimit applies
+// when runPolicy sets none (the decoder defaults the launcher to OnFailure).
+constexpr int32_t kMpiLauncherBackoffLimit = 6;
+
 const KindInfo* InfoFor(const std::string& kind) {
   static const KindInfo kPytorchInfo{"spec.pytorchReplicaSpecs", {"Master", "Worker"}, "OnFailure"};
   static const KindInfo kTfInfo{
@@ -133,9 +137,12 @@ Result<model::Workload> BuildKubeflowJob(const model::KubeflowJob& job, Priority
     refs->spec_field = "spec.runPolicy.schedulingPolicy.priorityClass";
   }
   w.lifecycle.restart_on_failure = restarts;
-  // Without backoffLimit the operator never gives up on a restartable replica.
-  w.lifecycle.max_restarts =
-      job.run_policy.backoff_limit.value_or(restarts ? std::numeric_limits<int32_t>::max() : 0);
+  // Without backoffLimit the training operator never gives up on a restartable
+  // replica. mpi-operator v2 hands runPolicy.backoffLimit to its launcher, a batch Job,
+  // whose own default (6) then applies.
+  const int32_t unlimited =
+      job.meta.kind == "MPIJob" ? kMpiLauncherBackoffLimit : std::numeric_limits<int32_t>::max();
+  w.lifecycle.max_restarts = job.run_policy.backoff_limit.value_or(restarts ? unlimited : 0);
 
   w.rank.nproc_per_node = job.nproc_per_node;
   w.rank.elastic_policy = job.elastic_policy;

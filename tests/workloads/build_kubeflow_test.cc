@@ -155,8 +155,15 @@ TEST(KubeflowTest, LifecycleQueueAndRankFacts) {
 
   model::KubeflowJob mpi = Kubeflow("MPIJob", "m", {Replica("Launcher", 1), Replica("Worker", 2)});
   mpi.slots_per_worker = 8;
+  mpi.replica_specs[0].restart_policy = "OnFailure";  // the decoder's default for Launcher
   Result<model::Workload> m = BuildWorkload(mpi, {});
   ASSERT_TRUE(m.ok());
+  // The launcher is a batch Job in mpi-operator: without runPolicy.backoffLimit, the
+  // Job's default of 6 retries applies.
+  EXPECT_TRUE(m->lifecycle.restart_on_failure);
+  EXPECT_EQ(m->lifecycle.max_restarts, 6);
+  mpi.run_policy.backoff_limit = 2;
+  EXPECT_EQ(BuildWorkload(mpi, {})->lifecycle.max_restarts, 2);
   EXPECT_EQ(m->rank.slots_per_worker, 8);
   EXPECT_EQ(m->rank.mpi_implementation, "OpenMPI");
   // AtStartup (the default): the launcher starts with the workers.
