@@ -13,6 +13,9 @@
 #                                    K ("kubectl --server URL ...", to use unquoted; over
 #                                    HTTPS it trusts TMP/ca.crt)
 #   eventually NAME PATTERN CMD...   CMD's output matches PATTERN within 30 s
+#   kueue_queues CPU MEMORY          prints ResourceFlavor default-flavor, ClusterQueue cq
+#                                    (cpu and memory quota, every namespace) and
+#                                    LocalQueue default/lq, for kubectl apply -f -
 # shellcheck shell=bash
 
 require_commands() {
@@ -96,4 +99,30 @@ eventually() {
     sleep 0.2
   done
   bad "$name" "$out"
+}
+
+kueue_queues() {
+  cat <<EOF
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: default-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: cq}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu, memory]
+    flavors:
+    - name: default-flavor
+      resources:
+      - {name: cpu, nominalQuota: "$1"}
+      - {name: memory, nominalQuota: $2}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: lq, namespace: default}
+spec: {clusterQueue: cq}
+EOF
 }

@@ -25,29 +25,7 @@ start_serve
 
 # One flavor, a ClusterQueue of 1Gi of memory (memory: every machine has that much;
 # a CPU count would depend on the machine the test runs on) and its LocalQueue.
-check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<'EOF'
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "1"}
-      - {name: memory, nominalQuota: 1Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: default}
-spec: {clusterQueue: cq}
-EOF
+check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<<"$(kueue_queues 1 1Gi)"
 
 # pod NAME MEMORY COMMAND [GROUP TOTAL]: a bare Pod in queue lq.
 pod() {

@@ -16,29 +16,7 @@ serve_tmp
 
 start_serve
 
-cat >"$TMP/queues.yaml" <<'EOF'
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "2"}
-      - {name: memory, nominalQuota: 2Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: default}
-spec: {clusterQueue: cq}
-EOF
+kueue_queues 2 2Gi >"$TMP/queues.yaml"
 check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f "$TMP/queues.yaml"
 
 # pod_spec COMMAND: a one-container pod template spec running COMMAND in sh.

@@ -22,29 +22,7 @@ serve_tmp
 
 start_serve
 
-check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<'YAML'
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "4"}
-      - {name: memory, nominalQuota: 4Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: default}
-spec: {clusterQueue: cq}
-YAML
+check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<<"$(kueue_queues 4 4Gi)"
 
 # mpijob NAME LAUNCHER_SCRIPT [BACKOFF_LIMIT [LAUNCHER_CREATION_POLICY]]: an MPIJob of a
 # launcher running LAUNCHER_SCRIPT (sh -c) and two workers with two slots each. The workers only stay up while the launcher

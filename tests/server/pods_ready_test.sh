@@ -72,29 +72,7 @@ eventually() {
   bad "$name" "$out"
 }
 
-check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<'EOF2'
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "1"}
-      - {name: memory, nominalQuota: 1Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: default}
-spec: {clusterQueue: cq}
-EOF2
+check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<<"$(kueue_queues 1 1Gi)"
 
 check "a Job whose image is missing under imagePullPolicy Never applies" "job.batch/stuck created" \
   $K apply -f - <<EOF2

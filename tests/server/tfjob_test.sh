@@ -26,29 +26,7 @@ serve_tmp
 
 start_serve
 
-check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<'EOF2'
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "2"}
-      - {name: memory, nominalQuota: 2Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: default}
-spec: {clusterQueue: cq}
-EOF2
+check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<<"$(kueue_queues 2 2Gi)"
 check "the task script is a ConfigMap" "configmap/peers created" \
   $K create configmap peers --from-file=peer_check.py="$PEERS"
 

@@ -16,29 +16,7 @@ serve_tmp
 
 start_serve
 
-check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<'EOF'
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ResourceFlavor
-metadata: {name: default-flavor}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - name: default-flavor
-      resources:
-      - {name: cpu, nominalQuota: "1"}
-      - {name: memory, nominalQuota: 1Gi}
----
-apiVersion: kueue.x-k8s.io/v1beta1
-kind: LocalQueue
-metadata: {name: lq, namespace: default}
-spec: {clusterQueue: cq}
-EOF
+check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<<"$(kueue_queues 1 1Gi)"
 
 # runtime NAME: a torch ClusterTrainingRuntime whose trainer step is "node".
 runtime() {
