@@ -11,8 +11,12 @@
 #   start_serve [ARGS...]            (re)starts MUSTER serve on a fresh TMP/data on a free
 #                                    port, its output in TMP/server.log; sets PID, URL and
 #                                    K ("kubectl --server URL ...", to use unquoted; over
-#                                    HTTPS it trusts TMP/ca.crt)
-#   eventually NAME PATTERN CMD...   CMD's output matches PATTERN within 30 s
+#                                    HTTPS it trusts TMP/ca.crt); waits SERVE_START_TRIES
+#                                    (default 100) x 0.1 s for it to listen
+#   restart_serve [ARGS...]          the same on the data TMP/data already holds (a
+#                                    kill -9 and restart: what it stored survives)
+#   eventually NAME PATTERN CMD...   CMD's output matches PATTERN within EVENTUALLY_TRIES
+#                                    (default 150) x 0.2 s: 30 s
 #   kueue_queues CPU MEMORY          prints ResourceFlavor default-flavor, ClusterQueue cq
 #                                    (cpu and memory quota, every namespace) and
 #                                    LocalQueue default/lq, for kubectl apply -f -
@@ -70,8 +74,17 @@ start_serve() {
   if [ -n "$PID" ]; then
     kill -9 "$PID" 2>/dev/null
     wait "$PID" 2>/dev/null
+    PID=""
   fi
   rm -rf "$TMP/data"
+  restart_serve "$@"
+}
+
+restart_serve() {
+  if [ -n "$PID" ]; then
+    kill -9 "$PID" 2>/dev/null
+    wait "$PID" 2>/dev/null
+  fi
   # A fresh log: the shell truncates it only in the background child, so a loaded
   # machine let the loop below read the killed server's "listening on" line (stop 23's
   # CI: every request of the next seed refused).
@@ -79,7 +92,7 @@ start_serve() {
   "$MUSTER" serve --data "$TMP/data" --listen 127.0.0.1:0 "$@" >"$TMP/server.log" 2>&1 &
   PID=$!
   URL=""
-  for _ in $(seq 1 100); do
+  for _ in $(seq 1 "${SERVE_START_TRIES:-100}"); do
     URL=$(sed -n 's/.*listening on \(https\?:\/\/127.0.0.1:[0-9]*\).*/\1/p' "$TMP/server.log" 2>/dev/null)
     [ -n "$URL" ] && break
     kill -0 "$PID" 2>/dev/null || break
@@ -94,7 +107,7 @@ eventually() {
   local name=$1 pattern=$2
   shift 2
   local out=""
-  for _ in $(seq 1 150); do
+  for _ in $(seq 1 "${EVENTUALLY_TRIES:-150}"); do
     if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; return; fi
     sleep 0.2
   done

@@ -39,38 +39,11 @@ waitForPodsReady:
     backoffMaxSeconds: 20
 EOF2
 
-# (Re)starts the server on the same data: what it stored survives.
-start_server() {
-  if [ -n "$PID" ]; then
-    kill -9 "$PID" 2>/dev/null
-    wait "$PID" 2>/dev/null
-  fi
-  rm -f "$TMP/server.log"
-  "$MUSTER" serve --data "$TMP/data" --listen 127.0.0.1:0 --container-runtime=podman \
-    --config "$TMP/kueue.yaml" >"$TMP/server.log" 2>&1 &
-  PID=$!
-  URL=""
-  for _ in $(seq 1 300); do
-    URL=$(sed -n 's/.*listening on \(http:\/\/127.0.0.1:[0-9]*\).*/\1/p' "$TMP/server.log" 2>/dev/null)
-    [ -n "$URL" ] && break
-    kill -0 "$PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  [ -n "$URL" ] || { echo "server did not start:"; cat "$TMP/server.log"; exit 1; }
-  K="kubectl --request-timeout=20s --server $URL"
-}
-start_server
-# eventually NAME PATTERN CMD...: as serve.sh's, within 60 s (a backoff is up to 20 s).
-eventually() {
-  local name=$1 pattern=$2
-  shift 2
-  local out=""
-  for _ in $(seq 1 300); do
-    if out=$("$@" 2>&1) && grep -qE -- "$pattern" <<<"$out"; then ok "$name"; return; fi
-    sleep 0.2
-  done
-  bad "$name" "$out"
-}
+# Podman's start-up, and backoffs of up to 20 s, want longer waits than serve.sh's.
+SERVE_START_TRIES=300
+EVENTUALLY_TRIES=300
+SERVE_ARGS=(--container-runtime=podman --config "$TMP/kueue.yaml")
+restart_serve "${SERVE_ARGS[@]}"
 
 check "the queues apply" "localqueue.kueue.x-k8s.io/lq created" $K apply -f - <<<"$(kueue_queues 1 1Gi)"
 
@@ -111,13 +84,13 @@ check "its pod waited in ErrImageNeverPull" "ErrImageNeverPull" \
 check "the eviction message is upstream's" "^Exceeded the PodsReady timeout default/stuck$" \
   $K get workload job-stuck -o 'jsonpath={.status.conditions[?(@.type=="Evicted")].message}'
 
-start_server  # kill -9 and restart during the first, 15 s, backoff
+restart_serve "${SERVE_ARGS[@]}"  # kill -9 and restart during the first, 15 s, backoff
 eventually "after a restart, its requeueState is still count 1" \
   "^PodsReadyTimeout count=1 at=[0-9T:-]+Z active=true" wl
 eventually "the backoff over, it is admitted again and times out again: count 2" \
   "^PodsReadyTimeout count=2 at=[0-9T:-]+Z active=true admitted=False$" wl
 
-start_server  # and again during the second, 20 s, backoff
+restart_serve "${SERVE_ARGS[@]}"  # and again during the second, 20 s, backoff
 eventually "after a second restart, its requeueState is still count 2" \
   "^PodsReadyTimeout count=2 at=[0-9T:-]+Z active=true" wl
 eventually "its third timeout passes backoffLimitCount 2: deactivated, requeueState cleared" \
