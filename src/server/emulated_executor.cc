@@ -351,24 +351,14 @@ std::optional<control::GangOutcome> EmulatedExecutor::Evaluate(const std::string
   if (gang.workload.gang_policy.child_jobs) {
     return control::ChildJobOutcome(key, gang.workload, PolicyPods(gang));
   }
-  std::optional<control::GangOutcome> failure;
-  std::vector<FailedPodInfo> failed;  // for a Job's podFailurePolicy
+  std::vector<EndedPod> failed;
   bool all_succeeded = !gang.pods.empty();
   for (const Pod& pod : gang.pods) {
     if (pod.view.state != PodRunState::kSucceeded) all_succeeded = false;
     if (pod.view.state != PodRunState::kFailed) continue;
-    if (!failure) {
-      failure =
-          control::GangOutcome{key, false, "pod " + pod.view.name + " failed: " + pod.view.message};
-    }
-    const auto& containers = gang.workload.pod_sets[pod.view.pod_set].tmpl.spec.containers;
-    failed.push_back({gang.workload.meta.namespace_, pod.view.name,
-                      containers.empty() ? "" : containers.front().name, pod.view.exit_code});
+    failed.push_back({pod.view.name, pod.view.pod_set, pod.view.exit_code, pod.view.message});
   }
-  if (failure) {
-    ApplyPodFailurePolicy(gang.workload.lifecycle.pod_failure_policy, failed, *failure);
-    return failure;
-  }
+  if (!failed.empty()) return FailedGangOutcome(key, gang.workload, failed);
   if (all_succeeded) return control::GangOutcome{key, true, ""};
   return std::nullopt;
 }

@@ -64,4 +64,25 @@ void ApplyPodFailurePolicy(const std::vector<model::PodFailurePolicyRule>& rules
   }
 }
 
+std::optional<control::GangOutcome> FailedGangOutcome(const std::string& key,
+                                                      const model::Workload& workload,
+                                                      const std::vector<EndedPod>& failed) {
+  if (failed.empty()) return std::nullopt;
+  const EndedPod& first = failed.front();
+  control::GangOutcome outcome{
+      key, false,
+      "pod " + first.name + " failed: " +
+          (first.message.empty() ? "exit code " + std::to_string(first.exit_code) : first.message)};
+  std::vector<FailedPodInfo> infos;
+  infos.reserve(failed.size());
+  for (const EndedPod& pod : failed) {
+    const auto& containers =
+        workload.pod_sets[static_cast<size_t>(pod.pod_set)].tmpl.spec.containers;
+    infos.push_back({workload.meta.namespace_, pod.name,
+                     containers.empty() ? "" : containers.front().name, pod.exit_code});
+  }
+  ApplyPodFailurePolicy(workload.lifecycle.pod_failure_policy, infos, outcome);
+  return outcome;
+}
+
 }  // namespace muster::server

@@ -50,23 +50,13 @@ std::optional<control::GangOutcome> LocalExecutor::Evaluate(Gang& gang, Time now
     if (live && now - gang.decided_at < grace) return std::nullopt;
     return control::GangOutcome{gang.key, true, ""};
   }
-  std::optional<control::GangOutcome> failure;
-  std::vector<FailedPodInfo> failed;  // for a Job's podFailurePolicy
+  std::vector<EndedPod> failed;
   for (const auto& pod : gang.pods) {
     if (pod.state == PodState::kFailed && !pod.shrunk) {
-      if (!failure) {
-        failure = control::GangOutcome{
-            gang.key, false,
-            "pod " + pod.name + " failed: " +
-                (pod.message.empty() ? "exit code " + std::to_string(pod.exit_code) : pod.message)};
-      }
-      const auto& containers = gang.workload.pod_sets[pod.pod_set].tmpl.spec.containers;
-      failed.push_back({gang.namespace_, pod.name,
-                        containers.empty() ? "" : containers.front().name, pod.exit_code});
+      failed.push_back({pod.name, pod.pod_set, pod.exit_code, pod.message});
     }
   }
-  if (failure) ApplyPodFailurePolicy(gang.workload.lifecycle.pod_failure_policy, failed, *failure);
-  return failure;
+  return FailedGangOutcome(gang.key, gang.workload, failed);
 }
 
 control::GangPodCounts LocalExecutor::Counts(const std::string& key) const {
