@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "control/resource_types.h"
+#include "server/process_test_util.h"
 #include "server/scheduler_controller.h"
 #include "server/yaml_json.h"
 
@@ -144,7 +145,7 @@ class ElasticServeTest : public ::testing::TestWithParam<ExecutorKind> {
     }
     StopController();
     store_.reset();
-    std::filesystem::remove_all(dir_);
+    testing_util::RemoveDataDir(dir_);
   }
 
   void StartController() {
@@ -235,12 +236,7 @@ class ElasticServeTest : public ::testing::TestWithParam<ExecutorKind> {
   }
 
   static bool WaitFor(const std::function<bool()>& done) {
-    auto deadline = std::chrono::steady_clock::now() + kDeadline;
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
+    return testing_util::WaitFor(done, kDeadline);
   }
 
   std::filesystem::path dir_;

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "control/resource_types.h"
+#include "server/process_test_util.h"
 #include "server/scheduler_controller.h"
 #include "server/yaml_json.h"
 
@@ -87,7 +88,7 @@ class JobSetServeTest : public ::testing::Test {
     controller_->Stop();
     controller_.reset();
     store_.reset();
-    std::filesystem::remove_all(dir_);
+    testing_util::RemoveDataDir(dir_);
   }
 
   void Apply(const std::string& yaml) {
@@ -149,12 +150,7 @@ class JobSetServeTest : public ::testing::Test {
   }
 
   static bool WaitFor(const std::function<bool()>& done) {
-    auto deadline = std::chrono::steady_clock::now() + kDeadline;
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
+    return testing_util::WaitFor(done, kDeadline);
   }
 
   std::filesystem::path dir_;

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "server/process_stat.h"
@@ -22,14 +24,27 @@ inline std::string ReadFile(const std::string& path) {
   return out.str();
 }
 
-// Waits (10 ms steps, 20 s at most) until `done` holds; never asserts a duration.
-inline bool WaitFor(const std::function<bool()>& done) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+// Waits (10 ms steps, `limit` at most) until `done` holds; never asserts a duration.
+inline bool WaitFor(const std::function<bool()>& done,
+                    std::chrono::seconds limit = std::chrono::seconds(20)) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
   while (!done()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return true;
+}
+
+// Removes a serve data directory at a test's end. A pod killed at teardown ends a
+// moment after its job is gone, and its shim then writes its exit file into the pod's
+// directory: remove_all racing that write fails, so it is tried again until it holds.
+inline void RemoveDataDir(const std::filesystem::path& dir) {
+  EXPECT_TRUE(WaitFor([&] {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    return !ec;
+  })) << "could not remove "
+      << dir;
 }
 
 // Gone, or a zombie waiting for init: either way it no longer runs.
