@@ -122,6 +122,9 @@ class Reconciler {
     size_t submitted = 0;  // writes submitted by this step
     size_t in_flight = 0;  // writes not yet finished
     bool retry = false;    // something failed and is retried at the next step
+    // Write stopped at its budget: call it again (serve: in a new store transaction,
+    // so API writes get the store between the parts of a large step).
+    bool more = false;
   };
   StepResult Step() {
     Decide();
@@ -132,7 +135,10 @@ class Reconciler {
   // Serve holds its store's transaction only around Write: a cycle over thousands of
   // pending jobs inside it held every API request for the cycle's whole length.
   void Decide();
-  StepResult Write();
+  // Syncs at most `max_jobs` dirty jobs, then returns with `more` set when any are
+  // left of this step; the next call goes on where it stopped. The step's outcome
+  // (cycled, retry) is reported by the first call.
+  StepResult Write(size_t max_jobs = SIZE_MAX);
 
   // Null before Build, or when the configuration never formed a usable engine.
   const engine::Engine* engine() const { return engine_.get(); }
@@ -283,6 +289,10 @@ class Reconciler {
   std::map<std::string, std::string> bare_pods_;
   std::set<std::string> waiting_pod_gangs_;
   std::set<std::string> dirty_;  // workload keys to look at in the next Step
+  // A Write cut short by its budget: the round's keys not yet synced, and the round
+  // (Write re-syncs jobs its own writes made dirty, at most kWriteRounds times).
+  std::set<std::string> write_round_keys_;
+  int write_round_ = 0;
   bool queues_dirty_ = true;
   std::map<std::string, nlohmann::json> written_queue_status_;
   std::map<uint64_t, InFlight> in_flight_;  // by op id

@@ -100,27 +100,42 @@ void Reconciler::Decide() {
   }
 }
 
-Reconciler::StepResult Reconciler::Write() {
+Reconciler::StepResult Reconciler::Write(size_t max_jobs) {
+  // A synchronous sink (serve, tests) has finished the writes already: a job whose
+  // Workload was just written may take its next step in the same pass, up to this many
+  // passes.
+  constexpr int kWriteRounds = 4;
   StepResult out = step_;
   step_ = StepResult{};
   if (engine_ != nullptr) {
-    if (runtime_ != nullptr) {
-      for (auto& key : runtime_->TakeChangedGangs()) dirty_.insert(std::move(key));
+    const bool resuming = write_round_ > 0;
+    if (!resuming) {
+      if (runtime_ != nullptr) {
+        for (auto& key : runtime_->TakeChangedGangs()) dirty_.insert(std::move(key));
+      }
+      stats_.dirty = 0;
     }
-    // A synchronous sink (serve, tests) has finished the writes already: a job whose
-    // Workload was just written may take its next step in the same pass.
-    stats_.dirty = 0;
-    for (int round = 0; round < 4 && !dirty_.empty(); ++round) {
-      std::set<std::string> dirty;
-      dirty.swap(dirty_);
-      stats_.dirty += dirty.size();
-      for (const std::string& key : dirty) {
-        auto it = jobs_.find(key);
+    size_t budget = max_jobs;
+    while (budget > 0) {
+      if (write_round_keys_.empty()) {
+        if (dirty_.empty() || write_round_ == kWriteRounds) break;
+        write_round_keys_.swap(dirty_);
+        ++write_round_;
+        stats_.dirty += write_round_keys_.size();
+      }
+      while (budget > 0 && !write_round_keys_.empty()) {
+        auto node = write_round_keys_.extract(write_round_keys_.begin());
+        auto it = jobs_.find(node.value());
         if (it != jobs_.end()) SyncJob(*it->second);
+        --budget;
       }
       ApplyResults();
     }
-    if (queues_dirty_) SyncQueues();
+    out.more = !write_round_keys_.empty() || (!dirty_.empty() && write_round_ < kWriteRounds);
+    if (!out.more) {
+      write_round_ = 0;
+      if (queues_dirty_) SyncQueues();
+    }
   }
   out.submitted = static_cast<size_t>(stats_.writes - writes_before_);
   out.in_flight = in_flight_.size();

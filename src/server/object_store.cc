@@ -381,6 +381,14 @@ struct ObjectStore::GroupedWrite {
   bool lead = false;  // this write's thread leads the next group (guarded by mu)
 };
 
+void ObjectStore::YieldToWriters(std::chrono::milliseconds limit) {
+  std::unique_lock<std::mutex> queue(group_mu_);
+  // A leader is set from a write's arrival until its group has committed.
+  if (!group_leader_) return;
+  const uint64_t seen = groups_done_;
+  group_done_cv_.wait_for(queue, limit, [&] { return groups_done_ != seen; });
+}
+
 size_t ObjectStore::queued_writes() {
   std::lock_guard<std::mutex> lock(group_mu_);
   return group_queue_.size();
@@ -437,6 +445,8 @@ Result<json> ObjectStore::Grouped(const std::function<Result<json>()>& write) {
   {
     // Writes queued meanwhile: the first of them leads them (it takes the queue).
     std::lock_guard<std::mutex> queue(group_mu_);
+    ++groups_done_;
+    group_done_cv_.notify_all();
     if (group_queue_.empty()) {
       group_leader_ = false;
     } else {

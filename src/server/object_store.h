@@ -122,6 +122,12 @@ class ObjectStore : public control::ObjectReader {
   // outer batch.
   Status Batch(const std::function<void()>& writes);
 
+  // Between the transactions of a long run of derived writes (the scheduler's step,
+  // cut into parts): when API writes are waiting, lets their group commit first,
+  // waiting at most `limit`. A mutex gives no turn: the thread that releases it takes
+  // it again before a waiter wakes. Never call it inside a Batch.
+  void YieldToWriters(std::chrono::milliseconds limit);
+
   int64_t resource_version() const;
   WatchHub& hub() { return hub_; }
   // Transactions committed since the store opened (single writes, groups, batches),
@@ -204,9 +210,11 @@ class ObjectStore : public control::ObjectReader {
   int batch_depth_ = 0;
   std::atomic<std::thread::id> batch_owner_{};  // the thread inside Batch, if any
   struct GroupedWrite;
-  std::mutex group_mu_;  // guards the two below; never held while waiting on mu_
+  std::mutex group_mu_;  // guards the four below; never held while waiting on mu_
   std::vector<GroupedWrite*> group_queue_;
   bool group_leader_ = false;
+  uint64_t groups_done_ = 0;  // groups committed (or failed): YieldToWriters waits on it
+  std::condition_variable group_done_cv_;
   std::atomic<int64_t> commits_{0};
   Status batch_error_;                          // first failure inside the open batch
   std::vector<control::Change> batch_changes_;  // published when the batch commits

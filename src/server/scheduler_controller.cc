@@ -120,7 +120,20 @@ void SchedulerController::Step() {
   // store transaction per step instead of one commit (one fsync) per object.
   // The scheduling cycle runs outside the store's transaction (API requests wait on it).
   reconciler_->Decide();
-  Status s = store_->Batch([&] { result = reconciler_->Write(); });
+  // In parts of kJobsPerTransaction jobs, the API's waiting writes committing between
+  // them: a cycle that admits a thousand jobs held every create for its whole write
+  // (0.25-0.7 s measured with one client, 2,000 jobs). Each part is one transaction;
+  // what a kill between parts leaves unwritten is derived state, written again.
+  Status s = store_->Batch([&] { result = reconciler_->Write(kJobsPerTransaction); });
+  while (s.ok() && result.more) {
+    store_->YieldToWriters(kYieldToWriters);
+    control::Reconciler::StepResult part;
+    s = store_->Batch([&] { part = reconciler_->Write(kJobsPerTransaction); });
+    result.submitted = part.submitted;
+    result.in_flight = part.in_flight;
+    result.retry = result.retry || part.retry;
+    result.more = part.more;
+  }
   if (!s.ok()) {
     // Nothing of the batch was stored: what the reconciler believes written is
     // written again at the next step.

@@ -76,6 +76,10 @@ class SchedulerController : public Controller {
   // once per kViewCostFactor times its build time: the dashboard may lag a
   // second, the scheduler does not spend most of an idle cluster's CPU on it.
   void PublishView();
+  // A step's writes go to the store in transactions of this many jobs, and API writes
+  // waiting meanwhile commit between them (up to this long a wait for their group).
+  static constexpr size_t kJobsPerTransaction = 32;
+  static constexpr std::chrono::milliseconds kYieldToWriters{50};
   static constexpr double kViewCostFactor = 5;
   static constexpr double kCheapViewSeconds = 0.05;  // always rebuilt below this
   std::chrono::steady_clock::time_point view_built_at_{};

@@ -178,5 +178,32 @@ TEST_F(ReconcilerServeTest, AFailedStoreTransactionIsWrittenAgain) {
   EXPECT_EQ(Condition(bench_.Workload("train"), "Admitted"), "True");
 }
 
+// serve writes a large step in several store transactions (Write with a budget): the
+// parts together write what the whole step writes, and the first part reports the
+// cycle.
+TEST(ReconcilerWriteBudgetTest, AStepWrittenInPartsWritesWhatAWholeStepWrites) {
+  auto run = [](size_t budget) {
+    Bench bench(ReconcilerMode::kServe);
+    bench.Configure(2, 4, 8);
+    bench.Build();
+    for (int i = 0; i < 5; ++i)
+      bench.Create("jobs.batch", "ml", IndexedJob("j" + std::to_string(i), 1, 1));
+    bench.reconciler->Decide();
+    Reconciler::StepResult first = bench.reconciler->Write(budget);
+    EXPECT_TRUE(first.cycled);
+    int parts = 1;
+    for (Reconciler::StepResult r = first; r.more; ++parts) {
+      r = bench.reconciler->Write(budget);
+      EXPECT_FALSE(r.cycled);
+    }
+    return std::make_pair(bench.sink.log, parts);
+  };
+  const auto [whole, one] = run(SIZE_MAX);
+  const auto [parts, many] = run(2);
+  EXPECT_EQ(one, 1);
+  EXPECT_GE(many, 3);  // five admitted jobs, two per part
+  EXPECT_EQ(parts, whole);
+}
+
 }  // namespace
 }  // namespace muster::control
