@@ -30,18 +30,34 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
   cycle.first_admit_seq = admit_seq_;
   BeginQuiet(cycle);
   for (;;) {
-    if (woke_queue_) cycle.rescan = true;
+    ++cycle.round;
+    if (woke_queue_) {
+      cycle.rescan = true;
+      WakeAll(cycle);
+    }
     woke_queue_ = false;
+    WakeDue(cycle);
     std::vector<Entry> entries = CollectHeads(cycle);
-    if (entries.empty()) break;
-    for (Entry& e : entries) {
+    if (entries.empty()) {
+      if (NextWake(cycle)) continue;
+      break;
+    }
+    // By index: a sleeper woken mid-round inserts its head further on.
+    for (size_t i = 0; i < entries.size(); ++i) {
+      Entry e = entries[i];
       WorkloadState& ws = *e.ws;
       Outcome o = Process(e, cycle, oracle, out);
+      if (e.route == Route::kKueue && cycle.sleeping > 0) {
+        WakeRoot(RootOf(e.queue), cycle, entries, i);
+      }
       bool quota_wait = e.quota_wait && o == Outcome::kPending;
       if (e.route == Route::kKueue && !quota_wait) cycle.stirred[RootOf(e.queue)] = 1;
       // A preemptor that neither admits nor preempts has given up for now: its
       // victims may compete again.
-      if (o != Outcome::kPreempting) ReleaseHeldVictims(ws.wl.key);
+      if (o != Outcome::kPreempting) {
+        if (cycle.sleeping > 0) WakeForVictims(ws.wl.key, cycle, entries, i);
+        ReleaseHeldVictims(ws.wl.key);
+      }
       if (o == Outcome::kAdmitted) continue;
       bool strict = e.route == Route::kKueue &&
                     cqs_[e.queue].strategy == model::QueueingStrategy::kStrictFIFO;
@@ -53,6 +69,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
       // BestEffortFIFO: park the head so the ones behind it get their turn.
       QueueFor(ws)->Park(ws.qkey);
       if (ws.parked_physical) physically_parked_.insert(ws.wl.key);
+      if (quota_wait) MaybeSleep(e, cycle);
     }
   }
   EndQuiet(cycle);
@@ -98,6 +115,7 @@ std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(Cycle& cycle) {
   std::vector<std::pair<Route, int32_t>> live;
   auto add = [&](Route route, int32_t queue, const PendingQueue& pq) {
     if (cycle.blocked.count({static_cast<int>(route), queue})) return;
+    if (route == Route::kKueue && cycle.sleeping > 0 && cycle.sleep[queue].gen >= 0) return;
     const QueueKey* head = pq.Head();
     if (!head) return;
     Entry e;
@@ -136,10 +154,7 @@ std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(Cycle& cycle) {
   }
   // Kueue's entryOrdering: not borrowing first, then priority, then creation; input
   // order and key break ties.
-  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
-    if (a.borrows != b.borrows) return !a.borrows;
-    return a.ws->qkey < b.ws->qkey;
-  });
+  std::sort(entries.begin(), entries.end(), EntryBefore);
   return entries;
 }
 

@@ -66,6 +66,8 @@ class AdmitterImpl : public Admitter {
   // Every head computes its own flavor assignment (SharedFlavors off), for the
   // same check.
   void StopSharingFlavors() { share_flavors_ = false; }
+  // Every head is visited: no queue sleeps through a run of heads (admission_sleep.cc).
+  void StopSleeping() { sleep_ = false; }
 
  private:
   enum class Route { kKueue, kVolcano, kNoQueue, kHeld };
@@ -110,6 +112,7 @@ class AdmitterImpl : public Admitter {
   };
   std::vector<SharedFlavors> shared_flavors_;  // by ClusterQueue index
   bool share_flavors_ = true;
+  bool sleep_ = true;
 
   // Victims evicted for a preemptor wait until it is admitted or gives up, so the
   // capacity they free goes to the preemptor (kube-scheduler's nominated node, for
@@ -171,6 +174,29 @@ class AdmitterImpl : public Admitter {
     std::vector<int64_t> gen_at_start;
     std::vector<char> parked_at_start;
     std::vector<char> stirred;
+    // Sleeping ClusterQueues (admission_sleep.cc), by ClusterQueue index.
+    struct Sleep {
+      int64_t gen = -1;      // root generation its head was found short at; -1: awake
+      int64_t round = 0;     // the round of that head
+      int32_t run = 0;       // heads after it that would be found short the same way
+      bool borrows = false;  // their entries' sort key
+      uint64_t id = 0;       // tells a stale wake_at entry from this sleep's
+    };
+    int64_t round = 0;
+    std::vector<Sleep> sleep;
+    // By ClusterQueue: the last head MaybeSleep compared the heads behind it with,
+    // and the last of them found the same. Until a rescan, those heads wait
+    // unvisited, so a later head found like `ref` shares the same run without
+    // comparing them again.
+    struct Verified {
+      const WorkloadState* ref = nullptr;
+      const WorkloadState* last = nullptr;
+    };
+    std::vector<Verified> verified;
+    size_t sleeping = 0;
+    uint64_t sleep_ids = 0;
+    std::map<NodeId, std::vector<int32_t>> sleeping_by_root;
+    std::multimap<int64_t, std::pair<int32_t, uint64_t>> wake_at;  // round -> (cq, id)
   };
 
   struct Entry {
@@ -229,6 +255,25 @@ class AdmitterImpl : public Admitter {
   // admitter_adopt.cc: what adopting `assignment` would charge, or why it cannot.
   Result<FrAmounts> AdoptedKueueUsage(const WorkloadState& ws, const Assignment& assignment) const;
   std::string VolcanoCapabilityExceeded(int32_t queue, const ResourceList& request) const;
+
+  // admission_sleep.cc: a ClusterQueue whose head was found short of quota, with
+  // heads behind it that would be found short the same way, sleeps through their
+  // rounds instead of giving them one by one.
+  static bool EntryBefore(const Entry& a, const Entry& b) {
+    if (a.borrows != b.borrows) return !a.borrows;
+    return a.ws->qkey < b.ws->qkey;
+  }
+  bool SameShortfall(const WorkloadState& head, const WorkloadState& next) const;
+  void MaybeSleep(const Entry& e, Cycle& cycle);
+  void ParkRun(int32_t cq, int64_t count);
+  void Awaken(int32_t cq, int64_t consumed, Cycle& cycle);
+  void WakeAll(Cycle& cycle);
+  void WakeDue(Cycle& cycle);
+  bool NextWake(Cycle& cycle);
+  void WakeRoot(NodeId root, Cycle& cycle, std::vector<Entry>& entries, size_t pos);
+  void WakeForVictims(const std::string& preemptor, Cycle& cycle, std::vector<Entry>& entries,
+                      size_t pos);
+  void WakeQueue(int32_t cq, Cycle& cycle, std::vector<Entry>& entries, size_t pos);
 
   // admission_cycle.cc
   void DrainStopped(std::vector<Decision>& out);

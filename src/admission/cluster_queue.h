@@ -92,6 +92,8 @@ class PendingQueue {
   // Parking and unparking move the set's node (no copy of the key, no allocation):
   // a cycle parks every head it cannot admit.
   void Park(const QueueKey& k) { Move(active_, parked_, k); }
+  // Parks the head, with no key to compare (the caller knows it is the one).
+  void ParkHead() { parked_.insert(parked_.end(), active_.extract(active_.begin())); }
   void UnparkAll() { active_.merge(parked_); }
   void Unpark(const QueueKey& k) {
     if (Move(parked_, active_, k)) ++changes_;
@@ -100,6 +102,8 @@ class PendingQueue {
   // or UnparkAll. Equal counts: the same workloads wait, parked as they were.
   uint64_t changes() const { return changes_; }
   const QueueKey* Head() const { return active_.empty() ? nullptr : &*active_.begin(); }
+  // The active keys, in queue order (the heads the next rounds take).
+  const std::set<QueueKey>& active() const { return active_; }
   // The first pending workload, parked or not (the StrictFIFO head).
   const QueueKey* First() const;
   bool Empty() const { return active_.empty() && parked_.empty(); }

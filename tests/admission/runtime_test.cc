@@ -116,7 +116,8 @@ TEST(VolcanoDrfOrderTest, LowerShareFirstAmongEqualPriority) {
 }
 
 // Per-cohort caching must not change a single decision: replay the same workload
-// stream on two admitters, one of which drops every cache before every cycle.
+// stream on two admitters, one of which drops every cache before every cycle (and
+// visits every head: no queue sleeps through a run of like heads).
 void ExpectSameDecisionsAsRecomputing(model::PreemptionPolicy within) {
   model::ManifestSet m;
   m.resource_flavors = {RF("gpu")};
@@ -136,6 +137,7 @@ void ExpectSameDecisionsAsRecomputing(model::PreemptionPolicy within) {
     if (invalidate) {
       h.before_cycle = [&h] { static_cast<AdmitterImpl&>(*h.admitter).DropCaches(); };
       static_cast<AdmitterImpl&>(*h.admitter).StopSharingFlavors();
+      static_cast<AdmitterImpl&>(*h.admitter).StopSleeping();
     }
     std::vector<std::string> log;
     uint32_t seed = 7;
@@ -154,7 +156,8 @@ void ExpectSameDecisionsAsRecomputing(model::PreemptionPolicy within) {
         h.Finish(*std::next(h.running.begin(), next() % h.running.size()));
       std::vector<Decision> ds = h.Run(step);
       for (const Decision& d : ds) {
-        std::string line = std::to_string(static_cast<int>(d.kind)) + " " + d.workload_key;
+        std::string line = std::to_string(static_cast<int>(d.kind)) + " " + d.workload_key + " " +
+                           d.reason + " " + d.message;
         for (const auto& v : d.victims) line += " " + v.workload_key;
         log.push_back(line);
       }

@@ -1,0 +1,206 @@
+// Sleeping ClusterQueues. A cycle's rounds take one head per queue; a BestEffortFIFO
+// queue whose head was found short of quota parks it and gives the next head in the
+// next round. When the heads behind it have the same flavor inputs (pod sets,
+// priority, preemption), already carry the reason the head got, and nothing in
+// their cohort tree changes (its generation holds), each would be found short the
+// same way: the same shared flavor assignment, the same (empty) preemption targets,
+// no oracle query, no decision. Such a queue sleeps through their rounds, and the
+// heads are parked when it wakes: at the round after the run, at the first
+// generation change in its tree (mid-round, at the place the round's sorted order
+// gives the head of that round), or when a victim is unparked (a rescan). Rounds
+// and decisions stay exactly those of visiting every head; a cycle visited most
+// heads only to park them again.
+#include <algorithm>
+
+#include "admission/admitter_impl.h"
+
+namespace muster::admission {
+namespace {
+
+// A long run is split: its queue wakes, gives one head and sleeps again.
+constexpr int32_t kMaxRun = 64;
+
+bool PlainPending(const Decision& d, const std::string& key) {
+  return d.kind == Decision::Kind::kPending && d.workload_key == key &&
+         d.assignment.pod_sets.empty() && !d.assignment.borrows && d.victims.empty();
+}
+
+}  // namespace
+
+// `next` would get what `head` just got at this generation: the same flavor inputs
+// (so FlavorsFor shares the assignment), a creation time that decides nothing
+// (MaybeSleep excludes LowerOrNewerEqualPriority), nothing per workload that
+// ProcessKueue treats apart (held, holding victims, elastic, partial admission),
+// and SetPending would neither emit nor rebuild its reason.
+bool AdmitterImpl::SameShortfall(const WorkloadState& head, const WorkloadState& next) const {
+  const model::Workload& a = head.wl;
+  const model::Workload& b = next.wl;
+  if (a.priority != b.priority || a.preemption_never != b.preemption_never ||
+      a.pod_sets.size() != b.pod_sets.size() || !FlavorInputsShareable(b)) {
+    return false;
+  }
+  for (size_t i = 0; i < a.pod_sets.size(); ++i) {
+    const model::PodSet& x = a.pod_sets[i];
+    const model::PodSet& y = b.pod_sets[i];
+    if (x.count != y.count || x.name != y.name || !(x.requests == y.requests)) return false;
+  }
+  if (!held_for_preemptor_.empty() && held_for_preemptor_.count(b.key)) return false;
+  if (!held_count_.empty() && held_count_.count(b.key)) return false;
+  if (Elastic(next) || CanBePartiallyAdmitted(b)) return false;
+  return PlainPending(next.pending, b.key) && next.pending.reason == head.pending.reason &&
+         next.pending.message == head.pending.message;
+}
+
+// `e` was just parked, pending for quota alone.
+void AdmitterImpl::MaybeSleep(const Entry& e, Cycle& cycle) {
+  if (!sleep_ || fair_sharing_ || e.route != Route::kKueue) return;
+  const ClusterQueueSpec& spec = cqs_[e.queue];
+  if (spec.strategy != model::QueueingStrategy::kBestEffortFIFO ||
+      spec.preemption.within_cluster_queue == model::PreemptionPolicy::kLowerOrNewerEqualPriority) {
+    return;
+  }
+  const WorkloadState& head = *e.ws;
+  if (!FlavorInputsShareable(head.wl) || !PlainPending(head.pending, head.wl.key)) return;
+  if (cycle.sleep.size() < cqs_.size()) {
+    cycle.sleep.resize(cqs_.size());
+    cycle.verified.resize(cqs_.size());
+  }
+  Cycle::Verified& v = cycle.verified[static_cast<size_t>(e.queue)];
+  const std::set<QueueKey>& active = cq_pending_[e.queue].active();
+  auto it = active.begin();
+  int32_t run = 0;
+  if (v.ref != nullptr && !(v.last->qkey < head.qkey) && SameShortfall(*v.ref, head)) {
+    // Found like `ref`: so are the heads it was compared with, which wait still.
+    for (; it != active.end() && run < kMaxRun && !(v.last->qkey < *it); ++it) ++run;
+  }
+  for (; it != active.end() && run < kMaxRun; ++it, ++run) {
+    const auto* next = static_cast<const WorkloadState*>(it->state);
+    if (!SameShortfall(head, *next)) break;
+    v.last = next;
+  }
+  v.ref = run > 0 ? &head : nullptr;
+  if (run == 0) return;
+  Cycle::Sleep& s = cycle.sleep[static_cast<size_t>(e.queue)];
+  NodeId root = RootOf(e.queue);
+  s.gen = root_gen_[root];
+  s.round = cycle.round;
+  s.run = run;
+  s.borrows = head.flavors->assignment.borrows;
+  s.id = ++cycle.sleep_ids;
+  ++cycle.sleeping;
+  cycle.sleeping_by_root[root].push_back(e.queue);
+  cycle.wake_at.emplace(cycle.round + run + 1, std::make_pair(e.queue, s.id));
+}
+
+// Parks the first `count` active heads, as their rounds would have.
+void AdmitterImpl::ParkRun(int32_t cq, int64_t count) {
+  PendingQueue& q = cq_pending_[cq];
+  for (int64_t i = 0; i < count; ++i) {
+    static_cast<WorkloadState*>(q.Head()->state)->parked_physical = false;
+    q.ParkHead();
+  }
+}
+
+void AdmitterImpl::Awaken(int32_t cq, int64_t consumed, Cycle& cycle) {
+  ParkRun(cq, consumed);
+  cycle.sleep[static_cast<size_t>(cq)].gen = -1;
+  --cycle.sleeping;
+  std::vector<int32_t>& list = cycle.sleeping_by_root[RootOf(cq)];
+  list.erase(std::find(list.begin(), list.end(), cq));
+}
+
+// A rescan (a victim unparked, maybe into a sleeping queue): every sleeper gives
+// its head of this round for real.
+void AdmitterImpl::WakeAll(Cycle& cycle) {
+  // A victim may be unparked among the verified heads.
+  for (Cycle::Verified& v : cycle.verified) v = Cycle::Verified{};
+  for (size_t c = 0; cycle.sleeping > 0 && c < cycle.sleep.size(); ++c) {
+    const Cycle::Sleep& s = cycle.sleep[c];
+    if (s.gen >= 0) Awaken(static_cast<int32_t>(c), cycle.round - 1 - s.round, cycle);
+  }
+}
+
+// Queues whose run ended in the last round give their next head in this one.
+void AdmitterImpl::WakeDue(Cycle& cycle) {
+  while (!cycle.wake_at.empty() && cycle.wake_at.begin()->first <= cycle.round) {
+    auto [cq, id] = cycle.wake_at.begin()->second;
+    cycle.wake_at.erase(cycle.wake_at.begin());
+    const Cycle::Sleep& s = cycle.sleep[static_cast<size_t>(cq)];
+    if (s.gen < 0 || s.id != id) continue;  // woken early
+    Awaken(cq, s.run, cycle);
+    cycle.live.emplace_back(Route::kKueue, cq);
+  }
+}
+
+// A round without entries: skip to the next round in which a sleeper wakes.
+bool AdmitterImpl::NextWake(Cycle& cycle) {
+  while (!cycle.wake_at.empty()) {
+    auto [cq, id] = cycle.wake_at.begin()->second;
+    const Cycle::Sleep& s = cycle.sleep[static_cast<size_t>(cq)];
+    if (s.gen >= 0 && s.id == id) {
+      cycle.round = cycle.wake_at.begin()->first - 1;
+      return true;
+    }
+    cycle.wake_at.erase(cycle.wake_at.begin());
+  }
+  return false;
+}
+
+// entries[pos] (of tree `root`) was just processed. If it moved the tree's
+// generation, its sleepers' heads of this round may be answered differently: the
+// one this round's order put before entries[pos] was parked with the old answer,
+// one after it is inserted into the rest of the round.
+void AdmitterImpl::WakeRoot(NodeId root, Cycle& cycle, std::vector<Entry>& entries, size_t pos) {
+  auto it = cycle.sleeping_by_root.find(root);
+  if (it == cycle.sleeping_by_root.end() || it->second.empty()) return;
+  const std::vector<int32_t> cqs = it->second;
+  for (int32_t cq : cqs) {
+    if (cycle.sleep[static_cast<size_t>(cq)].gen != root_gen_[root]) {
+      WakeQueue(cq, cycle, entries, pos);
+    }
+  }
+}
+
+// entries[pos], giving up, is about to unpark the victims it held: a sleeping
+// queue among theirs wakes first, while its run heads are still its first ones.
+void AdmitterImpl::WakeForVictims(const std::string& preemptor, Cycle& cycle,
+                                  std::vector<Entry>& entries, size_t pos) {
+  if (!held_count_.count(preemptor)) return;
+  for (const auto& [victim, holder] : held_for_preemptor_) {
+    if (holder != preemptor) continue;
+    auto w = workloads_.find(victim);
+    if (w == workloads_.end() || w->second.route != Route::kKueue) continue;
+    auto cq = static_cast<size_t>(w->second.queue);
+    if (cq < cycle.verified.size()) cycle.verified[cq] = Cycle::Verified{};
+    if (cq < cycle.sleep.size() && cycle.sleep[cq].gen >= 0) {
+      WakeQueue(w->second.queue, cycle, entries, pos);
+    }
+  }
+}
+
+void AdmitterImpl::WakeQueue(int32_t cq, Cycle& cycle, std::vector<Entry>& entries, size_t pos) {
+  const Cycle::Sleep s = cycle.sleep[static_cast<size_t>(cq)];
+  if (s.round == cycle.round) {
+    Awaken(cq, 0, cycle);  // it gave a head this round: in cycle.live already
+    return;
+  }
+  int64_t j = cycle.round - s.round;  // this round's head is the j-th of the run
+  auto head = cq_pending_[cq].active().begin();
+  std::advance(head, j - 1);
+  Entry ve;
+  ve.route = Route::kKueue;
+  ve.queue = cq;
+  ve.ws = static_cast<WorkloadState*>(head->state);
+  ve.borrows = s.borrows;
+  cycle.live.emplace_back(Route::kKueue, cq);
+  if (EntryBefore(ve, entries[pos])) {
+    Awaken(cq, j, cycle);
+    return;
+  }
+  Awaken(cq, j - 1, cycle);
+  auto at = std::upper_bound(entries.begin() + static_cast<std::ptrdiff_t>(pos) + 1, entries.end(),
+                             ve, EntryBefore);
+  entries.insert(at, ve);
+}
+
+}  // namespace muster::admission
