@@ -133,11 +133,10 @@ IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
     usage_.push_back(EmptyUsage(infos_[i]));
     max_gpus = std::max(max_gpus, static_cast<int32_t>(infos_[i].gpus.size()));
   }
-  buckets_.resize(max_gpus + 1);
+  max_gpus_ = max_gpus;
   free_index_.Reset(n, max_gpus + 1);
   for (int32_t r = 0; r < n; ++r) {
     const NodeInfo& info = infos_[by_rank_[r]];
-    buckets_[info.gpus.size()].insert(r);
     free_index_.Set(r, static_cast<int32_t>(info.gpus.size()),
                     FreeCapacityIndex::FreeOf(info.allocatable, usage_[by_rank_[r]].used));
     for (const auto& [k, v] : info.node.meta.labels) labels_[k][v].push_back(r);
@@ -170,7 +169,7 @@ IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
         domains_.Add(Domain{DomainIndex::HyperNodeKey(hn.name), std::move(hn.ranks), hn.tier}));
   }
   domain_free_gpus_.assign(domains_.Size(), 0);
-  domain_nodes_ge_.assign(static_cast<size_t>(domains_.Size()) * buckets_.size(), 0);
+  domain_nodes_ge_.assign(static_cast<size_t>(domains_.Size()) * (max_gpus_ + 1), 0);
   domain_free_cpu_.assign(domains_.Size(), 0);
   domain_free_mem_.assign(domains_.Size(), 0);
   for (int32_t d = 0; d < domains_.Size(); ++d) {
@@ -193,7 +192,7 @@ IndexedClusterState::NodeFree IndexedClusterState::FreeOf(NodeIndex i) const {
 }
 
 void IndexedClusterState::AddToDomains(NodeIndex i, const NodeFree& f, int32_t sign) {
-  const size_t stride = buckets_.size();
+  const size_t stride = static_cast<size_t>(max_gpus_) + 1;
   for (int32_t d : infos_[i].domains) {
     domain_free_gpus_[d] += static_cast<int64_t>(sign) * f.gpus;
     domain_free_cpu_[d] += sign * f.cpu;
@@ -243,15 +242,25 @@ const std::vector<BoundPod>* IndexedClusterState::Bound(const std::string& key) 
 
 void IndexedClusterState::OnNodeChanged(NodeIndex i, const NodeFree& before) {
   NodeFree after = FreeOf(i);
-  if (after.gpus != before.gpus) {
-    int32_t rank = infos_[i].name_rank;
-    buckets_[before.gpus].erase(rank);
-    buckets_[after.gpus].insert(rank);
-  }
   free_index_.Set(infos_[i].name_rank, after.gpus,
                   FreeCapacityIndex::FreeOf(infos_[i].allocatable, usage_[i].used));
-  AddToDomains(i, before, -1);
-  AddToDomains(i, after, +1);
+  // One pass over the node's domains with the differences (same sums as taking
+  // `before` out and putting `after` in): only the free-GPU counts between the two
+  // change.
+  const size_t stride = static_cast<size_t>(max_gpus_) + 1;
+  const int64_t gpus = after.gpus - before.gpus;
+  const int64_t cpu = after.cpu - before.cpu;
+  const int64_t memory = after.memory - before.memory;
+  const int32_t lo = std::min(before.gpus, after.gpus);
+  const int32_t hi = std::max(before.gpus, after.gpus);
+  const int32_t step = after.gpus > before.gpus ? 1 : -1;
+  for (int32_t d : infos_[i].domains) {
+    domain_free_gpus_[d] += gpus;
+    domain_free_cpu_[d] += cpu;
+    domain_free_mem_[d] += memory;
+    int32_t* ge = &domain_nodes_ge_[static_cast<size_t>(d) * stride];
+    for (int32_t k = lo + 1; k <= hi; ++k) ge[k] += step;
+  }
 }
 
 void IndexedClusterState::Bind(const std::string& key, BoundPod pod) {
@@ -396,11 +405,11 @@ std::vector<std::string> IndexedClusterState::CheckInvariants() const {
         errs.push_back(name + ": zone " + info.zones[z].name + " over-committed");
       }
     }
-    if (!buckets_[u.FreeWholeGpus()].count(info.name_rank)) {
+    if (free_index_.BucketOf(info.name_rank) != u.FreeWholeGpus()) {
       errs.push_back(name + ": free-GPU bucket is stale");
     }
   }
-  const size_t stride = buckets_.size();
+  const size_t stride = static_cast<size_t>(max_gpus_) + 1;
   for (int32_t d = 0; d < domains_.Size(); ++d) {
     NodeFree sum;
     std::vector<int32_t> ge(stride, 0);

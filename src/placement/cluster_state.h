@@ -51,10 +51,9 @@ class IndexedClusterState final : public ClusterState {
   const NodeInfo& Info(NodeIndex i) const { return infos_[i]; }
   const NodeUsage& Usage(NodeIndex i) const { return usage_[i]; }
   NodeIndex NodeAtRank(int32_t rank) const { return by_rank_[rank]; }
-  // Ranks of the nodes with exactly `free` whole GPUs free (0..MaxGpusPerNode()).
-  const std::set<int32_t>& GpuBucket(int32_t free) const { return buckets_[free]; }
-  int32_t MaxGpusPerNode() const { return static_cast<int32_t>(buckets_.size()) - 1; }
-  // The same buckets with each node's free cpu and memory, to skip full nodes.
+  int32_t MaxGpusPerNode() const { return max_gpus_; }
+  // Nodes bucketed by free whole GPUs (0..MaxGpusPerNode()), with each node's free
+  // cpu and memory, to skip full nodes; the buckets' ranks and sizes too.
   const FreeCapacityIndex& FreeIndex() const { return free_index_; }
   // Ranks of the nodes a pod may be filtered from without asking for any label:
   // not ready, unschedulable, or with a NoSchedule/NoExecute taint. Every other node
@@ -67,7 +66,7 @@ class IndexedClusterState final : public ClusterState {
   int64_t DomainFreeGpus(int32_t domain) const { return domain_free_gpus_[domain]; }
   // Nodes of a domain with at least `k` free whole GPUs (0 <= k <= MaxGpusPerNode()).
   int32_t DomainNodesWithFreeGpus(int32_t domain, int32_t k) const {
-    return domain_nodes_ge_[static_cast<size_t>(domain) * buckets_.size() + k];
+    return domain_nodes_ge_[static_cast<size_t>(domain) * (max_gpus_ + 1) + k];
   }
   // Free cpu (milli) and memory (bytes) summed over a domain's nodes.
   int64_t DomainFreeCpu(int32_t domain) const { return domain_free_cpu_[domain]; }
@@ -105,12 +104,12 @@ class IndexedClusterState final : public ClusterState {
   std::set<int32_t> maybe_filtered_;  // see MaybeFilteredRanks
   std::vector<NodeIndex> by_rank_;
   std::map<std::string, NodeIndex> by_name_;
-  std::vector<std::set<int32_t>> buckets_;
+  int32_t max_gpus_ = 0;  // whole GPUs of the largest node
   FreeCapacityIndex free_index_;
   std::map<std::string, std::map<std::string, std::vector<int32_t>>> labels_;
   DomainIndex domains_;
   std::vector<int64_t> domain_free_gpus_;
-  std::vector<int32_t> domain_nodes_ge_;  // [domain * buckets_.size() + k]
+  std::vector<int32_t> domain_nodes_ge_;  // [domain * (max_gpus_ + 1) + k]
   std::vector<int64_t> domain_free_cpu_;
   std::vector<int64_t> domain_free_mem_;
   std::map<std::string, std::vector<int32_t>> level_domains_;  // label key -> domain ids

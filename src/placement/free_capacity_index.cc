@@ -40,6 +40,7 @@ void FreeCapacityIndex::Reset(int32_t nodes, int32_t buckets) {
   leaves_ = 1;
   while (leaves_ < nodes) leaves_ *= 2;
   bucket_of_.assign(static_cast<size_t>(nodes), -1);
+  bucket_size_.assign(static_cast<size_t>(buckets), 0);
   tree_.assign(static_cast<size_t>(buckets) * 2 * leaves_, Amounts{kAbsent, kAbsent, kAbsent});
   min_tree_.assign(tree_.size(), Amounts{kAbsentMin, kAbsentMin, kAbsentMin});
 }
@@ -51,18 +52,32 @@ void FreeCapacityIndex::Put(int32_t bucket, int32_t rank, const Amounts& value) 
   t[i] = value;
   // An absent leaf is the lowest maximum and the highest minimum.
   m[i] = value[0] == kAbsent ? Amounts{kAbsentMin, kAbsentMin, kAbsentMin} : value;
+  // Stop once an inner node keeps its maxima and minima: every ancestor above it
+  // would too. Most binds change a node that is neither its subtree's maximum nor
+  // minimum, so the walk ends near the leaf instead of touching every level of a
+  // tree that outgrows the caches with the cluster.
   for (i /= 2; i >= 1; i /= 2) {
     const ptrdiff_t left = static_cast<ptrdiff_t>(i) * 2;
+    Amounts hi;
+    Amounts lo;
     for (size_t k = 0; k < value.size(); ++k) {
-      t[i][k] = std::max(t[left][k], t[left + 1][k]);
-      m[i][k] = std::min(m[left][k], m[left + 1][k]);
+      hi[k] = std::max(t[left][k], t[left + 1][k]);
+      lo[k] = std::min(m[left][k], m[left + 1][k]);
     }
+    if (hi == t[i] && lo == m[i]) break;
+    t[i] = hi;
+    m[i] = lo;
   }
 }
 
 void FreeCapacityIndex::Set(int32_t rank, int32_t bucket, const Amounts& free) {
   int32_t& was = bucket_of_[rank];
+  if (was == bucket && tree_[Base(bucket) + static_cast<size_t>(leaves_ + rank)] == free) return;
   if (was >= 0 && was != bucket) Put(was, rank, Amounts{kAbsent, kAbsent, kAbsent});
+  if (was != bucket) {
+    if (was >= 0) --bucket_size_[static_cast<size_t>(was)];
+    ++bucket_size_[static_cast<size_t>(bucket)];
+  }
   was = bucket;
   Put(bucket, rank, free);
 }

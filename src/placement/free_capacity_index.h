@@ -37,6 +37,9 @@ class FreeCapacityIndex {
   // node fails ResourcesFit); -1 when none. Lets a count of the nodes with room skip
   // visiting them: bucket size minus the short ones.
   int32_t NextShort(int32_t bucket, int32_t from, const Amounts& need) const;
+  // The bucket node `rank` is in (-1: none yet), and how many nodes a bucket holds.
+  int32_t BucketOf(int32_t rank) const { return bucket_of_[static_cast<size_t>(rank)]; }
+  int32_t BucketSize(int32_t bucket) const { return bucket_size_[static_cast<size_t>(bucket)]; }
   // True when `requests` asks nothing beyond cpu, memory and pods, so that Next's
   // nodes are exactly those passing ResourcesFit.
   static bool Covers(const ResourceList& requests);
@@ -61,10 +64,11 @@ class FreeCapacityIndex {
   int32_t Find(int32_t from, const MayHold& may_hold) const;
   size_t Base(int32_t bucket) const { return static_cast<size_t>(bucket) * 2 * leaves_; }
 
-  int32_t leaves_ = 0;              // a power of two >= nodes
-  std::vector<int32_t> bucket_of_;  // per rank; -1 = none yet
-  std::vector<Amounts> tree_;       // per bucket: 2 * leaves_ maxima, root at 1
-  std::vector<Amounts> min_tree_;   // the same shape, minima (absent = kAbsentMin)
+  int32_t leaves_ = 0;                // a power of two >= nodes
+  std::vector<int32_t> bucket_of_;    // per rank; -1 = none yet
+  std::vector<int32_t> bucket_size_;  // per bucket: nodes in it
+  std::vector<Amounts> tree_;         // per bucket: 2 * leaves_ maxima, root at 1
+  std::vector<Amounts> min_tree_;     // the same shape, minima (absent = kAbsentMin)
 };
 
 }  // namespace muster::placement

@@ -91,13 +91,13 @@ bool NodeSearch::TallyFromIndex(PodSetContext& ctx, Tally& t) const {
   const FreeCapacityIndex& free = base.FreeIndex();
   const FreeCapacityIndex::Amounts need = FreeCapacityIndex::NeedOf(ctx.shape.requests);
   const bool covers = FreeCapacityIndex::Covers(ctx.shape.requests);
+  const FreeCapacityIndex::Amounts any = FreeCapacityIndex::NeedOf(ResourceList{});  // every node
   bool offered = false;
   for (int32_t b = hi; b >= 0; --b) {
-    const std::set<int32_t>& bucket = base.GpuBucket(b);
-    const int32_t regular = static_cast<int32_t>(bucket.size()) - odd_in[b];
+    const int32_t regular = free.BucketSize(b) - odd_in[b];
     if (regular == 0) continue;
     if (!offered) {  // the highest bucket with a regular node holds their best
-      for (int32_t r : bucket) {
+      for (int32_t r = free.Next(b, 0, any); r >= 0; r = free.Next(b, r + 1, any)) {
         if (is_odd(r)) continue;
         t.OfferFree(b, r, base.NodeAtRank(r));
         break;
