@@ -5,10 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
 namespace muster::control {
+
+struct DecodedJob;  // control/store_snapshot.h
 
 enum class ChangeType { kAdded, kModified, kDeleted };
 
@@ -22,6 +25,10 @@ struct Change {
   std::string namespace_;
   std::string name;
   nlohmann::json object;  // the object after the change (before it, for kDeleted)
+  // A job the writer already decoded from `object` as DecodeJob decodes it (the API
+  // validates every create so): the reconciler takes it instead of decoding again.
+  // Null when nobody did; never set for a deletion.
+  std::shared_ptr<const DecodedJob> decoded;
 };
 
 }  // namespace muster::control

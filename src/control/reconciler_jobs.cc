@@ -447,11 +447,11 @@ void Reconciler::ApplyJob(const Change& change) {
           "requeued");
       return;
     }
-    if (!DecodeJob(change.object, config_).ok()) return;
+    if (!DecodeJob(change.object, config_, change.decoded.get()).ok()) return;
     // A waiting job's spec changed: take the new spec (Kueue re-creates the Workload).
     RemoveJob(key);
   }
-  auto workload = DecodeJob(change.object, config_);
+  auto workload = DecodeJob(change.object, config_, change.decoded.get());
   if (!workload.ok() && workload.status().code() == StatusCode::kNotFound &&
       IsTrainJob(change.object)) {
     return ParkWithoutRuntime(id, change, workload.status().message());

@@ -57,16 +57,22 @@ bool IsConfigResource(std::string_view store_key) {
 
 bool IsJobResource(std::string_view store_key) { return JobResources().count(store_key) != 0; }
 
-Result<model::Workload> DecodeJob(const nlohmann::json& object, const model::ManifestSet& config) {
-  api::DecodeResult decoded;
-  std::string label = object.value("kind", "") + " " +
-                      object.value("metadata", nlohmann::json::object()).value("name", "");
-  api::DecodeObject(object, "store:" + label, decoded);
-  if (decoded.HasErrors()) return InvalidArgument(FirstError(decoded));
-  if (decoded.manifests.jobs.size() != 1) {
-    return InvalidArgument("store:" + label + ": not a job object muster runs");
+std::string JobDecodeSource(const nlohmann::json& object) {
+  return "store:" + object.value("kind", "") + " " +
+         object.value("metadata", nlohmann::json::object()).value("name", "");
+}
+
+Result<model::Workload> DecodeJob(const nlohmann::json& object, const model::ManifestSet& config,
+                                  const DecodedJob* decoded) {
+  if (decoded != nullptr) return workloads::BuildWorkload(decoded->job, config);
+  api::DecodeResult result;
+  const std::string source = JobDecodeSource(object);
+  api::DecodeObject(object, source, result);
+  if (result.HasErrors()) return InvalidArgument(FirstError(result));
+  if (result.manifests.jobs.size() != 1) {
+    return InvalidArgument(source + ": not a job object muster runs");
   }
-  return workloads::BuildWorkload(decoded.manifests.jobs.front(), config);
+  return workloads::BuildWorkload(result.manifests.jobs.front(), config);
 }
 
 Result<model::ManifestSet> DecodeConfigObject(const std::string& resource,

@@ -62,7 +62,21 @@ Result<model::ManifestSet> DecodeConfigObject(const std::string& resource,
 std::vector<SnapshotJob> ReadJobs(const ObjectReader& store, const model::ManifestSet& config,
                                   std::map<std::string, std::string>& problems);
 
+// A job object as api::DecodeObject decodes it, before it is built against the
+// configuration: what a writer that decoded the object anyway hands to the reconciler
+// with the change (Change::decoded).
+struct DecodedJob {
+  model::JobObject job;
+};
+
 // Decodes one job object against `config` (priority classes, pod groups).
-Result<model::Workload> DecodeJob(const nlohmann::json& object, const model::ManifestSet& config);
+// `decoded`: the object already decoded under JobDecodeSource(object) (a writer's), which is
+// then only built against `config`.
+Result<model::Workload> DecodeJob(const nlohmann::json& object, const model::ManifestSet& config,
+                                  const DecodedJob* decoded = nullptr);
+
+// The source name DecodeJob decodes `object` under ("store:<kind> <name>"): a writer
+// that decodes under the same name gets the same JobObject (its source included).
+std::string JobDecodeSource(const nlohmann::json& object);
 
 }  // namespace muster::control

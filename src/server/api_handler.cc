@@ -5,6 +5,7 @@
 #include <random>
 
 #include "api/decode.h"
+#include "control/store_snapshot.h"
 #include "server/access_review.h"
 #include "server/api_status.h"
 #include "server/auth/owner.h"
@@ -55,6 +56,20 @@ ApiResponse Written(int code, const control::ResourceType& type, const json& obj
   response.warnings.insert(response.warnings.end(), field_warnings.begin(), field_warnings.end());
   return response;
 }
+// A create's answer: the stored text itself when it is the object as presented in the
+// requested version (the same bytes ToWire writes: keys sorted, compact, and valid
+// UTF-8 since the store wrote it), so it is not serialised a second time.
+ApiResponse CreatedResponse(const control::ResourceType& type, const std::string& version,
+                            json created, const ObjectTextCache::Entry& text,
+                            const std::vector<std::string>& field_warnings) {
+  if (text == nullptr || text->api_version != type.ApiVersion(version) || text->kind != type.kind) {
+    return Written(201, type, PresentObject(std::move(created), type, version), field_warnings);
+  }
+  ApiResponse response{201, "application/json", text->text};
+  response.warnings = CoreWarnings(type, created);
+  response.warnings.insert(response.warnings.end(), field_warnings.begin(), field_warnings.end());
+  return response;
+}
 ApiResponse TextResponse(int code, std::string text) {
   return {code, "text/plain; charset=utf-8", std::move(text)};
 }
@@ -81,9 +96,13 @@ int64_t NowUnix() { return static_cast<int64_t>(std::time(nullptr)); }
 // warnings (fields muster does not act on, in whole or in part, or that the kind does
 // not have) are named there, for the response's Warning headers, as `muster validate`
 // names them. One decode per write: a Job create is not decoded twice for them.
-std::optional<ApiError> ValidateObject(const control::ResourceType& t, const json& object,
-                                       const std::string& name,
-                                       std::vector<std::string>* field_warnings = nullptr) {
+// With `decoded`, a valid job is kept there, decoded as the scheduler decodes the
+// stored object (control::DecodeJob, under its source name), which it then takes
+// instead of decoding the object again.
+std::optional<ApiError> ValidateObject(
+    const control::ResourceType& t, const json& object, const std::string& name,
+    std::vector<std::string>* field_warnings = nullptr,
+    std::shared_ptr<const control::DecodedJob>* decoded = nullptr) {
   if (field_warnings != nullptr) field_warnings->clear();
   if (IsRbacType(t) || IsCoreKind(t)) {
     auto causes = IsRbacType(t) ? ValidateRbacObject(t, object) : ValidateCoreObject(t, object);
@@ -93,9 +112,12 @@ std::optional<ApiError> ValidateObject(const control::ResourceType& t, const jso
   // Bare Pods are validated too (their spec is a pod template's), though the table's
   // `validated` also means "engine configuration", which pods are not.
   if (!t.validated && !(t.group.empty() && t.kind == "Pod")) return std::nullopt;
+  if (decoded != nullptr) decoded->reset();
+  const bool job = decoded != nullptr && control::IsJobResource(t.StoreKey());
   api::DecodeResult result;
   result.warn_unread_fields = field_warnings != nullptr;
-  api::DecodeObject(object, "request", result);
+  // The source name is in no answer (causes and warnings name the field).
+  api::DecodeObject(object, job ? control::JobDecodeSource(object) : "request", result);
   std::vector<StatusCause> causes;
   for (const auto& d : result.diagnostics) {
     if (!d.warning) {
@@ -106,7 +128,13 @@ std::optional<ApiError> ValidateObject(const control::ResourceType& t, const jso
       field_warnings->push_back(d.field + ": " + d.message);
     }
   }
-  if (causes.empty()) return std::nullopt;
+  if (causes.empty()) {
+    if (job && result.manifests.jobs.size() == 1) {
+      *decoded = std::make_shared<const control::DecodedJob>(
+          control::DecodedJob{std::move(result.manifests.jobs.front())});
+    }
+    return std::nullopt;
+  }
   return InvalidObject(t, name, std::move(causes));
 }
 
@@ -332,10 +360,11 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
   // again, up to 8 times, before the create fails with AlreadyExists.
   const bool generated = name.empty() && !generate.empty();
   std::vector<std::string> field_warnings;
+  ObjectStore::CreateExtras extras;
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (generated) name = generate + RandomSuffix();
     meta["name"] = name;
-    if (auto invalid = ValidateObject(type, *body, name, &field_warnings)) {
+    if (auto invalid = ValidateObject(type, *body, name, &field_warnings, &extras.decoded)) {
       return ErrorResponse(*invalid);
     }
     // Quota and allocation, then the write, as one step (create_admission.h).
@@ -345,11 +374,9 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
       return ErrorResponse(*refused);
     if (dry_run) return Written(201, type, *body, field_warnings);
     if (type.namespaced) EnsureNamespace(store, t.namespace_);
-    auto created = store.Create({type.StoreKey(), t.namespace_, name}, *body);
-    if (created.ok()) {
-      return Written(201, type, PresentObject(std::move(*created), type, t.version),
-                     field_warnings);
-    }
+    auto created = store.Create({type.StoreKey(), t.namespace_, name}, *body, &extras);
+    if (created.ok())
+      return CreatedResponse(type, t.version, std::move(*created), extras.text, field_warnings);
     if (created.status().code() != StatusCode::kAlreadyExists || !generated) {
       return StoreError(created.status(), t, name);
     }

@@ -212,7 +212,7 @@ std::string ObjectStore::NewUid() {
 }
 
 Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control::ChangeType type,
-                                          json& object) {
+                                          json& object, CreateExtras* extras) {
   // Inside a Batch the transaction is the batch's: no BEGIN/COMMIT here, and a
   // failure poisons the batch, which rolls back as a whole.
   const bool in_batch = batch_depth_ > 0;
@@ -290,6 +290,7 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
         StoredText{body, object.value("apiVersion", ""), object.value("kind", "")});
   }
   rv_ = rv;
+  if (extras != nullptr) extras->text = text;
   if (in_batch) {
     batch_texts_.emplace_back(key, std::move(text));
   } else {
@@ -302,6 +303,7 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
   change.namespace_ = key.namespace_;
   change.name = key.name;
   change.object = object;
+  if (extras != nullptr) change.decoded = extras->decoded;
   if (in_batch) {
     batch_changes_.push_back(std::move(change));
   } else {
@@ -459,13 +461,14 @@ Result<json> ObjectStore::Grouped(const std::function<Result<json>()>& write) {
   return std::move(*mine.result);
 }
 
-Result<json> ObjectStore::Create(const control::ObjectKey& key, json object) {
+Result<json> ObjectStore::Create(const control::ObjectKey& key, json object, CreateExtras* extras) {
   if (!object.is_object()) return InvalidArgument("object must be a JSON object");
-  if (InBatchOnThisThread()) return CreateNow(key, std::move(object));
-  return Grouped([&]() { return CreateNow(key, std::move(object)); });
+  if (InBatchOnThisThread()) return CreateNow(key, std::move(object), extras);
+  return Grouped([&]() { return CreateNow(key, std::move(object), extras); });
 }
 
-Result<json> ObjectStore::CreateNow(const control::ObjectKey& key, json object) {
+Result<json> ObjectStore::CreateNow(const control::ObjectKey& key, json object,
+                                    CreateExtras* extras) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
   if (!existing.ok()) return existing.status();
@@ -480,7 +483,7 @@ Result<json> ObjectStore::CreateNow(const control::ObjectKey& key, json object) 
   md["uid"] = NewUid();
   md["creationTimestamp"] = Now();
   md["generation"] = 1;
-  auto rv = CommitLocked(key, control::ChangeType::kAdded, object);
+  auto rv = CommitLocked(key, control::ChangeType::kAdded, object, extras);
   if (!rv.ok()) return rv.status();
   return object;
 }

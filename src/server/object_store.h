@@ -89,9 +89,19 @@ class ObjectStore : public control::ObjectReader {
   Result<control::ListResult> List(const std::string& resource,
                                    const std::string& namespace_) const override;
 
+  // What a create may hand over and get back besides the object (the API's creates).
+  struct CreateExtras {
+    // In: `object` decoded as a job (control::DecodeJob's decode), published with the
+    // change so that the reconciler does not decode it again.
+    std::shared_ptr<const control::DecodedJob> decoded;
+    // Out: the text stored for the object, for an answer written without serialising
+    // it again.
+    ObjectTextCache::Entry text;
+  };
   // Stores a new object. Sets metadata.uid, creationTimestamp, generation (1),
   // resourceVersion; kAlreadyExists if the key is taken.
-  Result<nlohmann::json> Create(const control::ObjectKey& key, nlohmann::json object);
+  Result<nlohmann::json> Create(const control::ObjectKey& key, nlohmann::json object,
+                                CreateExtras* extras = nullptr);
 
   // Replaces the stored object within `scope`. If object.metadata.resourceVersion is
   // set it must equal the stored one (kConflict otherwise: optimistic concurrency).
@@ -173,7 +183,8 @@ class ObjectStore : public control::ObjectReader {
   Status LoadStoredObjects();
   Result<std::optional<nlohmann::json>> ReadLocked(const control::ObjectKey& key) const;
   // The writes themselves, run by the calling thread or by a group's leader.
-  Result<nlohmann::json> CreateNow(const control::ObjectKey& key, nlohmann::json object);
+  Result<nlohmann::json> CreateNow(const control::ObjectKey& key, nlohmann::json object,
+                                   CreateExtras* extras);
   Result<nlohmann::json> MutateNow(const control::ObjectKey& key, const Mutator& mutate,
                                    WriteScope scope);
   Result<nlohmann::json> DeleteNow(const control::ObjectKey& key,
@@ -190,8 +201,9 @@ class ObjectStore : public control::ObjectReader {
   Result<nlohmann::json> Grouped(const std::function<Result<nlohmann::json>()>& write);
   bool InBatchOnThisThread() const { return batch_owner_.load() == std::this_thread::get_id(); }
   // One transaction: bump the rv, write (or delete) the row, log the change.
+  // `extras`: a create's (CreateExtras).
   Result<int64_t> CommitLocked(const control::ObjectKey& key, control::ChangeType type,
-                               nlohmann::json& object);
+                               nlohmann::json& object, CreateExtras* extras = nullptr);
   // The SQLite paths of Get and List, under mu_ (a batch's thread).
   Result<nlohmann::json> GetLocked(const control::ObjectKey& key) const;
   Result<control::ListResult> ListLocked(const std::string& resource,

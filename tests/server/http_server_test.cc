@@ -329,11 +329,12 @@ TEST(HttpWatchHistoryTest, AWatchFromAnOldVersionSkipsManyOtherChangesQuickly) {
   int64_t rv = 0;
   for (int i = 0; i < 20000; ++i) {
     hub.Publish({++rv, control::ChangeType::kAdded, pods->StoreKey(), "default",
-                 "p" + std::to_string(i), json{{"metadata", {{"name", "p"}}}}});
+                 "p" + std::to_string(i), json{{"metadata", {{"name", "p"}}}}, nullptr});
   }
   hub.Publish(
       {++rv, control::ChangeType::kAdded, namespaces->StoreKey(), "", "wanted",
-       json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "wanted"}}}}});
+       json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "wanted"}}}},
+       nullptr});
   Running s(
       [&](const ApiRequest&) -> ApiResult {
         WatchFilter filter;
