@@ -216,15 +216,19 @@ def run(args):
     sampler = threading.Thread(target=sample)
     sampler.start()
     server_cpu, client_cpu = cpu_seconds(pid), time.process_time()
-    if "--client" in args:
-        begin, last_ack, n_errors = submit_with(args["--client"], port, args["--jobs"],
-                                                int(args["--concurrency"]), body_format)
-        errors = ["see above"] * n_errors
-    else:
-        begin, last_ack, errors = submit(port, jobs, int(args["--concurrency"]), body_format)
+    try:
+        if "--client" in args:
+            begin, last_ack, n_errors = submit_with(args["--client"], port, args["--jobs"],
+                                                    int(args["--concurrency"]), body_format)
+            errors = ["see above"] * n_errors
+        else:
+            begin, last_ack, errors = submit(port, jobs, int(args["--concurrency"]), body_format)
+    finally:
+        # A client that failed (serve_load exiting early) ends the run: the sampler,
+        # a non-daemon thread, kept the interpreter waiting for ever.
+        done.set()
+        sampler.join()
     server_cpu, client_cpu = cpu_seconds(pid) - server_cpu, time.process_time() - client_cpu
-    done.set()
-    sampler.join()
     submitted = len(jobs) - len(errors)
     if "--client" not in args:
         print("submitted: %d jobs in %.2f s over %s connections: %.0f submissions/s (%d errors)"

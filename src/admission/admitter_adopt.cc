@@ -12,12 +12,6 @@
 namespace muster::admission {
 namespace {
 
-ResourceList TotalRequest(const model::Workload& wl) {
-  ResourceList total;
-  for (const auto& ps : wl.pod_sets) total += ps.requests.Scaled(ps.count);
-  return total;
-}
-
 // The engine binds exactly these pods, so the assignment must describe the
 // workload's own pod sets, in order, with counts it could have been admitted with.
 Status CheckShape(const model::Workload& wl, const Assignment& assignment) {
@@ -146,7 +140,7 @@ Status AdmitterImpl::Adopt(const model::Workload& workload, const Assignment& as
   ws.wl = workload;
   Time created = existing != workloads_.end() ? existing->second.qkey.created : now;
   ws.qkey = QueueKey{workload.priority, 0, created, workload.meta.order, workload.key};
-  ws.request = TotalRequest(workload);
+  ws.request = model::TotalRequest(workload);
   Resolve(ws);
   switch (ws.route) {
     case Route::kHeld:

@@ -8,12 +8,6 @@ namespace muster::admission {
 
 namespace {
 
-ResourceList TotalRequest(const model::Workload& wl) {
-  ResourceList total;
-  for (const auto& ps : wl.pod_sets) total += ps.requests.Scaled(ps.count);
-  return total;
-}
-
 Decision PendingDecision(const std::string& key, std::string reason, std::string message) {
   Decision d;
   d.kind = Decision::Kind::kPending;
@@ -112,7 +106,7 @@ void AdmitterImpl::Enqueue(const model::Workload& workload, Time now) {
   WorkloadState& stored = pos->second;
   stored.wl = workload;
   stored.qkey = QueueKey{workload.priority, 0, created, workload.meta.order, workload.key};
-  stored.request = TotalRequest(workload);
+  stored.request = model::TotalRequest(workload);
   Resolve(stored);
   stored.qkey.state = &stored;  // map nodes stay put: valid until Remove
   if (PendingQueue* q = QueueFor(stored)) q->Push(stored.qkey);

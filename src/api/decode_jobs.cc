@@ -1,20 +1,14 @@
 // Training job kinds: batch/v1 Job, kubeflow.org PyTorchJob/TFJob (v1) and MPIJob
 // (v2beta1), jobset.x-k8s.io JobSet. Defaults follow each project's defaulting code.
 #include <algorithm>
-#include <cctype>
 #include <set>
 #include <string>
 
 #include "api/decode_common.h"
+#include "core/text.h"
 
 namespace muster::api::internal {
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 struct KubeflowKind {
   const char* kind;
@@ -226,7 +220,7 @@ void DecodeKubeflowJob(const YamlValue& root, model::ObjectMeta meta, DecodeResu
     model::ReplicaSpec rs;
     // The operators accept any capitalisation ("worker") and canonicalise it.
     for (const auto& t : kk->replica_types) {
-      if (Lower(t) == Lower(key)) rs.type = t;
+      if (AsciiLower(t) == AsciiLower(key)) rs.type = t;
     }
     if (rs.type.empty()) {
       std::string allowed;

@@ -5,31 +5,20 @@
 #include <map>
 #include <set>
 
+#include "control/json_fields.h"
+#include "core/text.h"
+
 namespace muster::control {
 namespace {
 
 using json = nlohmann::json;
 
-// Every pod change is identified (IdentifyPod reads up to ten labels): the lookups
-// read in place instead of copying metadata (and its labels) once per key.
-const json& Field(const json& object, const char* key) {
-  static const json kEmpty = json::object();
-  if (!object.is_object()) return kEmpty;
-  auto it = object.find(key);
-  return it != object.end() && it->is_object() ? *it : kEmpty;
-}
-
-std::string StringAt(const json& map, const char* key) {
-  auto it = map.find(key);
-  return it != map.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 std::string Label(const json& pod, const char* key) {
-  return StringAt(Field(Field(pod, "metadata"), "labels"), key);
+  return StringField(ObjectField(ObjectField(pod, "metadata"), "labels"), key);
 }
 
 std::string Annotation(const json& pod, const char* key) {
-  return StringAt(Field(Field(pod, "metadata"), "annotations"), key);
+  return StringField(ObjectField(ObjectField(pod, "metadata"), "annotations"), key);
 }
 
 std::string LabelOrAnnotation(const json& pod, const char* key) {
@@ -47,18 +36,13 @@ int32_t ParseIndex(const std::string& text) {
 
 // The controlling owner's kind ("" if none).
 std::string OwnerKind(const json& pod) {
-  const json& md = Field(pod, "metadata");
+  const json& md = ObjectField(pod, "metadata");
   auto refs = md.find("ownerReferences");
   if (refs == md.end() || !refs->is_array()) return "";
   for (const auto& o : *refs) {
     if (o.is_object() && o.value("controller", false)) return o.value("kind", "");
   }
   return "";
-}
-
-std::string Lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 }  // namespace
@@ -81,7 +65,7 @@ std::optional<PodIdentity> IdentifyPod(const json& pod) {
     id.job_name = kf;
     std::string type = Label(pod, "training.kubeflow.org/replica-type");
     if (type.empty()) type = Label(pod, "training.kubeflow.org/job-role");  // MPIJob v2
-    id.pod_set = Lower(type);
+    id.pod_set = AsciiLower(type);
     id.index = ParseIndex(Label(pod, "training.kubeflow.org/replica-index"));
     if (id.pod_set == "launcher" && id.index < 0) id.index = 0;
     return id;
@@ -93,7 +77,7 @@ std::optional<PodIdentity> IdentifyPod(const json& pod) {
     id.index = ParseIndex(LabelOrAnnotation(pod, "volcano.sh/task-index"));
     if (id.index < 0) {
       // Volcano names pods "<job>-<task>-<index>".
-      std::string name = StringAt(Field(pod, "metadata"), "name");
+      std::string name = StringField(ObjectField(pod, "metadata"), "name");
       auto dash = name.rfind('-');
       if (dash != std::string::npos) id.index = ParseIndex(name.substr(dash + 1));
     }
@@ -112,21 +96,23 @@ std::optional<PodIdentity> IdentifyPod(const json& pod) {
 }
 
 bool PodTerminal(const json& pod) {
-  std::string phase = StringAt(Field(pod, "status"), "phase");
+  std::string phase = StringField(ObjectField(pod, "status"), "phase");
   return phase == "Succeeded" || phase == "Failed";
 }
 
-bool PodDeleting(const json& pod) { return Field(pod, "metadata").contains("deletionTimestamp"); }
+bool PodDeleting(const json& pod) {
+  return ObjectField(pod, "metadata").contains("deletionTimestamp");
+}
 
 WatchedPod MakeWatchedPod(const json& pod, const PodIdentity& identity) {
   WatchedPod view;
   view.pod_set = identity.pod_set;
   view.index = identity.index;
   view.job_index = identity.job_index;
-  const json& spec = Field(pod, "spec");
-  view.node = StringAt(spec, "nodeName");
+  const json& spec = ObjectField(pod, "spec");
+  view.node = StringField(spec, "nodeName");
   view.scheduler_name = spec.value("schedulerName", "default-scheduler");
-  const std::string phase = StringAt(Field(pod, "status"), "phase");
+  const std::string phase = StringField(ObjectField(pod, "status"), "phase");
   view.terminal = PodTerminal(pod);
   view.live = !view.terminal && !PodDeleting(pod);
   view.ready = phase == "Running" || phase == "Succeeded";

@@ -1,19 +1,14 @@
 #include "control/job_templates.h"
 
 #include <algorithm>
-#include <cctype>
+
+#include "core/text.h"
 
 namespace muster::control {
 namespace {
 
 using json = nlohmann::json;
 using Pointer = json::json_pointer;
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 const char* ReplicaSpecsField(const std::string& kind) {
   if (kind == "PyTorchJob") return "pytorchReplicaSpecs";
@@ -75,7 +70,7 @@ std::optional<std::string> PodTemplatePath(const json& job, const std::string& p
   if (const char* field = ReplicaSpecsField(kind)) {
     const json specs = spec.value(field, json::object());
     for (const auto& [type, rs] : specs.items()) {
-      if (Lower(type) == pod_set)
+      if (AsciiLower(type) == pod_set)
         return "/spec/" + std::string(field) + "/" + Escape(type) + "/template";
     }
     return std::nullopt;

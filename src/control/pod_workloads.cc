@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "api/decode.h"
+#include "control/json_fields.h"
 #include "control/workload_objects.h"
 #include "workloads/workloads.h"
 
@@ -17,12 +18,6 @@ const json& Meta(const json& object) {
   if (!object.is_object()) return kEmpty;
   auto it = object.find("metadata");
   return it != object.end() && it->is_object() ? *it : kEmpty;
-}
-
-std::string StringAt(const json& map, const char* key) {
-  if (!map.is_object()) return "";
-  auto it = map.find(key);
-  return it != map.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 bool ControllerOwned(const json& meta) {
@@ -71,20 +66,20 @@ Result<model::Workload> BuildOne(const json& pod, const model::ManifestSet& conf
 std::optional<PodWorkloadId> PodWorkloadOf(const json& pod) {
   const json& meta = Meta(pod);
   if (meta.empty() || ControllerOwned(meta)) return std::nullopt;
-  const std::string phase = StringAt(pod.value("status", json::object()), "phase");
+  const std::string phase = StringField(pod.value("status", json::object()), "phase");
   if (phase == "Succeeded" || phase == "Failed") return std::nullopt;
   PodWorkloadId id;
   id.namespace_ = meta.value("namespace", "");
   id.name = meta.value("name", "");
   const json labels = meta.value("labels", json::object());
   const json annotations = meta.value("annotations", json::object());
-  const std::string group = StringAt(labels, kPodGroupNameLabel);
-  const std::string volcano = StringAt(annotations, kVolcanoGroupAnnotation);
+  const std::string group = StringField(labels, kPodGroupNameLabel);
+  const std::string volcano = StringField(annotations, kVolcanoGroupAnnotation);
   if (!group.empty()) {
     id.group = true;
     id.name = group;
     // Kueue's webhook requires the total count on every pod of a group.
-    const std::string text = StringAt(annotations, kPodGroupTotalCountAnnotation);
+    const std::string text = StringField(annotations, kPodGroupTotalCountAnnotation);
     int32_t total = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), total);
     if (text.empty()) {

@@ -25,14 +25,6 @@ constexpr const char* kPodGroups = "podgroups.scheduling.volcano.sh";
 constexpr int64_t kSuspendWrite = -2;
 constexpr int64_t kRestoreWrite = -1;
 
-int64_t GenerationOf(const json& object) {
-  if (!object.is_object() || !object.contains("metadata")) return 0;
-  const json& meta = object["metadata"];
-  if (!meta.is_object()) return 0;
-  auto it = meta.find("generation");
-  return it != meta.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
-}
-
 // A write the API server will refuse again however often it is sent (422, 400, 403).
 bool Permanent(const Status& s) {
   switch (s.code()) {
@@ -221,7 +213,7 @@ void Reconciler::SyncParkedWorkload(JobState& job) {
   if (!desired.is_object() || desired == job.workload) return;
   WriteOp op;
   op.kind = WriteKind::kWorkload;
-  op.resource = "workloads.kueue.x-k8s.io";
+  op.resource = kWorkloads;
   op.namespace_ = job.ref.namespace_;
   op.name = WorkloadObjectName(job.ref);
   op.object = std::move(desired);

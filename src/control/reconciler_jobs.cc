@@ -12,15 +12,8 @@
 #include "control/workload_objects.h"
 
 namespace muster::control {
-namespace {
 
 using json = nlohmann::json;
-
-constexpr const char* kWorkloads = "workloads.kueue.x-k8s.io";
-
-std::string ObjectId(const std::string& resource, const std::string& ns, const std::string& name) {
-  return resource + "/" + ns + "/" + name;
-}
 
 int64_t GenerationOf(const json& object) {
   const json* meta =
@@ -28,6 +21,12 @@ int64_t GenerationOf(const json& object) {
   if (meta == nullptr || !meta->is_object()) return 0;
   auto it = meta->find("generation");
   return it != meta->end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
+namespace {
+
+std::string ObjectId(const std::string& resource, const std::string& ns, const std::string& name) {
+  return resource + "/" + ns + "/" + name;
 }
 
 bool OwnedByJobSet(const json& job) {

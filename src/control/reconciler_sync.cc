@@ -15,8 +15,6 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr const char* kWorkloads = "workloads.kueue.x-k8s.io";
-
 // metadata.resourceVersion, read in place ("" when absent).
 std::string ResourceVersionOf(const json& object) {
   auto md = object.find("metadata");

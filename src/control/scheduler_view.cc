@@ -15,18 +15,6 @@ using admission::AdmissionSnapshot;
 
 const char* kGpu = "nvidia.com/gpu";
 
-Amounts ToAmounts(const ResourceList& list) {
-  Amounts out;
-  list.ForEachNonZero([&](ResourceId id, int64_t v) { out[ResourceNames::Name(id)] = v; });
-  return out;
-}
-
-ResourceList TotalRequest(const model::Workload& w) {
-  ResourceList total;
-  for (const auto& ps : w.pod_sets) total += ps.requests.Scaled(ps.count);
-  return total;
-}
-
 DecisionView ToDecision(const engine::LogEntry& e) {
   return {e.time, e.action, e.reason, e.message};
 }
@@ -43,7 +31,7 @@ std::vector<ShortfallView> KueueShortfall(const model::Workload& w,
                                           const admission::QuotaNodeSnapshot* node) {
   std::vector<ShortfallView> out;
   if (node == nullptr) return out;
-  const ResourceList request = TotalRequest(w);
+  const ResourceList request = model::TotalRequest(w);
   for (size_t g = 0; g < cq.flavor_groups.size(); ++g) {
     std::vector<ShortfallView> group;
     bool some_flavor_fits = false;
@@ -71,7 +59,7 @@ std::vector<ShortfallView> KueueShortfall(const model::Workload& w,
 std::vector<ShortfallView> VolcanoShortfall(const model::Workload& w,
                                             const admission::VolcanoQueueSnapshot& q) {
   std::vector<ShortfallView> out;
-  TotalRequest(w).ForEachNonZero([&](ResourceId id, int64_t want) {
+  model::TotalRequest(w).ForEachNonZero([&](ResourceId id, int64_t want) {
     const std::string& name = ResourceNames::Name(id);
     std::optional<int64_t> limit;
     if (auto it = q.capability.find(name); it != q.capability.end()) limit = it->second;
@@ -166,7 +154,7 @@ WorkloadView BuildWorkload(const engine::Engine& engine, const engine::WorkloadR
   v.finished = r.finish_time;
   v.pods = w.TotalCount();
   v.min_pods = w.min_available;
-  v.requests = ToAmounts(TotalRequest(w));
+  v.requests = ToAmounts(model::TotalRequest(w));
   v.failures = r.failures;
   for (const auto& e : r.evictions) v.evictions.push_back({e.time, e.reason, e.detail, e.by});
   if (auto it = index.preempted_for->find(w.key); it != index.preempted_for->end()) {
@@ -268,6 +256,12 @@ void AddSample(UtilizationSeries& s, Time now, const ClusterView& c) {
 }
 
 }  // namespace
+
+Amounts ToAmounts(const ResourceList& list) {
+  Amounts out;
+  list.ForEachNonZero([&](ResourceId id, int64_t v) { out[ResourceNames::Name(id)] = v; });
+  return out;
+}
 
 SchedulerView BuildSchedulerView(const ViewInputs& in, const SchedulerView* previous) {
   SchedulerView view;

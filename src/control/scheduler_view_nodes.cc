@@ -9,12 +9,6 @@
 namespace muster::control {
 namespace {
 
-Amounts ToAmounts(const ResourceList& list) {
-  Amounts out;
-  list.ForEachNonZero([&](ResourceId id, int64_t v) { out[ResourceNames::Name(id)] = v; });
-  return out;
-}
-
 // The label keys that say where a node sits, outermost first: the levels of the
 // first Kueue Topology (by name) without the per-host level; without one, labels
 // naming a block and then a rack (topology.kubernetes.io/rack, cloud.x/topology-block).

@@ -13,6 +13,9 @@
 
 namespace muster::control {
 
+// Each non-zero amount of `list` by resource name.
+Amounts ToAmounts(const ResourceList& list);
+
 class PartsIndex {
  public:
   PartsIndex(const admission::AdmissionSnapshot& snapshot, const engine::Engine& engine);

@@ -39,12 +39,6 @@ const char* StopPolicyName(model::StopPolicy p) {
   return "None";
 }
 
-Amounts ToAmounts(const ResourceList& list) {
-  Amounts out;
-  list.ForEachNonZero([&](ResourceId id, int64_t v) { out[ResourceNames::Name(id)] = v; });
-  return out;
-}
-
 void AddRequest(Amounts& into, const model::Workload& w) {
   for (const auto& ps : w.pod_sets) {
     ps.requests.ForEachNonZero(

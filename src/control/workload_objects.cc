@@ -1,7 +1,6 @@
 #include "control/workload_objects.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <ctime>
 #include <map>
@@ -11,6 +10,7 @@
 #include "control/trainjob_status.h"
 #include "core/resource_list.h"
 #include "core/resource_name.h"
+#include "core/text.h"
 
 namespace muster::control {
 namespace {
@@ -82,12 +82,6 @@ json PodSetsSpec(const model::Workload& w) {
   return sets;
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 const json* FindCondition(const json& conditions, const std::string& type) {
   if (!conditions.is_array()) return nullptr;
   for (const auto& c : conditions) {
@@ -141,7 +135,7 @@ bool SetCondition(json& conditions, const std::string& type, bool status, const 
 }
 
 std::string WorkloadObjectName(const JobRef& job) {
-  std::string name = Lower(job.kind) + "-" + job.name;
+  std::string name = AsciiLower(job.kind) + "-" + job.name;
   if (name.size() > 253) name.resize(253);
   return name;
 }

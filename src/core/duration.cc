@@ -4,10 +4,10 @@
 #include <cmath>
 #include <string>
 
+#include "core/text.h"
+
 namespace muster {
 namespace {
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Reads "<digits>[.<digits>]" (at least one digit overall) from the front of `s` and
 // consumes it. Digits are checked here, not by from_chars, so that "1e3", "inf" and

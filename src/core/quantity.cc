@@ -10,6 +10,8 @@
 #include <array>
 #include <limits>
 
+#include "core/text.h"
+
 namespace muster {
 namespace {
 
@@ -39,8 +41,6 @@ constexpr std::array<__int128, kMaxDigits + 1> MakePow10() {
   return p;
 }
 constexpr std::array<__int128, kMaxDigits + 1> kPow10 = MakePow10();
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 int DigitCount(__int128 v) {  // v >= 0
   int n = 1;

@@ -2,6 +2,14 @@
 
 namespace muster {
 
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
 std::string_view TrimSpace(std::string_view s) {
   size_t b = s.find_first_not_of(" \t\r\n");
   if (b == std::string_view::npos) return {};

@@ -7,6 +7,12 @@
 
 namespace muster {
 
+// An ASCII decimal digit (std::isdigit depends on the locale and takes an int).
+constexpr bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// `s` with A-Z as a-z (ASCII only: Kubernetes names and HTTP header names).
+std::string AsciiLower(std::string_view s);
+
 // `s` without leading and trailing spaces, tabs, CR and LF.
 std::string_view TrimSpace(std::string_view s);
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "control/job_templates.h"
+#include "control/json_fields.h"
 #include "core/base64.h"
 
 namespace muster::kube {
@@ -54,13 +55,6 @@ std::string_view GroupOf(std::string_view api_version) {
   return slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
 }
 
-// The string at `key` of `object`, or "" when absent or not a string.
-std::string StringAt(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 const json* ObjectAt(const json& object, const char* key) {
   if (!object.is_object()) return nullptr;
   auto it = object.find(key);
@@ -97,14 +91,15 @@ bool ControlledByManagedJob(const json& metadata) {
     if (!ref.is_object()) continue;
     auto controller = ref.find("controller");
     if (controller == ref.end() || !controller->is_boolean() || !controller->get<bool>()) continue;
-    return FindManagedKind(GroupOf(StringAt(ref, "apiVersion")), StringAt(ref, "kind")) != nullptr;
+    return FindManagedKind(GroupOf(control::StringField(ref, "apiVersion")),
+                           control::StringField(ref, "kind")) != nullptr;
   }
   return false;
 }
 
 bool NamesQueue(const json& metadata) {
   const json* labels = ObjectAt(metadata, "labels");
-  return labels != nullptr && !StringAt(*labels, kQueueNameLabel).empty();
+  return labels != nullptr && !control::StringField(*labels, kQueueNameLabel).empty();
 }
 
 // The JSON patch that sets `field` (a path below spec) to true, adding the objects on
@@ -166,18 +161,18 @@ void AddSchedulerName(const json& object, const std::string& scheduler_name, jso
 
 json Decide(const json& review, const WebhookOptions& options) {
   if (!review.is_object()) return Denied("", "", "the AdmissionReview is not a JSON object");
-  const std::string api_version = StringAt(review, "apiVersion");
+  const std::string api_version = control::StringField(review, "apiVersion");
   if (api_version != "admission.k8s.io/v1" && api_version != "admission.k8s.io/v1beta1") {
     return Denied("", "", "apiVersion must be admission.k8s.io/v1, got \"" + api_version + "\"");
   }
-  if (StringAt(review, "kind") != "AdmissionReview") {
+  if (control::StringField(review, "kind") != "AdmissionReview") {
     return Denied(api_version, "", "kind must be AdmissionReview");
   }
   const json* request = ObjectAt(review, "request");
   if (request == nullptr) return Denied(api_version, "", "request is missing");
-  const std::string uid = StringAt(*request, "uid");
+  const std::string uid = control::StringField(*request, "uid");
   if (uid.empty()) return Denied(api_version, "", "request.uid is missing");
-  const std::string operation = StringAt(*request, "operation");
+  const std::string operation = control::StringField(*request, "operation");
   if (operation.empty()) return Denied(api_version, uid, "request.operation is missing");
   // Only creation is defaulted, as in Kueue: later suspends and resumes are muster's.
   if (operation != "CREATE") return Allowed(api_version, uid);
@@ -186,11 +181,11 @@ json Decide(const json& review, const WebhookOptions& options) {
   if (object == nullptr) return Denied(api_version, uid, "request.object is missing");
   std::string group, kind;
   if (const json* gvk = ObjectAt(*request, "kind")) {
-    group = StringAt(*gvk, "group");
-    kind = StringAt(*gvk, "kind");
+    group = control::StringField(*gvk, "group");
+    kind = control::StringField(*gvk, "kind");
   } else {
-    group = GroupOf(StringAt(*object, "apiVersion"));
-    kind = StringAt(*object, "kind");
+    group = GroupOf(control::StringField(*object, "apiVersion"));
+    kind = control::StringField(*object, "kind");
   }
   if (kind.empty()) return Denied(api_version, uid, "request.kind.kind is missing");
   const json* metadata = ObjectAt(*object, "metadata");

@@ -14,15 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
 std::string Trim(std::string s) {
   const auto space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
   while (!s.empty() && space(s.back())) s.pop_back();
@@ -155,7 +146,7 @@ Result<ClusterConnection> ParseKubeconfig(const YAML::Node& root, const std::str
     if (!token_file.empty()) {
       conn.token_file = ResolvePath(base_dir, token_file);
       if (conn.token.empty()) {
-        if (!ReadFile(conn.token_file, &conn.token)) {
+        if (!ReadLocalFile(conn.token_file, &conn.token)) {
           return NotFound(user_where + ": tokenFile " + conn.token_file + ": cannot read");
         }
         conn.token = Trim(conn.token);
@@ -177,7 +168,7 @@ Result<ClusterConnection> ParseKubeconfig(const YAML::Node& root, const std::str
 
 Result<ClusterConnection> LoadKubeconfig(const std::string& path, const std::string& context) {
   std::string text;
-  if (!ReadFile(path, &text)) return NotFound("kubeconfig " + path + ": cannot read file");
+  if (!ReadLocalFile(path, &text)) return NotFound("kubeconfig " + path + ": cannot read file");
   try {
     return ParseKubeconfig(YAML::Load(text), path, context);
   } catch (const YAML::Exception& e) {
@@ -199,7 +190,7 @@ Result<ClusterConnection> LoadInCluster(const std::string& account_dir) {
   conn.server = "https://" + (ipv6 ? "[" + host_str + "]" : host_str) + ":" + port;
   const fs::path dir(account_dir);
   conn.token_file = (dir / "token").string();
-  if (!ReadFile(conn.token_file, &conn.token)) {
+  if (!ReadLocalFile(conn.token_file, &conn.token)) {
     return NotFound("in-cluster: cannot read service-account token " + conn.token_file);
   }
   conn.token = Trim(conn.token);
@@ -208,7 +199,7 @@ Result<ClusterConnection> LoadInCluster(const std::string& account_dir) {
   if (!FileExists(ca)) return NotFound("in-cluster: service-account CA " + ca + " missing");
   conn.ca_file = ca;
   std::string ns;
-  if (ReadFile((dir / "namespace").string(), &ns)) conn.namespace_ = Trim(ns);
+  if (ReadLocalFile((dir / "namespace").string(), &ns)) conn.namespace_ = Trim(ns);
   if (conn.namespace_.empty()) conn.namespace_ = "default";
   conn.source = "in-cluster";
   return conn;
@@ -253,6 +244,15 @@ Result<ClusterConnection> ResolveConnection(const std::string& kubeconfig_flag,
   std::string message = "no Kubernetes API server configured; tried --kubeconfig (not given)";
   for (const auto& t : tried) message += ", " + t;
   return NotFound(message);
+}
+
+bool ReadLocalFile(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
 }
 
 }  // namespace muster::kube

@@ -45,4 +45,8 @@ Result<ClusterConnection> ResolveConnection(
     const std::string& kubeconfig_flag, const std::string& context,
     const std::string& account_dir = "/var/run/secrets/kubernetes.io/serviceaccount");
 
+// The whole of a local file (a token, a certificate, a kubeconfig); false when it
+// cannot be read.
+bool ReadLocalFile(const std::string& path, std::string* out);
+
 }  // namespace muster::kube

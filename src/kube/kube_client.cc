@@ -4,13 +4,12 @@
 
 #include <chrono>
 #include <exception>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <vector>
 
+#include "kube/cluster_connection.h"
 #include "kube/rate_limiter.h"
 
 namespace muster::kube {
@@ -24,15 +23,6 @@ void GlobalInitOnce() {
 
 // Poll interval of a watch: how quickly Stream() notices `*stop`.
 constexpr int kStreamPollMs = 100;
-
-bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
 
 std::string TrimSpace(std::string s) {
   const auto not_space = [](char c) { return c != ' ' && c != '\n' && c != '\r' && c != '\t'; };
@@ -194,7 +184,7 @@ struct KubeClient::Impl {
   bool ReloadToken(const std::string& token_file) {
     if (token_file.empty()) return false;
     std::string fresh;
-    if (!ReadFile(token_file, &fresh)) return false;
+    if (!ReadLocalFile(token_file, &fresh)) return false;
     fresh = TrimSpace(fresh);
     if (fresh.empty()) return false;
     std::lock_guard lock(token_mu);

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <utility>
 
+#include "control/json_fields.h"
 #include "core/percent_encode.h"
 
 namespace muster::kube {
@@ -23,18 +24,11 @@ std::string ResourceVersionOf(const json& object) {
   return it != md.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-// object[key] when it is a string, else "": a malformed answer must not throw.
-std::string StringField(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 // "<code> <message>" of a failed response, for logs.
 std::string Describe(const HttpResponse& r) {
   if (r.code == 0) return "transport error: " + r.error;
   json status = json::parse(r.body, nullptr, false);
-  std::string message = StringField(status, "message");
+  std::string message = control::StringField(status, "message");
   if (message.empty()) message = r.body.substr(0, 200);
   return "HTTP " + std::to_string(r.code) + ": " + message;
 }
@@ -44,7 +38,7 @@ bool IsGoneStatus(const json& status) {
   if (status.contains("code") && status["code"].is_number_integer() && status["code"] == 410) {
     return true;
   }
-  const std::string reason = StringField(status, "reason");
+  const std::string reason = control::StringField(status, "reason");
   return reason == "Expired" || reason == "Gone";
 }
 
@@ -230,8 +224,8 @@ Reflector::Outcome Reflector::ListVersion(const std::string& version, std::vecto
       }
     }
     const json md = list.value("metadata", json::object());
-    resource_version = StringField(md, "resourceVersion");
-    token = StringField(md, "continue");
+    resource_version = control::StringField(md, "resourceVersion");
+    token = control::StringField(md, "continue");
   } while (!token.empty());
   return Outcome::kOk;
 }

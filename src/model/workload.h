@@ -157,4 +157,11 @@ struct Workload {
   }
 };
 
+// Everything the workload asks for: each pod set's requests times its count.
+inline ResourceList TotalRequest(const Workload& w) {
+  ResourceList total;
+  for (const auto& ps : w.pod_sets) total += ps.requests.Scaled(ps.count);
+  return total;
+}
+
 }  // namespace muster::model

@@ -11,8 +11,6 @@ using nlohmann::json;
 constexpr char kPrefix[] = "/apis/authorization.k8s.io/v1/";
 constexpr size_t kMaxReviewString = 1024;
 
-ApiResponse Error(const ApiError& e) { return {e.code, "application/json", e.ToJson().dump()}; }
-
 std::optional<json> ParseReview(const ApiRequest& r) {
   if (r.content_type.find("yaml") != std::string::npos) {
     auto docs = ParseDocuments(r.body);
@@ -49,7 +47,7 @@ ApiResponse AccessReview(const ApiRequest& r, json body, const auth::RbacAuthori
                            "nonResourceAttributes or resourceAttributes must be specified");
     e.group = "authorization.k8s.io";
     e.kind = "SelfSubjectAccessReview";
-    return Error(e);
+    return ErrorResponse(e);
   }
   auth::RequestAttributes a;
   a.user = r.user;
@@ -117,11 +115,12 @@ std::optional<ApiResponse> HandleAccessReview(const ApiRequest& request, const s
   const bool access = resource == "selfsubjectaccessreviews";
   if (!access && resource != "selfsubjectrulesreviews") return std::nullopt;
   if (request.method != "POST") {
-    return Error(MakeError(405, "MethodNotAllowed",
-                           "the server does not allow this method on the requested resource"));
+    return ErrorResponse(
+        MakeError(405, "MethodNotAllowed",
+                  "the server does not allow this method on the requested resource"));
   }
   auto body = ParseReview(request);
-  if (!body) return Error(BadRequest("the request body must be one JSON or YAML object"));
+  if (!body) return ErrorResponse(BadRequest("the request body must be one JSON or YAML object"));
   return access ? AccessReview(request, std::move(*body), authorizer)
                 : RulesReview(request, std::move(*body), authorizer);
 }

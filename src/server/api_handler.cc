@@ -39,7 +39,6 @@
 #include "server/yaml_json.h"
 
 namespace muster::server {
-namespace {
 
 using nlohmann::json;
 
@@ -47,6 +46,14 @@ ApiResponse JsonResponse(int code, const json& body) {
   return {code, "application/json", ToWire(body)};
 }
 ApiResponse ErrorResponse(const ApiError& e) { return JsonResponse(e.code, e.ToJson()); }
+std::string QueryParam(const ApiRequest& r, const std::string& key) {
+  auto it = r.query.find(key);
+  return it == r.query.end() ? "" : it->second;
+}
+bool IsTrueParam(const std::string& v) { return v == "1" || v == "true" || v == "True"; }
+
+namespace {
+
 // A write's answer, with warnings about the fields muster stores but does not act on:
 // the core kinds' and `field_warnings`, those of ValidateObject's decode.
 ApiResponse Written(int code, const control::ResourceType& type, const json& object,
@@ -74,16 +81,10 @@ ApiResponse TextResponse(int code, std::string text) {
   return {code, "text/plain; charset=utf-8", std::move(text)};
 }
 
-std::string Param(const ApiRequest& r, const std::string& key) {
-  auto it = r.query.find(key);
-  return it == r.query.end() ? "" : it->second;
-}
-bool IsTrue(const std::string& v) { return v == "1" || v == "true" || v == "True"; }
-
 bool WantsTable(const ApiRequest& r) { return r.accept.find("as=Table") != std::string::npos; }
 
 IncludeObject ParseInclude(const ApiRequest& r) {
-  std::string v = Param(r, "includeObject");
+  std::string v = QueryParam(r, "includeObject");
   if (v == "None") return IncludeObject::kNone;
   if (v == "Object") return IncludeObject::kObject;
   return IncludeObject::kMetadata;
@@ -231,9 +232,9 @@ struct Selectors {
 };
 
 Result<Selectors> ParseSelectors(const ApiRequest& r) {
-  auto labels = LabelSelector::Parse(Param(r, "labelSelector"));
+  auto labels = LabelSelector::Parse(QueryParam(r, "labelSelector"));
   if (!labels.ok()) return labels.status();
-  auto fields = FieldSelector::Parse(Param(r, "fieldSelector"));
+  auto fields = FieldSelector::Parse(QueryParam(r, "fieldSelector"));
   if (!fields.ok()) return fields.status();
   return Selectors{std::move(*labels), std::move(*fields)};
 }
@@ -248,8 +249,8 @@ ApiResult HandleWatch(ObjectStore& store, const RequestTarget& t, const ApiReque
   f.fields = std::move(sel.fields);
   f.as_table = WantsTable(r);
   f.include = ParseInclude(r);
-  f.bookmarks = IsTrue(Param(r, "allowWatchBookmarks"));
-  std::string rv_text = Param(r, "resourceVersion");
+  f.bookmarks = IsTrueParam(QueryParam(r, "allowWatchBookmarks"));
+  std::string rv_text = QueryParam(r, "resourceVersion");
   int64_t from = 0;
   std::vector<json> initial;
   if (rv_text.empty() || rv_text == "0") {
@@ -270,7 +271,7 @@ ApiResult HandleWatch(ObjectStore& store, const RequestTarget& t, const ApiReque
     }
   }
   int64_t timeout = 1800;
-  if (std::string ts = Param(r, "timeoutSeconds"); !ts.empty()) {
+  if (std::string ts = QueryParam(r, "timeoutSeconds"); !ts.empty()) {
     timeout = std::clamp<int64_t>(std::strtoll(ts.c_str(), nullptr, 10), 1, 3600);
   }
   return std::make_unique<WatchStream>(store.hub(), std::move(f), from, std::move(initial),
@@ -294,7 +295,7 @@ ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest
   }
   auto sel = ParseSelectors(r);
   if (!sel.ok()) return ErrorResponse(BadRequest(sel.status().message()));
-  if (IsTrue(Param(r, "watch"))) return HandleWatch(store, t, r, std::move(*sel));
+  if (IsTrueParam(QueryParam(r, "watch"))) return HandleWatch(store, t, r, std::move(*sel));
   if (!WantsTable(r)) {
     return ApiResponse{200, "application/json",
                        WriteListBody(store.ListText(type.StoreKey(), t.namespace_), type, t.version,
@@ -315,7 +316,7 @@ ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest
 // in managedFields as an Update (managed_fields.h); none on a subresource, whose
 // managedFields muster does not keep.
 void RecordManager(const RequestTarget& t, const ApiRequest& r, const json* current, json& next) {
-  const std::string manager = Param(r, "fieldManager");
+  const std::string manager = QueryParam(r, "fieldManager");
   if (manager.empty() || !t.subresource.empty()) return;
   RecordUpdate(current, next,
                {manager, t.type->ApiVersion(t.version), NowRfc3339(), SchemaOf(*t.type),
@@ -355,7 +356,7 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
     return ErrorResponse(InvalidObject(type, name, std::move(causes)));
   }
   if (managed_fields == nullptr) RecordManager(t, r, nullptr, *body);
-  const bool dry_run = !Param(r, "dryRun").empty();
+  const bool dry_run = !QueryParam(r, "dryRun").empty();
   // As kube-apiserver since 1.32 (KEP 4420): a generated name that collides is drawn
   // again, up to 8 times, before the create fails with AlreadyExists.
   const bool generated = name.empty() && !generate.empty();
@@ -406,7 +407,7 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
     }
   }
   const bool admitted = scope != WriteScope::kStatus && JobAdmitted(store, *t.type, *body);
-  const bool dry_run = !Param(r, "dryRun").empty();
+  const bool dry_run = !QueryParam(r, "dryRun").empty();
   std::optional<ApiError> invalid;
   bool checked_dry_run = false;
   auto updated = store.Mutate(
@@ -461,7 +462,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
   }
   const bool admitted =
       scope != WriteScope::kStatus && stored.ok() && JobAdmitted(store, *t.type, *stored);
-  const bool dry_run = !Param(r, "dryRun").empty();
+  const bool dry_run = !QueryParam(r, "dryRun").empty();
   std::optional<ApiError> invalid;
   json dry_run_result;
   std::vector<std::string> field_warnings;
@@ -553,7 +554,8 @@ Labels RequestMetricLabels(const ApiRequest& r, const ApiResult& result) {
   std::string verb = r.method;
   if (auto target = ParseRequestTarget(path); target.ok() && target->type != nullptr) {
     resource = target->type->plural;
-    if (verb == "GET" && target->collection()) verb = IsTrue(Param(r, "watch")) ? "WATCH" : "LIST";
+    if (verb == "GET" && target->collection())
+      verb = IsTrueParam(QueryParam(r, "watch")) ? "WATCH" : "LIST";
   }
   const auto* response = std::get_if<ApiResponse>(&result);
   const int code = response != nullptr ? response->code : 200;  // streams start with 200

@@ -11,6 +11,7 @@
 #include <string>
 #include <variant>
 
+#include "server/api_status.h"
 #include "server/auth/identity.h"
 #include "server/log_stream.h"
 #include "server/object_store.h"
@@ -38,6 +39,15 @@ struct ApiResponse {
   // stores but does not act on.
   std::vector<std::string> warnings = {};
 };
+
+// A JSON answer (ToWire: invalid UTF-8 in stored text is replaced, never thrown on).
+ApiResponse JsonResponse(int code, const nlohmann::json& body);
+// The metav1.Status answer for `e`.
+ApiResponse ErrorResponse(const ApiError& e);
+// Query parameter `key` of `r`, "" when absent.
+std::string QueryParam(const ApiRequest& r, const std::string& key);
+// A boolean query parameter as kubectl and client-go send it ("true", "1").
+bool IsTrueParam(const std::string& value);
 
 // A watch (or a followed pod log) answers with a stream instead of a body.
 using ApiResult =

@@ -14,9 +14,6 @@ using nlohmann::json;
 
 constexpr const char* kCrdPlural = "customresourcedefinitions";
 
-ApiResponse Respond(int code, const json& body) { return {code, "application/json", ToWire(body)}; }
-ApiResponse Error(const ApiError& e) { return Respond(e.code, e.ToJson()); }
-
 // When this process started serving: the CRDs' creationTimestamp (they exist as long
 // as the server does).
 int64_t ServedSince() {
@@ -153,7 +150,7 @@ std::optional<ApiResponse> HandleCrdRoute(const ApiRequest& request) {
     if (path[prefix.size()] != '/') return std::nullopt;
     name = path.substr(prefix.size() + 1);
     if (name.find('/') != std::string::npos) {
-      return Error(NotFoundError("the server could not find the requested resource"));
+      return ErrorResponse(NotFoundError("the server could not find the requested resource"));
     }
   }
   auto it = request.query.find("watch");
@@ -166,16 +163,16 @@ std::optional<ApiResponse> HandleCrdRoute(const ApiRequest& request) {
     e.name = name;
     e.group = kCrdGroup;
     e.kind = kCrdPlural;
-    return Error(e);
+    return ErrorResponse(e);
   }
   auto param = [&](const char* key) {
     auto p = request.query.find(key);
     return p == request.query.end() ? std::string() : p->second;
   };
   auto labels = LabelSelector::Parse(param("labelSelector"));
-  if (!labels.ok()) return Error(BadRequest(labels.status().message()));
+  if (!labels.ok()) return ErrorResponse(BadRequest(labels.status().message()));
   auto fields = FieldSelector::Parse(param("fieldSelector"));
-  if (!fields.ok()) return Error(BadRequest(fields.status().message()));
+  if (!fields.ok()) return ErrorResponse(BadRequest(fields.status().message()));
   std::vector<json> crds;
   for (const auto& t : control::ResourceTypes()) {
     if (!IsCustomResource(t) || (!name.empty() && CrdName(t) != name)) continue;
@@ -184,15 +181,15 @@ std::optional<ApiResponse> HandleCrdRoute(const ApiRequest& request) {
     crds.push_back(std::move(crd));
   }
   if (!name.empty() && crds.empty()) {
-    return Error(FromStatus(NotFound(""), kCrdPlural, kCrdGroup, name));
+    return ErrorResponse(FromStatus(NotFound(""), kCrdPlural, kCrdGroup, name));
   }
   const bool table = request.accept.find("as=Table") != std::string::npos;
-  if (table) return Respond(200, TableOf(crds, request));
-  if (!name.empty()) return Respond(200, crds.front());
-  return Respond(200, {{"kind", "CustomResourceDefinitionList"},
-                       {"apiVersion", std::string(kCrdGroup) + "/v1"},
-                       {"metadata", {{"resourceVersion", "1"}}},
-                       {"items", crds}});
+  if (table) return JsonResponse(200, TableOf(crds, request));
+  if (!name.empty()) return JsonResponse(200, crds.front());
+  return JsonResponse(200, {{"kind", "CustomResourceDefinitionList"},
+                            {"apiVersion", std::string(kCrdGroup) + "/v1"},
+                            {"metadata", {{"resourceVersion", "1"}}},
+                            {"items", crds}});
 }
 
 }  // namespace muster::server

@@ -13,43 +13,37 @@ namespace {
 
 using nlohmann::json;
 
-ApiResponse Error(const ApiError& e) { return {e.code, "application/json", ToWire(e.ToJson())}; }
 ApiResponse Object(const json& object) { return {200, "application/json", ToWire(object)}; }
 ApiResponse StoreError(const Status& s, const RequestTarget& t, const std::string& name) {
-  return Error(FromStatus(s, t.type->plural, t.type->group, name));
-}
-
-std::string Param(const ApiRequest& r, const std::string& key) {
-  auto it = r.query.find(key);
-  return it == r.query.end() ? "" : it->second;
+  return ErrorResponse(FromStatus(s, t.type->plural, t.type->group, name));
 }
 
 }  // namespace
 
 ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
   if (t.collection() || !t.subresource.empty()) {
-    return Error(MethodNotAllowed("deletecollection is not supported; delete by name"));
+    return ErrorResponse(MethodNotAllowed("deletecollection is not supported; delete by name"));
   }
   std::optional<int64_t> rv;
   std::optional<std::string> uid;
   // DeleteOptions.propagationPolicy (query parameter or body), or the legacy
   // orphanDependents; absent, the kind's default: Orphan for batch/v1 Jobs (kept by
   // upstream for compatibility; kubectl asks for Background), Background otherwise.
-  std::string policy = Param(r, "propagationPolicy");
+  std::string policy = QueryParam(r, "propagationPolicy");
   std::optional<bool> orphan_dependents;
-  if (const std::string o = Param(r, "orphanDependents"); !o.empty())
+  if (const std::string o = QueryParam(r, "orphanDependents"); !o.empty())
     orphan_dependents = o == "true";
   if (!r.body.empty()) {
     json opts = json::parse(r.body, nullptr, false);
     if (opts.is_object() && opts.contains("preconditions") && opts["preconditions"].is_object()) {
       const json& pre = opts["preconditions"];
       rv = ParseResourceVersion(json{{"metadata", pre}});
-      if (rv && *rv < 0) return Error(BadRequest("invalid preconditions.resourceVersion"));
+      if (rv && *rv < 0) return ErrorResponse(BadRequest("invalid preconditions.resourceVersion"));
       if (pre.contains("uid") && pre["uid"].is_string()) uid = pre["uid"].get<std::string>();
     }
     if (opts.is_object() && opts.contains("propagationPolicy")) {
       if (!opts["propagationPolicy"].is_string()) {
-        return Error(BadRequest("propagationPolicy must be a string"));
+        return ErrorResponse(BadRequest("propagationPolicy must be a string"));
       }
       policy = opts["propagationPolicy"].get<std::string>();
     }
@@ -59,15 +53,16 @@ ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequ
     }
   }
   if (!policy.empty() && policy != "Orphan" && policy != "Background" && policy != "Foreground") {
-    return Error(MakeError(422, "Invalid",
-                           "DeleteOptions.propagationPolicy: Unsupported value: \"" + policy +
-                               "\": supported values: \"Foreground\", \"Background\", \"Orphan\""));
+    return ErrorResponse(
+        MakeError(422, "Invalid",
+                  "DeleteOptions.propagationPolicy: Unsupported value: \"" + policy +
+                      "\": supported values: \"Foreground\", \"Background\", \"Orphan\""));
   }
   if (!policy.empty() && orphan_dependents) {
-    return Error(MakeError(422, "Invalid",
-                           "DeleteOptions.propagationPolicy: Invalid value: \"" + policy +
-                               "\": orphanDependents and deletionPropagation cannot be "
-                               "both set"));
+    return ErrorResponse(MakeError(422, "Invalid",
+                                   "DeleteOptions.propagationPolicy: Invalid value: \"" + policy +
+                                       "\": orphanDependents and deletionPropagation cannot be "
+                                       "both set"));
   }
   if (policy.empty()) {
     if (orphan_dependents) {
@@ -79,7 +74,7 @@ ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequ
     }
   }
   const control::ObjectKey key{t.type->StoreKey(), t.namespace_, t.name};
-  if (!Param(r, "dryRun").empty()) {
+  if (!QueryParam(r, "dryRun").empty()) {
     auto obj = store.Get(key);
     if (!obj.ok()) return StoreError(obj.status(), t, t.name);
     return Object(PresentObject(std::move(*obj), *t.type, t.version));

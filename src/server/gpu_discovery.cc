@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/text.h"
 #include "server/host_command.h"
 
 namespace muster::server {
@@ -17,20 +18,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string_view Trim(std::string_view s) {
-  constexpr std::string_view kSpace = " \t\r\n";
-  size_t b = s.find_first_not_of(kSpace);
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(kSpace);
-  return s.substr(b, e - b + 1);
-}
-
 // nvidia-smi prints "[N/A]" or "[Not Supported]" for values a device does not report.
 bool Unknown(std::string_view v) { return v.empty() || v.front() == '[' || v == "N/A"; }
 
 template <typename Int>
 std::optional<Int> ParseInt(std::string_view s, int base = 10) {
-  s = Trim(s);
+  s = TrimSpace(s);
   Int v{};
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
   if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
@@ -98,7 +91,7 @@ std::vector<GpuDevice> GpusFromProc(const std::string& proc_gpus) {
 }  // namespace
 
 std::string NormalizePciBusId(std::string_view bus_id) {
-  bus_id = Trim(bus_id);
+  bus_id = TrimSpace(bus_id);
   // [domain:]bus:device.function, hex; the domain defaults to 0.
   size_t last_colon = bus_id.rfind(':');
   size_t dot = bus_id.rfind('.');
@@ -145,10 +138,10 @@ std::vector<GpuDevice> ParseNvidiaSmiCsv(std::string_view csv) {
     if (!index || *index < 0) continue;
     GpuDevice gpu;
     gpu.index = *index;
-    std::string_view uuid = Trim(line.substr(c1 + 1, c2 - c1 - 1));
-    std::string_view name = Trim(line.substr(c2 + 1, c3 - c2 - 1));
-    std::string_view memory = Trim(line.substr(c3 + 1, c4 - c3 - 1));
-    std::string_view bus = Trim(line.substr(c4 + 1));
+    std::string_view uuid = TrimSpace(line.substr(c1 + 1, c2 - c1 - 1));
+    std::string_view name = TrimSpace(line.substr(c2 + 1, c3 - c2 - 1));
+    std::string_view memory = TrimSpace(line.substr(c3 + 1, c4 - c3 - 1));
+    std::string_view bus = TrimSpace(line.substr(c4 + 1));
     if (!Unknown(uuid)) gpu.uuid = uuid;
     if (!Unknown(name)) gpu.name = name;
     if (!Unknown(memory)) gpu.memory_mib = ParseInt<int64_t>(memory).value_or(0);
@@ -167,8 +160,8 @@ std::optional<GpuDevice> ParseProcNvidiaInformation(std::string_view text) {
     text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
     size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    std::string_view key = Trim(line.substr(0, colon));
-    std::string_view value = Trim(line.substr(colon + 1));
+    std::string_view key = TrimSpace(line.substr(0, colon));
+    std::string_view value = TrimSpace(line.substr(colon + 1));
     if (key == "Model") {
       gpu.name = value;
     } else if (key == "GPU UUID") {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "core/text.h"
+
 namespace muster::server {
 namespace {
 
@@ -14,12 +16,6 @@ bool IsTokenChar(char c) {
   // RFC 9110 tchar.
   if (std::isalnum(static_cast<unsigned char>(c))) return true;
   return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 std::string_view Trim(std::string_view s) {
@@ -43,7 +39,7 @@ bool HasToken(std::string_view value, std::string_view token) {
   while (pos <= value.size()) {
     size_t comma = value.find(',', pos);
     if (comma == std::string_view::npos) comma = value.size();
-    if (Lower(Trim(value.substr(pos, comma - pos))) == token) return true;
+    if (AsciiLower(Trim(value.substr(pos, comma - pos))) == token) return true;
     pos = comma + 1;
   }
   return false;
@@ -236,7 +232,7 @@ HttpRequestParser::State HttpRequestParser::ParseHead(std::string_view head) {
     if (r.headers.size() >= limits_.max_headers) {
       return Fail(431, "more than " + std::to_string(limits_.max_headers) + " request headers");
     }
-    r.headers.emplace_back(Lower(name), std::string(Trim(h.substr(colon + 1))));
+    r.headers.emplace_back(AsciiLower(name), std::string(Trim(h.substr(colon + 1))));
     const auto& [key, value] = r.headers.back();
     if (key == "content-length") {
       if (!content_length.empty() && content_length != value) {
@@ -244,7 +240,7 @@ HttpRequestParser::State HttpRequestParser::ParseHead(std::string_view head) {
       }
       content_length = value;
     } else if (key == "transfer-encoding") {
-      if (Lower(value) != "chunked") {
+      if (AsciiLower(value) != "chunked") {
         return Fail(501, "Transfer-Encoding " + value + " is not supported (chunked is)");
       }
       chunked = true;
@@ -272,7 +268,7 @@ HttpRequestParser::State HttpRequestParser::ParseHead(std::string_view head) {
   }
   const std::string_view expect = r.Header("expect");
   if (!expect.empty()) {
-    if (Lower(expect) != "100-continue")
+    if (AsciiLower(expect) != "100-continue")
       return Fail(417, "unsupported Expect: " + std::string(expect));
     r.expect_continue = has_body;
   }

@@ -11,9 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-ApiResponse Respond(int code, const json& body) { return {code, "application/json", ToWire(body)}; }
-ApiResponse Error(const ApiError& e) { return Respond(e.code, e.ToJson()); }
-
 // Upstream's NewNotFound(visibility.Resource("clusterqueue"), name) wording.
 ApiError QueueNotFound(const std::string& resource, const std::string& name) {
   ApiError e =
@@ -177,35 +174,36 @@ std::optional<ApiResponse> HandleVisibilityRoute(const ui::ViewPublisher* views,
   const bool lq = seg.size() == 8 && seg[3] == "namespaces" && seg[5] == "localqueues" &&
                   seg[7] == "pendingworkloads";
   if (!served || (!cq && !lq)) {
-    return Error(NotFoundError("the server could not find the requested resource"));
+    return ErrorResponse(NotFoundError("the server could not find the requested resource"));
   }
   if (request.method != "GET") {
-    return Error(MethodNotAllowed(std::string("pendingworkloads of ") + kVisibilityGroup +
-                                  " are read only: get"));
+    return ErrorResponse(MethodNotAllowed(std::string("pendingworkloads of ") + kVisibilityGroup +
+                                          " are read only: get"));
   }
   auto q = ParsePendingWorkloadsQuery(request.query);
-  if (!q.ok()) return Error(BadRequest(q.status().message()));
+  if (!q.ok()) return ErrorResponse(BadRequest(q.status().message()));
 
   std::string cluster_queue, ns, local_queue;
   if (cq) {
     cluster_queue = seg[4];
     if (!store.Get({"clusterqueues.kueue.x-k8s.io", "", cluster_queue}).ok()) {
-      return Error(QueueNotFound("clusterqueue", cluster_queue));
+      return ErrorResponse(QueueNotFound("clusterqueue", cluster_queue));
     }
   } else {
     ns = seg[4];
     local_queue = seg[6];
     auto object = store.Get({"localqueues.kueue.x-k8s.io", ns, local_queue});
-    if (!object.ok()) return Error(QueueNotFound("localqueue", local_queue));
+    if (!object.ok()) return ErrorResponse(QueueNotFound("localqueue", local_queue));
     const json spec = object->value("spec", json::object());
     cluster_queue = spec.is_object() ? spec.value("clusterQueue", "") : "";
   }
   auto current = views != nullptr ? views->Current() : nullptr;
   if (current == nullptr) {
-    return Error(MakeError(503, "ServiceUnavailable",
-                           "the scheduler has not published its queues yet; retry shortly"));
+    return ErrorResponse(
+        MakeError(503, "ServiceUnavailable",
+                  "the scheduler has not published its queues yet; retry shortly"));
   }
-  return Respond(
+  return JsonResponse(
       200, PendingWorkloadsSummary(*current, seg[2], cluster_queue, ns, local_queue, *q, &store));
 }
 

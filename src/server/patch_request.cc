@@ -13,11 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Param(const ApiRequest& r, const std::string& key) {
-  auto it = r.query.find(key);
-  return it == r.query.end() ? "" : it->second;
-}
-
 // Strategic-merge-patch directives ($patch, $setElementOrder/..., $retainKeys) have
 // no meaning in a JSON merge patch; dropping them keeps them out of the object.
 void StripDirectives(json& patch) {
@@ -92,8 +87,8 @@ std::optional<ApiError> ReadPatch(const ApiRequest& r, const RequestTarget& t,
         accepted);
   }
   out.apply.schema = SchemaOf(*t.type);
-  const std::string manager = Param(r, "fieldManager");
-  const std::string force = Param(r, "force");
+  const std::string manager = QueryParam(r, "fieldManager");
+  const std::string force = QueryParam(r, "force");
   if (out.type != PatchType::kApply && !force.empty()) {
     return InvalidPatchOptions("force", "FieldValueForbidden",
                                "Forbidden: may not be specified for non-apply patch");

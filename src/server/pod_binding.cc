@@ -10,8 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-ApiResponse Error(const ApiError& e) { return {e.code, "application/json", ToWire(e.ToJson())}; }
-
 std::string StringAt(const json& object, const char* a, const char* b) {
   if (!object.is_object() || !object.contains(a) || !object[a].is_object()) return "";
   const json& inner = object[a];
@@ -74,23 +72,23 @@ std::optional<PodBindingTarget> MatchPodBindingPath(const std::string& path) {
 ApiResult HandlePodBinding(ObjectStore& store, const PodBindingTarget& target,
                            const ApiRequest& request) {
   if (request.method != "POST") {
-    return Error(MethodNotAllowed("the server does not allow this method on pods/binding"));
+    return ErrorResponse(MethodNotAllowed("the server does not allow this method on pods/binding"));
   }
   json binding = json::parse(request.body, nullptr, false);
   if (binding.is_discarded() || !binding.is_object()) {
-    return Error(BadRequest("the request body must be a v1 Binding object"));
+    return ErrorResponse(BadRequest("the request body must be a v1 Binding object"));
   }
   if (binding.contains("kind") && binding["kind"] != "Binding") {
-    return Error(BadRequest("the kind of the object must be Binding"));
+    return ErrorResponse(BadRequest("the kind of the object must be Binding"));
   }
   const std::string name = StringAt(binding, "metadata", "name");
   // Upstream requires the name; muster's own server accepts a Binding that leaves it out.
   if (!name.empty() && name != target.name) {
-    return Error(BadRequest("name in URL does not match name in Binding object"));
+    return ErrorResponse(BadRequest("name in URL does not match name in Binding object"));
   }
   const std::string ns = StringAt(binding, "metadata", "namespace");
   if (!ns.empty() && ns != target.namespace_) {
-    return Error(BadRequest(
+    return ErrorResponse(BadRequest(
         "the namespace of the provided object does not match the namespace sent on the request"));
   }
   const std::string target_kind = StringAt(binding, "target", "kind");
@@ -105,7 +103,7 @@ ApiResult HandlePodBinding(ObjectStore& store, const PodBindingTarget& target,
     e.name = target.name;
     e.kind = "Binding";
     e.causes = std::move(causes);
-    return Error(e);
+    return ErrorResponse(e);
   }
   const std::string uid = StringAt(binding, "metadata", "uid");
   json annotations = json::object();
@@ -152,8 +150,8 @@ ApiResult HandlePodBinding(ObjectStore& store, const PodBindingTarget& target,
   } else {
     status = store.Mutate(key, assign, WriteScope::kAll).status();
   }
-  if (refused) return Error(*refused);
-  if (!status.ok()) return Error(FromStatus(status, "pods", "", target.name));
+  if (refused) return ErrorResponse(*refused);
+  if (!status.ok()) return ErrorResponse(FromStatus(status, "pods", "", target.name));
   json success = {{"kind", "Status"},
                   {"apiVersion", "v1"},
                   {"metadata", json::object()},

@@ -18,18 +18,10 @@ using nlohmann::json;
 // A log up to this size is answered as one body; a larger one is streamed.
 constexpr uint64_t kMaxBody = 1 << 20;
 
-ApiResponse Error(const ApiError& e) { return {e.code, "application/json", ToWire(e.ToJson())}; }
-
-std::string Param(const ApiRequest& r, const std::string& key) {
-  auto it = r.query.find(key);
-  return it == r.query.end() ? "" : it->second;
-}
-bool IsTrue(const std::string& v) { return v == "1" || v == "true" || v == "True"; }
-
 // A non-negative integer query parameter; nullopt when absent, an error message
 // when malformed.
 std::optional<int64_t> Count(const ApiRequest& r, const std::string& key, std::string& error) {
-  const std::string v = Param(r, key);
+  const std::string v = QueryParam(r, key);
   if (v.empty()) return std::nullopt;
   if (v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos) {
     error = key + ": Invalid value: \"" + v + "\": must be a non-negative integer";
@@ -85,46 +77,48 @@ std::optional<PodLogTarget> MatchPodLogPath(const std::string& path) {
 ApiResult HandlePodLog(ObjectStore& store, const std::string& data_dir, const PodLogTarget& target,
                        const ApiRequest& request) {
   if (request.method != "GET") {
-    return Error(
+    return ErrorResponse(
         MethodNotAllowed("the server does not allow this method on the requested "
                          "resource"));
   }
   const control::ObjectKey key{"pods", target.namespace_, target.name};
   auto pod = store.Get(key);
-  if (!pod.ok()) return Error(FromStatus(pod.status(), "pods", "", target.name));
+  if (!pod.ok()) return ErrorResponse(FromStatus(pod.status(), "pods", "", target.name));
 
   std::string error;
   const std::optional<int64_t> tail = Count(request, "tailLines", error);
   const std::optional<int64_t> limit = Count(request, "limitBytes", error);
-  if (!error.empty()) return Error(BadRequest(error));
-  if (limit && *limit == 0) return Error(BadRequest("limitBytes: Invalid value: 0: must be > 0"));
+  if (!error.empty()) return ErrorResponse(BadRequest(error));
+  if (limit && *limit == 0)
+    return ErrorResponse(BadRequest("limitBytes: Invalid value: 0: must be > 0"));
 
   const std::vector<std::string> containers = ContainerNames(*pod);
-  std::string container = Param(request, "container");
+  std::string container = QueryParam(request, "container");
   if (!container.empty() &&
       std::find(containers.begin(), containers.end(), container) == containers.end()) {
-    return Error(BadRequest("container " + container + " is not valid for pod " + target.name));
+    return ErrorResponse(
+        BadRequest("container " + container + " is not valid for pod " + target.name));
   }
   if (container.empty()) container = containers.empty() ? target.name : containers.front();
 
-  const bool previous = IsTrue(Param(request, "previous"));
+  const bool previous = IsTrueParam(QueryParam(request, "previous"));
   const std::string path = PodLogPath(data_dir, target.namespace_, target.name, previous);
   const std::vector<std::string> segments = LogSegments(path);
   if (segments.empty()) {
     if (previous) {
-      return Error(BadRequest("previous terminated container \"" + container + "\" in pod \"" +
-                              target.name + "\" not found"));
+      return ErrorResponse(BadRequest("previous terminated container \"" + container +
+                                      "\" in pod \"" + target.name + "\" not found"));
     }
     // A container the pod's status reports started (an emulated pod writes no file)
     // has an empty log, as the kubelet answers for one that printed nothing.
     if (ContainerStarted(*pod, container)) return ApiResponse{200, "text/plain", ""};
-    return Error(BadRequest("container \"" + container + "\" in pod \"" + target.name +
-                            "\" is waiting to start: ContainerCreating"));
+    return ErrorResponse(BadRequest("container \"" + container + "\" in pod \"" + target.name +
+                                    "\" is waiting to start: ContainerCreating"));
   }
   std::optional<uint64_t> cap;
   if (limit) cap = static_cast<uint64_t>(*limit);
   // The previous attempt's log does not grow: following it is reading it.
-  const bool follow = IsTrue(Param(request, "follow")) && !previous;
+  const bool follow = IsTrueParam(QueryParam(request, "follow")) && !previous;
 
   // Where the live file stands now; a tail or a head is read from there, and a
   // follow goes on from it.

@@ -15,8 +15,6 @@ ApiResponse Text(int code, std::string text) {
   return {code, "text/plain; charset=utf-8", std::move(text)};
 }
 
-ApiResponse Error(const ApiError& e) { return {e.code, "application/json", ToWire(e.ToJson())}; }
-
 }  // namespace
 
 ApiResponse HandleReadyz(const ObjectStore& store, bool started, const ApiRequest& request) {
@@ -46,17 +44,18 @@ ApiResponse HandleReadyz(const ObjectStore& store, bool started, const ApiReques
 ApiResult HandleSnapshot(ObjectStore& store, const std::string& data_dir,
                          const ApiRequest& request) {
   if (request.method != "GET") {
-    return Error(MethodNotAllowed("the snapshot is read with GET"));
+    return ErrorResponse(MethodNotAllowed("the snapshot is read with GET"));
   }
   // Unauthenticated serve (loopback only) runs every request as the server's user,
   // who is in system:masters; in-process callers carry no user at all.
   if (!request.user.name.empty() && !request.user.InGroup(auth::kMastersGroup)) {
-    return Error(MakeError(403, "Forbidden",
-                           "User \"" + request.user.name + "\" cannot get path \"" + kSnapshotPath +
-                               "\": a snapshot holds every object, Secrets included; only "
-                               "members of system:masters may take one"));
+    return ErrorResponse(MakeError(403, "Forbidden",
+                                   "User \"" + request.user.name + "\" cannot get path \"" +
+                                       kSnapshotPath +
+                                       "\": a snapshot holds every object, Secrets included; only "
+                                       "members of system:masters may take one"));
   }
-  if (data_dir.empty()) return Error(NotFoundError("snapshots are not served"));
+  if (data_dir.empty()) return ErrorResponse(NotFoundError("snapshots are not served"));
   static std::atomic<uint64_t> sequence{0};
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::path(data_dir) / "snapshots";
@@ -65,7 +64,7 @@ ApiResult HandleSnapshot(ObjectStore& store, const std::string& data_dir,
       dir / ("snapshot-" + std::to_string(getpid()) + "-" + std::to_string(++sequence) + ".db");
   auto rv = store.SaveSnapshot(path.string());
   if (!rv.ok()) {
-    return Error(
+    return ErrorResponse(
         MakeError(503, "ServiceUnavailable", "cannot take a snapshot: " + rv.status().message()));
   }
   // Opened by the stream before the unlink: the open file is all that is left.

@@ -60,8 +60,6 @@ int64_t Scaled(int64_t n, double scale) {
 
 namespace {
 
-constexpr int64_t kGi = int64_t{1} << 30;
-
 void Finish(BenchResult& r, const Stopwatch& sw) {
   r.wall_seconds = sw.WallSeconds();
   r.cpu_seconds = sw.CpuSeconds();

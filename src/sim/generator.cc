@@ -11,8 +11,6 @@
 namespace muster::sim {
 namespace {
 
-constexpr int64_t kGi = int64_t{1} << 30;
-
 std::string Padded(const char* prefix, int64_t i, int width) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%s%0*lld", prefix, width, static_cast<long long>(i));

@@ -17,6 +17,9 @@
 
 namespace muster::sim {
 
+// Memory amounts in the generated clusters and the bench scenarios.
+inline constexpr int64_t kGi = int64_t{1} << 30;
+
 // Node label keys the generator writes (the Kueue Topology levels, widest first).
 inline constexpr const char* kGenBlockLabel = "topology.muster.dev/block";
 inline constexpr const char* kGenRackLabel = "topology.muster.dev/rack";

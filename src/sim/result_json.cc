@@ -12,7 +12,7 @@ using Json = nlohmann::ordered_json;
 // turns -0 into 0.
 double Round(double x) { return std::round(x * 1e6) / 1e6 + 0.0; }
 
-Json Time(const std::optional<double>& t) { return t ? Json(Round(*t)) : Json(nullptr); }
+Json TimeOrNull(const std::optional<double>& t) { return t ? Json(Round(*t)) : Json(nullptr); }
 
 Json String(const std::optional<std::string>& s) { return s ? Json(*s) : Json(nullptr); }
 
@@ -32,10 +32,10 @@ Json WorkloadJson(const WorkloadResult& w) {
   j["queue"] = String(w.queue);
   j["clusterQueue"] = String(w.cluster_queue);
   j["priority"] = w.priority;
-  j["submitTime"] = Time(w.submit_time);
-  j["admitTime"] = Time(w.admit_time);
-  j["startTime"] = Time(w.start_time);
-  j["finishTime"] = Time(w.finish_time);
+  j["submitTime"] = TimeOrNull(w.submit_time);
+  j["admitTime"] = TimeOrNull(w.admit_time);
+  j["startTime"] = TimeOrNull(w.start_time);
+  j["finishTime"] = TimeOrNull(w.finish_time);
   j["phase"] = w.phase;
   Json flavors = Json::object();
   for (const auto& [pod_set, resources] : w.flavors) {

@@ -2,11 +2,11 @@
 // pod set per replica type, lower-cased, in the order Kueue's kubeflow integration
 // lists them (OrderedReplicaTypes).
 #include <algorithm>
-#include <cctype>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "core/text.h"
 #include "workloads/build_internal.h"
 
 namespace muster::workloads::internal {
@@ -33,12 +33,6 @@ const KindInfo* InfoFor(const std::string& kind) {
   return nullptr;
 }
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string Join(const std::vector<std::string_view>& names) {
   std::string out;
   for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
@@ -52,7 +46,7 @@ Result<std::vector<const model::ReplicaSpec*>> OrderedReplicas(const model::Kube
   for (const model::ReplicaSpec& r : job.replica_specs) {
     std::string field = std::string(info.field) + "." + r.type;
     auto it = std::find_if(info.order.begin(), info.order.end(),
-                           [&](std::string_view t) { return Lower(t) == Lower(r.type); });
+                           [&](std::string_view t) { return AsciiLower(t) == AsciiLower(r.type); });
     if (it == info.order.end()) {
       return FieldError(job.meta, field,
                         "unknown replica type; " + job.meta.kind + " allows " + Join(info.order));
@@ -120,7 +114,7 @@ Result<model::Workload> BuildKubeflowJob(const model::KubeflowJob& job, Priority
   bool restarts = false;
   for (const model::ReplicaSpec* r : *replicas) {
     std::string field = std::string(info->field) + "." + r->type + ".template";
-    auto ps = MakePodSet(job.meta, field, Lower(r->type), r->replicas, r->tmpl);
+    auto ps = MakePodSet(job.meta, field, AsciiLower(r->type), r->replicas, r->tmpl);
     if (!ps.ok()) return ps.status();
     ps->restart_policy =
         r->restart_policy.empty() ? std::string(info->default_restart_policy) : r->restart_policy;

@@ -1,8 +1,9 @@
 #include "server/auth/request_attributes.h"
 
 #include <algorithm>
-#include <cctype>
 #include <vector>
+
+#include "core/text.h"
 
 namespace muster::server::auth {
 namespace {
@@ -19,12 +20,6 @@ std::vector<std::string> Split(const std::string& path) {
   return parts;
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 std::string QueryValue(const std::map<std::string, std::string>& query, const char* key) {
   auto it = query.find(key);
   return it == query.end() ? "" : it->second;
@@ -38,7 +33,7 @@ RequestAttributes AttributesOf(const std::string& method, const std::string& pat
   RequestAttributes a;
   a.user = user;
   a.path = path;
-  a.verb = Lower(method);
+  a.verb = AsciiLower(method);
   std::vector<std::string> parts = Split(path);
   size_t at = 0;
   if (parts.size() >= 3 && parts[0] == "api") {

@@ -1,0 +1,17 @@
+// Reading fields of untyped Kubernetes objects in place: a field that is missing or
+// of another type reads as empty and never throws (stored and watched objects are
+// input, not trusted).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace muster::control {
+
+// object[key] when `object` is an object and that field is one, else an empty object.
+const nlohmann::json& ObjectField(const nlohmann::json& object, const char* key);
+
+// object[key] when `object` is an object and that field is a string, else "".
+std::string StringField(const nlohmann::json& object, const char* key);
+
+}  // namespace muster::control
