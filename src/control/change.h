@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -22,6 +23,12 @@ struct Change {
   std::string namespace_;
   std::string name;
   nlohmann::json object;  // the object after the change (before it, for kDeleted)
+  // Set instead of `object` by a producer that keeps the object as well (kube's
+  // ObjectCache): one immutable copy shared by its thread and the reader's, not two.
+  std::shared_ptr<const nlohmann::json> shared_object;
+
+  // The object wherever it is held: readers of a change use this.
+  const nlohmann::json& Object() const { return shared_object ? *shared_object : object; }
 };
 
 }  // namespace muster::control
