@@ -29,6 +29,12 @@ struct Change {
   // validates every create so): the reconciler takes it instead of decoding again.
   // Null when nobody did; never set for a deletion.
   std::shared_ptr<const DecodedJob> decoded;
+  // Set instead of `object` by a producer that keeps the object as well (kube's
+  // ObjectCache): one immutable copy shared by its thread and the reader's, not two.
+  std::shared_ptr<const nlohmann::json> shared_object;
+
+  // The object wherever it is held: readers of a change use this.
+  const nlohmann::json& Object() const { return shared_object ? *shared_object : object; }
 };
 
 }  // namespace muster::control

@@ -75,12 +75,12 @@ bool Reconciler::ApplyConfig(const Change& change) {
     if (flavor) flavors_.erase(change.name);
     return config_objects_.erase(id) != 0;
   }
-  std::string significant = Significant(change.resource, change.object);
+  std::string significant = Significant(change.resource, change.Object());
   auto it = config_objects_.find(id);
   if (it != config_objects_.end() && it->second.significant == significant) return false;
   ConfigObject object;
   object.significant = std::move(significant);
-  auto decoded = DecodeConfigObject(change.resource, change.object);
+  auto decoded = DecodeConfigObject(change.resource, change.Object());
   if (decoded.ok()) {
     object.decoded = std::move(decoded).value();
   } else {
@@ -88,7 +88,7 @@ bool Reconciler::ApplyConfig(const Change& change) {
     Log("ignoring " + id + ": " + object.problem);
   }
   config_objects_[id] = std::move(object);
-  if (flavor) flavors_[change.name] = change.object;
+  if (flavor) flavors_[change.name] = change.Object();
   return true;
 }
 

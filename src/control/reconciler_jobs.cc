@@ -313,10 +313,10 @@ bool Reconciler::Managed(const json& job_object, const model::Workload& workload
 Reconciler::JobState& Reconciler::AddJob(const std::string& id, const Change& change,
                                          const model::Workload& workload) {
   auto job = std::make_unique<JobState>();
-  job->ref = RefOf(change.resource, change.object);
+  job->ref = RefOf(change.resource, change.Object());
   job->key = workload.key;
-  job->object = change.object;
-  job->generation = GenerationOf(change.object);
+  job->object = change.Object();
+  job->generation = GenerationOf(change.Object());
   job_keys_[id] = job->key;
   JobState& stored = *jobs_.emplace(job->key, std::move(job)).first->second;
   stats_.jobs = jobs_.size();
@@ -424,11 +424,11 @@ void Reconciler::ApplyJob(const Change& change) {
   if (known != job_keys_.end()) {
     const std::string key = known->second;
     JobState& job = *jobs_.at(key);
-    const int64_t generation = GenerationOf(change.object);
+    const int64_t generation = GenerationOf(change.Object());
     // Generations only grow: the watch event of our own earlier write (a suspend,
     // then a restore) arriving after the later write's answer is old news.
     if (generation < job.generation) return;
-    job.object = change.object;
+    job.object = change.Object();
     NoteDeadline(job);
     CheckFinished(job);
     if (generation == job.generation) return;  // status or metadata (often our own write)
@@ -439,20 +439,20 @@ void Reconciler::ApplyJob(const Change& change) {
       // someone else of a job that waits (suspended) or was refused is taken.
       if (job.job_op != 0) return;
       if (job.parked.empty() &&
-          (r == nullptr || r->phase != engine::Phase::kPending || !IsSuspended(change.object)))
+          (r == nullptr || r->phase != engine::Phase::kPending || !IsSuspended(change.Object())))
         return;
     } else if (r != nullptr && r->phase != engine::Phase::kPending) {
       Log("spec of " + key + " changed while it runs or ran; the change applies when it is " +
           "requeued");
       return;
     }
-    if (!DecodeJob(change.object, config_, change.decoded.get()).ok()) return;
+    if (!DecodeJob(change.Object(), config_, change.decoded.get()).ok()) return;
     // A waiting job's spec changed: take the new spec (Kueue re-creates the Workload).
     RemoveJob(key);
   }
-  auto workload = DecodeJob(change.object, config_, change.decoded.get());
+  auto workload = DecodeJob(change.Object(), config_, change.decoded.get());
   if (!workload.ok() && workload.status().code() == StatusCode::kNotFound &&
-      IsTrainJob(change.object)) {
+      IsTrainJob(change.Object())) {
     return ParkWithoutRuntime(id, change, workload.status().message());
   }
   without_runtime_.erase(id);
@@ -460,7 +460,7 @@ void Reconciler::ApplyJob(const Change& change) {
     Log("ignoring " + id + ": " + workload.status().message());
     return;
   }
-  if (!Managed(change.object, *workload)) return;
+  if (!Managed(change.Object(), *workload)) return;
   if (jobs_.count(workload->key) != 0) {
     Log("ignoring " + id + ": another job in namespace " + change.namespace_ + " is named " +
         change.name);
@@ -495,11 +495,11 @@ void Reconciler::ApplyPod(const Change& change) {
     pod_gang_.erase(old);
   }
   if (change.type != ChangeType::kDeleted) {
-    std::optional<PodIdentity> identity = IdentifyPod(change.object);
+    std::optional<PodIdentity> identity = IdentifyPod(change.Object());
     if (!identity) identity = BarePodIdentity(pod_id);
     if (identity) {
       const std::string key = change.namespace_ + "/" + identity->job_name;
-      WatchedPod view = MakeWatchedPod(change.object, *identity);
+      WatchedPod view = MakeWatchedPod(change.Object(), *identity);
       if (!view.node.empty() && !view.terminal) {
         ++node_gangs_[view.node][key];
         freed = false;
@@ -524,8 +524,8 @@ void Reconciler::ParkWithoutRuntime(const std::string& id, const Change& change,
   std::string message = why.substr(
       why.find("spec.runtimeRef: ") == std::string::npos ? 0 : why.find("spec.runtimeRef: ") + 17);
   json waiting =
-      TrainJobWaitingForRuntime(change.object, message + "; the TrainJob waits for it", Now());
-  if (waiting.value("status", json::object()) == change.object.value("status", json::object()))
+      TrainJobWaitingForRuntime(change.Object(), message + "; the TrainJob waits for it", Now());
+  if (waiting.value("status", json::object()) == change.Object().value("status", json::object()))
     return;
   WriteOp op;
   op.kind = WriteKind::kJobStatus;

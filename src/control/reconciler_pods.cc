@@ -99,14 +99,14 @@ void Reconciler::ApplyBarePod(const Change& change) {
     // Our own writes (pending status, the executor's) and the user's label edits:
     // the gang was formed from what the pod asked for when it arrived.
     auto gang = pod_gangs_.find(known->second);
-    if (gang != pod_gangs_.end()) gang->second.pods[change.name] = change.object;
+    if (gang != pod_gangs_.end()) gang->second.pods[change.name] = change.Object();
     if (auto job = jobs_.find(known->second); job != jobs_.end()) {
       dirty_.insert(known->second);
       CheckPodsFinished(*job->second);
     }
     return;
   }
-  if (!IntakeBarePod(change.object)) return;
+  if (!IntakeBarePod(change.Object())) return;
   const std::string& key = bare_pods_.at(pod_id);
   if (jobs_.count(key) != 0) {
     Log("pod " + pod_id + " joins group " + key + " after it was formed; it is not run");

@@ -25,17 +25,17 @@ std::string NameOf(const json& object) { return MetaString(object, "name"); }
 std::string VersionOf(const json& object) { return MetaString(object, "resourceVersion"); }
 
 control::Change MakeChange(const std::string& resource, control::ChangeType type,
-                           const json& object) {
+                           std::shared_ptr<const json> object) {
   control::Change c;
   c.type = type;
   c.resource = resource;
-  c.namespace_ = NamespaceOf(object);
-  c.name = NameOf(object);
-  c.object = object;
-  const std::string rv = VersionOf(object);
+  c.namespace_ = NamespaceOf(*object);
+  c.name = NameOf(*object);
+  const std::string rv = VersionOf(*object);
   char* end = nullptr;
   long long n = rv.empty() ? 0 : std::strtoll(rv.c_str(), &end, 10);
   c.resource_version = (end != nullptr && *end == '\0') ? n : 0;
+  c.shared_object = std::move(object);
   return c;
 }
 
@@ -64,16 +64,17 @@ void ObjectCache::Replace(const std::string& resource, std::vector<json> items) 
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto& current = objects_[resource];
-    std::map<std::string, json> next;
+    std::map<std::string, Object> next;
     for (auto& item : items) {
-      std::string id = NamespaceOf(item) + "/" + NameOf(item);
+      auto object = std::make_shared<const json>(std::move(item));
+      std::string id = NamespaceOf(*object) + "/" + NameOf(*object);
       auto old = current.find(id);
       if (old == current.end()) {
-        changes.push_back(MakeChange(resource, control::ChangeType::kAdded, item));
-      } else if (VersionOf(old->second) != VersionOf(item) || VersionOf(item).empty()) {
-        changes.push_back(MakeChange(resource, control::ChangeType::kModified, item));
+        changes.push_back(MakeChange(resource, control::ChangeType::kAdded, object));
+      } else if (VersionOf(*old->second) != VersionOf(*object) || VersionOf(*object).empty()) {
+        changes.push_back(MakeChange(resource, control::ChangeType::kModified, object));
       }
-      next[id] = std::move(item);
+      next[id] = std::move(object);
     }
     for (const auto& [id, object] : current) {
       if (next.count(id) == 0)
@@ -87,7 +88,9 @@ void ObjectCache::Replace(const std::string& resource, std::vector<json> items) 
 
 void ObjectCache::Apply(const std::string& resource, control::ChangeType type, json object) {
   std::lock_guard<std::mutex> order(notify_mu_);
-  control::Change change = MakeChange(resource, type, object);
+  auto shared = std::make_shared<const json>(std::move(object));
+  const json& o = *shared;
+  control::Change change = MakeChange(resource, type, shared);
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto& current = objects_[resource];
@@ -97,15 +100,14 @@ void ObjectCache::Apply(const std::string& resource, control::ChangeType type, j
     } else {
       auto old = current.find(id);
       // A watch may repeat what a relist already delivered: nothing changed.
-      if (old != current.end() && !VersionOf(object).empty() &&
-          VersionOf(old->second) == VersionOf(object))
+      if (old != current.end() && !VersionOf(o).empty() && VersionOf(*old->second) == VersionOf(o))
         return;
       change.type =
           old == current.end() ? control::ChangeType::kAdded : control::ChangeType::kModified;
-      current[id] = std::move(object);
+      current[id] = std::move(shared);
     }
   }
-  // Not Notify({...}): an initializer list would copy the change, object and all.
+  // Not Notify({...}): an initializer list would copy the change.
   std::vector<control::Change> changes;
   changes.push_back(std::move(change));
   Notify(std::move(changes));
@@ -131,7 +133,7 @@ Result<json> ObjectCache::Get(const control::ObjectKey& key) const {
   auto r = objects_.find(key.resource);
   if (r != objects_.end()) {
     auto it = r->second.find(key.namespace_ + "/" + key.name);
-    if (it != r->second.end()) return it->second;
+    if (it != r->second.end()) return *it->second;
   }
   return NotFound(key.resource + " \"" + key.name + "\" not found");
 }
@@ -144,7 +146,7 @@ Result<control::ListResult> ObjectCache::List(const std::string& resource,
   if (r == objects_.end()) return out;
   // Keys are "<namespace>/<name>", so map order is (namespace, name) order.
   for (const auto& [id, object] : r->second) {
-    if (namespace_.empty() || NamespaceOf(object) == namespace_) out.items.push_back(object);
+    if (namespace_.empty() || NamespaceOf(*object) == namespace_) out.items.push_back(*object);
   }
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -51,8 +52,10 @@ class ObjectCache : public control::ObjectReader {
   void Notify(std::vector<control::Change> changes);
 
   mutable std::mutex mu_;
-  // resource -> "<namespace>/<name>" -> object
-  std::map<std::string, std::map<std::string, nlohmann::json>> objects_;
+  // resource -> "<namespace>/<name>" -> object. Immutable once stored: the change
+  // handed to the subscriber shares it (Change::shared_object) instead of a copy.
+  using Object = std::shared_ptr<const nlohmann::json>;
+  std::map<std::string, std::map<std::string, Object>> objects_;
   std::set<std::string> synced_;
   Callback callback_;
   std::mutex notify_mu_;  // keeps callbacks in delivery order across reflector threads

@@ -328,13 +328,24 @@ TEST(HttpWatchHistoryTest, AWatchFromAnOldVersionSkipsManyOtherChangesQuickly) {
   ASSERT_NE(pods, nullptr);
   int64_t rv = 0;
   for (int i = 0; i < 20000; ++i) {
-    hub.Publish({++rv, control::ChangeType::kAdded, pods->StoreKey(), "default",
-                 "p" + std::to_string(i), json{{"metadata", {{"name", "p"}}}}, nullptr});
+    hub.Publish({++rv,
+                 control::ChangeType::kAdded,
+                 pods->StoreKey(),
+                 "default",
+                 "p" + std::to_string(i),
+                 json{{"metadata", {{"name", "p"}}}},
+                 nullptr,
+                 {}});
   }
   hub.Publish(
-      {++rv, control::ChangeType::kAdded, namespaces->StoreKey(), "", "wanted",
+      {++rv,
+       control::ChangeType::kAdded,
+       namespaces->StoreKey(),
+       "",
+       "wanted",
        json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "wanted"}}}},
-       nullptr});
+       nullptr,
+       {}});
   Running s(
       [&](const ApiRequest&) -> ApiResult {
         WatchFilter filter;
