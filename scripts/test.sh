@@ -31,8 +31,34 @@ torch_install=$!
 # >100 MB) costs CI minutes in compile and link time. -O1, not the -O2 users build:
 # measured on three of the heaviest files (stop 24), 25% less compile CPU, which is
 # what lets the ThreadSanitizer tree into CI's hour; the sanitizer trees test -O0/-O1.
-scripts/build.sh build -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
+# MUSTER_UNITY: the layer libraries compile in batches of 8 files (CMakeLists.txt), in
+# all three trees; MUSTER_UNITY=OFF builds file by file, as developers do.
+unity="-DMUSTER_UNITY=${MUSTER_UNITY:-ON}"
+scripts/build.sh build -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" "$unity"
 
+# A build whose status file, build/NAME.rc, appears only once it has ended (written
+# aside, then renamed: a redirection on the command itself created it empty at the
+# start, and a wait took the running build for a failed one).
+build_logged() {
+  local name=$1 rc=0
+  shift
+  rm -f "build/$name.rc"
+  "$@" >"build/$name.log" 2>&1 || rc=1
+  echo "$rc" >"build/$name.rc.tmp" && mv "build/$name.rc.tmp" "build/$name.rc"
+}
+# Waits until build_logged NAME (in the background job $2) has ended; fails the run
+# with the tail of its log unless it succeeded.
+await_build() {
+  local name=$1 job=$2
+  while [ ! -f "build/$name.rc" ] && kill -0 "$job" 2>/dev/null; do sleep 5; done
+  [ "$(cat "build/$name.rc" 2>/dev/null)" = 0 ] ||
+    { tail -50 "build/$name.log"; echo "$name failed"; exit 1; }
+}
+fuzz_enabled() { [ "${MUSTER_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/decode_fuzz.cc ]; }
+fuzz_build() {
+  CXX=clang++ NINJA_TARGETS=fuzz_decode scripts/build.sh build-fuzz -DCMAKE_CXX_COMPILER=clang++ \
+    -DMUSTER_FUZZ=ON -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+}
 # The sanitizer trees build in the background while the first tree's tests run (they
 # mostly wait on sockets, servers and child processes); -g1 (line tables only) keeps
 # their debug info, and so their compile and link time, small. One after the other, so
@@ -40,23 +66,21 @@ scripts/build.sh build -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
 # then ThreadSanitizer, only the test binaries of the threaded code (serve's HTTP
 # server, scheduler controller and garbage collector; kube's controller, reflectors,
 # leader election, webhook and dashboard servers), at -O1 as TSan advises.
+rm -f build/asan-build.rc build/tsan-build.rc build/fuzz-build.rc
 if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
-  rm -f build/asan-build.rc
   (
-    # The status file appears only once the build has ended (written aside, then
-    # renamed): a redirection on the `if` itself created it empty at the start, and the
-    # wait below took the running build for a failed one.
-    rc=0
-    scripts/build.sh build-asan -DMUSTER_SANITIZE=ON -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug \
-      -DCMAKE_CXX_FLAGS_DEBUG=-g1 >build/asan-build.log 2>&1 || rc=1
-    echo "$rc" >build/asan-build.rc.tmp && mv build/asan-build.rc.tmp build/asan-build.rc
+    build_logged asan-build scripts/build.sh build-asan -DMUSTER_SANITIZE=ON -DMUSTER_BENCH=OFF \
+      -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 "$unity"
     # MUSTER_TSAN=0 skips it. A fresh-clone run here (stop 23) with the main tree at -O2
     # built it by 18 min and ended the TSan tests at 62 min; that run found a real
     # report (ui/view_publisher.h, fixed). The main tree at -O1 gives the time back.
     if [ "${MUSTER_TSAN:-1}" = 1 ]; then
-      NINJA_TARGETS="server_test kube_test" scripts/build.sh build-tsan -DMUSTER_SANITIZE=thread \
-        -DMUSTER_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" >build/tsan-build.log 2>&1
+      NINJA_TARGETS="server_test kube_test" build_logged tsan-build scripts/build.sh build-tsan \
+        -DMUSTER_SANITIZE=thread -DMUSTER_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" "$unity"
     fi
+    # The fuzzer's tree last, while the TSan tests run: built at the end, it held the
+    # run's last minute and a half.
+    if fuzz_enabled; then build_logged fuzz-build fuzz_build; fi
   ) &
   sanitizer_builds=$!
   background+=("$sanitizer_builds")
@@ -87,7 +111,10 @@ case "$tidy_mode" in
   *) echo "MUSTER_CLANG_TIDY=$tidy_mode: expected recent, all or 0" >&2; exit 2 ;;
 esac
 if [ "$tidy_mode" != 0 ]; then
-  nice scripts/clang-tidy.sh "${tidy_args[@]}" build 1 >build/clang-tidy.out 2>&1 &
+  # Its own configured (never built) tree, file by file: a unity tree's compile commands
+  # name the batches, not the files clang-tidy checks.
+  cmake -S . -B build-tidy -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMUSTER_UNITY=OFF >/dev/null
+  nice scripts/clang-tidy.sh "${tidy_args[@]}" build-tidy 1 >build/clang-tidy.out 2>&1 &
   clang_tidy=$!
   background+=("$clang_tidy")
 fi
@@ -162,9 +189,7 @@ timeout 900 bash bench/decisions_check.sh --muster build/muster
 
 if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
   stage "sanitizer build (ASan + UBSan)"
-  while [ ! -f build/asan-build.rc ] && kill -0 "$sanitizer_builds" 2>/dev/null; do sleep 5; done
-  [ "$(cat build/asan-build.rc 2>/dev/null)" = 0 ] ||
-    { tail -50 build/asan-build.log; echo "sanitizer build failed"; exit 1; }
+  await_build asan-build "$sanitizer_builds"
   # One process per test binary (ctest starts one per test: ~580 starts of large ASan
   # binaries cost minutes); four binaries at a time, a failing one's output printed.
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
@@ -175,18 +200,22 @@ if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
   echo "sanitizer tests passed"
 
   stage "ThreadSanitizer build of the threaded code's tests (server_test, kube_test)"
-  wait "$sanitizer_builds" || { tail -50 build/tsan-build.log; echo "TSan build failed"; exit 1; }
   if [ "${MUSTER_TSAN:-1}" = 1 ]; then
+    await_build tsan-build "$sanitizer_builds"
     scripts/tsan-tests.sh build-tsan
   else
     echo "skipped (MUSTER_TSAN=0)"
   fi
 fi
 
-if [ "${MUSTER_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/decode_fuzz.cc ]; then
+if fuzz_enabled; then
   stage "fuzzing the decoder (${MUSTER_FUZZ_SECONDS:-30} s)"
-  CXX=clang++ NINJA_TARGETS=fuzz_decode scripts/build.sh build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DMUSTER_FUZZ=ON \
-    -DMUSTER_BENCH=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
+    await_build fuzz-build "$sanitizer_builds"
+    cat build/fuzz-build.log
+  else
+    fuzz_build
+  fi
   rm -rf build-fuzz/corpus && mkdir -p build-fuzz/corpus && cp fuzz/corpus/* build-fuzz/corpus/
   build-fuzz/fuzz_decode -max_total_time="${MUSTER_FUZZ_SECONDS:-30}" -max_len=65536 \
     -print_final_stats=0 build-fuzz/corpus >build-fuzz/fuzz.log 2>&1 \
