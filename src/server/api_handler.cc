@@ -147,60 +147,6 @@ std::optional<ApiError> CheckUpdate(const RequestTarget& t, const json& current,
   return InvalidObject(*t.type, t.name, std::move(causes));
 }
 
-Result<json> ParseBody(const ApiRequest& r) {
-  if (r.content_type.find("yaml") != std::string::npos) {
-    auto docs = ParseDocuments(r.body);
-    if (!docs.ok()) return docs.status();
-    if (docs->size() != 1) return InvalidArgument("expected exactly one YAML document");
-    return std::move((*docs)[0]);
-  }
-  json body = json::parse(r.body, nullptr, false);
-  if (body.is_discarded()) return InvalidArgument("request body is not valid JSON");
-  return body;
-}
-
-// Checks kind/apiVersion/metadata of a request body against the path and fills
-// what is missing. Returns the metadata object.
-Result<json*> CheckBody(json& body, const RequestTarget& t) {
-  if (!body.is_object()) return InvalidArgument("the request body must be a JSON object");
-  if (body.contains("kind") && body["kind"] != t.type->kind) {
-    return InvalidArgument("the kind of the object (" +
-                           body["kind"].dump(-1, ' ', false, json::error_handler_t::replace) +
-                           ") does not match the resource (" + t.type->kind + ")");
-  }
-  if (body.contains("apiVersion") && body["apiVersion"].is_string() &&
-      control::FindByKind(body["apiVersion"].get<std::string>(), t.type->kind) != t.type) {
-    return InvalidArgument("apiVersion " +
-                           body["apiVersion"].dump(-1, ' ', false, json::error_handler_t::replace) +
-                           " does not match " + t.type->ApiVersion(t.version));
-  }
-  body["apiVersion"] = t.type->ApiVersion(t.version);
-  body["kind"] = t.type->kind;
-  if (!body.contains("metadata") || body["metadata"].is_null()) body["metadata"] = json::object();
-  json& md = body["metadata"];
-  if (!md.is_object()) return InvalidArgument("metadata must be an object");
-  if (t.type->namespaced) {
-    if (md.contains("namespace") && md["namespace"].is_string() &&
-        !md["namespace"].get<std::string>().empty() && md["namespace"] != t.namespace_) {
-      return InvalidArgument(
-          "the namespace of the provided object does not match the namespace sent on the "
-          "request");
-    }
-    md["namespace"] = t.namespace_;
-  } else {
-    md.erase("namespace");
-  }
-  if (!t.name.empty()) {
-    if (md.contains("name") && md["name"] != t.name) {
-      return InvalidArgument("the name of the object (" +
-                             md["name"].dump(-1, ' ', false, json::error_handler_t::replace) +
-                             ") does not match the name on the URL (" + t.name + ")");
-    }
-    md["name"] = t.name;
-  }
-  return &md;
-}
-
 NameSuffixSource name_suffix_source = nullptr;  // tests only
 
 std::string RandomSuffix() {
@@ -329,14 +275,14 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
                        const json* managed_fields = nullptr) {
   const control::ResourceType& type = *t.type;
   if (!t.subresource.empty()) return ErrorResponse(MethodNotAllowed("cannot create a status"));
-  auto body = ParseBody(r);
+  auto body = ParseRequestBody(r);
   if (!body.ok()) return ErrorResponse(BadRequest(body.status().message()));
   if (type.namespaced && t.namespace_.empty()) {
     // POST to the all-namespaces path: the body names the namespace.
     t.namespace_ = body->is_object() ? FieldValue(*body, "metadata.namespace") : "";
     if (t.namespace_.empty()) t.namespace_ = "default";
   }
-  auto md = CheckBody(*body, t);
+  auto md = CheckBodyAgainstTarget(*body, t);
   if (!md.ok()) return ErrorResponse(BadRequest(md.status().message()));
   json& meta = **md;
   // Server-set: whatever the client wrote there is replaced (auth/owner.h).
@@ -391,9 +337,9 @@ WriteScope ScopeOf(const RequestTarget& t) {
 }
 
 ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
-  auto body = ParseBody(r);
+  auto body = ParseRequestBody(r);
   if (!body.ok()) return ErrorResponse(BadRequest(body.status().message()));
-  auto md = CheckBody(*body, t);
+  auto md = CheckBodyAgainstTarget(*body, t);
   if (!md.ok()) return ErrorResponse(BadRequest(md.status().message()));
   const WriteScope scope = ScopeOf(t);
   std::vector<std::string> field_warnings;
@@ -476,7 +422,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
         auth::KeepOwner(current, next);  // immutable: the value sent is ignored
         if (patch.type != PatchType::kApply) RecordManager(t, r, &current, next);
         RequestTarget same = t;
-        auto md = CheckBody(next, same);
+        auto md = CheckBodyAgainstTarget(next, same);
         if (!md.ok()) return md.status();
         if (scope != WriteScope::kStatus) {
           invalid = ValidateObject(*t.type, next, t.name, &field_warnings);

@@ -1,18 +1,19 @@
 #include "server/request_body.h"
 
-#include <cctype>
-
+#include "control/resource_types.h"
 #include "core/nesting_depth.h"
+#include "core/text.h"
+#include "server/yaml_json.h"
 
 namespace muster::server {
+
+using nlohmann::json;
 
 std::string MediaType(std::string_view content_type) {
   content_type = content_type.substr(0, content_type.find(';'));
   while (!content_type.empty() && content_type.front() == ' ') content_type.remove_prefix(1);
   while (!content_type.empty() && content_type.back() == ' ') content_type.remove_suffix(1);
-  std::string out(content_type);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  return AsciiLower(content_type);
 }
 
 std::optional<ApiError> CheckRequestBody(const ApiRequest& request) {
@@ -32,6 +33,58 @@ std::optional<ApiError> CheckRequestBody(const ApiRequest& request) {
                       std::to_string(kMaxBodyNestingDepth) + " levels");
   }
   return std::nullopt;
+}
+
+Result<json> ParseRequestBody(const ApiRequest& r) {
+  if (r.content_type.find("yaml") != std::string::npos) {
+    auto docs = ParseDocuments(r.body);
+    if (!docs.ok()) return docs.status();
+    if (docs->size() != 1) return InvalidArgument("expected exactly one YAML document");
+    return std::move((*docs)[0]);
+  }
+  json body = json::parse(r.body, nullptr, false);
+  if (body.is_discarded()) return InvalidArgument("request body is not valid JSON");
+  return body;
+}
+
+Result<json*> CheckBodyAgainstTarget(json& body, const RequestTarget& t) {
+  if (!body.is_object()) return InvalidArgument("the request body must be a JSON object");
+  if (body.contains("kind") && body["kind"] != t.type->kind) {
+    return InvalidArgument("the kind of the object (" +
+                           body["kind"].dump(-1, ' ', false, json::error_handler_t::replace) +
+                           ") does not match the resource (" + t.type->kind + ")");
+  }
+  if (body.contains("apiVersion") && body["apiVersion"].is_string() &&
+      control::FindByKind(body["apiVersion"].get<std::string>(), t.type->kind) != t.type) {
+    return InvalidArgument("apiVersion " +
+                           body["apiVersion"].dump(-1, ' ', false, json::error_handler_t::replace) +
+                           " does not match " + t.type->ApiVersion(t.version));
+  }
+  body["apiVersion"] = t.type->ApiVersion(t.version);
+  body["kind"] = t.type->kind;
+  if (!body.contains("metadata") || body["metadata"].is_null()) body["metadata"] = json::object();
+  json& md = body["metadata"];
+  if (!md.is_object()) return InvalidArgument("metadata must be an object");
+  if (t.type->namespaced) {
+    if (md.contains("namespace") && md["namespace"].is_string() &&
+        !md["namespace"].get<std::string>().empty() && md["namespace"] != t.namespace_) {
+      return InvalidArgument(
+          "the namespace of the provided object does not match the namespace sent on the "
+          "request");
+    }
+    md["namespace"] = t.namespace_;
+  } else {
+    md.erase("namespace");
+  }
+  if (!t.name.empty()) {
+    if (md.contains("name") && md["name"] != t.name) {
+      return InvalidArgument("the name of the object (" +
+                             md["name"].dump(-1, ' ', false, json::error_handler_t::replace) +
+                             ") does not match the name on the URL (" + t.name + ")");
+    }
+    md["name"] = t.name;
+  }
+  return &md;
 }
 
 }  // namespace muster::server
