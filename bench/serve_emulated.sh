@@ -58,6 +58,8 @@ while [ $# -gt 0 ]; do
 done
 
 . "$ROOT/bench/serve_lib.sh"
+# Debian's python3-yaml installs for /usr/bin/python3; PYTHON names another one.
+PYTHON=${PYTHON:-/usr/bin/python3}
 TMP=$(mktemp -d /tmp/muster-serve-bench.XXXXXX)
 cleanup() {
   serve_stop
@@ -69,7 +71,7 @@ trap cleanup EXIT
   --seed "$SEED" -o "$TMP/cluster.yaml"
 "$MUSTER" gen workload --jobs "$JOBS" --mix "$MIX" --queues 1 --gpus-per-node "$GPUS" \
   --seed "$SEED" -o "$TMP/workload.yaml"
-/usr/bin/python3 "$ROOT/bench/serve_emulated.py" split "$TMP/workload.yaml" \
+"$PYTHON" "$ROOT/bench/serve_emulated.py" split "$TMP/workload.yaml" \
   "$TMP/priorities.yaml" "$TMP/jobs.jsonl" "$BODY"
 
 STARTED=$SECONDS
@@ -84,7 +86,7 @@ case "$CLIENT" in
   *) echo "--client is cpp or python" >&2; exit 2 ;;
 esac
 status=0
-/usr/bin/python3 "$ROOT/bench/serve_emulated.py" run --port "$SERVE_PORT" --pid "$SERVE_PID" \
+"$PYTHON" "$ROOT/bench/serve_emulated.py" run --port "$SERVE_PORT" --pid "$SERVE_PID" \
   --jobs "$TMP/jobs.jsonl" --concurrency "$CONCURRENCY" --nodes "$NODES" --gpus "$GPUS" --body "$BODY" \
   "${client_args[@]}" || status=$?
 
