@@ -143,10 +143,10 @@ void SignalGroup(int pgid, int signal_number) {
   if (pgid > 1) ::kill(-pgid, signal_number);
 }
 
-// Kills the group and lets the shim finish, for a Start that cannot complete.
+// For a Start that cannot complete: the command never runs, the shim ends.
 void AbandonShim(StartedShim& shim) {
   SignalGroup(shim.child_pid, SIGKILL);
-  ReleaseShim(shim);
+  CancelShim(shim);
   while (::waitpid(shim.shim_pid, nullptr, 0) < 0 && errno == EINTR) {
   }
 }
