@@ -174,7 +174,10 @@ void RunShim(const Plan& plan) {
 
   int report = 0;
   int out[2] = {-1, -1};
-  if (::pipe2(out, O_CLOEXEC) != 0) {
+  // shim -> child: one byte once the server released the shim; the child execs only
+  // then, and ends without running the command on EOF instead.
+  int go[2] = {-1, -1};
+  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(go, O_CLOEXEC) != 0) {
     report = -errno;
     WriteAll(plan.report_fd, reinterpret_cast<const char*>(&report), sizeof(report));
     ::_exit(127);
@@ -182,9 +185,11 @@ void RunShim(const Plan& plan) {
   pid_t child = ::fork();
   if (child == 0) {
     ::close(out[0]);
-    RunChild(plan, out[1]);
+    ::close(go[1]);
+    RunChild(plan, out[1], go[0]);
   }
   ::close(out[1]);
+  ::close(go[0]);
   if (child < 0) {
     int error = errno;
     WriteFailure(plan.log_fd, "cannot fork", plan.executable, error);
@@ -198,10 +203,24 @@ void RunShim(const Plan& plan) {
   WriteAll(plan.report_fd, reinterpret_cast<const char*>(&report), sizeof(report));
   ::close(plan.report_fd);
 
-  char byte;
-  while (::read(plan.release_fd, &byte, 1) < 0 && errno == EINTR) {
+  // Released: the server wrote a byte once the state file was durable. EOF: the
+  // server died (or gave up) before that, so no server will ever know this process:
+  // it must not run the command, and leaves no exit file.
+  char byte = 0;
+  ssize_t released;
+  while ((released = ::read(plan.release_fd, &byte, 1)) < 0 && errno == EINTR) {
   }
   ::close(plan.release_fd);
+  if (released != 1) {
+    // The child has not exec'd (nor forked): it alone is to end.
+    ::close(go[1]);
+    ::kill(-child, SIGKILL);
+    while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    ::_exit(0);
+  }
+  WriteAll(go[1], &byte, 1);
+  ::close(go[1]);
 
   // SIGCHLD (blocked, so it queues) through a signalfd: the pump sleeps in poll()
   // on the output pipe and the child's exit together.
@@ -446,6 +465,16 @@ Result<StartedShim> StartShim(const ShimLaunch& launch) {
 }
 
 void ReleaseShim(StartedShim& shim) {
+  if (shim.release_fd < 0) return;
+  const char go = 1;
+  // A shim that is gone already (killed) has nothing to release: EPIPE (the server
+  // ignores SIGPIPE) is ignored, and Poll reports the process lost.
+  while (::write(shim.release_fd, &go, 1) < 0 && errno == EINTR) {
+  }
+  CancelShim(shim);
+}
+
+void CancelShim(StartedShim& shim) {
   if (shim.release_fd >= 0) ::close(shim.release_fd);
   shim.release_fd = -1;
 }

@@ -5,16 +5,20 @@
 //   (own process group; its pod's cgroup; private mount and UTS namespaces with the
 //   pod's hostname, /etc/hosts and volumes; the pod owner's uid/gids; chdir; execve)
 //
-// The shim reports the child's pid over a pipe and then waits on the release pipe
-// before it reaps the child, so the server can read the child's start time from /proc
-// (a zombie at worst) and make its state file durable first. Then the shim copies the
-// child's stdout+stderr (one pipe) into the log, rotating it at `log_max_bytes` and
-// keeping `log_max_files` files (the kubelet's containerLogMaxSize/MaxFiles), reaps
-// the child, kills what is left of its process group and cgroup (a container's
-// processes die with its main process, `setsid` ones included), drains the log, writes
-// `exit` atomically (tmp + rename + fsync) and _exits. The shim never execs: after
-// fork it runs only async-signal-safe code on memory prepared before the fork,
-// because the server is multi-threaded.
+// The shim reports the child's pid over a pipe and then waits on the release pipe;
+// the child, set up, waits before exec until the shim passes the release on. So the
+// server reads the child's start time from /proc and makes its state file durable
+// before the command runs at all. A server killed -9 before that closes the release
+// pipe unreleased: the shim kills the child, which never ran the command (a restarted
+// server finds no state file and starts the pod again, so a run it could not see
+// would be a second run). Once released, the shim copies the child's stdout+stderr
+// (one pipe) into the log, rotating it at `log_max_bytes` and keeping `log_max_files`
+// files (the kubelet's containerLogMaxSize/MaxFiles), reaps the child, kills what is
+// left of its process group and cgroup (a container's processes die with its main
+// process, `setsid` ones included), drains the log, writes `exit` atomically (tmp +
+// rename + fsync) and _exits. The shim never execs: after fork it runs only
+// async-signal-safe code on memory prepared before the fork, because the server is
+// multi-threaded.
 //
 // Why the shim *blocks* TERM/INT/HUP instead of ignoring them: an ignored signal
 // stays ignored in the forked child and a signal generated for an ignored signal is
@@ -89,8 +93,8 @@ struct ShimLaunch {
   bool no_new_privs = false;               // setuid binaries cannot raise privileges
 };
 
-// A shim stopped at the handshake: the child exists (pid == pgid) and the shim will
-// not reap it before ReleaseShim.
+// A shim stopped at the handshake: the child exists (pid == pgid), set up but not
+// exec'd, and the shim will not reap it before ReleaseShim.
 struct StartedShim {
   int shim_pid = 0;
   int child_pid = 0;
@@ -100,9 +104,13 @@ struct StartedShim {
 // Forks the shim and waits for its report. On error no process is left behind.
 Result<StartedShim> StartShim(const ShimLaunch& launch);
 
-// Lets the shim wait for the child and record its exit. Closing the release pipe is
-// the signal, so a server that dies before calling this releases the shim as well.
+// Lets the child exec the command and the shim wait for it and record its exit: a
+// byte on the release pipe, then it is closed.
 void ReleaseShim(StartedShim& shim);
+
+// Closes the release pipe without releasing, as a server's death does: the shim
+// kills the child before it ran the command and exits without an exit file.
+void CancelShim(StartedShim& shim);
 
 // The files the shim writes in ShimLaunch::dir.
 inline constexpr char kExitFileName[] = "exit";

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "server/process_launch.h"
 #include "server/process_stat.h"
@@ -143,10 +144,10 @@ void SignalGroup(int pgid, int signal_number) {
   if (pgid > 1) ::kill(-pgid, signal_number);
 }
 
-// Kills the group and lets the shim finish, for a Start that cannot complete.
+// For a Start that cannot complete: the command never runs, the shim ends.
 void AbandonShim(StartedShim& shim) {
   SignalGroup(shim.child_pid, SIGKILL);
-  ReleaseShim(shim);
+  CancelShim(shim);
   while (::waitpid(shim.shim_pid, nullptr, 0) < 0 && errno == EINTR) {
   }
 }
@@ -154,7 +155,7 @@ void AbandonShim(StartedShim& shim) {
 }  // namespace
 
 ProcessSupervisor::ProcessSupervisor(std::string root, SupervisorOptions options)
-    : root_(std::move(root)), options_(options) {
+    : root_(std::move(root)), options_(std::move(options)) {
   std::error_code ignored;  // Start reports a root that cannot be created
   // Absolute, because the shim keeps the server's cwd while the paths outlive it.
   root_ = fs::absolute(root_, ignored).lexically_normal().string();

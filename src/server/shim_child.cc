@@ -157,7 +157,7 @@ void DropPrivileges(const Plan& plan, int out) {
 
 }  // namespace
 
-void RunChild(const Plan& plan, int out_fd) {
+void RunChild(const Plan& plan, int out_fd, int go_fd) {
   ::setpgid(0, 0);
   ::umask(022);  // a container's default, whatever the server's (mount points too)
   ::dup2(plan.null_fd, STDIN_FILENO);
@@ -180,6 +180,13 @@ void RunChild(const Plan& plan, int out_fd) {
     }
     if (error != 0) Fail(out, "cannot change to working directory", plan.working_dir, error);
   }
+  // Not before the server recorded the process (its state file is durable): a
+  // server killed before that would not know it ran, and would run the pod again.
+  char go = 0;
+  ssize_t got;
+  while ((got = ::read(go_fd, &go, 1)) < 0 && errno == EINTR) {
+  }
+  if (got != 1) ::_exit(127);
   // Dispositions are already default (the shim reset them); unblocking delivers a
   // TERM that arrived since fork.
   sigset_t none;

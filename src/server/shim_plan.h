@@ -49,12 +49,14 @@ struct Plan {
   int log_fd;  // the live log file, opened by the server
   int null_fd;
   int report_fd;   // shim -> server: the child's pid, or -errno
-  int release_fd;  // server -> shim: closed (or a byte) when the state is durable
+  int release_fd;  // server -> shim: a byte when the state is durable; EOF: never ran
   int max_fd;
 };
 
 // The child: isolation, credentials, exec. Output goes to `out_fd` (the log pipe).
-[[noreturn]] void RunChild(const Plan& plan, int out_fd);
+// It execs only once it reads a byte from `go_fd` (the shim's release), and exits
+// 127 without exec on EOF.
+[[noreturn]] void RunChild(const Plan& plan, int out_fd, int go_fd);
 
 // The shim: forks the child, pumps its output into the log, records its exit.
 [[noreturn]] void RunShim(const Plan& plan);
