@@ -13,7 +13,7 @@ namespace {
 
 using admission::AdmissionSnapshot;
 
-const char* kGpu = "nvidia.com/gpu";
+constexpr char kGpu[] = "nvidia.com/gpu";
 
 DecisionView ToDecision(const engine::LogEntry& e) {
   return {e.time, e.action, e.reason, e.message};
@@ -106,7 +106,7 @@ std::vector<CandidateView> Candidates(const engine::Engine& engine, const Worklo
     auto it = index.preempted_for->find(key);
     c.preempting = it != index.preempted_for->end() && it->second == self.key;
     Time admitted = r->admit_time.value_or(0);
-    found.push_back({{same_queue ? 0 : 1, prio, -admitted, key}, std::move(c)});
+    found.push_back({{same_queue ? 0 : 1, prio, -admitted, key}, c});
   };
   for (const auto& key : cq.admitted) {
     consider(key, cq.name, admission::kInClusterQueue, p.within_cluster_queue, true);

@@ -159,6 +159,7 @@ Result<BenchResult> Placement5k(const BenchOptions& options) {
   workloads.reserve(static_cast<size_t>(pods));
   for (int64_t i = 0; i < pods; ++i) workloads.push_back(BasicPod(i));
   std::vector<std::string> keys;
+  keys.reserve(workloads.size());
   for (const auto& w : workloads) keys.push_back(w.key);
 
   // The real engine path: Submit, then RunCycle (admission of queue-less
@@ -175,7 +176,8 @@ Result<BenchResult> Placement5k(const BenchOptions& options) {
   const int64_t batch = 1000;
   Stopwatch sw;
   for (int64_t start = 0; start < pods; start += batch) {
-    clock.Set(static_cast<double>(start / batch));
+    const int64_t arrival_wave = start / batch;  // virtual seconds: one wave a second
+    clock.Set(static_cast<double>(arrival_wave));
     Stopwatch cycle;
     for (int64_t i = start; i < std::min(pods, start + batch); ++i) {
       Status s = eng.Submit(keys[static_cast<size_t>(i)]);
@@ -278,6 +280,7 @@ Result<BenchResult> Admission1kCq(const BenchOptions& options) {
     workloads.push_back(PlanToWorkload(p, i));
   }
   std::vector<std::string> keys;
+  keys.reserve(workloads.size());
   for (const auto& w : workloads) keys.push_back(w.key);
   auto parts = engine::BuildEngineParts(m);
   if (!parts.ok()) return parts.status();
