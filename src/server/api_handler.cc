@@ -54,13 +54,19 @@ bool IsTrueParam(const std::string& v) { return v == "1" || v == "true" || v == 
 
 namespace {
 
-// A write's answer, with warnings about the fields muster stores but does not act on:
-// the core kinds' and `field_warnings`, those of ValidateObject's decode.
+// Warnings about the fields a written object has that muster stores but does not act
+// on: the core kinds' and `field_warnings`, those of ValidateObject's decode.
+std::vector<std::string> WriteWarnings(const control::ResourceType& type, const json& object,
+                                       const std::vector<std::string>& field_warnings) {
+  std::vector<std::string> warnings = CoreWarnings(type, object);
+  warnings.insert(warnings.end(), field_warnings.begin(), field_warnings.end());
+  return warnings;
+}
+// A write's answer, with its WriteWarnings.
 ApiResponse Written(int code, const control::ResourceType& type, const json& object,
                     const std::vector<std::string>& field_warnings = {}) {
   ApiResponse response = JsonResponse(code, object);
-  response.warnings = CoreWarnings(type, object);
-  response.warnings.insert(response.warnings.end(), field_warnings.begin(), field_warnings.end());
+  response.warnings = WriteWarnings(type, object, field_warnings);
   return response;
 }
 // A create's answer: the stored text itself when it is the object as presented in the
@@ -73,8 +79,7 @@ ApiResponse CreatedResponse(const control::ResourceType& type, const std::string
     return Written(201, type, PresentObject(std::move(created), type, version), field_warnings);
   }
   ApiResponse response{201, "application/json", text->text};
-  response.warnings = CoreWarnings(type, created);
-  response.warnings.insert(response.warnings.end(), field_warnings.begin(), field_warnings.end());
+  response.warnings = WriteWarnings(type, created, field_warnings);
   return response;
 }
 ApiResponse TextResponse(int code, std::string text) {
