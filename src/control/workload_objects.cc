@@ -180,7 +180,11 @@ json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts, const js
     status["admission"] = Admission(r, facts.cluster_queue);
     status["placement"] = {{"pods", Placement(r, facts.cluster)}};
     if (facts.pods_ready) {
-      SetCondition(conditions, "PodsReady", true, "PodsReady",
+      // Kueue: Started, or Recovered once readiness came back after a pod failed.
+      const json* was = FindCondition(conditions, "PodsReady");
+      const std::string was_reason = was != nullptr ? was->value("reason", "") : "";
+      const bool recovered = was_reason == "WaitForRecovery" || was_reason == "Recovered";
+      SetCondition(conditions, "PodsReady", true, recovered ? "Recovered" : "Started",
                    "All pods reached readiness and the workload is running", now);
     } else {
       SetCondition(conditions, "PodsReady", false,
@@ -198,7 +202,7 @@ json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts, const js
     status.erase("admission");
     status.erase("placement");
     if (FindCondition(conditions, "PodsReady") != nullptr) {
-      SetCondition(conditions, "PodsReady", false, "PodsReady",
+      SetCondition(conditions, "PodsReady", false, "WaitForStart",
                    "Not all pods are ready or succeeded", now);
     }
   }
@@ -221,11 +225,9 @@ json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts, const js
     status.erase("requeueState");
   }
   if (r.phase == Phase::kSucceeded) {
+    // PodsReady is left as the run left it, as Kueue does: its job reconciler stops
+    // updating the condition once the job has finished.
     SetCondition(conditions, "Finished", true, "Succeeded", "Job finished successfully", now);
-    if (FindCondition(conditions, "PodsReady") != nullptr) {
-      SetCondition(conditions, "PodsReady", false, "PodsReady",
-                   "Not all pods are ready or succeeded", now);
-    }
   } else if (r.phase == Phase::kFailed) {
     SetCondition(conditions, "Finished", true, "Failed",
                  r.failure_message.empty() ? "Job failed" : r.failure_message, now);

@@ -234,9 +234,19 @@ TEST_F(WorkloadObjectsTest, AdmittedRunningRecordHasAdmissionAndPlacement) {
   ready.pods_ready = true;
   json w2 = BuildWorkloadObject(job_, ready, &w);
   EXPECT_EQ(StatusReason(w2, "PodsReady"),
-            std::make_pair(std::string("True"), std::string("PodsReady")));
+            std::make_pair(std::string("True"), std::string("Started")));
   EXPECT_EQ((*Condition(w2, "PodsReady"))["lastTransitionTime"], "t3");
   EXPECT_EQ((*Condition(w2, "QuotaReserved"))["lastTransitionTime"], "t2");
+
+  // A pod fails: WaitForRecovery; ready again: Recovered (Kueue's reasons).
+  record_.ready_lost_time = 140;
+  json lost = BuildWorkloadObject(job_, Facts("t4"), &w2);
+  EXPECT_EQ(StatusReason(lost, "PodsReady"),
+            std::make_pair(std::string("False"), std::string("WaitForRecovery")));
+  record_.ready_lost_time.reset();
+  json back = BuildWorkloadObject(job_, ready, &lost);
+  EXPECT_EQ(StatusReason(back, "PodsReady"),
+            std::make_pair(std::string("True"), std::string("Recovered")));
 }
 
 TEST_F(WorkloadObjectsTest, QuotaOnlyAdmissionWaitsForNodes) {
@@ -309,7 +319,9 @@ TEST_F(WorkloadObjectsTest, FinishedSucceededKeepsAdmission) {
   json w = BuildWorkloadObject(job_, Facts("t2"), &running);
   EXPECT_EQ(StatusReason(w, "Finished"),
             std::make_pair(std::string("True"), std::string("Succeeded")));
-  EXPECT_EQ(StatusReason(w, "PodsReady").first, "False");
+  // Kueue stops updating PodsReady once the job has finished: it stays as the run left it.
+  EXPECT_EQ(StatusReason(w, "PodsReady"),
+            std::make_pair(std::string("True"), std::string("Started")));
   // The last admission stays visible (kubectl describe shows where it ran).
   EXPECT_TRUE(w["status"].contains("admission"));
 }
