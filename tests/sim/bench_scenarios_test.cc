@@ -53,6 +53,13 @@ TEST(BenchScenariosTest, Admission1kCqAdmitsAndPreempts) {
   // 1-2 GPU workloads; later waves admit into freed and reclaimed quota.
   EXPECT_GE(r->work, 54);
   EXPECT_LE(r->work, 500 + Details(*r).at("preemptions"));
+  // Each admission cycle is timed on its own; every one is part of some wave.
+  auto d = Details(*r);
+  EXPECT_EQ(r->p99_of, "cycle");
+  EXPECT_GE(d.at("cycles"), 10);
+  EXPECT_LE(d.at("admission_cycle_p50_ms"), d.at("admission_cycle_p99_ms"));
+  EXPECT_LE(d.at("admission_cycle_p99_ms"), d.at("admission_cycle_max_ms"));
+  EXPECT_LE(d.at("admission_cycle_max_ms"), *r->max_ms);
 }
 
 TEST(BenchScenariosTest, KueueBaselineAdmitsEveryWorkload) {
