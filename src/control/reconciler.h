@@ -165,8 +165,15 @@ class Reconciler {
     return BuildSchedulerView(in, previous);
   }
   // The writes believed done were not stored after all (serve: the step's store
-  // transaction failed): everything is written again from the next Step on.
+  // transaction failed): everything is written again from the next Step on, and the
+  // admissions those writes recorded are dropped from TakeRecordedAdmissions.
   void ForgetWrites();
+  // Serve: the keys of running gangs whose admission the Writes since the last call
+  // recorded (their Workload written with it, or found already holding it). Once the
+  // store committed those writes the executor may start the gangs
+  // (ServeExecutor::Release): a gang never runs that the store does not say is
+  // admitted. Each key once per call; always empty without a runtime.
+  std::vector<std::string> TakeRecordedAdmissions();
   // Keys of the jobs muster manages (for tests and status output).
   std::vector<std::string> JobKeys() const;
   // The Workload object of `key` as last written (null when none).
@@ -222,6 +229,9 @@ class Reconciler {
   void ConsumeDecisions();
   void SyncJob(JobState& job);
   void SyncWorkload(JobState& job);
+  // The Workload of `job` (running) holds its current admission: see
+  // TakeRecordedAdmissions.
+  void NoteAdmissionRecorded(const JobState& job);
   void SyncServeJob(JobState& job);
   // Serve: fails the Jobs whose activeDeadlineSeconds passed (reconciler_deadlines.cc).
   void NoteDeadline(const JobState& job);
@@ -295,7 +305,8 @@ class Reconciler {
   int write_round_ = 0;
   bool queues_dirty_ = true;
   std::map<std::string, nlohmann::json> written_queue_status_;
-  std::map<uint64_t, InFlight> in_flight_;  // by op id
+  std::set<std::string> recorded_admissions_;  // see TakeRecordedAdmissions
+  std::map<uint64_t, InFlight> in_flight_;     // by op id
   uint64_t next_op_ = 1;
   int64_t next_order_ = 0;  // arrival order of jobs
   int64_t event_counter_ = 0;

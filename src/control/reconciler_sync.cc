@@ -213,6 +213,8 @@ void Reconciler::ApplyResults() {
         if (result.status.ok()) {
           state.workload = std::move(result.object);
           if (pending.epoch >= 0) state.workload_admit_epoch = pending.epoch;
+          if (pending.epoch >= 0 && pending.epoch == state.admit_epoch)
+            NoteAdmissionRecorded(state);
         } else {
           // Written again from the fresh object (or created again) next pass.
           state.workload = std::move(result.object);
@@ -246,6 +248,8 @@ void Reconciler::ApplyResults() {
 }
 
 void Reconciler::ForgetWrites() {
+  // Not stored: the gangs wait until a later Write records them again.
+  recorded_admissions_.clear();
   for (auto& [key, job] : jobs_) {
     job->workload = json();
     job->written_status = 0;
@@ -253,6 +257,16 @@ void Reconciler::ForgetWrites() {
   }
   written_queue_status_.clear();
   queues_dirty_ = true;
+}
+
+std::vector<std::string> Reconciler::TakeRecordedAdmissions() {
+  std::vector<std::string> out(recorded_admissions_.begin(), recorded_admissions_.end());
+  recorded_admissions_.clear();
+  return out;
+}
+
+void Reconciler::NoteAdmissionRecorded(const JobState& job) {
+  if (runtime_ != nullptr) recorded_admissions_.insert(job.key);
 }
 
 void Reconciler::SyncJob(JobState& job) {
@@ -299,12 +313,16 @@ void Reconciler::SyncWorkload(JobState& job) {
   const std::string version = existing != nullptr ? ResourceVersionOf(*existing) : "";
   if (synced.valid && !version.empty() && synced.engine == engines_made_ &&
       synced.generation == engine_->generation() && synced.resource_version == version &&
-      synced.pods_ready == facts.pods_ready && synced.pending_message == facts.pending_message)
+      synced.pods_ready == facts.pods_ready && synced.pending_message == facts.pending_message) {
+    if (r->phase == engine::Phase::kRunning) NoteAdmissionRecorded(job);
     return;
+  }
   synced.valid = false;
   json desired = BuildWorkloadObject(job.ref, facts, existing);
   if (options_.mode == ReconcilerMode::kCluster) MovePlacementToAnnotation(desired);
   if (existing != nullptr && desired == *existing) {
+    // Already stored as it should be (a gang restarted in place keeps its admission).
+    if (r->phase == engine::Phase::kRunning) NoteAdmissionRecorded(job);
     synced.valid = true;
     synced.engine = engines_made_;
     synced.generation = engine_->generation();

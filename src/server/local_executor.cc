@@ -109,6 +109,15 @@ void LocalExecutor::Started(const engine::WorkloadRecord& record, Time now) {
   for (auto& pod : stored.pods) WritePod(stored, pod, now);
 }
 
+bool LocalExecutor::Release(const std::string& key) {
+  auto cur = current_.find(key);
+  if (cur == current_.end()) return false;
+  Gang& gang = gangs_.at(cur->second);
+  if (gang.released) return false;
+  gang.released = true;
+  return true;
+}
+
 void LocalExecutor::Stopped(const engine::WorkloadRecord& record, Time now,
                             engine::StopCause cause) {
   auto cur = current_.find(record.key());
@@ -248,7 +257,15 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
   input.subdomain = pod.subdomain;
   input.node = pod.node;
   input.ip = pod.ip;
-  if (auto object = store_.Get({"pods", gang.namespace_, pod.name}); object.ok()) {
+  auto object = store_.Get({"pods", gang.namespace_, pod.name});
+  if (!object.ok() && !pod.object_deleted) {
+    // The store did not take the object at Started (a failed commit): written now,
+    // before the process that reads its uid starts.
+    WritePod(gang, pod, now);
+    pod.dirty = true;  // its start is written at the next Poll, as any start
+    object = store_.Get({"pods", gang.namespace_, pod.name});
+  }
+  if (object.ok()) {
     input.uid = (*object)["metadata"].value("uid", "");
     input.labels = StringMapAt(*object, "metadata", "labels");
     input.annotations = StringMapAt(*object, "metadata", "annotations");
@@ -316,7 +333,8 @@ void LocalExecutor::Run(Time now) {
   if (!collected_orphans_) CollectOrphanDirs();
   HandleDeletedPods();
   for (auto& [attempt, gang] : gangs_) {
-    if (!gang.launched && !gang.stopping && CanLaunch(gang)) Launch(attempt, gang, now);
+    if (!gang.launched && gang.released && !gang.stopping && CanLaunch(gang))
+      Launch(attempt, gang, now);
     if (gang.launched && !gang.stopping) SyncImageWaits(gang, now);
     if (gang.launched && !gang.stopping) StartAddedPods(attempt, gang, now);
   }

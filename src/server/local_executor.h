@@ -102,7 +102,8 @@ class LocalExecutor : public ServeExecutor {
   void AdoptRecovered(const engine::WorkloadRecord& record, Time now,
                       const std::map<std::string, RecoveredProcess>& recovered) override;
 
-  // Starts the gangs whose GPUs and pod names are free (forks), stops the processes
+  bool Release(const std::string& key) override;
+  // Starts the released gangs whose GPUs and pod names are free (forks), stops the processes
   // of deleted Pod objects and removes their files: outside any batch.
   void Run(Time now) override;
   // Reaps exits, enforces kill deadlines and writes pod objects. Returns what
@@ -156,6 +157,7 @@ class LocalExecutor : public ServeExecutor {
     std::string job_uid;  // for the pods' ownerReferences
     std::vector<PodRun> pods;
     bool launched = false;
+    bool released = false;  // its admission is stored (Release): it may launch
     bool stopping = false;
     bool deleted = false;
     bool reported = false;  // an outcome was returned for it

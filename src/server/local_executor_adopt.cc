@@ -31,6 +31,7 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
   Started(record, now);
   Gang& gang = gangs_.at(current_.at(record.key()));
   gang.launched = true;
+  gang.released = true;  // its Workload recorded the admission before this start
   int64_t attempt = current_.at(record.key());
   for (size_t i = 0; i < gang.pods.size(); ++i) {
     PodRun& pod = gang.pods[i];

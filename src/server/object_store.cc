@@ -347,6 +347,7 @@ Status ObjectStore::Batch(const std::function<void()>& writes) {
   batch_depth_ = 0;
   batch_owner_ = std::thread::id();
   Status result = batch_error_;
+  if (result.ok() && options_.batch_fault) result = options_.batch_fault();
   if (result.ok() && !Exec(*stmts_, db_, "COMMIT").ok()) result = SqliteError(db_, "commit");
   NoteWrite(result);
   if (!result.ok()) {

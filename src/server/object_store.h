@@ -59,6 +59,12 @@ struct StoreOptions {
   // SQLite's max_page_count (0: no limit): a store this size is "disk full" to every
   // write, which is how tests reach the path a full disk takes.
   int64_t max_page_count = 0;
+  // Test-only fault hook (null in serve): asked before each transaction commits
+  // (every write commits through Batch, a lone one or a group too); a status that is
+  // not ok fails it as a failed commit would (rolled back, returned, recorded in
+  // write_health()), so tests reach a failing disk's paths without one. Called
+  // under the store's write lock, on the committing thread.
+  std::function<Status()> batch_fault;
 };
 
 // Whether the store took its last write: what /readyz reports (kube-apiserver's etcd

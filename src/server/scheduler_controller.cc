@@ -48,6 +48,8 @@ Status SchedulerController::Start(ServeContext& context) {
   };
   reconciler_ =
       std::make_unique<control::Reconciler>(clock_, *sink_, executor_.get(), std::move(options));
+  step_ = std::make_unique<ServeStep>(*store_, *reconciler_, *executor_, clock_,
+                                      [this](const std::string& line) { Log(line); });
 
   // Subscribe before reading, so no change between the read and the subscription is
   // lost; changes already reflected in the read are applied again harmlessly.
@@ -112,39 +114,9 @@ void SchedulerController::StopOrphans(const std::map<std::string, RecoveredProce
 
 void SchedulerController::Step() {
   auto begin = std::chrono::steady_clock::now();
-  control::Reconciler::StepResult result;
-  // Starting pods (fork) and removing pod files never run inside the store's batch:
-  // they would hold the store's lock for as long as they take.
-  executor_->Run(clock_.Now());
-  // The reconciler's writes and the executor's pod objects are derived state: one
-  // store transaction per step instead of one commit (one fsync) per object.
-  // The scheduling cycle runs outside the store's transaction (API requests wait on it).
-  reconciler_->Decide();
-  // In parts of kJobsPerTransaction jobs, the API's waiting writes committing between
-  // them: a cycle that admits a thousand jobs held every create for its whole write
-  // (0.25-0.7 s measured with one client, 2,000 jobs). Each part is one transaction;
-  // what a kill between parts leaves unwritten is derived state, written again.
-  Status s = store_->Batch([&] { result = reconciler_->Write(kJobsPerTransaction); });
-  while (s.ok() && result.more) {
-    store_->YieldToWriters(kYieldToWriters);
-    control::Reconciler::StepResult part;
-    s = store_->Batch([&] { part = reconciler_->Write(kJobsPerTransaction); });
-    result.submitted = part.submitted;
-    result.in_flight = part.in_flight;
-    result.retry = result.retry || part.retry;
-    result.more = part.more;
-  }
-  if (!s.ok()) {
-    // Nothing of the batch was stored: what the reconciler believes written is
-    // written again at the next step.
-    Log("writing status: " + s.message());
-    reconciler_->ForgetWrites();
-  }
+  const control::Reconciler::StepResult result = step_->Run();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   if (result.cycled) {
-    // Gangs the cycle started launch now rather than at the next step (whose Poll
-    // writes their pods' objects).
-    executor_->Run(clock_.Now());
     UpdateMetrics(seconds);
     PublishView();  // the engine's state changes only in a cycle
   }

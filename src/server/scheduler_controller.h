@@ -5,7 +5,8 @@
 // resourceVersion order (the one ordered path); then the reconciler steps: it
 // reconfigures the engine in memory when the cluster or queue configuration changed,
 // runs a cycle, and its writes (Workload objects, job status, queue status, Events)
-// go into the store in one transaction per step. The executor (local processes; the
+// go into the store in transactions of up to 32 jobs (ServeStep: a gang starts only
+// once the transaction that records its admission committed). The executor (local processes; the
 // emulated pods of `--executor emulated`) runs the gangs and writes their Pod objects.
 //
 // After a restart (kill -9 included) the reconciler is built from the store and
@@ -31,6 +32,7 @@
 #include "server/process_supervisor.h"
 #include "server/serve.h"
 #include "server/serve_executor.h"
+#include "server/serve_step.h"
 #include "server/store_sink.h"
 #include "ui/view_publisher.h"
 
@@ -64,7 +66,7 @@ class SchedulerController : public Controller {
   };
 
   void Loop();
-  // One reconciler step and its writes, in one store transaction; metrics after it.
+  // One reconciler step and its writes (ServeStep); metrics after it.
   void Step();
   // Processes a previous server left that no adopted gang owns are stopped.
   void StopOrphans(const std::map<std::string, RecoveredProcess>& recovered);
@@ -76,10 +78,6 @@ class SchedulerController : public Controller {
   // once per kViewCostFactor times its build time: the dashboard may lag a
   // second, the scheduler does not spend most of an idle cluster's CPU on it.
   void PublishView();
-  // A step's writes go to the store in transactions of this many jobs, and API writes
-  // waiting meanwhile commit between them (up to this long a wait for their group).
-  static constexpr size_t kJobsPerTransaction = 32;
-  static constexpr std::chrono::milliseconds kYieldToWriters{50};
   static constexpr double kViewCostFactor = 5;
   static constexpr double kCheapViewSeconds = 0.05;  // always rebuilt below this
   std::chrono::steady_clock::time_point view_built_at_{};
@@ -98,6 +96,7 @@ class SchedulerController : public Controller {
   std::unique_ptr<ServeExecutor> executor_;
   std::unique_ptr<StoreSink> sink_;
   std::unique_ptr<control::Reconciler> reconciler_;
+  std::unique_ptr<ServeStep> step_;
   std::set<std::string> orphans_;  // processes of no adopted gang, being stopped
 
   std::mutex mu_;

@@ -52,6 +52,18 @@ class ServeExecutor : public control::GangRuntime {
   // running for the next server to adopt. Called once, before the store closes.
   virtual void Shutdown() {}
 
+  // The admission of the current gang of `key` is durable: the store committed the
+  // Workload that records it (control::Reconciler::TakeRecordedAdmissions). An
+  // executor that starts processes starts none of a gang before this, so no process
+  // runs whose admission a restarted server would not find (it would admit and run
+  // the job again). Adopted gangs were recorded by the server that started them.
+  // True when a gang waited for it. Default: nothing waits (the emulated executor
+  // starts no process).
+  virtual bool Release(const std::string& key) {
+    (void)key;
+    return false;
+  }
+
   // Work that must not run inside ObjectStore::Batch (it would hold the store's lock):
   // starting processes (fork). Called before Poll, outside any batch.
   virtual void Run(Time now) { (void)now; }

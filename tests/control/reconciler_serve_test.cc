@@ -205,5 +205,28 @@ TEST(ReconcilerWriteBudgetTest, AStepWrittenInPartsWritesWhatAWholeStepWrites) {
   EXPECT_EQ(parts, whole);
 }
 
+// What serve's executor may start (TakeRecordedAdmissions): only gangs whose
+// Workload was written with their admission, and none of writes it then forgot.
+TEST_F(ReconcilerServeTest, RecordedAdmissionsFollowTheWorkloadWrites) {
+  bench_.Configure(1, 8, 8);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.sink.fail["workload job-train"] = Internal("injected");
+  bench_.reconciler->Decide();
+  bench_.reconciler->Write();  // the Workload write refused, then written in its next round
+  EXPECT_THAT(bench_.reconciler->TakeRecordedAdmissions(), ElementsAre("ml/train"));
+  EXPECT_THAT(bench_.reconciler->TakeRecordedAdmissions(), IsEmpty());
+  // A job synced again with its Workload already as it should be: still recorded.
+  bench_.runtime.MarkReady("ml/train");
+  bench_.Step();
+  EXPECT_THAT(bench_.reconciler->TakeRecordedAdmissions(), ElementsAre("ml/train"));
+
+  bench_.Create("jobs.batch", "ml", IndexedJob("other", 1, 4));
+  bench_.Step();
+  bench_.reconciler->ForgetWrites();  // the store did not keep that step's writes
+  EXPECT_THAT(bench_.reconciler->TakeRecordedAdmissions(), IsEmpty());
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "start ml/other"));
+}
+
 }  // namespace
 }  // namespace muster::control

@@ -1,0 +1,70 @@
+// ServeStep: one step of the reconciler in `muster serve` against its store, without
+// the controller's thread, metrics or view (SchedulerController adds those), so its
+// tests drive it with a manual clock and an executor of their own.
+//
+// The executor's gangs start only once the store has committed the admission that
+// the step's writes record: a gang's Workload is written in one of the step's
+// transactions (parts of kJobsPerTransaction jobs), and the executor is released for
+// the gangs of a part after that part committed. A part that fails (SQLite error,
+// full disk, I/O error) is rolled back: its gangs stay admitted in the engine but
+// start nothing, the reconciler writes everything again from the next step on, and
+// the gangs start once a step stores their admission. The engine is not rolled back:
+// its quota view keeps each such gang charged once, which is what the store will say
+// once the write is retried, and a restart before that finds the job pending with
+// no process of it running, so it is admitted (and charged) once again, not twice.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "control/reconciler.h"
+#include "core/clock.h"
+#include "server/object_store.h"
+#include "server/serve_executor.h"
+
+namespace muster::server {
+
+class ServeStep {
+ public:
+  // All outlive the step. `log`: one line per problem (null: dropped).
+  ServeStep(ObjectStore& store, control::Reconciler& reconciler, ServeExecutor& executor,
+            const Clock& clock, std::function<void(const std::string&)> log)
+      : store_(store),
+        reconciler_(reconciler),
+        executor_(executor),
+        clock_(clock),
+        log_(std::move(log)) {}
+
+  // Runs the executor's launches, the reconciler's decisions and its writes (in
+  // store transactions), then releases and launches the gangs whose admission is
+  // stored.
+  control::Reconciler::StepResult Run();
+
+  // Steps in a row whose writes failed to store (0 after a stored one).
+  int64_t failed_steps() const { return failed_steps_; }
+
+  // A step's writes go to the store in transactions of this many jobs, and API writes
+  // waiting meanwhile commit between them (up to this long a wait for their group).
+  static constexpr size_t kJobsPerTransaction = 32;
+  static constexpr std::chrono::milliseconds kYieldToWriters{50};
+
+ private:
+  // One transaction of the step's writes; its gangs are released once it committed.
+  Status WritePart(control::Reconciler::StepResult& part);
+  void Log(const std::string& line) const {
+    if (log_) log_(line);
+  }
+
+  ObjectStore& store_;
+  control::Reconciler& reconciler_;
+  ServeExecutor& executor_;
+  const Clock& clock_;
+  std::function<void(const std::string&)> log_;
+  int64_t failed_steps_ = 0;
+  size_t released_ = 0;       // gangs the current step let start
+  std::string last_failure_;  // logged once while it repeats
+};
+
+}  // namespace muster::server
