@@ -186,17 +186,12 @@ const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
       AssignFlavors(ws.wl, cqs_[ws.queue], tree_, flavors_, options));
   bool order_dependent = asked && cqs_[ws.queue].preemption.within_cluster_queue ==
                                       model::PreemptionPolicy::kLowerOrNewerEqualPriority;
-  if (order_dependent || !share_flavors_ || !FlavorInputsShareable(ws.wl)) {
+  if (order_dependent || !share_flavors_ || ws.shape < 0) {
     shared.gen = -1;
     return *ws.flavors;
   }
   shared.gen = gen;
-  shared.priority = ws.wl.priority;
-  shared.preemption_never = ws.wl.preemption_never;
-  shared.pod_sets.clear();
-  for (const model::PodSet& ps : ws.wl.pod_sets) {
-    shared.pod_sets.push_back({ps.name, ps.count, ps.requests});
-  }
+  shared.shape = ws.shape;
   shared.flavors = ws.flavors;
   return *ws.flavors;
 }
@@ -208,21 +203,6 @@ bool AdmitterImpl::FlavorInputsShareable(const model::Workload& wl) {
   return std::all_of(wl.pod_sets.begin(), wl.pod_sets.end(), [](const model::PodSet& ps) {
     return ps.tolerations.empty() && ps.node_selector.empty() && ps.node_affinity.required.empty();
   });
-}
-
-bool AdmitterImpl::SameFlavorInputs(const SharedFlavors& shared, const WorkloadState& ws,
-                                    int64_t gen) {
-  if (shared.gen != gen || shared.priority != ws.wl.priority ||
-      shared.preemption_never != ws.wl.preemption_never ||
-      shared.pod_sets.size() != ws.wl.pod_sets.size() || !FlavorInputsShareable(ws.wl)) {
-    return false;
-  }
-  for (size_t i = 0; i < shared.pod_sets.size(); ++i) {
-    const model::PodSet& ps = ws.wl.pod_sets[i];
-    const SharedFlavors::PodSetInputs& in = shared.pod_sets[i];
-    if (in.count != ps.count || in.name != ps.name || !(in.requests == ps.requests)) return false;
-  }
-  return true;
 }
 
 AssignOptions AdmitterImpl::AssignOptionsFor(const WorkloadState& ws) const {
@@ -470,17 +450,31 @@ void AdmitterImpl::HoldForPreemptor(const std::string& victim, const std::string
   auto [it, inserted] = held_for_preemptor_.try_emplace(victim, preemptor);
   if (!inserted) {
     if (it->second == preemptor) return;
-    if (--held_count_[it->second] == 0) held_count_.erase(it->second);
+    std::string previous = it->second;
+    if (--held_count_[previous] == 0) held_count_.erase(previous);
     it->second = preemptor;
+    SyncHeld(previous);
   }
   ++held_count_[preemptor];
+  SyncHeld(victim);
+  SyncHeld(preemptor);
 }
 
 std::map<std::string, std::string>::iterator AdmitterImpl::Unhold(
     std::map<std::string, std::string>::iterator it) {
-  auto count = held_count_.find(it->second);
+  std::string victim = it->first, preemptor = it->second;
+  auto count = held_count_.find(preemptor);
   if (count != held_count_.end() && --count->second == 0) held_count_.erase(count);
-  return held_for_preemptor_.erase(it);
+  auto next = held_for_preemptor_.erase(it);
+  SyncHeld(victim);
+  SyncHeld(preemptor);
+  return next;
+}
+
+void AdmitterImpl::SyncHeld(const std::string& key) {
+  auto w = workloads_.find(key);
+  if (w == workloads_.end()) return;
+  w->second.held = held_for_preemptor_.count(key) > 0 || held_count_.count(key) > 0;
 }
 
 void AdmitterImpl::ReleaseHeldVictims(const std::string& preemptor) {
