@@ -28,7 +28,9 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
   volcano_.ComputeDeserved();
   Cycle cycle;
   cycle.first_admit_seq = admit_seq_;
+  cycle.blocked.assign(BlockedSlot(Route::kNoQueue, -1) + 1, 0);
   BeginQuiet(cycle);
+  std::vector<Entry> entries;  // a round's heads; reused, as the rounds are many
   for (;;) {
     ++cycle.round;
     if (woke_queue_) {
@@ -37,7 +39,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
     }
     woke_queue_ = false;
     WakeDue(cycle);
-    std::vector<Entry> entries = CollectHeads(cycle);
+    CollectHeads(cycle, entries);
     if (entries.empty()) {
       if (NextWake(cycle)) continue;
       break;
@@ -62,7 +64,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
       bool strict = e.route == Route::kKueue &&
                     cqs_[e.queue].strategy == model::QueueingStrategy::kStrictFIFO;
       if (o == Outcome::kPreempting || strict) {
-        cycle.blocked.insert({static_cast<int>(e.route), e.queue});
+        cycle.blocked[BlockedSlot(e.route, e.queue)] = 1;
         if (e.route == Route::kKueue) cycle.stirred[RootOf(e.queue)] = 1;
         continue;
       }
@@ -110,11 +112,12 @@ void AdmitterImpl::DrainStopped(std::vector<Decision>& out) {
   }
 }
 
-std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(Cycle& cycle) {
-  std::vector<Entry> entries;
-  std::vector<std::pair<Route, int32_t>> live;
+void AdmitterImpl::CollectHeads(Cycle& cycle, std::vector<Entry>& entries) {
+  entries.clear();
+  std::vector<std::pair<Route, int32_t>>& live = cycle.next_live;
+  live.clear();
   auto add = [&](Route route, int32_t queue, const PendingQueue& pq) {
-    if (cycle.blocked.count({static_cast<int>(route), queue})) return;
+    if (cycle.blocked[BlockedSlot(route, queue)]) return;
     if (route == Route::kKueue && cycle.sleeping > 0 && cycle.sleep[queue].gen >= 0) return;
     const QueueKey* head = pq.Head();
     if (!head) return;
@@ -147,15 +150,14 @@ std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(Cycle& cycle) {
       }
     }
   }
-  cycle.live = std::move(live);
+  cycle.live.swap(live);
   if (fair_sharing_) {
     FairSharingOrder(entries);
-    return entries;
+    return;
   }
   // Kueue's entryOrdering: not borrowing first, then priority, then creation; input
   // order and key break ties.
   std::sort(entries.begin(), entries.end(), EntryBefore);
-  return entries;
 }
 
 // The assignment depends on the workload and on the usage of its cohort tree only:

@@ -144,12 +144,15 @@ class AdmitterImpl : public Admitter {
 
   // Per-cycle bookkeeping.
   struct Cycle {
-    std::set<std::pair<int, int32_t>> blocked;  // (route, queue) done for this cycle
+    // Queues done for this cycle, by BlockedSlot: CollectHeads asks of every queue
+    // every round, a set lookup each time.
+    std::vector<char> blocked;
     // Queues that gave a head in the last round, in scan order: only they can give
     // one in the next (admitting or parking a head never wakes another queue), so a
     // round visits them instead of every queue. `rescan`: scan every queue (the
     // first round, or after a queue was unparked mid-cycle).
     std::vector<std::pair<Route, int32_t>> live;
+    std::vector<std::pair<Route, int32_t>> next_live;  // CollectHeads' scratch
     bool rescan = true;
     // ClassicalTargets' answers by ClusterQueue, valid at one root generation
     // (kueue_plan.cc): the heads of a full queue ask the same question round after
@@ -213,6 +216,21 @@ class AdmitterImpl : public Admitter {
   };
 
   enum class Outcome { kAdmitted, kPending, kPreempting };
+
+  // Cycle::blocked's index of a queue: ClusterQueues, then Volcano queues, then the
+  // queue of workloads without one.
+  size_t BlockedSlot(Route route, int32_t queue) const {
+    switch (route) {
+      case Route::kKueue:
+        return static_cast<size_t>(queue);
+      case Route::kVolcano:
+        return cqs_.size() + static_cast<size_t>(queue);
+      case Route::kNoQueue:
+      case Route::kHeld:
+        break;
+    }
+    return cqs_.size() + static_cast<size_t>(volcano_.size());
+  }
 
   // Charge gave it a newer admit_seq than any before the cycle (a resize keeps its
   // old one): a set of the cycle's keys cost an allocation per admission.
@@ -280,7 +298,8 @@ class AdmitterImpl : public Admitter {
 
   // admission_cycle.cc
   void DrainStopped(std::vector<Decision>& out);
-  std::vector<Entry> CollectHeads(Cycle& cycle);
+  // The round's heads into `entries` (cleared first), in the order they are tried.
+  void CollectHeads(Cycle& cycle, std::vector<Entry>& entries);
   const FlavorAssignment& FlavorsFor(WorkloadState& ws);
   static bool FlavorInputsShareable(const model::Workload& wl);
   static bool SameFlavorInputs(const SharedFlavors& shared, const WorkloadState& ws, int64_t gen) {
