@@ -28,7 +28,9 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
   volcano_.ComputeDeserved();
   Cycle cycle;
   cycle.first_admit_seq = admit_seq_;
+  cycle.blocked.assign(BlockedSlot(Route::kNoQueue, -1) + 1, 0);
   BeginQuiet(cycle);
+  std::vector<Entry> entries;  // a round's heads; reused, as the rounds are many
   for (;;) {
     ++cycle.round;
     if (woke_queue_) {
@@ -37,7 +39,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
     }
     woke_queue_ = false;
     WakeDue(cycle);
-    std::vector<Entry> entries = CollectHeads(cycle);
+    CollectHeads(cycle, entries);
     if (entries.empty()) {
       if (NextWake(cycle)) continue;
       break;
@@ -62,7 +64,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
       bool strict = e.route == Route::kKueue &&
                     cqs_[e.queue].strategy == model::QueueingStrategy::kStrictFIFO;
       if (o == Outcome::kPreempting || strict) {
-        cycle.blocked.insert({static_cast<int>(e.route), e.queue});
+        cycle.blocked[BlockedSlot(e.route, e.queue)] = 1;
         if (e.route == Route::kKueue) cycle.stirred[RootOf(e.queue)] = 1;
         continue;
       }
@@ -110,11 +112,12 @@ void AdmitterImpl::DrainStopped(std::vector<Decision>& out) {
   }
 }
 
-std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(Cycle& cycle) {
-  std::vector<Entry> entries;
-  std::vector<std::pair<Route, int32_t>> live;
+void AdmitterImpl::CollectHeads(Cycle& cycle, std::vector<Entry>& entries) {
+  entries.clear();
+  std::vector<std::pair<Route, int32_t>>& live = cycle.next_live;
+  live.clear();
   auto add = [&](Route route, int32_t queue, const PendingQueue& pq) {
-    if (cycle.blocked.count({static_cast<int>(route), queue})) return;
+    if (cycle.blocked[BlockedSlot(route, queue)]) return;
     if (route == Route::kKueue && cycle.sleeping > 0 && cycle.sleep[queue].gen >= 0) return;
     const QueueKey* head = pq.Head();
     if (!head) return;
@@ -147,15 +150,14 @@ std::vector<AdmitterImpl::Entry> AdmitterImpl::CollectHeads(Cycle& cycle) {
       }
     }
   }
-  cycle.live = std::move(live);
+  cycle.live.swap(live);
   if (fair_sharing_) {
     FairSharingOrder(entries);
-    return entries;
+    return;
   }
   // Kueue's entryOrdering: not borrowing first, then priority, then creation; input
   // order and key break ties.
   std::sort(entries.begin(), entries.end(), EntryBefore);
-  return entries;
 }
 
 // The assignment depends on the workload and on the usage of its cohort tree only:
@@ -186,17 +188,12 @@ const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
       AssignFlavors(ws.wl, cqs_[ws.queue], tree_, flavors_, options));
   bool order_dependent = asked && cqs_[ws.queue].preemption.within_cluster_queue ==
                                       model::PreemptionPolicy::kLowerOrNewerEqualPriority;
-  if (order_dependent || !share_flavors_ || !FlavorInputsShareable(ws.wl)) {
+  if (order_dependent || !share_flavors_ || ws.shape < 0) {
     shared.gen = -1;
     return *ws.flavors;
   }
   shared.gen = gen;
-  shared.priority = ws.wl.priority;
-  shared.preemption_never = ws.wl.preemption_never;
-  shared.pod_sets.clear();
-  for (const model::PodSet& ps : ws.wl.pod_sets) {
-    shared.pod_sets.push_back({ps.name, ps.count, ps.requests});
-  }
+  shared.shape = ws.shape;
   shared.flavors = ws.flavors;
   return *ws.flavors;
 }
@@ -208,21 +205,6 @@ bool AdmitterImpl::FlavorInputsShareable(const model::Workload& wl) {
   return std::all_of(wl.pod_sets.begin(), wl.pod_sets.end(), [](const model::PodSet& ps) {
     return ps.tolerations.empty() && ps.node_selector.empty() && ps.node_affinity.required.empty();
   });
-}
-
-bool AdmitterImpl::SameFlavorInputs(const SharedFlavors& shared, const WorkloadState& ws,
-                                    int64_t gen) {
-  if (shared.gen != gen || shared.priority != ws.wl.priority ||
-      shared.preemption_never != ws.wl.preemption_never ||
-      shared.pod_sets.size() != ws.wl.pod_sets.size() || !FlavorInputsShareable(ws.wl)) {
-    return false;
-  }
-  for (size_t i = 0; i < shared.pod_sets.size(); ++i) {
-    const model::PodSet& ps = ws.wl.pod_sets[i];
-    const SharedFlavors::PodSetInputs& in = shared.pod_sets[i];
-    if (in.count != ps.count || in.name != ps.name || !(in.requests == ps.requests)) return false;
-  }
-  return true;
 }
 
 AssignOptions AdmitterImpl::AssignOptionsFor(const WorkloadState& ws) const {
@@ -470,17 +452,31 @@ void AdmitterImpl::HoldForPreemptor(const std::string& victim, const std::string
   auto [it, inserted] = held_for_preemptor_.try_emplace(victim, preemptor);
   if (!inserted) {
     if (it->second == preemptor) return;
-    if (--held_count_[it->second] == 0) held_count_.erase(it->second);
+    std::string previous = it->second;
+    if (--held_count_[previous] == 0) held_count_.erase(previous);
     it->second = preemptor;
+    SyncHeld(previous);
   }
   ++held_count_[preemptor];
+  SyncHeld(victim);
+  SyncHeld(preemptor);
 }
 
 std::map<std::string, std::string>::iterator AdmitterImpl::Unhold(
     std::map<std::string, std::string>::iterator it) {
-  auto count = held_count_.find(it->second);
+  std::string victim = it->first, preemptor = it->second;
+  auto count = held_count_.find(preemptor);
   if (count != held_count_.end() && --count->second == 0) held_count_.erase(count);
-  return held_for_preemptor_.erase(it);
+  auto next = held_for_preemptor_.erase(it);
+  SyncHeld(victim);
+  SyncHeld(preemptor);
+  return next;
+}
+
+void AdmitterImpl::SyncHeld(const std::string& key) {
+  auto w = workloads_.find(key);
+  if (w == workloads_.end()) return;
+  w->second.held = held_for_preemptor_.count(key) > 0 || held_count_.count(key) > 0;
 }
 
 void AdmitterImpl::ReleaseHeldVictims(const std::string& preemptor) {

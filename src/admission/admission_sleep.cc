@@ -33,20 +33,9 @@ bool PlainPending(const Decision& d, const std::string& key) {
 // ProcessKueue treats apart (held, holding victims, elastic, partial admission),
 // and SetPending would neither emit nor rebuild its reason.
 bool AdmitterImpl::SameShortfall(const WorkloadState& head, const WorkloadState& next) const {
-  const model::Workload& a = head.wl;
   const model::Workload& b = next.wl;
-  if (a.priority != b.priority || a.preemption_never != b.preemption_never ||
-      a.pod_sets.size() != b.pod_sets.size() || !FlavorInputsShareable(b)) {
-    return false;
-  }
-  for (size_t i = 0; i < a.pod_sets.size(); ++i) {
-    const model::PodSet& x = a.pod_sets[i];
-    const model::PodSet& y = b.pod_sets[i];
-    if (x.count != y.count || x.name != y.name || !(x.requests == y.requests)) return false;
-  }
-  if (!held_for_preemptor_.empty() && held_for_preemptor_.count(b.key)) return false;
-  if (!held_count_.empty() && held_count_.count(b.key)) return false;
-  if (Elastic(next) || CanBePartiallyAdmitted(b)) return false;
+  // Equal shapes: equal flavor inputs; `plain`: not elastic, not partial.
+  if (!next.plain || head.shape != next.shape || next.held) return false;
   return PlainPending(next.pending, b.key) && next.pending.reason == head.pending.reason &&
          next.pending.message == head.pending.message;
 }
@@ -60,7 +49,7 @@ void AdmitterImpl::MaybeSleep(const Entry& e, Cycle& cycle) {
     return;
   }
   const WorkloadState& head = *e.ws;
-  if (!FlavorInputsShareable(head.wl) || !PlainPending(head.pending, head.wl.key)) return;
+  if (head.shape < 0 || !PlainPending(head.pending, head.wl.key)) return;
   if (cycle.sleep.size() < cqs_.size()) {
     cycle.sleep.resize(cqs_.size());
     cycle.verified.resize(cqs_.size());

@@ -138,6 +138,7 @@ Status AdmitterImpl::Adopt(const model::Workload& workload, const Assignment& as
   // Resolved into a scratch state first: nothing changes until every check passed.
   WorkloadState ws;
   ws.wl = workload;
+  ws.shape = ShapeOf(workload);
   Time created = existing != workloads_.end() ? existing->second.qkey.created : now;
   ws.qkey = QueueKey{workload.priority, 0, created, workload.meta.order, workload.key};
   ws.request = model::TotalRequest(workload);
@@ -167,6 +168,7 @@ Status AdmitterImpl::Adopt(const model::Workload& workload, const Assignment& as
   auto [pos, inserted] = workloads_.emplace(workload.key, std::move(ws));
   WorkloadState& stored = pos->second;
   stored.qkey.state = &stored;  // map nodes stay put: valid until Remove
+  if (!held_for_preemptor_.empty()) SyncHeld(workload.key);
   if (stored.route == Route::kVolcano) volcano_.queue(stored.queue).request += stored.request;
   Charge(stored);
   stored.pending = Decision{};

@@ -92,6 +92,14 @@ class AdmitterImpl : public Admitter {
     // queue (SharedFlavors).
     std::shared_ptr<const FlavorAssignment> flavors;
     int64_t flavors_gen = -1;
+    // Interned flavor inputs (flavor_shape.cc): equal shapes, equal inputs; -1: the
+    // inputs are not shareable. `plain`: a shape, and neither elastic nor partially
+    // admissible (set by Resolve, which fixes the route).
+    int32_t shape = -1;
+    bool plain = false;
+    // In held_for_preemptor_ as a victim or in held_count_ as a preemptor (SyncHeld):
+    // asked of every like head, where two lookups by key string cost more.
+    bool held = false;
   };
 
   // The last flavor assignment computed for a ClusterQueue: a head with the same
@@ -100,14 +108,7 @@ class AdmitterImpl : public Admitter {
   // recomputed (a cycle takes the heads of a tree many times after each admission).
   struct SharedFlavors {
     int64_t gen = -1;
-    int32_t priority = 0;
-    bool preemption_never = false;
-    struct PodSetInputs {
-      std::string name;
-      int32_t count = 0;
-      ResourceList requests;
-    };
-    std::vector<PodSetInputs> pod_sets;
+    int32_t shape = -1;  // WorkloadState::shape of the inputs
     std::shared_ptr<const FlavorAssignment> flavors;
   };
   std::vector<SharedFlavors> shared_flavors_;  // by ClusterQueue index
@@ -128,6 +129,8 @@ class AdmitterImpl : public Admitter {
       std::map<std::string, std::string>::iterator it);
   bool HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& out);
   void ReleaseHeldVictims(const std::string& preemptor);
+  // WorkloadState::held of `key` from the two maps; every change to them calls it.
+  void SyncHeld(const std::string& key);
   // Set when ReleaseHeldVictims unparks a victim: a cycle's next round rescans
   // every queue.
   bool woke_queue_ = false;
@@ -141,12 +144,15 @@ class AdmitterImpl : public Admitter {
 
   // Per-cycle bookkeeping.
   struct Cycle {
-    std::set<std::pair<int, int32_t>> blocked;  // (route, queue) done for this cycle
+    // Queues done for this cycle, by BlockedSlot: CollectHeads asks of every queue
+    // every round, a set lookup each time.
+    std::vector<char> blocked;
     // Queues that gave a head in the last round, in scan order: only they can give
     // one in the next (admitting or parking a head never wakes another queue), so a
     // round visits them instead of every queue. `rescan`: scan every queue (the
     // first round, or after a queue was unparked mid-cycle).
     std::vector<std::pair<Route, int32_t>> live;
+    std::vector<std::pair<Route, int32_t>> next_live;  // CollectHeads' scratch
     bool rescan = true;
     // ClassicalTargets' answers by ClusterQueue, valid at one root generation
     // (kueue_plan.cc): the heads of a full queue ask the same question round after
@@ -210,6 +216,21 @@ class AdmitterImpl : public Admitter {
   };
 
   enum class Outcome { kAdmitted, kPending, kPreempting };
+
+  // Cycle::blocked's index of a queue: ClusterQueues, then Volcano queues, then the
+  // queue of workloads without one.
+  size_t BlockedSlot(Route route, int32_t queue) const {
+    switch (route) {
+      case Route::kKueue:
+        return static_cast<size_t>(queue);
+      case Route::kVolcano:
+        return cqs_.size() + static_cast<size_t>(queue);
+      case Route::kNoQueue:
+      case Route::kHeld:
+        break;
+    }
+    return cqs_.size() + static_cast<size_t>(volcano_.size());
+  }
 
   // Charge gave it a newer admit_seq than any before the cycle (a resize keeps its
   // old one): a set of the cycle's keys cost an allocation per admission.
@@ -277,10 +298,18 @@ class AdmitterImpl : public Admitter {
 
   // admission_cycle.cc
   void DrainStopped(std::vector<Decision>& out);
-  std::vector<Entry> CollectHeads(Cycle& cycle);
+  // The round's heads into `entries` (cleared first), in the order they are tried.
+  void CollectHeads(Cycle& cycle, std::vector<Entry>& entries);
   const FlavorAssignment& FlavorsFor(WorkloadState& ws);
   static bool FlavorInputsShareable(const model::Workload& wl);
-  static bool SameFlavorInputs(const SharedFlavors& shared, const WorkloadState& ws, int64_t gen);
+  static bool SameFlavorInputs(const SharedFlavors& shared, const WorkloadState& ws, int64_t gen) {
+    return ws.shape >= 0 && shared.gen == gen && shared.shape == ws.shape;
+  }
+  // flavor_shape.cc: the interned flavor inputs of `wl` (-1: not shareable), and
+  // WorkloadState::plain.
+  int32_t ShapeOf(const model::Workload& wl);
+  bool PlainShape(const WorkloadState& ws) const;
+  std::unordered_map<std::string, int32_t> shapes_;
   // AssignFlavors' options for `ws`: fair sharing, and whether a flavor needing
   // preemption has anyone to preempt (Kueue's noPreemptionCandidates).
   AssignOptions AssignOptionsFor(const WorkloadState& ws) const;
@@ -290,8 +319,8 @@ class AdmitterImpl : public Admitter {
   Plan PlanKueue(WorkloadState& ws, const FlavorAssignment& fa, Cycle& cycle,
                  PlacementOracle& oracle);
   // ClassicalTargets, remembered for the cycle while the root's generation holds.
-  const std::vector<PreemptionTarget>& CachedClassicalTargets(
-      const IncomingWorkload& in, Cycle& cycle, const std::vector<PreemptionCandidate>& admitted);
+  const std::vector<PreemptionTarget>& CachedClassicalTargets(const IncomingWorkload& in,
+                                                              Cycle& cycle);
   std::optional<Plan> PlanPartial(WorkloadState& ws, Cycle& cycle, PlacementOracle& oracle);
   Outcome ProcessVolcano(Entry& e, Cycle& cycle, PlacementOracle& oracle,
                          std::vector<Decision>& out);

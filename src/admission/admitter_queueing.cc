@@ -42,6 +42,7 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
   ws.queue = -1;
   ws.local_queue = wl.local_queue;
   ws.flavors_gen = -1;  // the queue (and so the tree) may differ now
+  ws.plain = false;
   ws.qkey.share = 0;
   ws.qkey.sla_deadline = kNoSlaDeadline;
   auto hold = [&](std::string reason, std::string message) {
@@ -71,6 +72,7 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
                                            cq.name + " selector");
     }
     ws.route = Route::kKueue;
+    ws.plain = PlainShape(ws);
     ws.pending =
         PendingDecision(wl.key, "Pending", "waiting for admission in ClusterQueue " + cq.name);
     return;
@@ -105,10 +107,12 @@ void AdmitterImpl::Enqueue(const model::Workload& workload, Time now) {
   }
   WorkloadState& stored = pos->second;
   stored.wl = workload;
+  stored.shape = ShapeOf(workload);
   stored.qkey = QueueKey{workload.priority, 0, created, workload.meta.order, workload.key};
   stored.request = model::TotalRequest(workload);
   Resolve(stored);
   stored.qkey.state = &stored;  // map nodes stay put: valid until Remove
+  if (!held_for_preemptor_.empty()) SyncHeld(workload.key);
   if (PendingQueue* q = QueueFor(stored)) q->Push(stored.qkey);
   if (stored.route == Route::kVolcano) volcano_.queue(stored.queue).request += stored.request;
 }

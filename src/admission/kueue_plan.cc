@@ -66,7 +66,10 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   in.order = ws.qkey.order;
   in.usage = &fa.usage;
   in.preempt_frs = fa.preempt_frs;
-  const std::vector<PreemptionCandidate>& admitted = AdmittedInTree(cq, cycle);
+  // Built only when asked: most heads admit, or find their targets memoized.
+  auto admitted = [&]() -> const std::vector<PreemptionCandidate>& {
+    return AdmittedInTree(cq, cycle);
+  };
   auto as_victims = [](const std::vector<PreemptionCandidate>& cands, int32_t own_cq,
                        const std::vector<Victim>& skip) {
     std::vector<Victim> v;
@@ -89,7 +92,7 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
     }
     // Quota fits, nodes do not: preempt what the policies allow, if that helps.
     if (!ws.wl.preemption_never) {
-      auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted);
+      auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted());
       auto victims =
           PhysicalPreemption(ws, fa.assignment, {}, as_victims(cands, cq, {}), cycle, oracle);
       if (victims) return preempt(std::move(*victims));
@@ -103,8 +106,8 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   }
   std::vector<PreemptionTarget> targets =
       fair_sharing_
-          ? FairSharingTargets(in, tree_, cqs_, admitted, fair_sharing_config_, node_weight_)
-          : CachedClassicalTargets(in, cycle, admitted);
+          ? FairSharingTargets(in, tree_, cqs_, admitted(), fair_sharing_config_, node_weight_)
+          : CachedClassicalTargets(in, cycle);
   if (targets.empty()) return pending(fa.reason, fa.message, false);
   std::vector<Victim> required;
   for (const auto& t : targets) {
@@ -121,7 +124,7 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   for (const auto& v : required) keys.push_back(v.workload_key);
   PlacementOracle::Check check = oracle.CanPlace(ws.wl, fa.assignment, keys);
   if (check.fits) return preempt(std::move(required));
-  auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted);
+  auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted());
   auto victims = PhysicalPreemption(ws, fa.assignment, required, as_victims(cands, cq, required),
                                     cycle, oracle);
   if (victims) return preempt(std::move(*victims));
@@ -133,7 +136,7 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
 // LowerOrNewerEqualPriority, and the tree's usage and admitted workloads, which
 // hold while the root's generation does (within one cycle: AdmittedInTree).
 const std::vector<PreemptionTarget>& AdmitterImpl::CachedClassicalTargets(
-    const IncomingWorkload& in, Cycle& cycle, const std::vector<PreemptionCandidate>& admitted) {
+    const IncomingWorkload& in, Cycle& cycle) {
   const int64_t gen = root_gen_[RootOf(in.cq)];
   const bool order_matters = cqs_[in.cq].preemption.within_cluster_queue ==
                              model::PreemptionPolicy::kLowerOrNewerEqualPriority;
@@ -156,7 +159,7 @@ const std::vector<PreemptionTarget>& AdmitterImpl::CachedClassicalTargets(
   m.order = in.order;
   m.usage = *in.usage;
   m.preempt_frs = in.preempt_frs;
-  m.targets = ClassicalTargets(in, tree_, cqs_, admitted);
+  m.targets = ClassicalTargets(in, tree_, cqs_, AdmittedInTree(in.cq, cycle));
   return m.targets;
 }
 
