@@ -506,13 +506,15 @@ Result<json> ObjectStore::Update(const control::ObjectKey& key, json object, Wri
 }
 
 Result<json> ObjectStore::Mutate(const control::ObjectKey& key, const Mutator& mutate,
-                                 WriteScope scope) {
-  if (InBatchOnThisThread()) return MutateNow(key, mutate, scope);
-  return Grouped([&]() { return MutateNow(key, mutate, scope); });
+                                 WriteScope scope,
+                                 const std::shared_ptr<const control::DecodedJob>* decoded) {
+  if (InBatchOnThisThread()) return MutateNow(key, mutate, scope, decoded);
+  return Grouped([&]() { return MutateNow(key, mutate, scope, decoded); });
 }
 
 Result<json> ObjectStore::MutateNow(const control::ObjectKey& key, const Mutator& mutate,
-                                    WriteScope scope) {
+                                    WriteScope scope,
+                                    const std::shared_ptr<const control::DecodedJob>* decoded) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
   if (!existing.ok()) return existing.status();
@@ -561,7 +563,9 @@ Result<json> ObjectStore::MutateNow(const control::ObjectKey& key, const Mutator
   }
   Metadata(next)["resourceVersion"] = current["metadata"].value("resourceVersion", "");
   if (next == current) return next;  // a no-op write keeps its resourceVersion
-  auto rv = CommitLocked(key, control::ChangeType::kModified, next);
+  CreateExtras extras;
+  if (decoded != nullptr) extras.decoded = *decoded;
+  auto rv = CommitLocked(key, control::ChangeType::kModified, next, &extras);
   if (!rv.ok()) return rv.status();
   return next;
 }

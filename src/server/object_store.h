@@ -113,9 +113,14 @@ class ObjectStore : public control::ObjectReader {
 
   // Read-modify-write under the write lock (PATCH): `mutate` gets the stored object
   // and returns the desired one, which is then applied like Update().
+  // `decoded`: read once `mutate` has run (which may set it): the desired object
+  // decoded as a job, published with the change as a create's (CreateExtras). The
+  // decode reads neither status nor the server-set metadata, which the write may
+  // take from the stored object.
   using Mutator = std::function<Result<nlohmann::json>(const nlohmann::json& current)>;
-  Result<nlohmann::json> Mutate(const control::ObjectKey& key, const Mutator& mutate,
-                                WriteScope scope);
+  Result<nlohmann::json> Mutate(
+      const control::ObjectKey& key, const Mutator& mutate, WriteScope scope,
+      const std::shared_ptr<const control::DecodedJob>* decoded = nullptr);
 
   // Removes the object and returns it as it was. `expected_rv`/`expected_uid`:
   // DeleteOptions preconditions (kConflict on mismatch).
@@ -190,7 +195,8 @@ class ObjectStore : public control::ObjectReader {
   Result<nlohmann::json> CreateNow(const control::ObjectKey& key, nlohmann::json object,
                                    CreateExtras* extras);
   Result<nlohmann::json> MutateNow(const control::ObjectKey& key, const Mutator& mutate,
-                                   WriteScope scope);
+                                   WriteScope scope,
+                                   const std::shared_ptr<const control::DecodedJob>* decoded);
   Result<nlohmann::json> DeleteNow(const control::ObjectKey& key,
                                    std::optional<int64_t> expected_rv,
                                    std::optional<std::string> expected_uid);
