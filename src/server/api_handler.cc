@@ -348,12 +348,14 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
   if (!md.ok()) return ErrorResponse(BadRequest(md.status().message()));
   const WriteScope scope = ScopeOf(t);
   std::vector<std::string> field_warnings;
+  // A job's decode, kept for the scheduler as a create's (one decode per write).
+  std::shared_ptr<const control::DecodedJob> decoded;
   if (scope != WriteScope::kStatus) {
     if (IsCoreKind(*t.type)) {
       auto stored = store.Get({t.type->StoreKey(), t.namespace_, t.name});
       DefaultCoreObject(*t.type, *body, stored.ok() ? &*stored : nullptr);
     }
-    if (auto invalid = ValidateObject(*t.type, *body, t.name, &field_warnings)) {
+    if (auto invalid = ValidateObject(*t.type, *body, t.name, &field_warnings, &decoded)) {
       return ErrorResponse(*invalid);
     }
   }
@@ -374,7 +376,7 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
         if (dry_run) return InvalidArgument("dry run");
         return std::move(*body);
       },
-      scope);
+      scope, &decoded);
   if (invalid) return ErrorResponse(*invalid);
   if (checked_dry_run) return Written(200, *t.type, *body, field_warnings);
   if (!updated.ok()) return StoreError(updated.status(), t, t.name);
@@ -417,6 +419,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
   std::optional<ApiError> invalid;
   json dry_run_result;
   std::vector<std::string> field_warnings;
+  std::shared_ptr<const control::DecodedJob> decoded;  // as HandleUpdate's
   auto patched = store.Mutate(
       key,
       [&](const json& current) -> Result<json> {
@@ -430,7 +433,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
         auto md = CheckBodyAgainstTarget(next, same);
         if (!md.ok()) return md.status();
         if (scope != WriteScope::kStatus) {
-          invalid = ValidateObject(*t.type, next, t.name, &field_warnings);
+          invalid = ValidateObject(*t.type, next, t.name, &field_warnings, &decoded);
           if (!invalid) invalid = CheckUpdate(t, current, next, admitted);
           if (invalid) return InvalidArgument("invalid");
         }
@@ -441,7 +444,7 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
         }
         return next;
       },
-      scope);
+      scope, &decoded);
   if (invalid) return ErrorResponse(*invalid);
   if (dry_run && !dry_run_result.is_null()) {
     return Written(200, *t.type, PresentObject(std::move(dry_run_result), *t.type, t.version),

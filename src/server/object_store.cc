@@ -17,6 +17,7 @@ namespace {
 
 using nlohmann::json;
 using sqlite::Exec;
+using sqlite::kStoreRvQuery;
 using sqlite::SqliteError;
 using sqlite::Stmt;
 using sqlite::StmtCache;
@@ -117,8 +118,11 @@ Status ObjectStore::Init() {
            "PRAGMA synchronous=FULL;",
            "PRAGMA locking_mode=EXCLUSIVE;",
            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);",
+           // An object's body is its last change's (events.rv = objects.rv): written
+           // once per write, not twice. Stores made before that are migrated
+           // (MigrateObjectBodies).
            "CREATE TABLE IF NOT EXISTS objects (resource TEXT NOT NULL, namespace TEXT NOT NULL,"
-           " name TEXT NOT NULL, rv INTEGER NOT NULL, body TEXT NOT NULL,"
+           " name TEXT NOT NULL, rv INTEGER NOT NULL,"
            " PRIMARY KEY (resource, namespace, name)) WITHOUT ROWID;",
            "CREATE TABLE IF NOT EXISTS events (rv INTEGER PRIMARY KEY, type TEXT NOT NULL,"
            " resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,"
@@ -157,9 +161,12 @@ Status ObjectStore::Init() {
         "PRAGMA max_page_count=" + std::to_string(options_.max_page_count) + ";";
     if (Status s = Exec(db_, pragma.c_str()); !s.ok()) return s;
   }
+  if (Status s = MigrateObjectBodies(); !s.ok()) return s;
   if (Status s = LoadStoredObjects(); !s.ok()) return s;
   {
-    Stmt q(db_, "SELECT value FROM meta WHERE key = 'rv'");
+    // A write logs its change but leaves meta alone (one statement fewer); meta is
+    // set when the log is pruned, so the newer of the two is the store's rv.
+    Stmt q(db_, kStoreRvQuery);
     if (!q.ok() || q.Step() != SQLITE_ROW) return SqliteError(db_, "read resourceVersion");
     rv_ = q.Int(0);
   }
@@ -238,21 +245,29 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
     return s;
   };
   {
+    // A create inserts (the primary key refuses a taken name: no read first); an
+    // update points the row at its new change; a delete removes it.
     Stmt w(*stmts_, type == control::ChangeType::kDeleted
                         ? "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?"
-                        : "INSERT OR REPLACE INTO objects (resource, namespace, name, rv, body) "
-                          "VALUES (?, ?, ?, ?, ?)");
+                    : type == control::ChangeType::kAdded
+                        ? "INSERT INTO objects (resource, namespace, name, rv) VALUES (?, ?, ?, ?)"
+                        : "INSERT OR REPLACE INTO objects (resource, namespace, name, rv) "
+                          "VALUES (?, ?, ?, ?)");
     if (!w.ok()) return fail("prepare write");
     w.Bind(1, key.resource);
     w.Bind(2, key.namespace_);
     w.Bind(3, key.name);
-    if (type != control::ChangeType::kDeleted) {
-      w.Bind(4, rv);
-      w.Bind(5, body);
+    if (type != control::ChangeType::kDeleted) w.Bind(4, rv);
+    const int rc = w.Step();
+    if ((rc & 0xff) == SQLITE_CONSTRAINT && type == control::ChangeType::kAdded) {
+      // Only this statement was undone: the transaction (a batch's) goes on.
+      if (!in_batch) Exec(*stmts_, db_, "ROLLBACK");
+      return AlreadyExists(key.name);
     }
-    if (w.Step() != SQLITE_DONE) return fail("write object");
+    if (rc != SQLITE_DONE) return fail("write object");
   }
   {
+    // The one copy of the body: the object's (objects.rv) and the watch history's.
     Stmt e(*stmts_,
            "INSERT INTO events (rv, type, resource, namespace, name, body) "
            "VALUES (?, ?, ?, ?, ?, ?)");
@@ -265,16 +280,15 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
     e.Bind(6, body);
     if (e.Step() != SQLITE_DONE) return fail("write event");
   }
-  {
+  // Prune the change log now and then rather than per write; a change that is still
+  // an object's body stays. meta keeps the rv, which the log may no longer show.
+  if (++writes_since_prune_ >= 1000) {
+    writes_since_prune_ = 0;
     Stmt m(*stmts_, "UPDATE meta SET value = ? WHERE key = 'rv'");
     if (!m.ok()) return fail("prepare rv");
     m.Bind(1, rv);
     if (m.Step() != SQLITE_DONE) return fail("write rv");
-  }
-  // Prune the change log now and then rather than per write.
-  if (++writes_since_prune_ >= 1000) {
-    writes_since_prune_ = 0;
-    Stmt p(*stmts_, "DELETE FROM events WHERE rv <= ?");
+    Stmt p(*stmts_, "DELETE FROM events WHERE rv <= ? AND rv NOT IN (SELECT rv FROM objects)");
     if (!p.ok()) return fail("prepare prune");
     p.Bind(1, rv - static_cast<int64_t>(options_.event_retention));
     if (p.Step() != SQLITE_DONE) return fail("prune events");
@@ -471,9 +485,7 @@ Result<json> ObjectStore::Create(const control::ObjectKey& key, json object, Cre
 Result<json> ObjectStore::CreateNow(const control::ObjectKey& key, json object,
                                     CreateExtras* extras) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
-  auto existing = ReadLocked(key);
-  if (!existing.ok()) return existing.status();
-  if (existing->has_value()) return AlreadyExists(key.name);
+  // Whether the name is taken is the insert's to say (CommitLocked).
   json& md = Metadata(object);
   md["name"] = key.name;
   if (key.namespace_.empty()) {
@@ -495,13 +507,15 @@ Result<json> ObjectStore::Update(const control::ObjectKey& key, json object, Wri
 }
 
 Result<json> ObjectStore::Mutate(const control::ObjectKey& key, const Mutator& mutate,
-                                 WriteScope scope) {
-  if (InBatchOnThisThread()) return MutateNow(key, mutate, scope);
-  return Grouped([&]() { return MutateNow(key, mutate, scope); });
+                                 WriteScope scope,
+                                 const std::shared_ptr<const control::DecodedJob>* decoded) {
+  if (InBatchOnThisThread()) return MutateNow(key, mutate, scope, decoded);
+  return Grouped([&]() { return MutateNow(key, mutate, scope, decoded); });
 }
 
 Result<json> ObjectStore::MutateNow(const control::ObjectKey& key, const Mutator& mutate,
-                                    WriteScope scope) {
+                                    WriteScope scope,
+                                    const std::shared_ptr<const control::DecodedJob>* decoded) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
   if (!existing.ok()) return existing.status();
@@ -550,7 +564,9 @@ Result<json> ObjectStore::MutateNow(const control::ObjectKey& key, const Mutator
   }
   Metadata(next)["resourceVersion"] = current["metadata"].value("resourceVersion", "");
   if (next == current) return next;  // a no-op write keeps its resourceVersion
-  auto rv = CommitLocked(key, control::ChangeType::kModified, next);
+  CreateExtras extras;
+  if (decoded != nullptr) extras.decoded = *decoded;
+  auto rv = CommitLocked(key, control::ChangeType::kModified, next, &extras);
   if (!rv.ok()) return rv.status();
   return next;
 }

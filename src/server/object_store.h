@@ -1,7 +1,8 @@
 // ObjectStore: the durable object store behind `muster serve`. One SQLite database
-// (WAL, synchronous=FULL) under --data holds every object as JSON keyed by
-// (resource, namespace, name), a global resourceVersion counter and a bounded log
-// of changes for watches. Every write is one transaction committed before the call
+// (WAL, synchronous=FULL) under --data holds a bounded log of changes for watches,
+// every object keyed by (resource, namespace, name) as a reference to its last change
+// (whose JSON is the object's: written once) and a global resourceVersion counter.
+// Every write is one transaction committed before the call
 // returns, so an acknowledged write survives kill -9; the primary key makes a
 // duplicate object impossible.
 //
@@ -118,9 +119,14 @@ class ObjectStore : public control::ObjectReader {
 
   // Read-modify-write under the write lock (PATCH): `mutate` gets the stored object
   // and returns the desired one, which is then applied like Update().
+  // `decoded`: read once `mutate` has run (which may set it): the desired object
+  // decoded as a job, published with the change as a create's (CreateExtras). The
+  // decode reads neither status nor the server-set metadata, which the write may
+  // take from the stored object.
   using Mutator = std::function<Result<nlohmann::json>(const nlohmann::json& current)>;
-  Result<nlohmann::json> Mutate(const control::ObjectKey& key, const Mutator& mutate,
-                                WriteScope scope);
+  Result<nlohmann::json> Mutate(
+      const control::ObjectKey& key, const Mutator& mutate, WriteScope scope,
+      const std::shared_ptr<const control::DecodedJob>* decoded = nullptr);
 
   // Removes the object and returns it as it was. `expected_rv`/`expected_uid`:
   // DeleteOptions preconditions (kConflict on mismatch).
@@ -185,14 +191,18 @@ class ObjectStore : public control::ObjectReader {
  private:
   ObjectStore(sqlite3* db, StoreOptions options);
   Status Init();
-  // At start-up, before anything reads the objects (object_store_load.cc).
+  // At start-up, before anything reads the objects (object_store_load.cc): a store
+  // whose objects table still holds the bodies is moved to bodies kept once, in the
+  // change log; then every object is read.
+  Status MigrateObjectBodies();
   Status LoadStoredObjects();
   Result<std::optional<nlohmann::json>> ReadLocked(const control::ObjectKey& key) const;
   // The writes themselves, run by the calling thread or by a group's leader.
   Result<nlohmann::json> CreateNow(const control::ObjectKey& key, nlohmann::json object,
                                    CreateExtras* extras);
   Result<nlohmann::json> MutateNow(const control::ObjectKey& key, const Mutator& mutate,
-                                   WriteScope scope);
+                                   WriteScope scope,
+                                   const std::shared_ptr<const control::DecodedJob>* decoded);
   Result<nlohmann::json> DeleteNow(const control::ObjectKey& key,
                                    std::optional<int64_t> expected_rv,
                                    std::optional<std::string> expected_uid);
@@ -206,8 +216,9 @@ class ObjectStore : public control::ObjectReader {
   // or to lead the next group), never all of them for every group.
   Result<nlohmann::json> Grouped(const std::function<Result<nlohmann::json>()>& write);
   bool InBatchOnThisThread() const { return batch_owner_.load() == std::this_thread::get_id(); }
-  // One transaction: bump the rv, write (or delete) the row, log the change.
-  // `extras`: a create's (CreateExtras).
+  // One transaction: bump the rv, write (or delete) the row, log the change (whose
+  // body is the row's). kAlreadyExists, with nothing written, when a create's name
+  // is taken. `extras`: a create's (CreateExtras).
   Result<int64_t> CommitLocked(const control::ObjectKey& key, control::ChangeType type,
                                nlohmann::json& object, CreateExtras* extras = nullptr);
   // The SQLite paths of Get and List, under mu_ (a batch's thread).

@@ -13,6 +13,28 @@ using sqlite::Exec;
 using sqlite::SqliteError;
 using sqlite::Stmt;
 
+Status ObjectStore::MigrateObjectBodies() {
+  {
+    Stmt q(db_, "SELECT count(*) FROM pragma_table_info('objects') WHERE name = 'body'");
+    if (!q.ok() || q.Step() != SQLITE_ROW) return SqliteError(db_, "read the objects table");
+    if (q.Int(0) == 0) return Status::Ok();
+  }
+  // Every object's body into the change log under the object's rv: the change that
+  // wrote it, or one pruned from the log (older than any watch may resume from, so
+  // its type matters to no one). Then the rows keep only that rv. One transaction.
+  return Exec(db_,
+              "BEGIN IMMEDIATE;"
+              "INSERT OR IGNORE INTO events (rv, type, resource, namespace, name, body)"
+              " SELECT rv, 'MODIFIED', resource, namespace, name, body FROM objects;"
+              "CREATE TABLE objects_by_rv (resource TEXT NOT NULL, namespace TEXT NOT NULL,"
+              " name TEXT NOT NULL, rv INTEGER NOT NULL,"
+              " PRIMARY KEY (resource, namespace, name)) WITHOUT ROWID;"
+              "INSERT INTO objects_by_rv SELECT resource, namespace, name, rv FROM objects;"
+              "DROP TABLE objects;"
+              "ALTER TABLE objects_by_rv RENAME TO objects;"
+              "COMMIT;");
+}
+
 Status ObjectStore::LoadStoredObjects() {
   struct Bad {
     std::string resource, namespace_, name, why;
@@ -20,14 +42,18 @@ Status ObjectStore::LoadStoredObjects() {
   std::vector<Bad> bad;
   {
     std::unique_lock<std::shared_mutex> texts(texts_mu_);
-    Stmt q(db_, "SELECT resource, namespace, name, body FROM objects");
+    Stmt q(db_,
+           "SELECT o.resource, o.namespace, o.name, e.body, e.rv IS NULL FROM objects o "
+           "LEFT JOIN events e ON e.rv = o.rv");
     if (!q.ok()) return SqliteError(db_, "read objects");
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
       Bad b{q.Text(0), q.Text(1), q.Text(2), ""};
       std::string text = q.Text(3);
       const json body = json::parse(text, nullptr, false);
-      if (body.is_discarded()) {
+      if (q.Int(4) != 0) {
+        b.why = "no stored body (its change is missing)";
+      } else if (body.is_discarded()) {
         b.why = "not JSON";
       } else if (!body.is_object() || !body.contains("metadata") || !body["metadata"].is_object()) {
         b.why = "not an object with metadata";
@@ -53,8 +79,9 @@ Status ObjectStore::LoadStoredObjects() {
     return s;
   for (const Bad& b : bad) {
     Stmt move(db_,
-              "INSERT INTO quarantine SELECT resource, namespace, name, body, ?, ? FROM objects "
-              "WHERE resource = ? AND namespace = ? AND name = ?");
+              "INSERT INTO quarantine SELECT o.resource, o.namespace, o.name, "
+              "coalesce(e.body, ''), ?, ? FROM objects o LEFT JOIN events e ON e.rv = o.rv "
+              "WHERE o.resource = ? AND o.namespace = ? AND o.name = ?");
     Stmt drop(db_, "DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?");
     if (!move.ok() || !drop.ok()) {
       Exec(db_, "ROLLBACK");

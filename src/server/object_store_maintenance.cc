@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "server/object_store.h"
+#include "server/sqlite_stmt.h"
 
 namespace muster::server {
 namespace {
@@ -146,6 +147,8 @@ Result<int64_t> ObjectStore::RestoreSnapshot(const std::string& snapshot, const 
     rv = QueryInt(db, "SELECT value FROM meta WHERE key = 'rv'");
     if (!rv || !QueryInt(db, "SELECT count(*) FROM objects")) {
       problem = "not a muster store (no meta and objects tables)";
+    } else {
+      rv = QueryInt(db, sqlite::kStoreRvQuery);
     }
   }
   sqlite3_close(db);

@@ -19,7 +19,10 @@ int64_t ObjectStore::resource_version() const {
 }
 
 Result<std::optional<json>> ObjectStore::ReadLocked(const control::ObjectKey& key) const {
-  Stmt q(*stmts_, "SELECT body FROM objects WHERE resource = ? AND namespace = ? AND name = ?");
+  // The body is the object's last change's (CommitLocked).
+  Stmt q(*stmts_,
+         "SELECT e.body FROM objects o JOIN events e ON e.rv = o.rv "
+         "WHERE o.resource = ? AND o.namespace = ? AND o.name = ?");
   if (!q.ok()) return SqliteError(db_, "prepare get");
   q.Bind(1, key.resource);
   q.Bind(2, key.namespace_);
@@ -78,9 +81,10 @@ Result<control::ListResult> ObjectStore::ListLocked(const std::string& resource,
                                                     const std::string& namespace_) const {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   Stmt q(*stmts_, namespace_.empty()
-                      ? "SELECT body FROM objects WHERE resource = ? ORDER BY namespace, name"
-                      : "SELECT body FROM objects WHERE resource = ? AND namespace = ? "
-                        "ORDER BY namespace, name");
+                      ? "SELECT e.body FROM objects o JOIN events e ON e.rv = o.rv "
+                        "WHERE o.resource = ? ORDER BY o.namespace, o.name"
+                      : "SELECT e.body FROM objects o JOIN events e ON e.rv = o.rv "
+                        "WHERE o.resource = ? AND o.namespace = ? ORDER BY o.namespace, o.name");
   if (!q.ok()) return SqliteError(db_, "prepare list");
   q.Bind(1, resource);
   if (!namespace_.empty()) q.Bind(2, namespace_);

@@ -114,6 +114,12 @@ inline Status Exec(StmtCache& cache, sqlite3* db, const char* sql) {
   return Status::Ok();
 }
 
+// The store's resourceVersion: meta's, or the change log's newest when newer (a
+// write logs its change without updating meta; see ObjectStore::CommitLocked).
+inline constexpr char kStoreRvQuery[] =
+    "SELECT max((SELECT value FROM meta WHERE key = 'rv'), "
+    "coalesce((SELECT max(rv) FROM events), 0))";
+
 inline Status SqliteError(sqlite3* db, const std::string& what) {
   return Status(StatusCode::kUnavailable, "sqlite: " + what + ": " + sqlite3_errmsg(db));
 }

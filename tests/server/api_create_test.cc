@@ -103,15 +103,40 @@ TEST_F(ApiCreateTest, OnlyJobCreatesCarryADecode) {
   auto change = LastChange("clusterqueues.kueue.x-k8s.io");
   ASSERT_NE(change, nullptr);
   EXPECT_EQ(change->decoded, nullptr);
-  // An update decodes to validate too, but hands nothing over (yet).
+  // A status write is not decoded.
   ASSERT_EQ(Call("POST", "/apis/batch/v1/namespaces/default/jobs", kJob).code, 201);
   json job = Body(Call("GET", "/apis/batch/v1/namespaces/default/jobs/train"));
-  job["metadata"]["labels"]["extra"] = "y";
-  ASSERT_EQ(Call("PUT", "/apis/batch/v1/namespaces/default/jobs/train", job.dump()).code, 200);
+  job["status"] = {{"active", 1}};
+  ASSERT_EQ(Call("PUT", "/apis/batch/v1/namespaces/default/jobs/train/status", job.dump()).code,
+            200);
   change = LastChange("jobs.batch");
   ASSERT_NE(change, nullptr);
   EXPECT_EQ(change->type, control::ChangeType::kModified);
   EXPECT_EQ(change->decoded, nullptr);
+}
+
+// PUT and PATCH decode the job once too (to validate it) and hand that decode over;
+// the stored object's status and server-set metadata, which the decode does not
+// read, come from the stored object.
+TEST_F(ApiCreateTest, UpdatesAndPatchesHandTheirDecodeToTheChange) {
+  ASSERT_EQ(Call("POST", "/apis/batch/v1/namespaces/default/jobs", kJob).code, 201);
+  json job = Body(Call("GET", "/apis/batch/v1/namespaces/default/jobs/train"));
+  job["metadata"]["labels"]["extra"] = "y";
+  job.erase("status");
+  ASSERT_EQ(Call("PUT", "/apis/batch/v1/namespaces/default/jobs/train", job.dump()).code, 200);
+  auto change = LastChange("jobs.batch");
+  ASSERT_NE(change, nullptr);
+  EXPECT_EQ(change->type, control::ChangeType::kModified);
+  ExpectSameWorkload(*change);
+  EXPECT_EQ(model::MetaOf(change->decoded->job).labels.at("extra"), "y");
+
+  auto patched = Call("PATCH", "/apis/batch/v1/namespaces/default/jobs/train",
+                      R"({"metadata":{"labels":{"patched":"z"}}})", "application/merge-patch+json");
+  ASSERT_EQ(patched.code, 200) << patched.body;
+  change = LastChange("jobs.batch");
+  ASSERT_NE(change, nullptr);
+  ExpectSameWorkload(*change);
+  EXPECT_EQ(model::MetaOf(change->decoded->job).labels.at("patched"), "z");
 }
 
 TEST_F(ApiCreateTest, TheAnswerIsTheStoredObjectByteForByte) {

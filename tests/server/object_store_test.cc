@@ -236,10 +236,11 @@ TEST_F(ObjectStoreTest, UnreadableRowsAreSetAsideAndReported) {
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((dir_ / "muster.db").c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(
-      sqlite3_exec(db, "UPDATE objects SET body = '{\"metadata\": {\"na' WHERE name = 'team-b'",
-                   nullptr, nullptr, nullptr),
-      SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "UPDATE events SET body = '{\"metadata\": {\"na' "
+                         "WHERE rv = (SELECT rv FROM objects WHERE name = 'team-b')",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
   sqlite3_close(db);
   auto store = Open();
   ASSERT_NE(store, nullptr);
@@ -252,6 +253,98 @@ TEST_F(ObjectStoreTest, UnreadableRowsAreSetAsideAndReported) {
   store.reset();
   // Reported once: the next start finds a healthy store.
   EXPECT_TRUE(Open()->quarantined().empty());
+}
+
+// A store written before bodies were kept once (the objects table held a copy) opens
+// with every object and its resourceVersion, and takes writes.
+TEST_F(ObjectStoreTest, AStoreWithBodiesInItsObjectsTableIsMigrated) {
+  std::filesystem::create_directories(dir_);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "muster.db").c_str(), &db), SQLITE_OK);
+  // rv 3's change was pruned from the log; rv 9 deleted a third object.
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+                         "INSERT INTO meta VALUES ('rv', 8);"
+                         "CREATE TABLE objects (resource TEXT NOT NULL, namespace TEXT NOT NULL,"
+                         " name TEXT NOT NULL, rv INTEGER NOT NULL, body TEXT NOT NULL,"
+                         " PRIMARY KEY (resource, namespace, name)) WITHOUT ROWID;"
+                         "CREATE TABLE events (rv INTEGER PRIMARY KEY, type TEXT NOT NULL,"
+                         " resource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,"
+                         " body TEXT NOT NULL);"
+                         "INSERT INTO objects VALUES ('pods', 'ns', 'a', 3, "
+                         " '{\"metadata\":{\"name\":\"a\",\"resourceVersion\":\"3\"}}');"
+                         "INSERT INTO objects VALUES ('pods', 'ns', 'b', 8, "
+                         " '{\"metadata\":{\"name\":\"b\",\"resourceVersion\":\"8\"}}');"
+                         "INSERT INTO events VALUES (8, 'ADDED', 'pods', 'ns', 'b', "
+                         " '{\"metadata\":{\"name\":\"b\",\"resourceVersion\":\"8\"}}');"
+                         "INSERT INTO events VALUES (9, 'DELETED', 'pods', 'ns', 'c', "
+                         " '{\"metadata\":{\"name\":\"c\",\"resourceVersion\":\"9\"}}');",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  for (int start = 0; start < 2; ++start) {
+    auto store = Open();
+    ASSERT_NE(store, nullptr);
+    EXPECT_TRUE(store->quarantined().empty());
+    EXPECT_EQ(store->resource_version(), 9 + start);
+    auto list = store->List("pods", "ns");
+    ASSERT_TRUE(list.ok());
+    ASSERT_EQ(list->items.size(), 2u);
+    EXPECT_EQ(list->items[0]["metadata"]["resourceVersion"], start == 0 ? "3" : "10");
+    EXPECT_EQ(list->items[1]["metadata"]["name"], "b");
+    if (start == 0) {
+      auto updated = store->Mutate(
+          {"pods", "ns", "a"},
+          [](const json& current) -> Result<json> {
+            json next = current;
+            next["spec"] = {{"x", 1}};
+            return next;
+          },
+          WriteScope::kAll);
+      ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+      EXPECT_EQ((*updated)["metadata"]["resourceVersion"], "10");
+    }
+  }
+}
+
+// Pruning the change log keeps what is still an object's body, and the store's
+// resourceVersion when the newest change (a deletion) is pruned too.
+TEST_F(ObjectStoreTest, PruningKeepsBodiesAndTheResourceVersion) {
+  StoreOptions opts;
+  opts.event_retention = 0;
+  {
+    auto store = ObjectStore::Open(dir_.string(), opts);
+    ASSERT_TRUE(store.ok());
+    ASSERT_TRUE((*store)->Create({"pods", "ns", "kept"}, {{"metadata", json::object()}}).ok());
+    ASSERT_TRUE((*store)->Create({"pods", "ns", "kept2"}, {{"metadata", json::object()}}).ok());
+    // The 1,000th write, a deletion, prunes the log (every change but the two kept).
+    ASSERT_TRUE((*store)
+                    ->Batch([&] {
+                      for (int i = 0; i < 499; ++i) {
+                        const control::ObjectKey k{"pods", "ns", "p" + std::to_string(i)};
+                        ASSERT_TRUE((*store)->Create(k, {{"metadata", json::object()}}).ok());
+                        ASSERT_TRUE((*store)->Delete(k).ok());
+                      }
+                    })
+                    .ok());
+    EXPECT_EQ((*store)->resource_version(), 1000);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir_ / "muster.db").c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* count = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT count(*) FROM events", -1, &count, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(count), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(count, 0), 2);  // the bodies of kept and kept2
+  sqlite3_finalize(count);
+  sqlite3_close(db);
+  auto store = ObjectStore::Open(dir_.string(), opts);
+  ASSERT_TRUE(store.ok());
+  EXPECT_TRUE((*store)->quarantined().empty());
+  EXPECT_EQ((*store)->resource_version(), 1000);
+  auto kept = (*store)->Get({"pods", "ns", "kept"});
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ((*kept)["metadata"]["resourceVersion"], "1");
+  EXPECT_EQ((*store)->List("pods", "ns")->items.size(), 2u);
 }
 
 // A data directory that had a store does not start as an empty cluster when the
