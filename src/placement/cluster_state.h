@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "placement/free_capacity_index.h"
@@ -85,7 +86,8 @@ class IndexedClusterState final : public ClusterState {
   const std::vector<BoundPod>* Bound(const std::string& workload_key) const;
 
  private:
-  void Bind(const std::string& key, BoundPod pod);
+  // Charges `pod` to its node and appends it to `into` (the workload's bound_ entry).
+  void Bind(const std::string& key, std::vector<BoundPod>& into, BoundPod pod);
   void Unbind(const BoundPod& pod, const std::string& key);
   // What a node adds to its domains' aggregates.
   struct NodeFree {
@@ -116,7 +118,9 @@ class IndexedClusterState final : public ClusterState {
   std::vector<model::Topology> topologies_;
   std::vector<int32_t> hyper_node_domains_;
   std::vector<std::vector<std::vector<std::string>>> paths_;  // [topology][node]
-  std::map<std::string, std::vector<BoundPod>> bound_;
+  // Looked up by workload key only (never walked where order shows): a hash map,
+  // not a 50,000-key tree of string compares per commit and release.
+  std::unordered_map<std::string, std::vector<BoundPod>> bound_;
   std::vector<std::map<std::string, int32_t>> pods_on_node_;  // workload key -> pods
 };
 
