@@ -343,7 +343,8 @@ Status IndexedClusterState::Commit(const GangPlan& plan, const model::Workload& 
     if (copy != nullptr) Charge(info, *copy, shapes[p.pod_set], alloc);
   }
   const std::string& key = plan.workload_key.empty() ? workload.key : plan.workload_key;
-  std::vector<BoundPod>& into = bound_[key];  // one lookup for the whole gang
+  if (plan.pods.empty()) return Status::Ok();  // no entry for a workload with no pods
+  std::vector<BoundPod>& into = bound_[key];   // one lookup for the whole gang
   if (into.empty()) into.reserve(plan.pods.size());
   for (const auto& p : plan.pods) {
     Bind(key, into,

@@ -7,7 +7,6 @@
 #include <map>
 #include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "placement/free_capacity_index.h"
@@ -118,9 +117,9 @@ class IndexedClusterState final : public ClusterState {
   std::vector<model::Topology> topologies_;
   std::vector<int32_t> hyper_node_domains_;
   std::vector<std::vector<std::vector<std::string>>> paths_;  // [topology][node]
-  // Looked up by workload key only (never walked where order shows): a hash map,
-  // not a 50,000-key tree of string compares per commit and release.
-  std::unordered_map<std::string, std::vector<BoundPod>> bound_;
+  // A tree, not a hash map: keys mostly arrive in order, so its insert path stays
+  // in cache (an unordered_map measured slower in placement-5k).
+  std::map<std::string, std::vector<BoundPod>> bound_;
   std::vector<std::map<std::string, int32_t>> pods_on_node_;  // workload key -> pods
 };
 
