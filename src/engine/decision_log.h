@@ -2,6 +2,7 @@
 // The simulator prints it for debugging; the server exposes it for `describe`.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct LogEntry {
 class DecisionLog {
  public:
   void Add(LogEntry entry) { entries_.push_back(std::move(entry)); }
+  void Reserve(size_t entries) { entries_.reserve(entries); }
   const std::vector<LogEntry>& entries() const { return entries_; }
   // The entries so far, moved out; the log is empty after.
   std::vector<LogEntry> Take() {

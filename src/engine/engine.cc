@@ -38,6 +38,9 @@ Engine::Engine(const model::ManifestSet& manifests, std::vector<model::Workload>
                    manifests.scheduler_config->volcano.sla_waiting_seconds);
   }
   records_.reserve(workloads.size());
+  // Submit, Admit and Start each log an entry: room for them up front, not a
+  // growing vector moving every entry so far.
+  log_.Reserve(3 * workloads.size());
   // Every known workload is looked up by key on Submit: no rehash while they arrive.
   index_.reserve(workloads.size());
   if (parts_.admitter) parts_.admitter->Reserve(workloads.size());
@@ -300,7 +303,7 @@ Status Engine::RunCycle() {
     } else {
       decisions = parts_.admitter->RunCycle(Now(), bridge_);
     }
-    for (const auto& d : decisions) changed |= ApplyDecision(d);
+    for (auto& d : decisions) changed |= ApplyDecision(d);
     // Elastic gangs grow into what is left once admission has settled at this
     // instant (Volcano orders jobs below their minimum first): never into
     // capacity a preemption freed for its preemptor.
@@ -328,7 +331,7 @@ Status Engine::RunCycle() {
                   options_.max_cycles_per_instant, Now()));
 }
 
-bool Engine::ApplyDecision(const admission::Decision& d) {
+bool Engine::ApplyDecision(admission::Decision& d) {
   WorkloadRecord* r = FindMutable(d.workload_key);
   if (r == nullptr) {
     errors_.push_back("admission decided on unknown workload " + d.workload_key);
@@ -359,7 +362,7 @@ bool Engine::ApplyDecision(const admission::Decision& d) {
   return false;
 }
 
-bool Engine::ApplyAdmit(WorkloadRecord& r, const admission::Decision& d) {
+bool Engine::ApplyAdmit(WorkloadRecord& r, admission::Decision& d) {
   if (r.Active() || r.Finished() || !r.submitted) {
     errors_.push_back(fmt::format("admission admitted {}, which is {}{}", r.key(),
                                   PhaseName(r.phase), r.submitted ? "" : " (not submitted)"));
@@ -367,11 +370,11 @@ bool Engine::ApplyAdmit(WorkloadRecord& r, const admission::Decision& d) {
   }
   pending_.erase(r.key());
   RememberQueue(r);
-  r.assignment = d.assignment;
+  r.assignment = std::move(d.assignment);
   r.admit_time = Now();
   if (!r.first_admit_time) r.first_admit_time = Now();
   r.phase = Phase::kAdmitted;
-  log_.Add({Now(), r.key(), "Admit", d.reason, d.message});
+  log_.Add({Now(), r.key(), "Admit", std::move(d.reason), std::move(d.message)});
 
   std::optional<placement::GangPlan> plan = bridge_.TakeCommitted(r.key());
   if (!plan) {

@@ -186,8 +186,9 @@ class Engine {
   WorkloadRecord* FindMutable(const std::string& key);
   Time Now() const { return clock_.Now(); }
 
-  bool ApplyDecision(const admission::Decision& decision);
-  bool ApplyAdmit(WorkloadRecord& record, const admission::Decision& decision);
+  // The decision's assignment and messages are moved into the record and the log.
+  bool ApplyDecision(admission::Decision& decision);
+  bool ApplyAdmit(WorkloadRecord& record, admission::Decision& decision);
   bool ApplyPreempt(const admission::Decision& decision);
   // Admitted workloads whose gang is not bound yet try to bind.
   bool PlaceAdmitted();

@@ -72,7 +72,7 @@ admission::PlacementOracle::Check PlacementBridge::CanPlace(
   placement::PlacementRequest request = BuildRequest(workload, assignment);
   auto planned = planner_->Plan(state_, request);
   if (auto* plan = std::get_if<placement::GangPlan>(&planned)) {
-    cached_[workload.key] = std::move(*plan);
+    cached_.insert_or_assign(workload.key, std::move(*plan));
     check.fits = true;
     if (assume_evicted.empty()) reservations_.NotePlaceable(workload.key);
     return check;
@@ -196,6 +196,7 @@ std::optional<placement::GangPlan> PlacementBridge::TakeCommitted(const std::str
 std::vector<std::string> PlacementBridge::UntakenKeys() const {
   std::vector<std::string> keys;
   for (const auto& [key, plan] : committed_) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());  // the order the errors are reported in
   return keys;
 }
 

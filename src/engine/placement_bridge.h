@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -93,9 +94,11 @@ class PlacementBridge : public admission::PlacementOracle {
   std::map<std::string, model::ResourceFlavor> flavors_;
   placement::ClusterState& state_;
   const placement::GangPlanner* planner_ = nullptr;
-  std::map<std::string, placement::GangPlan> cached_;     // last fitting CanPlace
-  std::map<std::string, placement::GangPlan> committed_;  // bound, not yet taken
-  std::map<std::string, std::string> commit_errors_;
+  // Keyed lookups once per check, commit and start of every workload: hash maps
+  // (UntakenKeys sorts what it walks).
+  std::unordered_map<std::string, placement::GangPlan> cached_;     // last fitting CanPlace
+  std::unordered_map<std::string, placement::GangPlan> committed_;  // bound, not yet taken
+  std::unordered_map<std::string, std::string> commit_errors_;
   ReservationBook reservations_;
   Time now_ = 0;  // of the latest UpdateReservations (backfill compares against it)
 };

@@ -263,13 +263,13 @@ void IndexedClusterState::OnNodeChanged(NodeIndex i, const NodeFree& before) {
   }
 }
 
-void IndexedClusterState::Bind(const std::string& key, BoundPod pod) {
+void IndexedClusterState::Bind(const std::string& key, std::vector<BoundPod>& into, BoundPod pod) {
   NodeIndex i = pod.node;
   NodeFree before = FreeOf(i);
   pod.charges = Charge(infos_[i], usage_[i], pod.shape, pod.alloc);
   OnNodeChanged(i, before);
   ++pods_on_node_[i][key];
-  bound_[key].push_back(std::move(pod));
+  into.push_back(std::move(pod));
 }
 
 void IndexedClusterState::Unbind(const BoundPod& pod, const std::string& key) {
@@ -342,14 +342,18 @@ Status IndexedClusterState::Commit(const GangPlan& plan, const model::Workload& 
     }
     if (copy != nullptr) Charge(info, *copy, shapes[p.pod_set], alloc);
   }
-  std::string key = plan.workload_key.empty() ? workload.key : plan.workload_key;
+  const std::string& key = plan.workload_key.empty() ? workload.key : plan.workload_key;
+  if (plan.pods.empty()) return Status::Ok();  // no entry for a workload with no pods
+  std::vector<BoundPod>& into = bound_[key];   // one lookup for the whole gang
+  if (into.empty()) into.reserve(plan.pods.size());
   for (const auto& p : plan.pods) {
-    Bind(key, BoundPod{p.pod_set,
-                       p.index,
-                       p.node,
-                       shapes[p.pod_set],
-                       {p.gpus, p.numa_zone, p.container_zones},
-                       {}});
+    Bind(key, into,
+         BoundPod{p.pod_set,
+                  p.index,
+                  p.node,
+                  shapes[p.pod_set],
+                  {p.gpus, p.numa_zone, p.container_zones},
+                  {}});
   }
   return Status::Ok();
 }

@@ -85,7 +85,8 @@ class IndexedClusterState final : public ClusterState {
   const std::vector<BoundPod>* Bound(const std::string& workload_key) const;
 
  private:
-  void Bind(const std::string& key, BoundPod pod);
+  // Charges `pod` to its node and appends it to `into` (the workload's bound_ entry).
+  void Bind(const std::string& key, std::vector<BoundPod>& into, BoundPod pod);
   void Unbind(const BoundPod& pod, const std::string& key);
   // What a node adds to its domains' aggregates.
   struct NodeFree {
@@ -116,6 +117,8 @@ class IndexedClusterState final : public ClusterState {
   std::vector<model::Topology> topologies_;
   std::vector<int32_t> hyper_node_domains_;
   std::vector<std::vector<std::vector<std::string>>> paths_;  // [topology][node]
+  // A tree, not a hash map: keys mostly arrive in order, so its insert path stays
+  // in cache (an unordered_map measured slower in placement-5k).
   std::map<std::string, std::vector<BoundPod>> bound_;
   std::vector<std::map<std::string, int32_t>> pods_on_node_;  // workload key -> pods
 };
