@@ -70,6 +70,10 @@ admission::PlacementOracle::Check PlacementBridge::CanPlace(
   if (planner_ == nullptr) return NoPlanner();
   Check check;
   placement::PlacementRequest request = BuildRequest(workload, assignment);
+  // With victims to assume gone, a failed plan is mostly followed by a victim search
+  // that finds some, and then nothing reads why it failed: no diagnosis (a walk over
+  // the nodes) unless the search finds none.
+  request.explain = assume_evicted.empty();
   auto planned = planner_->Plan(state_, request);
   if (auto* plan = std::get_if<placement::GangPlan>(&planned)) {
     cached_.insert_or_assign(workload.key, std::move(*plan));
@@ -78,7 +82,6 @@ admission::PlacementOracle::Check PlacementBridge::CanPlace(
     return check;
   }
   cached_.erase(workload.key);
-  const auto& failure = std::get<placement::PlacementFailure>(planned);
   if (!assume_evicted.empty()) {
     // Fits once the assumed victims are gone? The planner's victim search answers
     // that without mutating the state; the plan itself is made after the eviction.
@@ -86,7 +89,11 @@ admission::PlacementOracle::Check PlacementBridge::CanPlace(
       check.fits = true;
       return check;
     }
+    // It does not fit: plan again, explained (the same plan: ties break by key).
+    request.explain = true;
+    planned = planner_->Plan(state_, request);
   }
+  const auto& failure = std::get<placement::PlacementFailure>(planned);
   check.reason = failure.reason;
   check.message = failure.message;
   if (assume_evicted.empty()) {
@@ -102,6 +109,7 @@ std::optional<std::vector<std::string>> PlacementBridge::PhysicalVictims(
     const std::vector<std::string>& candidates) {
   if (planner_ == nullptr) return std::nullopt;
   placement::PlacementRequest request = BuildRequest(workload, assignment);
+  request.explain = false;  // only whether a trial plan fits is read
   return planner_->FindVictims(state_, request, candidates);
 }
 

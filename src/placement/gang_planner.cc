@@ -127,13 +127,17 @@ PodPlacement Place(Overlay& ov, const PodSetContext& ctx, NodeIndex node, PodAll
                       std::move(alloc.container_zones)};
 }
 
+// What a failed plan says when its request asked for no explanation.
+PlacementFailure Unexplained() { return PlacementFailure{"Unschedulable", "does not fit"}; }
+
 std::variant<PodList, PlacementFailure> PlanGreedy(Overlay& ov, const NodeSearch& search,
                                                    PodSetContext& ctx, int32_t count,
-                                                   const std::vector<int32_t>* allowed) {
+                                                   const std::vector<int32_t>* allowed,
+                                                   bool explain) {
   PodList pods;
   for (int32_t k = 0; k < count; ++k) {
     auto pick = search.PickNode(ctx, allowed);
-    if (!pick) return search.Diagnose(ctx, allowed, k, count);
+    if (!pick) return explain ? search.Diagnose(ctx, allowed, k, count) : Unexplained();
     pods.push_back(Place(ov, ctx, pick->node, std::move(pick->alloc)));
   }
   return pods;
@@ -403,6 +407,7 @@ std::optional<std::variant<GangPlan, PlacementFailure>> GangPlannerImpl::PlanTas
     auto pick = search.PickNode(ctx, allowed[p]);
     ctx.bonus = nullptr;
     if (!pick) {
+      if (!request.explain) return Unexplained();
       return search.Diagnose(ctx, allowed[p], static_cast<int32_t>(per_set[p].size()), counts[p]);
     }
     NodeIndex node = pick->node;
@@ -472,7 +477,7 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
       r = PlanTas(ov, search, ctx, count, allowed, PathSource{base, topology, levels},
                   static_cast<int32_t>(idx), topo.mode == Mode::kRequired);
     } else {
-      r = PlanGreedy(ov, search, ctx, count, allowed);
+      r = PlanGreedy(ov, search, ctx, count, allowed, request.explain);
     }
     if (auto* f = std::get_if<PlacementFailure>(&r)) return *f;
     PodList& pods = std::get<PodList>(r);

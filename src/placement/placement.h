@@ -69,6 +69,10 @@ struct PlacementRequest {
   // `excluded_why` ("reserved for ml/big"; "" = "excluded").
   std::vector<NodeIndex> excluded_nodes;
   std::string excluded_why;
+  // False: a failed plan skips the diagnosis (why no node takes the pod: a walk over
+  // the candidate nodes) and says only that it does not fit. For a caller that reads
+  // nothing of the failure, such as a victim search that follows it.
+  bool explain = true;
 };
 
 // The physical cluster: nodes, devices, NUMA zones, topology domains, and what is

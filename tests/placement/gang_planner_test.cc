@@ -18,6 +18,33 @@ std::variant<GangPlan, PlacementFailure> PlanIt(
   return MakeGangPlanner(cfg)->Plan(s, Request(w));
 }
 
+// A request that asks for no explanation plans the same and fails without the
+// diagnosis (the victim search's trial plans read only whether a plan fits).
+TEST(GangPlanner, UnexplainedRequestPlansTheSameAndSkipsTheDiagnosis) {
+  auto s = Build({MakeNode("node-1", 2), MakeNode("node-2", 2)});
+  auto small = MakeWorkload("ml/small", {MakePodSet("worker", 2, 1)});
+  auto big = MakeWorkload("ml/big", {MakePodSet("worker", 3, 2)});
+  auto planner = MakeGangPlanner(model::SchedulerConfiguration{});
+  PlacementRequest explained = Request(small), quiet = Request(small);
+  quiet.explain = false;
+  auto a = planner->Plan(*s, explained);
+  auto b = planner->Plan(*s, quiet);
+  ASSERT_TRUE(std::holds_alternative<GangPlan>(a));
+  ASSERT_TRUE(std::holds_alternative<GangPlan>(b));
+  ASSERT_EQ(std::get<GangPlan>(a).pods.size(), std::get<GangPlan>(b).pods.size());
+  for (size_t i = 0; i < std::get<GangPlan>(a).pods.size(); ++i) {
+    EXPECT_EQ(std::get<GangPlan>(a).pods[i].node, std::get<GangPlan>(b).pods[i].node);
+  }
+  PlacementRequest big_quiet = Request(big);
+  big_quiet.explain = false;
+  auto f = planner->Plan(*s, Request(big));
+  auto g = planner->Plan(*s, big_quiet);
+  ASSERT_TRUE(std::holds_alternative<PlacementFailure>(f));
+  ASSERT_TRUE(std::holds_alternative<PlacementFailure>(g));
+  EXPECT_EQ(std::get<PlacementFailure>(f).reason, "InsufficientResources");
+  EXPECT_EQ(std::get<PlacementFailure>(g).message, "does not fit");
+}
+
 // Seed 000 section 1.2 / conformance 01: two 4-GPU gangs on 3 nodes x 2 GPUs.
 TEST(GangPlanner, SecondGangFailsWithNothingCommitted) {
   auto s = Build({MakeNode("node-1", 2), MakeNode("node-2", 2), MakeNode("node-3", 2)});
