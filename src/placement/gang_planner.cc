@@ -127,17 +127,13 @@ PodPlacement Place(Overlay& ov, const PodSetContext& ctx, NodeIndex node, PodAll
                       std::move(alloc.container_zones)};
 }
 
-// What a failed plan says when its request asked for no explanation.
-PlacementFailure Unexplained() { return PlacementFailure{"Unschedulable", "does not fit"}; }
-
 std::variant<PodList, PlacementFailure> PlanGreedy(Overlay& ov, const NodeSearch& search,
                                                    PodSetContext& ctx, int32_t count,
-                                                   const std::vector<int32_t>* allowed,
-                                                   bool explain) {
+                                                   const std::vector<int32_t>* allowed) {
   PodList pods;
   for (int32_t k = 0; k < count; ++k) {
     auto pick = search.PickNode(ctx, allowed);
-    if (!pick) return explain ? search.Diagnose(ctx, allowed, k, count) : Unexplained();
+    if (!pick) return search.Diagnose(ctx, allowed, k, count);
     pods.push_back(Place(ov, ctx, pick->node, std::move(pick->alloc)));
   }
   return pods;
@@ -394,7 +390,8 @@ std::optional<std::variant<GangPlan, PlacementFailure>> GangPlannerImpl::PlanTas
   auto tt = TaskTopologyPlan::Make(wl, counts, requests, task_topology_weight_);
   if (!tt) return std::nullopt;
   Rng ties(tie_break_seed_ ^ HashKey(wl.key));
-  NodeSearch search(ov, *scorer_, max_scored_nodes_, random_tie_break_ ? &ties : nullptr);
+  NodeSearch search(ov, *scorer_, max_scored_nodes_, random_tie_break_ ? &ties : nullptr,
+                    request.explain);
   std::vector<PodList> per_set(n);
   for (size_t k = 0; k < tt->pods().size(); ++k) {
     int32_t p = tt->pods()[k].pod_set;
@@ -407,7 +404,6 @@ std::optional<std::variant<GangPlan, PlacementFailure>> GangPlannerImpl::PlanTas
     auto pick = search.PickNode(ctx, allowed[p]);
     ctx.bonus = nullptr;
     if (!pick) {
-      if (!request.explain) return Unexplained();
       return search.Diagnose(ctx, allowed[p], static_cast<int32_t>(per_set[p].size()), counts[p]);
     }
     NodeIndex node = pick->node;
@@ -434,7 +430,8 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
   // One stream per plan, keyed by the workload, so re-planning the same request
   // (trial overlays, victim search) breaks ties the same way.
   Rng ties(tie_break_seed_ ^ HashKey(wl.key));
-  NodeSearch search(ov, *scorer_, max_scored_nodes_, random_tie_break_ ? &ties : nullptr);
+  NodeSearch search(ov, *scorer_, max_scored_nodes_, random_tie_break_ ? &ties : nullptr,
+                    request.explain);
   GangPlan plan;
   plan.workload_key = wl.key;
   static const std::vector<std::string> kNoLevels;
@@ -477,7 +474,7 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
       r = PlanTas(ov, search, ctx, count, allowed, PathSource{base, topology, levels},
                   static_cast<int32_t>(idx), topo.mode == Mode::kRequired);
     } else {
-      r = PlanGreedy(ov, search, ctx, count, allowed, request.explain);
+      r = PlanGreedy(ov, search, ctx, count, allowed);
     }
     if (auto* f = std::get_if<PlacementFailure>(&r)) return *f;
     PodList& pods = std::get<PodList>(r);

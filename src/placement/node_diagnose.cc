@@ -129,6 +129,7 @@ bool NodeSearch::TallyFromIndex(PodSetContext& ctx, Tally& t) const {
 
 PlacementFailure NodeSearch::Diagnose(PodSetContext& ctx, const std::vector<int32_t>* allowed,
                                       int32_t placed, int32_t count) const {
+  if (!explain_) return PlacementFailure{"Unschedulable", "does not fit"};
   const IndexedClusterState& base = ov_.Base();
   Tally t;
   if (allowed != nullptr) {

@@ -49,9 +49,10 @@ class NodeSearch {
   // (0 = every feasible node).
   // `ties` non-null: equal-score nodes are chosen uniformly at random from it
   // (reservoir sampling, as kube-scheduler's selectHost); null: first by name.
+  // `explain` false: Diagnose says only that nothing fits (PlacementRequest::explain).
   NodeSearch(const Overlay& overlay, const Scorer& scorer, int32_t max_scored = kMaxFeasibleNodes,
-             Rng* ties = nullptr)
-      : ov_(overlay), scorer_(scorer), max_scored_(max_scored), ties_(ties) {}
+             Rng* ties = nullptr, bool explain = true)
+      : ov_(overlay), scorer_(scorer), max_scored_(max_scored), ties_(ties), explain_(explain) {}
 
   FilterVerdict Filter(PodSetContext& ctx, NodeIndex i) const;
 
@@ -62,7 +63,8 @@ class NodeSearch {
   // Best node for one more pod; `allowed` = ascending name ranks, null = every node.
   std::optional<Pick> PickNode(PodSetContext& ctx, const std::vector<int32_t>* allowed) const;
 
-  // Why no node takes one more pod (`placed` of `count` already planned).
+  // Why no node takes one more pod (`placed` of `count` already planned): a walk over
+  // the candidate nodes, skipped when the search was built not to explain.
   // Implemented in node_diagnose.cc.
   PlacementFailure Diagnose(PodSetContext& ctx, const std::vector<int32_t>* allowed, int32_t placed,
                             int32_t count) const;
@@ -81,6 +83,7 @@ class NodeSearch {
   const Scorer& scorer_;
   int32_t max_scored_;
   Rng* ties_;
+  bool explain_;
   // Score's per-node lists, reused so scoring a node allocates nothing.
   mutable ResourceList alloc_scratch_;
   mutable ResourceList used_scratch_;
