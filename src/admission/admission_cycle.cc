@@ -402,6 +402,7 @@ AdmitterImpl::Outcome AdmitterImpl::Admit(WorkloadState& ws, Assignment assignme
   Charge(ws);  // bumps the tree's generation: its cached results are stale now
   oracle.Commit(ws.wl, ws.assignment);
   ws.pending = Decision{};
+  ws.pending_text = -1;
   Decision d;
   d.kind = Decision::Kind::kAdmit;
   d.workload_key = ws.wl.key;
@@ -420,6 +421,7 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
     names += (names.empty() ? "" : ", ") + v.workload_key;
   }
   ws.pending.kind = Decision::Kind::kPending;
+  ws.pending_text = -1;
   ws.pending.workload_key = ws.wl.key;
   ws.pending.reason = "Preempting";
   ws.pending.message = "Pending the preemption of " + Plural(victims.size()) + ": " + names;

@@ -172,6 +172,7 @@ Status AdmitterImpl::Adopt(const model::Workload& workload, const Assignment& as
   if (stored.route == Route::kVolcano) volcano_.queue(stored.queue).request += stored.request;
   Charge(stored);
   stored.pending = Decision{};
+  stored.pending_text = -1;
   return Status::Ok();
 }
 

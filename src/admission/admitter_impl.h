@@ -86,6 +86,10 @@ class AdmitterImpl : public Admitter {
     int64_t admit_seq = 0;
     CandidateRank charged_rank;  // what Charge put in admitted_index_
     Decision pending;            // latest reason while not admitted
+    // `pending`'s reason and message interned by SetPending (InternPendingText), so
+    // like heads compare one integer instead of two strings; -1: not interned (every
+    // other writer of `pending` resets it).
+    int64_t pending_text = -1;
     bool parked_physical = false;
     // Flavor assignment of the full counts against the tree at root generation
     // `flavors_gen` (-1: none cached); possibly shared with other heads of the
@@ -285,6 +289,12 @@ class AdmitterImpl : public Admitter {
     return a.ws->qkey < b.ws->qkey;
   }
   bool SameShortfall(const WorkloadState& head, const WorkloadState& next) const;
+  // An id per distinct (reason, message): equal ids, equal texts. The table is
+  // bounded; once cleared, ids keep counting up, so an old id never matches a new
+  // text (two equal texts may then differ in id: SameShortfall only says no).
+  int64_t InternPendingText(const std::string& reason, const std::string& message);
+  std::unordered_map<std::string, int64_t> pending_texts_;
+  int64_t next_pending_text_ = 0;
   void MaybeSleep(const Entry& e, Cycle& cycle);
   void ParkRun(int32_t cq, int64_t count);
   void Awaken(int32_t cq, int64_t consumed, Cycle& cycle);

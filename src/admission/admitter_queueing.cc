@@ -41,7 +41,8 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
   ws.route = Route::kHeld;
   ws.queue = -1;
   ws.local_queue = wl.local_queue;
-  ws.flavors_gen = -1;  // the queue (and so the tree) may differ now
+  ws.flavors_gen = -1;   // the queue (and so the tree) may differ now
+  ws.pending_text = -1;  // every path below rewrites `pending`
   ws.plain = false;
   ws.qkey.share = 0;
   ws.qkey.sla_deadline = kNoSlaDeadline;
@@ -253,10 +254,25 @@ void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string
   if (!changed && ws.pending.kind == Decision::Kind::kPending &&
       ws.pending.workload_key == ws.wl.key && ws.pending.assignment.pod_sets.empty() &&
       !ws.pending.assignment.borrows && ws.pending.victims.empty()) {
+    if (ws.pending_text < 0)
+      ws.pending_text = InternPendingText(ws.pending.reason, ws.pending.message);
     return;
   }
+  ws.pending_text = InternPendingText(reason, message);
   ws.pending = PendingDecision(ws.wl.key, std::move(reason), std::move(message));
   if (out && changed) out->push_back(ws.pending);
+}
+
+int64_t AdmitterImpl::InternPendingText(const std::string& reason, const std::string& message) {
+  constexpr size_t kMaxPendingTexts = 1 << 16;
+  if (pending_texts_.size() >= kMaxPendingTexts) pending_texts_.clear();
+  std::string text;
+  text.reserve(reason.size() + 1 + message.size());
+  text.append(reason).push_back('\0');
+  text.append(message);
+  auto [it, inserted] = pending_texts_.try_emplace(std::move(text), next_pending_text_);
+  if (inserted) ++next_pending_text_;
+  return it->second;
 }
 
 // Cached per root for the cycle: only an admission in that tree (which bumps its

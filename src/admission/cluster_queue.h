@@ -94,7 +94,12 @@ class PendingQueue {
   void Park(const QueueKey& k) { Move(active_, parked_, k); }
   // Parks the head, with no key to compare (the caller knows it is the one).
   void ParkHead() { parked_.insert(parked_.end(), active_.extract(active_.begin())); }
-  void UnparkAll() { active_.merge(parked_); }
+  // The smaller set's nodes move into the larger (a release unparks a queue whose
+  // every head is parked: then the sets are just swapped).
+  void UnparkAll() {
+    if (parked_.size() > active_.size()) active_.swap(parked_);
+    active_.merge(parked_);
+  }
   void Unpark(const QueueKey& k) {
     if (Move(parked_, active_, k)) ++changes_;
   }

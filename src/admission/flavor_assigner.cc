@@ -149,7 +149,8 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
     psa.count = ps.count;
     ResourceList requests = ps.requests.Scaled(ps.count);
     std::vector<ResourceId> ids = requests.SortedIds();  // zero requests need no flavor
-    std::string prefix = "couldn't assign flavors to pod set " + ps.name + ": ";
+    // Messages are built only for a failure: most assignments fit.
+    auto prefix = [&ps] { return "couldn't assign flavors to pod set " + ps.name + ": "; };
     bool pod_set_ok = true;
     for (ResourceId r : ids) {
       bool covered = std::any_of(cq.groups.begin(), cq.groups.end(), [&](const auto& g) {
@@ -157,7 +158,7 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
       });
       if (!covered) {
         fail(FitMode::kNoFit, "NoFit",
-             prefix + "resource " + ResourceNames::Name(r) + " unavailable in ClusterQueue " +
+             prefix() + "resource " + ResourceNames::Name(r) + " unavailable in ClusterQueue " +
                  cq.name);
         pod_set_ok = false;
       }
@@ -188,10 +189,10 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
         for (ResourceId r : wanted) {
           int64_t req = requests.Get(r);
           std::optional<FrId> fr = tree.FindFr(f, r);
-          std::string where = " in flavor " + flavors.flavors[f].meta.name;
+          auto where = [&flavors, f] { return " in flavor " + flavors.flavors[f].meta.name; };
           if (!fr) {
             o.mode = FitMode::kNoFit;
-            reasons.push_back("insufficient quota for " + ResourceNames::Name(r) + where +
+            reasons.push_back("insufficient quota for " + ResourceNames::Name(r) + where() +
                               ", request " + Fmt(r, req) + " > available 0 in ClusterQueue " +
                               cq.name);
             worst_reason = "QuotaExceeded";
@@ -205,12 +206,12 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
           int64_t available = tree.Available(cq.node, *fr);
           if (val > potential) {
             o.mode = FitMode::kNoFit;
-            reasons.push_back("insufficient quota for " + ResourceNames::Name(r) + where +
+            reasons.push_back("insufficient quota for " + ResourceNames::Name(r) + where() +
                               ", request " + Fmt(r, val) + " > available " + Fmt(r, potential) +
                               " in ClusterQueue " + cq.name);
             worst_reason = "QuotaExceeded";
           } else if (val > available) {
-            reasons.push_back("insufficient unused quota for " + ResourceNames::Name(r) + where +
+            reasons.push_back("insufficient unused quota for " + ResourceNames::Name(r) + where() +
                               ", request " + Fmt(r, val) + " > available " +
                               Fmt(r, std::max<int64_t>(0, available)) + " in ClusterQueue " +
                               cq.name);
@@ -239,7 +240,7 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
         if (!ShouldTryNext(o, cq.fungibility)) break;
       }
       if (!best) {
-        std::string msg = prefix;
+        std::string msg = prefix();
         for (size_t i = 0; i < reasons.size(); ++i) msg += (i ? "; " : "") + reasons[i];
         if (reasons.empty()) msg += "no flavors in resource group";
         fail(FitMode::kNoFit, worst_reason, msg);
@@ -255,7 +256,7 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
           FrId fr = *tree.FindFr(best->flavor, r);
           if (charged[fr] > tree.Available(cq.node, fr)) preempt.insert(fr);
         }
-        std::string msg = prefix;
+        std::string msg = prefix();
         for (size_t i = 0; i < reasons.size(); ++i) msg += (i ? "; " : "") + reasons[i];
         fail(FitMode::kPreempt, "QuotaExceeded", msg);
       }

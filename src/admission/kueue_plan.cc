@@ -104,10 +104,14 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   if (ws.wl.preemption_never) {
     return pending(fa.reason, fa.message + " (its PriorityClass never preempts)", false);
   }
-  std::vector<PreemptionTarget> targets =
-      fair_sharing_
-          ? FairSharingTargets(in, tree_, cqs_, admitted(), fair_sharing_config_, node_weight_)
-          : CachedClassicalTargets(in, cycle);
+  // The memoized list is read in place (nothing below asks for targets again).
+  std::vector<PreemptionTarget> fair_targets;
+  if (fair_sharing_) {
+    fair_targets =
+        FairSharingTargets(in, tree_, cqs_, admitted(), fair_sharing_config_, node_weight_);
+  }
+  const std::vector<PreemptionTarget>& targets =
+      fair_sharing_ ? fair_targets : CachedClassicalTargets(in, cycle);
   if (targets.empty()) return pending(fa.reason, fa.message, false);
   std::vector<Victim> required;
   for (const auto& t : targets) {

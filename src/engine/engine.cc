@@ -450,10 +450,11 @@ void Engine::ReleaseUntaken() {
 }
 
 void Engine::LogPending(const admission::Decision& d) {
-  std::pair<std::string, std::string> now_reason{d.reason, d.message};
-  auto it = pending_.find(d.workload_key);
-  if (it != pending_.end() && it->second == now_reason) return;  // no news
-  pending_[d.workload_key] = now_reason;
+  auto [it, inserted] = pending_.try_emplace(d.workload_key);
+  auto& [reason, message] = it->second;
+  if (!inserted && reason == d.reason && message == d.message) return;  // no news
+  reason = d.reason;
+  message = d.message;
   log_.Add({Now(), d.workload_key,
             d.kind == admission::Decision::Kind::kPreempt ? "Preempt" : "Pending", d.reason,
             d.message});

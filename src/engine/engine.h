@@ -243,7 +243,7 @@ class Engine {
   std::vector<WorkloadRecord> records_;
   std::unordered_map<std::string, size_t> index_;  // lookup only, never walked
   // Latest pending decision per workload: the reason shown while it waits.
-  std::map<std::string, std::pair<std::string, std::string>> pending_;
+  std::unordered_map<std::string, std::pair<std::string, std::string>> pending_;
   // Why an Admitted workload's gang is not bound yet.
   std::map<std::string, std::string> placement_waits_;
   std::vector<std::string> errors_;  // bugs seen while applying decisions
