@@ -56,7 +56,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
       if (e.route == Route::kKueue && !quota_wait) cycle.stirred[RootOf(e.queue)] = 1;
       // A preemptor that neither admits nor preempts has given up for now: its
       // victims may compete again.
-      if (o != Outcome::kPreempting) {
+      if (o != Outcome::kPreempting && ws.held) {
         if (cycle.sleeping > 0) WakeForVictims(ws.wl.key, cycle, entries, i);
         ReleaseHeldVictims(ws.wl.key);
       }
@@ -177,13 +177,7 @@ const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
   // has_candidates reads the head's creation and order only for
   // LowerOrNewerEqualPriority; an answer that depended on them is not shared.
   bool asked = false;
-  if (options.has_candidates) {
-    options.has_candidates =
-        [&asked, inner = std::move(options.has_candidates)](const std::vector<FrId>& frs) {
-          asked = true;
-          return inner(frs);
-        };
-  }
+  options.asked_candidates = &asked;
   ws.flavors = std::make_shared<const FlavorAssignment>(
       AssignFlavors(ws.wl, cqs_[ws.queue], tree_, flavors_, options));
   bool order_dependent = asked && cqs_[ws.queue].preemption.within_cluster_queue ==
@@ -437,7 +431,7 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
 }
 
 bool AdmitterImpl::HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& out) {
-  if (held_for_preemptor_.empty()) return false;
+  if (!ws.held) return false;  // neither a held victim nor a preemptor (SyncHeld)
   auto it = held_for_preemptor_.find(ws.wl.key);
   if (it == held_for_preemptor_.end()) return false;
   auto preemptor = workloads_.find(it->second);

@@ -36,11 +36,13 @@ bool AdmitterImpl::SameShortfall(const WorkloadState& head, const WorkloadState&
   const model::Workload& b = next.wl;
   // Equal shapes: equal flavor inputs; `plain`: not elastic, not partial.
   if (!next.plain || head.shape != next.shape || next.held) return false;
-  if (!PlainPending(next.pending, b.key)) return false;
+  // Interned texts are plain pending decisions of their own workloads (SetPending):
+  // no string is read, not even the key (a cache miss per head).
   if (head.pending_text >= 0 && next.pending_text >= 0) {
     return head.pending_text == next.pending_text;
   }
-  return next.pending.reason == head.pending.reason && next.pending.message == head.pending.message;
+  return PlainPending(next.pending, b.key) && next.pending.reason == head.pending.reason &&
+         next.pending.message == head.pending.message;
 }
 
 // `e` was just parked, pending for quota alone.

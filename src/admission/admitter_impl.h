@@ -73,29 +73,10 @@ class AdmitterImpl : public Admitter {
   enum class Route { kKueue, kVolcano, kNoQueue, kHeld };
 
   struct WorkloadState {
-    model::Workload wl;
+    // Read of every head a cycle looks at, like heads included (SameShortfall): kept
+    // together at the front, in one cache line, rather than behind the workload.
     Route route = Route::kHeld;
     int32_t queue = -1;  // ClusterQueue or Volcano queue index
-    std::string local_queue;
-    QueueKey qkey;
-    bool admitted = false;
-    Assignment assignment;
-    FrAmounts usage;         // Kueue quota charged while admitted
-    ResourceList request;    // total request of every pod (Volcano accounting)
-    ResourceList allocated;  // request of the admitted pods (Volcano `allocated`)
-    int64_t admit_seq = 0;
-    CandidateRank charged_rank;  // what Charge put in admitted_index_
-    Decision pending;            // latest reason while not admitted
-    // `pending`'s reason and message interned by SetPending (InternPendingText), so
-    // like heads compare one integer instead of two strings; -1: not interned (every
-    // other writer of `pending` resets it).
-    int64_t pending_text = -1;
-    bool parked_physical = false;
-    // Flavor assignment of the full counts against the tree at root generation
-    // `flavors_gen` (-1: none cached); possibly shared with other heads of the
-    // queue (SharedFlavors).
-    std::shared_ptr<const FlavorAssignment> flavors;
-    int64_t flavors_gen = -1;
     // Interned flavor inputs (flavor_shape.cc): equal shapes, equal inputs; -1: the
     // inputs are not shareable. `plain`: a shape, and neither elastic nor partially
     // admissible (set by Resolve, which fixes the route).
@@ -104,6 +85,28 @@ class AdmitterImpl : public Admitter {
     // In held_for_preemptor_ as a victim or in held_count_ as a preemptor (SyncHeld):
     // asked of every like head, where two lookups by key string cost more.
     bool held = false;
+    bool admitted = false;
+    bool parked_physical = false;
+    // `pending`'s reason and message interned by SetPending (InternPendingText), so
+    // like heads compare one integer instead of two strings. Set only while `pending`
+    // is a plain pending decision of this workload (no assignment, no victims); -1:
+    // not interned (every other writer of `pending` resets it).
+    int64_t pending_text = -1;
+    // Flavor assignment of the full counts against the tree at root generation
+    // `flavors_gen` (-1: none cached); possibly shared with other heads of the
+    // queue (SharedFlavors).
+    int64_t flavors_gen = -1;
+    std::shared_ptr<const FlavorAssignment> flavors;
+    model::Workload wl;
+    std::string local_queue;
+    QueueKey qkey;
+    Assignment assignment;
+    FrAmounts usage;         // Kueue quota charged while admitted
+    ResourceList request;    // total request of every pod (Volcano accounting)
+    ResourceList allocated;  // request of the admitted pods (Volcano `allocated`)
+    int64_t admit_seq = 0;
+    CandidateRank charged_rank;  // what Charge put in admitted_index_
+    Decision pending;            // latest reason while not admitted
   };
 
   // The last flavor assignment computed for a ClusterQueue: a head with the same

@@ -129,8 +129,17 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
                                const QuotaTree& tree, const FlavorCatalog& flavors,
                                const AssignOptions& options) {
   FlavorAssignment out;
-  std::map<FrId, int64_t> charged;  // earlier pod sets' charges, by FrId
-  std::set<FrId> preempt;
+  // Earlier pod sets' charges by FrId, and the frs short of quota: a workload
+  // touches a handful, so flat vectors (sorted at the end) beat a map and a set. A
+  // cycle assigns flavors to every head after each admission in its tree.
+  FrAmounts charged;
+  auto charged_of = [&charged](FrId fr) -> int64_t* {
+    for (auto& [id, v] : charged) {
+      if (id == fr) return &v;
+    }
+    return nullptr;
+  };
+  std::vector<FrId> preempt;
   bool can_preempt_while_borrowing =
       cq.preemption.borrow_within_cohort.policy != model::PreemptionPolicy::kNever ||
       options.fair_sharing;
@@ -143,12 +152,20 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
     out.mode = std::min(out.mode, mode);
   };
 
+  out.assignment.pod_sets.reserve(wl.pod_sets.size());
+  std::vector<ResourceId> wanted;
+  std::vector<std::string> reasons;
+  FlavorOutcome o;
+  std::optional<FlavorOutcome> best;
   for (const model::PodSet& ps : wl.pod_sets) {
     PodSetAssignment psa;
     psa.pod_set = ps.name;
     psa.count = ps.count;
-    ResourceList requests = ps.requests.Scaled(ps.count);
-    std::vector<ResourceId> ids = requests.SortedIds();  // zero requests need no flavor
+    // The pod set's total request is requests x count: its non-zero resources are
+    // the per-pod ones (none for a count of 0); zero requests need no flavor.
+    std::vector<ResourceId> ids;
+    if (ps.count != 0) ids = ps.requests.SortedIds();
+    auto total = [&ps](ResourceId r) { return ps.requests.Get(r) * ps.count; };
     // Messages are built only for a failure: most assignments fit.
     auto prefix = [&ps] { return "couldn't assign flavors to pod set " + ps.name + ": "; };
     bool pod_set_ok = true;
@@ -164,30 +181,32 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
       }
     }
     if (!pod_set_ok) {
-      out.assignment.pod_sets.push_back(psa);
+      out.assignment.pod_sets.push_back(std::move(psa));
       continue;
     }
     for (const CompiledResourceGroup& g : cq.groups) {
-      std::vector<ResourceId> wanted;
+      wanted.clear();
       for (ResourceId r : ids) {
         if (std::find(g.covered.begin(), g.covered.end(), r) != g.covered.end())
           wanted.push_back(r);
       }
       if (wanted.empty()) continue;
-      std::vector<std::string> reasons;
+      reasons.clear();
       std::string worst_reason = "NoFit";
-      std::optional<FlavorOutcome> best;
+      best.reset();
       for (int32_t f : g.flavors) {
         std::string mismatch = FlavorMismatch(ps, flavors.flavors[f]);
         if (!mismatch.empty()) {
-          reasons.push_back(mismatch);
+          reasons.push_back(std::move(mismatch));
           continue;
         }
-        FlavorOutcome o;
         o.flavor = f;
         o.mode = FitMode::kFit;
+        o.borrow = false;
+        o.no_candidates = false;
+        o.charges.clear();
         for (ResourceId r : wanted) {
-          int64_t req = requests.Get(r);
+          int64_t req = total(r);
           std::optional<FrId> fr = tree.FindFr(f, r);
           auto where = [&flavors, f] { return " in flavor " + flavors.flavors[f].meta.name; };
           if (!fr) {
@@ -198,8 +217,8 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
             worst_reason = "QuotaExceeded";
             continue;
           }
-          auto prev = charged.find(*fr);
-          int64_t val = req + (prev == charged.end() ? 0 : prev->second);
+          const int64_t* prev = charged_of(*fr);
+          int64_t val = req + (prev == nullptr ? 0 : *prev);
           o.charges.emplace_back(*fr, req);
           bool borrow = tree.HasParent(cq.node) && tree.BorrowingWith(cq.node, *fr, val);
           int64_t potential = tree.PotentialAvailable(cq.node, *fr);
@@ -231,9 +250,11 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
           if (o.mode == FitMode::kPreempt && options.has_candidates) {
             std::vector<FrId> short_frs;
             for (const auto& [fr, v] : o.charges) {
-              int64_t val = v + (charged.count(fr) ? charged.at(fr) : 0);
+              const int64_t* prev = charged_of(fr);
+              int64_t val = v + (prev == nullptr ? 0 : *prev);
               if (val > tree.Available(cq.node, fr)) short_frs.push_back(fr);
             }
+            if (options.asked_candidates != nullptr) *options.asked_candidates = true;
             o.no_candidates = !options.has_candidates(short_frs);
           }
         }
@@ -248,23 +269,33 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
       }
       const std::string& fname = flavors.flavors[best->flavor].meta.name;
       for (ResourceId r : wanted) psa.flavors[ResourceNames::Name(r)] = fname;
-      for (const auto& [fr, v] : best->charges) charged[fr] += v;
+      for (const auto& [fr, v] : best->charges) {
+        if (int64_t* c = charged_of(fr)) {
+          *c += v;
+        } else {
+          charged.emplace_back(fr, v);
+        }
+      }
       out.assignment.borrows |= best->borrow;
       if (best->mode == FitMode::kPreempt) {
         // Remember which frs are short so preemption only looks at workloads using them.
         for (ResourceId r : wanted) {
           FrId fr = *tree.FindFr(best->flavor, r);
-          if (charged[fr] > tree.Available(cq.node, fr)) preempt.insert(fr);
+          const int64_t* c = charged_of(fr);
+          if ((c == nullptr ? 0 : *c) > tree.Available(cq.node, fr)) preempt.push_back(fr);
         }
         std::string msg = prefix();
         for (size_t i = 0; i < reasons.size(); ++i) msg += (i ? "; " : "") + reasons[i];
         fail(FitMode::kPreempt, "QuotaExceeded", msg);
       }
     }
-    out.assignment.pod_sets.push_back(psa);
+    out.assignment.pod_sets.push_back(std::move(psa));
   }
-  out.usage.assign(charged.begin(), charged.end());
-  out.preempt_frs.assign(preempt.begin(), preempt.end());
+  std::sort(charged.begin(), charged.end());
+  out.usage = std::move(charged);
+  std::sort(preempt.begin(), preempt.end());
+  preempt.erase(std::unique(preempt.begin(), preempt.end()), preempt.end());
+  out.preempt_frs = std::move(preempt);
   if (out.mode == FitMode::kFit) {
     out.reason.clear();
     out.message.clear();

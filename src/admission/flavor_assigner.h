@@ -33,6 +33,9 @@ struct AssignOptions {
   // Kueue's "no preemption candidates": the next flavor is tried and the flavor
   // ranks below every one that can be admitted. Null: candidates are assumed.
   std::function<bool(const std::vector<FrId>&)> has_candidates;
+  // Set to true when has_candidates was called (the answer then depends on what it
+  // read); may be null.
+  bool* asked_candidates = nullptr;
 };
 
 FlavorAssignment AssignFlavors(const model::Workload& workload, const ClusterQueueSpec& cq,

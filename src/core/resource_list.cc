@@ -86,6 +86,8 @@ void ResourceList::ForEachNonZero(const std::function<void(ResourceId, int64_t)>
 
 std::vector<ResourceId> ResourceList::SortedIds() const {
   std::vector<ResourceId> ids;
+  ids.reserve(
+      static_cast<size_t>(std::count_if(v_.begin(), v_.end(), [](int64_t x) { return x != 0; })));
   for (size_t i = 0; i < v_.size(); ++i) {
     if (v_[i] != 0) ids.push_back(static_cast<ResourceId>(i));
   }
