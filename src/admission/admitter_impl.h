@@ -80,7 +80,7 @@ class AdmitterImpl : public Admitter {
     // Interned flavor inputs (flavor_shape.cc): equal shapes, equal inputs; -1: the
     // inputs are not shareable. `plain`: a shape, and neither elastic nor partially
     // admissible (set by Resolve, which fixes the route).
-    int32_t shape = -1;
+    int64_t shape = -1;
     bool plain = false;
     // In held_for_preemptor_ as a victim or in held_count_ as a preemptor (SyncHeld):
     // asked of every like head, where two lookups by key string cost more.
@@ -115,7 +115,7 @@ class AdmitterImpl : public Admitter {
   // recomputed (a cycle takes the heads of a tree many times after each admission).
   struct SharedFlavors {
     int64_t gen = -1;
-    int32_t shape = -1;  // WorkloadState::shape of the inputs
+    int64_t shape = -1;  // WorkloadState::shape of the inputs
     std::shared_ptr<const FlavorAssignment> flavors;
   };
   std::vector<SharedFlavors> shared_flavors_;  // by ClusterQueue index
@@ -320,9 +320,13 @@ class AdmitterImpl : public Admitter {
   }
   // flavor_shape.cc: the interned flavor inputs of `wl` (-1: not shareable), and
   // WorkloadState::plain.
-  int32_t ShapeOf(const model::Workload& wl);
+  int64_t ShapeOf(const model::Workload& wl);
   bool PlainShape(const WorkloadState& ws) const;
-  std::unordered_map<std::string, int32_t> shapes_;
+  // Bounded like pending_texts_: cleared when full, ids counting on, so a shape
+  // interned before the clear never equals one after it (less sharing, never a
+  // wrong one).
+  std::unordered_map<std::string, int64_t> shapes_;
+  int64_t next_shape_ = 0;
   // AssignFlavors' options for `ws`: fair sharing, and whether a flavor needing
   // preemption has anyone to preempt (Kueue's noPreemptionCandidates).
   AssignOptions AssignOptionsFor(const WorkloadState& ws) const;

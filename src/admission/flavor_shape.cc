@@ -18,7 +18,7 @@ void Append(std::string& out, int64_t v) {
 
 }  // namespace
 
-int32_t AdmitterImpl::ShapeOf(const model::Workload& wl) {
+int64_t AdmitterImpl::ShapeOf(const model::Workload& wl) {
   // Only workloads without tolerations, node selector or required affinity share
   // assignments (FlavorInputsShareable): the others get no shape.
   if (!FlavorInputsShareable(wl)) return -1;
@@ -41,7 +41,12 @@ int32_t AdmitterImpl::ShapeOf(const model::Workload& wl) {
     }
     Append(key, -1);  // ResourceIds are never negative: ends the pod set
   }
-  auto [it, inserted] = shapes_.try_emplace(std::move(key), static_cast<int32_t>(shapes_.size()));
+  // A long-running server sees ever new shapes (priorities, counts, requests):
+  // the table stays bounded.
+  constexpr size_t kMaxShapes = 1 << 16;
+  if (shapes_.size() >= kMaxShapes) shapes_.clear();
+  auto [it, inserted] = shapes_.try_emplace(std::move(key), next_shape_);
+  if (inserted) ++next_shape_;
   return it->second;
 }
 
