@@ -137,12 +137,7 @@ Status AdmitterImpl::Adopt(const model::Workload& workload, const Assignment& as
 
   // Resolved into a scratch state first: nothing changes until every check passed.
   WorkloadState ws;
-  ws.wl = workload;
-  ws.shape = ShapeOf(workload);
-  Time created = existing != workloads_.end() ? existing->second.qkey.created : now;
-  ws.qkey = QueueKey{workload.priority, 0, created, workload.meta.order, workload.key};
-  ws.request = model::TotalRequest(workload);
-  Resolve(ws);
+  InitState(ws, workload, existing != workloads_.end() ? existing->second.qkey.created : now);
   switch (ws.route) {
     case Route::kHeld:
       return FailedPrecondition("cannot adopt " + workload.key + ": " + ws.pending.message);
@@ -167,9 +162,7 @@ Status AdmitterImpl::Adopt(const model::Workload& workload, const Assignment& as
   if (existing != workloads_.end()) Remove(workload.key);
   auto [pos, inserted] = workloads_.emplace(workload.key, std::move(ws));
   WorkloadState& stored = pos->second;
-  stored.qkey.state = &stored;  // map nodes stay put: valid until Remove
-  if (!held_for_preemptor_.empty()) SyncHeld(workload.key);
-  if (stored.route == Route::kVolcano) volcano_.queue(stored.queue).request += stored.request;
+  Place(stored);
   Charge(stored);
   stored.pending = Decision{};
   stored.pending_text = -1;

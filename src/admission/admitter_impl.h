@@ -259,6 +259,12 @@ class AdmitterImpl : public Admitter {
   AdmitterImpl() = default;
 
   // admitter_queueing.cc
+  // A state for `workload` (created at `created`), resolved to its queue; Enqueue
+  // and Adopt build theirs so.
+  void InitState(WorkloadState& ws, const model::Workload& workload, Time created);
+  // `stored`, now in workloads_ for good: its queue key points at it, its held flag
+  // and its Volcano queue's request count it.
+  void Place(WorkloadState& stored);
   PendingQueue* QueueFor(const WorkloadState& ws);
   void Resolve(WorkloadState& ws);
   void SetPending(WorkloadState& ws, std::string reason, std::string message,

@@ -107,14 +107,22 @@ void AdmitterImpl::Enqueue(const model::Workload& workload, Time now) {
     pos = workloads_.try_emplace(workload.key).first;
   }
   WorkloadState& stored = pos->second;
-  stored.wl = workload;
-  stored.shape = ShapeOf(workload);
-  stored.qkey = QueueKey{workload.priority, 0, created, workload.meta.order, workload.key};
-  stored.request = model::TotalRequest(workload);
-  Resolve(stored);
-  stored.qkey.state = &stored;  // map nodes stay put: valid until Remove
-  if (!held_for_preemptor_.empty()) SyncHeld(workload.key);
+  InitState(stored, workload, created);
+  Place(stored);
   if (PendingQueue* q = QueueFor(stored)) q->Push(stored.qkey);
+}
+
+void AdmitterImpl::InitState(WorkloadState& ws, const model::Workload& workload, Time created) {
+  ws.wl = workload;
+  ws.shape = ShapeOf(workload);
+  ws.qkey = QueueKey{workload.priority, 0, created, workload.meta.order, workload.key};
+  ws.request = model::TotalRequest(workload);
+  Resolve(ws);
+}
+
+void AdmitterImpl::Place(WorkloadState& stored) {
+  stored.qkey.state = &stored;  // map nodes stay put: valid until Remove
+  if (!held_for_preemptor_.empty()) SyncHeld(stored.wl.key);
   if (stored.route == Route::kVolcano) volcano_.queue(stored.queue).request += stored.request;
 }
 
