@@ -347,13 +347,12 @@ const std::vector<int32_t>* NarrowBySelector(const IndexedClusterState& base,
   const std::vector<int32_t>* allowed = scope;
   for (const auto& [k, v] : ctx.constraints.node_selector) {
     const std::vector<int32_t>* with = base.NodesWithLabel(k, v);
-    if (allowed == nullptr || with->size() < allowed->size()) {
-      narrowed = allowed == nullptr ? *with : Intersect(*allowed, *with);
-      allowed = &narrowed;
-    } else {
-      narrowed = Intersect(*allowed, *with);
-      allowed = &narrowed;
+    if (allowed == nullptr) {
+      allowed = with;  // the index's own list, not a copy (it outlives the plan)
+      continue;
     }
+    narrowed = Intersect(*allowed, *with);
+    allowed = &narrowed;
   }
   return allowed;
 }
