@@ -47,6 +47,15 @@ bool PickWholeDevices(const NodeInfo& info, const NodeUsage& usage, std::span<co
     has_nvlink |= d.nvlink_domain >= 0;
   }
   if (free < count) return false;
+  if (!has_nvlink && zones.size() == 1) {
+    // Grouped by NUMA zone and all in one: the lowest free indices.
+    for (const auto& d : info.gpus) {
+      if (!usable(d)) continue;
+      out.push_back(d.index);
+      if (static_cast<int32_t>(out.size()) == count) break;
+    }
+    return true;
+  }
   // Group by NVLink domain when known, else by NUMA zone, counting each group's
   // free devices (no per-group lists: the chosen group's devices are found again).
   auto key_of = [has_nvlink](const GpuDevice& d) {
