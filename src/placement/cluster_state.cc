@@ -349,7 +349,7 @@ Status IndexedClusterState::Commit(const GangPlan& plan, const model::Workload& 
                                 std::to_string(p.index) + " of " + workload.key +
                                 " no longer fits on " + info.node.meta.name);
     }
-    if (copy != nullptr) Charge(info, *copy, shapes[p.pod_set], alloc);
+    if (copy != nullptr) ChargeUsage(info, *copy, shapes[p.pod_set], alloc);
   }
   const std::string& key = plan.workload_key.empty() ? workload.key : plan.workload_key;
   if (plan.pods.empty()) return Status::Ok();  // no entry for a workload with no pods

@@ -118,7 +118,7 @@ void AssignRanks(const PathSource& paths, PodList& pods) {
 }
 
 PodPlacement Place(Overlay& ov, const PodSetContext& ctx, NodeIndex node, PodAlloc alloc) {
-  Charge(ov.Base().Info(node), ov.Mutable(node), ctx.shape, alloc);
+  ChargeUsage(ov.Base().Info(node), ov.Mutable(node), ctx.shape, alloc);
   return PodPlacement{ctx.pod_set,
                       0,
                       node,

@@ -177,6 +177,26 @@ ZoneCharges Charge(const NodeInfo& info, NodeUsage& usage, const PodShape& shape
   return charges;
 }
 
+void ChargeUsage(const NodeInfo& info, NodeUsage& usage, const PodShape& shape,
+                 const PodAlloc& alloc) {
+  if (alloc.numa_zone >= 0 && Aligned(info)) {
+    // Everything to the pod's zone, as ComputeZoneCharges charges it, without
+    // building the list.
+    ResourceList& zone = usage.zone_used[alloc.numa_zone];
+    for (ResourceId r : info.zone_resources) {
+      const int64_t amount = shape.requests.Get(r);
+      if (amount != 0) zone.Add(r, amount);
+    }
+  } else {
+    for (const auto& [z, rl] : ComputeZoneCharges(info, usage, shape, alloc)) {
+      usage.zone_used[z] += rl;
+    }
+  }
+  usage.used += shape.requests;
+  int32_t per_device = shape.gpu_milli > 0 ? shape.gpu_milli : kMilliPerGpu;
+  for (int32_t d : alloc.gpus) usage.gpu_milli_used[d] += per_device;
+}
+
 void Refund(NodeUsage& usage, const PodShape& shape, const PodAlloc& alloc,
             const ZoneCharges& charges) {
   for (const auto& [z, rl] : charges) usage.zone_used[z] -= rl;
@@ -191,10 +211,10 @@ int32_t PodsFit(const NodeInfo& info, const NodeUsage& usage, const PodShape& sh
   if (!TryAllocate(info, usage, shape, a)) return 0;
   if (cap == 1) return 1;
   NodeUsage scratch = usage;
-  Charge(info, scratch, shape, a);
+  ChargeUsage(info, scratch, shape, a);
   int32_t n = 1;
   while (n < cap && TryAllocate(info, scratch, shape, a)) {
-    Charge(info, scratch, shape, a);
+    ChargeUsage(info, scratch, shape, a);
     ++n;
   }
   return n;

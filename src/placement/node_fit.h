@@ -34,6 +34,11 @@ using ZoneCharges = std::vector<std::pair<int32_t, ResourceList>>;
 // greedily starting with those holding its GPUs. Returns the zone charges made.
 ZoneCharges Charge(const NodeInfo& info, NodeUsage& usage, const PodShape& shape,
                    const PodAlloc& alloc);
+// Charges a pod as Charge does, leaving out the list of zone charges: for usage
+// that is never refunded pod by pod (a plan's overlay, trial fits, Commit's
+// validation copies), where building the list was an allocation or two per pod.
+void ChargeUsage(const NodeInfo& info, NodeUsage& usage, const PodShape& shape,
+                 const PodAlloc& alloc);
 // Refunds what Charge charged.
 void Refund(NodeUsage& usage, const PodShape& shape, const PodAlloc& alloc,
             const ZoneCharges& charges);
