@@ -80,6 +80,7 @@ NodeInfo MakeNodeInfo(const model::Node& node, const model::NodeTopology* topo) 
   if (nvlink.size() == info.gpus.size()) {
     for (size_t d = 0; d < nvlink.size(); ++d) info.gpus[d].nvlink_domain = nvlink[d];
   }
+  ScoringAllocatableInto(info, info.scoring_allocatable);
   return info;
 }
 

@@ -56,9 +56,8 @@ FilterVerdict NodeSearch::Filter(PodSetContext& ctx, NodeIndex i) const {
 int64_t NodeSearch::Score(const PodSetContext& ctx, NodeIndex i, const PodAlloc& alloc) const {
   const NodeInfo& info = ov_.Base().Info(i);
   const NodeUsage& usage = ov_.Usage(i);
-  ScoringAllocatableInto(info, alloc_scratch_);
   ScoringUsedInto(usage, used_scratch_);
-  ScoreInput in{alloc_scratch_,
+  ScoreInput in{info.scoring_allocatable,
                 used_scratch_,
                 ctx.scoring_request,
                 usage.gpu_milli_used,

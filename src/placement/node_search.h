@@ -84,8 +84,8 @@ class NodeSearch {
   int32_t max_scored_;
   Rng* ties_;
   bool explain_;
-  // Score's per-node lists, reused so scoring a node allocates nothing.
-  mutable ResourceList alloc_scratch_;
+  // Score's per-node list of what is used, reused so scoring a node allocates
+  // nothing (the allocatable side is NodeInfo::scoring_allocatable).
   mutable ResourceList used_scratch_;
 };
 
