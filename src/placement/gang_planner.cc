@@ -340,8 +340,9 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanHyperNodes(
 namespace {
 
 // Narrows the candidates of a pod set with the label index when it selects labels.
-const std::vector<int32_t>* NarrowBySelector(const IndexedClusterState& base,
-                                             const PodSetContext& ctx,
+// Every node searched then carries the selector's labels, so Filter need not look
+// them up again (PodSetContext::selector_by_index).
+const std::vector<int32_t>* NarrowBySelector(const IndexedClusterState& base, PodSetContext& ctx,
                                              const std::vector<int32_t>* scope,
                                              std::vector<int32_t>& narrowed) {
   const std::vector<int32_t>* allowed = scope;
@@ -354,6 +355,7 @@ const std::vector<int32_t>* NarrowBySelector(const IndexedClusterState& base,
     narrowed = Intersect(*allowed, *with);
     allowed = &narrowed;
   }
+  ctx.selector_by_index = !ctx.constraints.node_selector.empty();
   return allowed;
 }
 

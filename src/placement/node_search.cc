@@ -46,8 +46,9 @@ FilterVerdict NodeSearch::Filter(PodSetContext& ctx, NodeIndex i) const {
   int8_t v = ctx.verdicts.Get(i);
   if (v < 0) {
     ctx.constraints.affinity = &ctx.affinity;
-    v = static_cast<int8_t>(
-        FilterNode(ov_.Base().GetNode(i), ov_.Base().NodeReady(i), ctx.constraints));
+    v = static_cast<int8_t>(FilterNode(ov_.Base().GetNode(i), ov_.Base().NodeReady(i),
+                                       ctx.constraints,
+                                       /*check_selector=*/!ctx.selector_by_index));
     ctx.verdicts.Set(i, v);
   }
   return static_cast<FilterVerdict>(v);
