@@ -80,6 +80,7 @@ NodeInfo MakeNodeInfo(const model::Node& node, const model::NodeTopology* topo) 
   if (nvlink.size() == info.gpus.size()) {
     for (size_t d = 0; d < nvlink.size(); ++d) info.gpus[d].nvlink_domain = nvlink[d];
   }
+  ScoringAllocatableInto(info, info.scoring_allocatable);
   return info;
 }
 
@@ -268,7 +269,14 @@ void IndexedClusterState::Bind(const std::string& key, std::vector<BoundPod>& in
   NodeFree before = FreeOf(i);
   pod.charges = Charge(infos_[i], usage_[i], pod.shape, pod.alloc);
   OnNodeChanged(i, before);
-  ++pods_on_node_[i][key];
+  auto& on_node = pods_on_node_[i];
+  auto it =
+      std::find_if(on_node.begin(), on_node.end(), [&](const auto& e) { return e.first == &key; });
+  if (it == on_node.end()) {
+    on_node.emplace_back(&key, 1);
+  } else {
+    ++it->second;
+  }
   into.push_back(std::move(pod));
 }
 
@@ -277,8 +285,10 @@ void IndexedClusterState::Unbind(const BoundPod& pod, const std::string& key) {
   NodeFree before = FreeOf(i);
   Refund(usage_[i], pod.shape, pod.alloc, pod.charges);
   OnNodeChanged(i, before);
-  auto it = pods_on_node_[i].find(key);
-  if (it != pods_on_node_[i].end() && --it->second <= 0) pods_on_node_[i].erase(it);
+  auto& on_node = pods_on_node_[i];
+  auto it =
+      std::find_if(on_node.begin(), on_node.end(), [&](const auto& e) { return e.first == &key; });
+  if (it != on_node.end() && --it->second <= 0) on_node.erase(it);
 }
 
 Status IndexedClusterState::ReleaseAbove(const std::string& workload_key,
@@ -292,7 +302,7 @@ Status IndexedClusterState::ReleaseAbove(const std::string& workload_key,
     const BoundPod& p = pods[k];
     if (p.pod_set < 0 || static_cast<size_t>(p.pod_set) >= keep.size()) continue;
     if (p.index < keep[p.pod_set]) continue;
-    Unbind(p, workload_key);
+    Unbind(p, it->first);
     drop[k] = true;
   }
   std::vector<BoundPod> kept;
@@ -340,14 +350,16 @@ Status IndexedClusterState::Commit(const GangPlan& plan, const model::Workload& 
                                 std::to_string(p.index) + " of " + workload.key +
                                 " no longer fits on " + info.node.meta.name);
     }
-    if (copy != nullptr) Charge(info, *copy, shapes[p.pod_set], alloc);
+    if (copy != nullptr) ChargeUsage(info, *copy, shapes[p.pod_set], alloc);
   }
   const std::string& key = plan.workload_key.empty() ? workload.key : plan.workload_key;
   if (plan.pods.empty()) return Status::Ok();  // no entry for a workload with no pods
-  std::vector<BoundPod>& into = bound_[key];   // one lookup for the whole gang
+  // One lookup for the whole gang; the entry's key is the one pods_on_node_ points at.
+  auto entry = bound_.try_emplace(key).first;
+  std::vector<BoundPod>& into = entry->second;
   if (into.empty()) into.reserve(plan.pods.size());
   for (const auto& p : plan.pods) {
-    Bind(key, into,
+    Bind(entry->first, into,
          BoundPod{p.pod_set,
                   p.index,
                   p.node,
@@ -362,13 +374,14 @@ void IndexedClusterState::Release(const std::string& workload_key) {
   auto it = bound_.find(workload_key);
   if (it == bound_.end()) return;
   // Refund in reverse so greedy zone charges unwind in the order they were made.
-  for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) Unbind(*p, workload_key);
+  for (auto p = it->second.rbegin(); p != it->second.rend(); ++p) Unbind(*p, it->first);
   bound_.erase(it);
 }
 
 std::vector<std::string> IndexedClusterState::WorkloadsOnNode(NodeIndex i) const {
   std::vector<std::string> out;
-  for (const auto& [key, n] : pods_on_node_[i]) out.push_back(key);
+  for (const auto& [key, n] : pods_on_node_[i]) out.push_back(*key);
+  std::sort(out.begin(), out.end());  // kept unordered; reported by key
   return out;
 }
 

@@ -34,6 +34,9 @@ class IndexedClusterState final : public ClusterState {
  public:
   IndexedClusterState(std::vector<NodeInfo> infos, std::vector<model::Topology> topologies,
                       std::vector<ResolvedHyperNode> hyper_nodes);
+  // Not copyable: pods_on_node_ points at bound_'s keys.
+  IndexedClusterState(const IndexedClusterState&) = delete;
+  IndexedClusterState& operator=(const IndexedClusterState&) = delete;
 
   int32_t NodeCount() const override { return static_cast<int32_t>(infos_.size()); }
   const model::Node& GetNode(NodeIndex i) const override { return infos_[i].node; }
@@ -86,7 +89,9 @@ class IndexedClusterState final : public ClusterState {
 
  private:
   // Charges `pod` to its node and appends it to `into` (the workload's bound_ entry).
+  // `key` is that entry's own key (pods_on_node_ keeps its address).
   void Bind(const std::string& key, std::vector<BoundPod>& into, BoundPod pod);
+  // Refunds `pod`; `key` is its bound_ entry's key, as for Bind.
   void Unbind(const BoundPod& pod, const std::string& key);
   // What a node adds to its domains' aggregates.
   struct NodeFree {
@@ -120,7 +125,11 @@ class IndexedClusterState final : public ClusterState {
   // A tree, not a hash map: keys mostly arrive in order, so its insert path stays
   // in cache (an unordered_map measured slower in placement-5k).
   std::map<std::string, std::vector<BoundPod>> bound_;
-  std::vector<std::map<std::string, int32_t>> pods_on_node_;  // workload key -> pods
+  // Per node, the workloads with pods there and how many. A short list searched by
+  // the address of the workload's bound_ key (stable while it has pods bound, and
+  // every pod is unbound before its entry goes): no string compares or tree nodes
+  // per bind, as a map keyed by the string had.
+  std::vector<std::vector<std::pair<const std::string*, int32_t>>> pods_on_node_;
 };
 
 }  // namespace muster::placement

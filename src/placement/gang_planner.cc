@@ -118,7 +118,7 @@ void AssignRanks(const PathSource& paths, PodList& pods) {
 }
 
 PodPlacement Place(Overlay& ov, const PodSetContext& ctx, NodeIndex node, PodAlloc alloc) {
-  Charge(ov.Base().Info(node), ov.Mutable(node), ctx.shape, alloc);
+  ChargeUsage(ov.Base().Info(node), ov.Mutable(node), ctx.shape, alloc);
   return PodPlacement{ctx.pod_set,
                       0,
                       node,
@@ -340,21 +340,22 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanHyperNodes(
 namespace {
 
 // Narrows the candidates of a pod set with the label index when it selects labels.
-const std::vector<int32_t>* NarrowBySelector(const IndexedClusterState& base,
-                                             const PodSetContext& ctx,
+// Every node searched then carries the selector's labels, so Filter need not look
+// them up again (PodSetContext::selector_by_index).
+const std::vector<int32_t>* NarrowBySelector(const IndexedClusterState& base, PodSetContext& ctx,
                                              const std::vector<int32_t>* scope,
                                              std::vector<int32_t>& narrowed) {
   const std::vector<int32_t>* allowed = scope;
   for (const auto& [k, v] : ctx.constraints.node_selector) {
     const std::vector<int32_t>* with = base.NodesWithLabel(k, v);
-    if (allowed == nullptr || with->size() < allowed->size()) {
-      narrowed = allowed == nullptr ? *with : Intersect(*allowed, *with);
-      allowed = &narrowed;
-    } else {
-      narrowed = Intersect(*allowed, *with);
-      allowed = &narrowed;
+    if (allowed == nullptr) {
+      allowed = with;  // the index's own list, not a copy (it outlives the plan)
+      continue;
     }
+    narrowed = Intersect(*allowed, *with);
+    allowed = &narrowed;
   }
+  ctx.selector_by_index = !ctx.constraints.node_selector.empty();
   return allowed;
 }
 

@@ -131,7 +131,8 @@ bool MatchesRequiredAffinity(const std::vector<model::NodeSelectorTerm>& terms,
   return false;
 }
 
-FilterVerdict FilterNode(const model::Node& node, bool ready, const PodConstraints& pod) {
+FilterVerdict FilterNode(const model::Node& node, bool ready, const PodConstraints& pod,
+                         bool check_selector) {
   if (!ready) return FilterVerdict::kNotReady;
   if (node.unschedulable) {
     model::Taint t{kUnschedulableTaintKey, "", model::TaintEffect::kNoSchedule};
@@ -141,10 +142,12 @@ FilterVerdict FilterNode(const model::Node& node, bool ready, const PodConstrain
     if (taint.effect == model::TaintEffect::kPreferNoSchedule) continue;
     if (!TaintTolerated(taint, pod.tolerations)) return FilterVerdict::kUntoleratedTaint;
   }
-  for (const auto& [k, v] : pod.node_selector) {
-    auto it = node.meta.labels.find(k);
-    if (it == node.meta.labels.end() || it->second != v) {
-      return FilterVerdict::kNodeSelectorMismatch;
+  if (check_selector) {
+    for (const auto& [k, v] : pod.node_selector) {
+      auto it = node.meta.labels.find(k);
+      if (it == node.meta.labels.end() || it->second != v) {
+        return FilterVerdict::kNodeSelectorMismatch;
+      }
     }
   }
   if (pod.affinity != nullptr && !MatchesRequiredAffinity(pod.affinity->required, node)) {

@@ -50,6 +50,9 @@ bool MatchesTerm(const model::NodeSelectorTerm& term, const model::Node& node);
 bool MatchesRequiredAffinity(const std::vector<model::NodeSelectorTerm>& terms,
                              const model::Node& node);
 
-FilterVerdict FilterNode(const model::Node& node, bool ready, const PodConstraints& pod);
+// `check_selector` false: the caller knows the node carries the pod's node selector
+// labels (it came from the label index), so they are not looked up.
+FilterVerdict FilterNode(const model::Node& node, bool ready, const PodConstraints& pod,
+                         bool check_selector = true);
 
 }  // namespace muster::placement

@@ -93,32 +93,39 @@ ZoneCharges ComputeZoneCharges(const NodeInfo& info, const NodeUsage& usage, con
 
 }  // namespace
 
-std::optional<PodAlloc> TryAllocate(const NodeInfo& info, const NodeUsage& usage,
-                                    const PodShape& shape, FitFailure* why) {
-  auto fail = [why](FitFailure f) -> std::optional<PodAlloc> {
+bool TryAllocate(const NodeInfo& info, const NodeUsage& usage, const PodShape& shape, PodAlloc& out,
+                 FitFailure* why) {
+  auto fail = [why](FitFailure f) {
     if (why != nullptr) *why = f;
-    return std::nullopt;
+    return false;
   };
   if (!ResourcesFit(info, usage, shape)) return fail(FitFailure::kResources);
   if (shape.gpus > usage.FreeWholeGpus()) return fail(FitFailure::kGpus);
-  if (shape.gpu_milli > 0 && !PickSharedDevice(info, usage, {}, shape.gpu_milli)) {
-    return fail(FitFailure::kGpus);
+  std::optional<int32_t> shared;
+  if (shape.gpu_milli > 0) {
+    shared = PickSharedDevice(info, usage, {}, shape.gpu_milli);
+    if (!shared) return fail(FitFailure::kGpus);
   }
   if (Aligned(info)) {
-    auto a = AlignPod(info, usage, shape);
-    if (!a) return fail(FitFailure::kNuma);
+    if (!AlignPod(info, usage, shape, out)) return fail(FitFailure::kNuma);
     if (why != nullptr) *why = FitFailure::kNone;
-    return a;
+    return true;
   }
-  PodAlloc out;
+  out.numa_zone = -1;
+  out.container_zones.clear();
   if (shape.gpu_milli > 0) {
-    out.gpus = {*PickSharedDevice(info, usage, {}, shape.gpu_milli)};
-  } else if (shape.gpus > 0) {
-    auto devs = PickWholeDevices(info, usage, {}, shape.gpus);
-    if (!devs) return fail(FitFailure::kGpus);
-    out.gpus = std::move(*devs);
+    out.gpus.assign(1, *shared);
+  } else if (!PickWholeDevices(info, usage, {}, shape.gpus, out.gpus)) {
+    return fail(FitFailure::kGpus);
   }
   if (why != nullptr) *why = FitFailure::kNone;
+  return true;
+}
+
+std::optional<PodAlloc> TryAllocate(const NodeInfo& info, const NodeUsage& usage,
+                                    const PodShape& shape, FitFailure* why) {
+  PodAlloc out;
+  if (!TryAllocate(info, usage, shape, out, why)) return std::nullopt;
   return out;
 }
 
@@ -170,6 +177,26 @@ ZoneCharges Charge(const NodeInfo& info, NodeUsage& usage, const PodShape& shape
   return charges;
 }
 
+void ChargeUsage(const NodeInfo& info, NodeUsage& usage, const PodShape& shape,
+                 const PodAlloc& alloc) {
+  if (alloc.numa_zone >= 0 && Aligned(info)) {
+    // Everything to the pod's zone, as ComputeZoneCharges charges it, without
+    // building the list.
+    ResourceList& zone = usage.zone_used[alloc.numa_zone];
+    for (ResourceId r : info.zone_resources) {
+      const int64_t amount = shape.requests.Get(r);
+      if (amount != 0) zone.Add(r, amount);
+    }
+  } else {
+    for (const auto& [z, rl] : ComputeZoneCharges(info, usage, shape, alloc)) {
+      usage.zone_used[z] += rl;
+    }
+  }
+  usage.used += shape.requests;
+  int32_t per_device = shape.gpu_milli > 0 ? shape.gpu_milli : kMilliPerGpu;
+  for (int32_t d : alloc.gpus) usage.gpu_milli_used[d] += per_device;
+}
+
 void Refund(NodeUsage& usage, const PodShape& shape, const PodAlloc& alloc,
             const ZoneCharges& charges) {
   for (const auto& [z, rl] : charges) usage.zone_used[z] -= rl;
@@ -180,16 +207,14 @@ void Refund(NodeUsage& usage, const PodShape& shape, const PodAlloc& alloc,
 
 int32_t PodsFit(const NodeInfo& info, const NodeUsage& usage, const PodShape& shape, int32_t cap) {
   if (cap <= 0) return 0;
-  auto first = TryAllocate(info, usage, shape);
-  if (!first) return 0;
+  PodAlloc a;
+  if (!TryAllocate(info, usage, shape, a)) return 0;
   if (cap == 1) return 1;
   NodeUsage scratch = usage;
-  Charge(info, scratch, shape, *first);
+  ChargeUsage(info, scratch, shape, a);
   int32_t n = 1;
-  while (n < cap) {
-    auto a = TryAllocate(info, scratch, shape);
-    if (!a) break;
-    Charge(info, scratch, shape, *a);
+  while (n < cap && TryAllocate(info, scratch, shape, a)) {
+    ChargeUsage(info, scratch, shape, a);
     ++n;
   }
   return n;

@@ -13,8 +13,13 @@ namespace muster::placement {
 
 enum class FitFailure { kNone, kResources, kGpus, kNuma };
 
-// Chooses devices (and a NUMA zone when the node's policy asks) for one pod.
-// nullopt with `why` set when it does not fit.
+// Chooses devices (and a NUMA zone when the node's policy asks) for one pod into
+// `out`, replacing what it held and reusing its storage (a search calls this for
+// every node it visits). False with `why` set when it does not fit (`out` is then
+// unspecified).
+bool TryAllocate(const NodeInfo& info, const NodeUsage& usage, const PodShape& shape, PodAlloc& out,
+                 FitFailure* why = nullptr);
+// The same, returning a fresh allocation; nullopt when it does not fit.
 std::optional<PodAlloc> TryAllocate(const NodeInfo& info, const NodeUsage& usage,
                                     const PodShape& shape, FitFailure* why = nullptr);
 
@@ -29,6 +34,11 @@ using ZoneCharges = std::vector<std::pair<int32_t, ResourceList>>;
 // greedily starting with those holding its GPUs. Returns the zone charges made.
 ZoneCharges Charge(const NodeInfo& info, NodeUsage& usage, const PodShape& shape,
                    const PodAlloc& alloc);
+// Charges a pod as Charge does, leaving out the list of zone charges: for usage
+// that is never refunded pod by pod (a plan's overlay, trial fits, Commit's
+// validation copies), where building the list was an allocation or two per pod.
+void ChargeUsage(const NodeInfo& info, NodeUsage& usage, const PodShape& shape,
+                 const PodAlloc& alloc);
 // Refunds what Charge charged.
 void Refund(NodeUsage& usage, const PodShape& shape, const PodAlloc& alloc,
             const ZoneCharges& charges);

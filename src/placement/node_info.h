@@ -44,6 +44,8 @@ struct NodeInfo {
   model::TopologyManagerScope scope = model::TopologyManagerScope::kContainer;
   std::vector<ResourceId> zone_resources;  // non-GPU resources the zones account
   std::vector<int32_t> domains;            // topology domain ids holding this node
+  // ScoringAllocatable(*this), set once built: scoring a node reads it in place.
+  ResourceList scoring_allocatable;
 };
 
 // What bound (or tentatively planned) pods use on a node.

@@ -46,8 +46,9 @@ FilterVerdict NodeSearch::Filter(PodSetContext& ctx, NodeIndex i) const {
   int8_t v = ctx.verdicts.Get(i);
   if (v < 0) {
     ctx.constraints.affinity = &ctx.affinity;
-    v = static_cast<int8_t>(
-        FilterNode(ov_.Base().GetNode(i), ov_.Base().NodeReady(i), ctx.constraints));
+    v = static_cast<int8_t>(FilterNode(ov_.Base().GetNode(i), ov_.Base().NodeReady(i),
+                                       ctx.constraints,
+                                       /*check_selector=*/!ctx.selector_by_index));
     ctx.verdicts.Set(i, v);
   }
   return static_cast<FilterVerdict>(v);
@@ -56,9 +57,8 @@ FilterVerdict NodeSearch::Filter(PodSetContext& ctx, NodeIndex i) const {
 int64_t NodeSearch::Score(const PodSetContext& ctx, NodeIndex i, const PodAlloc& alloc) const {
   const NodeInfo& info = ov_.Base().Info(i);
   const NodeUsage& usage = ov_.Usage(i);
-  ScoringAllocatableInto(info, alloc_scratch_);
   ScoringUsedInto(usage, used_scratch_);
-  ScoreInput in{alloc_scratch_,
+  ScoreInput in{info.scoring_allocatable,
                 used_scratch_,
                 ctx.scoring_request,
                 usage.gpu_milli_used,
@@ -73,35 +73,37 @@ int64_t NodeSearch::Score(const PodSetContext& ctx, NodeIndex i, const PodAlloc&
 std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
                                                      const std::vector<int32_t>* allowed) const {
   const IndexedClusterState& base = ov_.Base();
-  std::optional<Pick> best;
+  // The best node so far and the candidate's allocation: swapped when a candidate
+  // wins, so the device lists keep their storage (no allocation per node visited).
+  Pick best;
+  PodAlloc candidate;
+  PodAlloc trial;  // a shared device the scorer is asked about
   int64_t best_score = 0;
   int32_t best_rank = 0;
   uint64_t tied = 0;  // nodes seen with best_score (random tie-break)
   auto consider = [&](NodeIndex i) {
     if (Filter(ctx, i) != FilterVerdict::kFits) return false;
     const NodeInfo& info = base.Info(i);
-    auto alloc = TryAllocate(info, ov_.Usage(i), ctx.shape);
-    if (!alloc) return false;
-    int64_t score = Score(ctx, i, *alloc);
-    if (ctx.shape.gpu_milli > 0 && scorer_.ScoresEachSharedDevice() && alloc->numa_zone < 0 &&
+    if (!TryAllocate(info, ov_.Usage(i), ctx.shape, candidate)) return false;
+    int64_t score = Score(ctx, i, candidate);
+    if (ctx.shape.gpu_milli > 0 && scorer_.ScoresEachSharedDevice() && candidate.numa_zone < 0 &&
         (info.policy == model::TopologyManagerPolicy::kNone || info.zones.empty())) {
       // The scorer picks the shared device: every device with room, first best wins.
       const std::vector<int32_t>& used = ov_.Usage(i).gpu_milli_used;
-      PodAlloc trial;
       for (int32_t d = 0; d < static_cast<int32_t>(used.size()); ++d) {
         if (used[d] + ctx.shape.gpu_milli > kMilliPerGpu) continue;
         trial.gpus.assign(1, d);
         int64_t s = Score(ctx, i, trial);
-        if (s > score || (s == score && d < alloc->gpus.front())) {
+        if (s > score || (s == score && d < candidate.gpus.front())) {
           score = s;
-          alloc->gpus.assign(1, d);
+          candidate.gpus.assign(1, d);
         }
       }
     }
     if (ctx.bonus != nullptr) score += (*ctx.bonus)(i);
     int32_t rank = info.name_rank;
     bool take;
-    if (!best || score > best_score) {
+    if (best.node < 0 || score > best_score) {
       take = true;
       tied = 1;
     } else if (score < best_score) {
@@ -112,7 +114,8 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
       take = rank < best_rank;
     }
     if (take) {
-      best = Pick{i, std::move(*alloc)};
+      best.node = i;
+      std::swap(best.alloc, candidate);
       best_score = score;
       best_rank = rank;
     }
@@ -141,7 +144,7 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
       if (ov_.Touched(i)) continue;
       if (consider(i) && ++found >= limit) break;
     }
-    return best;
+    return best.node < 0 ? std::nullopt : std::optional<Pick>(std::move(best));
   }
   // Whole cluster: walk the free-GPU buckets that can hold the pod, fullest first
   // for packing scorers, emptiest first for spreading ones.
@@ -157,7 +160,7 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
       if (consider(i) && ++found >= limit) break;
     }
   }
-  return best;
+  return best.node < 0 ? std::nullopt : std::optional<Pick>(std::move(best));
 }
 
 }  // namespace muster::placement

@@ -28,7 +28,12 @@ struct PodSetContext {
   ResourceList scoring_request;  // ScoringRequest(shape), once per plan
   PodConstraints constraints;
   model::NodeAffinity affinity;
-  VerdictCache verdicts;            // per node: -1 unknown, else FilterVerdict
+  VerdictCache verdicts;  // per node: -1 unknown, else FilterVerdict
+  // The search's candidates come from the label index's lists for the node
+  // selector (every path that filters a node of a selecting pod set narrows them
+  // so: gang_planner.cc NarrowBySelector), so Filter skips the selector's label
+  // lookups.
+  bool selector_by_index = false;
   std::string excluded_why;         // how Diagnose names kExcluded nodes ("" = "excluded")
   std::vector<NodeIndex> excluded;  // the nodes ExcludeNodes marked kExcluded
   // Added to the scorer's score of a node for the next pod (Volcano's task-topology
@@ -84,8 +89,8 @@ class NodeSearch {
   int32_t max_scored_;
   Rng* ties_;
   bool explain_;
-  // Score's per-node lists, reused so scoring a node allocates nothing.
-  mutable ResourceList alloc_scratch_;
+  // Score's per-node list of what is used, reused so scoring a node allocates
+  // nothing (the allocatable side is NodeInfo::scoring_allocatable).
   mutable ResourceList used_scratch_;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <span>
 
 #include "placement/gpu_devices.h"
 
@@ -28,7 +29,10 @@ bool ZoneFits(const NodeInfo& info, const NodeUsage& usage, int32_t z, const Nee
     if (ZoneFree(info, usage, z, r) < need.requests.Get(r)) return false;
   }
   if (free_devices < need.gpus) return false;
-  if (need.gpu_milli > 0 && !PickSharedDevice(info, usage, {z}, need.gpu_milli)) return false;
+  if (need.gpu_milli > 0 &&
+      !PickSharedDevice(info, usage, std::span<const int32_t>(&z, 1), need.gpu_milli)) {
+    return false;
+  }
   return true;
 }
 
@@ -65,22 +69,24 @@ bool SubsetCovers(const NodeInfo& info, const NodeUsage& usage, uint32_t mask, c
 }
 
 // Fills in devices for `need` from `zones`; false if they are not free.
-bool TakeDevices(const NodeInfo& info, const NodeUsage& usage, const std::vector<int32_t>& zones,
+bool TakeDevices(const NodeInfo& info, const NodeUsage& usage, std::span<const int32_t> zones,
                  const Need& need, PodAlloc& out) {
   if (need.gpu_milli == 0 && need.gpus <= 0) return true;  // no devices to take
   if (need.gpu_milli > 0) {
     auto d = PickSharedDevice(info, usage, zones, need.gpu_milli);
     if (!d) return false;
-    out.gpus = {*d};
+    out.gpus.assign(1, *d);
     return true;
   }
-  auto devs = PickWholeDevices(info, usage, zones, need.gpus);
-  if (!devs) return false;
-  out.gpus = std::move(*devs);
-  return true;
+  return PickWholeDevices(info, usage, zones, need.gpus, out.gpus);
 }
 
-std::optional<PodAlloc> AlignUnit(const NodeInfo& info, const NodeUsage& usage, const Need& need) {
+// Chooses zone(s) and devices for one unit into `out` (reset first, its storage
+// reused); false when the policy rejects it.
+bool AlignUnit(const NodeInfo& info, const NodeUsage& usage, const Need& need, PodAlloc& out) {
+  out.gpus.clear();
+  out.numa_zone = -1;
+  out.container_zones.clear();
   const int32_t zone_count = static_cast<int32_t>(info.zones.size());
   // 1. One zone: the fitting zone with the fewest free devices, so emptier zones
   //    stay whole for larger pods.
@@ -106,34 +112,28 @@ std::optional<PodAlloc> AlignUnit(const NodeInfo& info, const NodeUsage& usage, 
       best_free = free;
     }
   }
-  PodAlloc out;
   if (best >= 0) {
     out.numa_zone = best;
-    const bool devices = need.gpus > 0 || need.gpu_milli > 0;  // else no zone list to build
-    if (devices && !TakeDevices(info, usage, {best}, need, out)) return std::nullopt;
-    return out;
+    return TakeDevices(info, usage, std::span<const int32_t>(&best, 1), need, out);
   }
-  if (info.policy == Policy::kSingleNumaNode) return std::nullopt;
-  if (info.policy == Policy::kBestEffort) {
-    // Admitted anyway, unaligned.
-    if (!TakeDevices(info, usage, {}, need, out)) return std::nullopt;
-    return out;
-  }
+  if (info.policy == Policy::kSingleNumaNode) return false;
+  // best-effort: admitted anyway, unaligned.
+  if (info.policy == Policy::kBestEffort) return TakeDevices(info, usage, {}, need, out);
   // restricted: the preferred hint is the narrowest mask that could satisfy the
   // request on an empty node; the pod is admitted only if such a mask is free now.
-  if (zone_count > 16) return std::nullopt;
+  if (zone_count > 16) return false;
   const uint32_t limit = 1u << zone_count;
   int32_t k_min = 0;
   for (uint32_t mask = 1; mask < limit; ++mask) {
     int32_t k = std::popcount(mask);
     if ((k_min == 0 || k < k_min) && SubsetCovers(info, usage, mask, need, false)) k_min = k;
   }
-  if (k_min <= 1) return std::nullopt;  // alignable in principle, just not now
+  if (k_min <= 1) return false;  // alignable in principle, just not now
   for (uint32_t mask = 1; mask < limit; ++mask) {
     if (std::popcount(mask) != k_min || !SubsetCovers(info, usage, mask, need, true)) continue;
-    if (TakeDevices(info, usage, ZonesOf(mask), need, out)) return out;
+    if (TakeDevices(info, usage, ZonesOf(mask), need, out)) return true;
   }
-  return std::nullopt;
+  return false;
 }
 
 }  // namespace
@@ -164,33 +164,34 @@ const char* PolicyName(model::TopologyManagerPolicy policy) {
   return "none";
 }
 
-std::optional<PodAlloc> AlignPod(const NodeInfo& info, const NodeUsage& usage,
-                                 const PodShape& shape) {
+bool AlignPod(const NodeInfo& info, const NodeUsage& usage, const PodShape& shape, PodAlloc& out) {
   bool container_scope = info.scope == model::TopologyManagerScope::kContainer &&
                          !shape.containers.empty() && shape.gpu_milli == 0;
   if (!container_scope) {
-    return AlignUnit(info, usage, Need{shape.requests, shape.gpus, shape.gpu_milli});
+    return AlignUnit(info, usage, Need{shape.requests, shape.gpus, shape.gpu_milli}, out);
   }
   // Container scope: each container is aligned on its own; later containers see the
   // earlier ones' devices and zone charges.
   NodeUsage scratch = usage;
-  PodAlloc out;
+  out.gpus.clear();
+  out.numa_zone = -1;
+  out.container_zones.clear();
+  PodAlloc a;
   bool first = true;
   bool same_zone = true;
   for (const auto& c : shape.containers) {
     Need need{c.requests, c.gpus, 0};
-    auto a = AlignUnit(info, scratch, need);
-    if (!a) return std::nullopt;
-    for (int32_t d : a->gpus) scratch.gpu_milli_used[d] = kMilliPerGpu;
-    if (a->numa_zone >= 0) {
+    if (!AlignUnit(info, scratch, need, a)) return false;
+    for (int32_t d : a.gpus) scratch.gpu_milli_used[d] = kMilliPerGpu;
+    if (a.numa_zone >= 0) {
       for (ResourceId r : info.zone_resources) {
-        scratch.zone_used[a->numa_zone].Add(r, need.requests.Get(r));
+        scratch.zone_used[a.numa_zone].Add(r, need.requests.Get(r));
       }
     } else {
       // Unaligned (best-effort): its cpu/memory come from its GPUs' zones first,
       // as Charge will take them, so later containers see what is left.
       std::vector<int32_t> order;
-      for (int32_t d : a->gpus) {
+      for (int32_t d : a.gpus) {
         int32_t z = info.gpus[d].numa_zone;
         if (z >= 0 && std::find(order.begin(), order.end(), z) == order.end()) order.push_back(z);
       }
@@ -207,13 +208,13 @@ std::optional<PodAlloc> AlignPod(const NodeInfo& info, const NodeUsage& usage,
       }
     }
     if (first) {
-      out.numa_zone = a->numa_zone;
+      out.numa_zone = a.numa_zone;
       first = false;
-    } else if (a->numa_zone != out.numa_zone) {
+    } else if (a.numa_zone != out.numa_zone) {
       same_zone = false;
     }
-    out.container_zones.push_back(a->numa_zone);
-    out.gpus.insert(out.gpus.end(), a->gpus.begin(), a->gpus.end());
+    out.container_zones.push_back(a.numa_zone);
+    out.gpus.insert(out.gpus.end(), a.gpus.begin(), a.gpus.end());
   }
   if (!same_zone) {
     out.numa_zone = -1;
@@ -224,12 +225,12 @@ std::optional<PodAlloc> AlignPod(const NodeInfo& info, const NodeUsage& usage,
   int32_t extra = shape.gpus - static_cast<int32_t>(out.gpus.size());
   if (extra > 0) {
     for (int32_t d : out.gpus) scratch.gpu_milli_used[d] = kMilliPerGpu;
-    auto more = PickWholeDevices(info, scratch, {}, extra);
-    if (!more) return std::nullopt;
-    out.gpus.insert(out.gpus.end(), more->begin(), more->end());
+    std::vector<int32_t> more;
+    if (!PickWholeDevices(info, scratch, {}, extra, more)) return false;
+    out.gpus.insert(out.gpus.end(), more.begin(), more.end());
   }
   std::sort(out.gpus.begin(), out.gpus.end());
-  return out;
+  return true;
 }
 
 }  // namespace muster::placement

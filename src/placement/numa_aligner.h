@@ -11,12 +11,12 @@
 
 namespace muster::placement {
 
-// Chooses devices and zone(s) for `shape` on a node whose policy is not none.
-// nullopt when the policy rejects the pod: single-numa-node without a zone that
-// fits, or restricted when the fewest zones that could ever satisfy it are not
-// free now. Node-level resource fit is the caller's job.
-std::optional<PodAlloc> AlignPod(const NodeInfo& info, const NodeUsage& usage,
-                                 const PodShape& shape);
+// Chooses devices and zone(s) for `shape` into `out` (replacing what it held; its
+// storage is reused) on a node whose policy is not none. False when the policy
+// rejects the pod: single-numa-node without a zone that fits, or restricted when
+// the fewest zones that could ever satisfy it are not free now. Node-level resource
+// fit is the caller's job.
+bool AlignPod(const NodeInfo& info, const NodeUsage& usage, const PodShape& shape, PodAlloc& out);
 
 // Free amount of zone-accounted resource `r` in zone `z`.
 int64_t ZoneFree(const NodeInfo& info, const NodeUsage& usage, int32_t z, ResourceId r);
