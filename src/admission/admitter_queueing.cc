@@ -326,6 +326,7 @@ PreemptionCandidate AdmitterImpl::AsCandidate(const WorkloadState& ws, int32_t c
   pc.order = ws.qkey.order;
   pc.admit_seq = ws.admit_seq;
   pc.usage = &ws.usage;
+  pc.uses = FrMask::OfUsage(ws.usage);
   return pc;
 }
 

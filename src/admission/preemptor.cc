@@ -14,6 +14,12 @@ bool UsesAny(const FrAmounts& usage, const std::vector<FrId>& frs) {
   return false;
 }
 
+// `frs` sorted, `frs_mask` its FrMask.
+bool UsesAny(const PreemptionCandidate& c, const std::vector<FrId>& frs, const FrMask& frs_mask) {
+  if (c.uses.exact && frs_mask.exact) return (c.uses.bits & frs_mask.bits) != 0;
+  return UsesAny(*c.usage, frs);
+}
+
 bool CqIsBorrowing(const QuotaTree& tree, NodeId node, const std::vector<FrId>& frs) {
   if (!tree.HasParent(node)) return false;
   return std::any_of(frs.begin(), frs.end(),
@@ -89,6 +95,27 @@ std::vector<PreemptionTarget> MinimalPreemptions(const IncomingWorkload& in, Quo
 
 }  // namespace
 
+FrMask FrMask::Of(const std::vector<FrId>& frs) {
+  FrMask m;
+  m.exact = true;
+  for (FrId fr : frs) {
+    if (fr < 0 || fr >= 64) return FrMask{};
+    m.bits |= uint64_t{1} << fr;
+  }
+  return m;
+}
+
+FrMask FrMask::OfUsage(const FrAmounts& usage) {
+  FrMask m;
+  m.exact = true;
+  for (const auto& [fr, v] : usage) {
+    if (v <= 0) continue;
+    if (fr < 0 || fr >= 64) return FrMask{};
+    m.bits |= uint64_t{1} << fr;
+  }
+  return m;
+}
+
 bool WorkloadFits(const IncomingWorkload& in, const QuotaTree& tree,
                   const std::vector<ClusterQueueSpec>& cqs, bool allow_borrowing) {
   NodeId node = cqs[in.cq].node;
@@ -115,12 +142,16 @@ bool OtherQueueReclaimable(const IncomingWorkload& in, const std::vector<FrId>& 
   return CqIsBorrowing(tree, cqs[other].node, frs);
 }
 
+// OtherQueueReclaimable's answers for the queues of one cohort tree, as (queue,
+// answer) pairs: a tree holds a few queues, and a table over every queue cost a
+// fill of the whole table per search (growing with the cluster, not the tree).
+using ReclaimableMemo = std::vector<std::pair<int32_t, bool>>;
+
 // Whether the incoming workload's ClusterQueue policies allow preempting `c`, which
-// uses one of `frs` (sorted). `reclaimable` caches OtherQueueReclaimable per queue
-// index (-1: not asked yet).
-bool IsCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs, const QuotaTree& tree,
-                 const std::vector<ClusterQueueSpec>& cqs, const PreemptionCandidate& c,
-                 std::vector<int8_t>& reclaimable) {
+// uses one of `frs` (sorted; `frs_mask` its FrMask).
+bool IsCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs, const FrMask& frs_mask,
+                 const QuotaTree& tree, const std::vector<ClusterQueueSpec>& cqs,
+                 const PreemptionCandidate& c, ReclaimableMemo& reclaimable) {
   using model::PreemptionPolicy;
   const ClusterQueueSpec& cq = cqs[in.cq];
   if (c.cq == in.cq) {
@@ -132,14 +163,17 @@ bool IsCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs, const
       bool newer = std::tie(in.created, in.order) < std::tie(c.created, c.order);
       if (within != PreemptionPolicy::kLowerOrNewerEqualPriority || !newer) return false;
     }
-    return UsesAny(*c.usage, frs);
+    return UsesAny(c, frs, frs_mask);
   }
   PreemptionPolicy reclaim = cq.preemption.reclaim_within_cohort;
   if (reclaim != PreemptionPolicy::kAny && c.priority >= in.priority) return false;
-  if (reclaimable.size() <= static_cast<size_t>(c.cq)) reclaimable.resize(cqs.size(), -1);
-  int8_t& other = reclaimable[c.cq];
-  if (other < 0) other = OtherQueueReclaimable(in, frs, tree, cqs, c.cq) ? 1 : 0;
-  return other == 1 && UsesAny(*c.usage, frs);
+  auto known = std::find_if(reclaimable.begin(), reclaimable.end(),
+                            [&c](const auto& entry) { return entry.first == c.cq; });
+  bool other =
+      known != reclaimable.end()
+          ? known->second
+          : reclaimable.emplace_back(c.cq, OtherQueueReclaimable(in, frs, tree, cqs, c.cq)).second;
+  return other && UsesAny(c, frs, frs_mask);
 }
 
 std::vector<FrId> Sorted(std::vector<FrId> frs) {
@@ -153,9 +187,10 @@ bool AnyCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs_unsor
                   const QuotaTree& tree, const std::vector<ClusterQueueSpec>& cqs,
                   const std::vector<PreemptionCandidate>& admitted) {
   const std::vector<FrId> frs = Sorted(frs_unsorted);
-  std::vector<int8_t> reclaimable;
+  const FrMask frs_mask = FrMask::Of(frs);
+  ReclaimableMemo reclaimable;
   return std::any_of(admitted.begin(), admitted.end(), [&](const PreemptionCandidate& c) {
-    return IsCandidate(in, frs, tree, cqs, c, reclaimable);
+    return IsCandidate(in, frs, frs_mask, tree, cqs, c, reclaimable);
   });
 }
 
@@ -165,10 +200,11 @@ std::vector<PreemptionCandidate> FindCandidates(const IncomingWorkload& in,
                                                 const std::vector<ClusterQueueSpec>& cqs,
                                                 const std::vector<PreemptionCandidate>& admitted) {
   const std::vector<FrId> frs = Sorted(frs_unsorted);
+  const FrMask frs_mask = FrMask::Of(frs);
   std::vector<PreemptionCandidate> out;
-  std::vector<int8_t> reclaimable;
+  ReclaimableMemo reclaimable;
   for (const PreemptionCandidate& c : admitted) {
-    if (IsCandidate(in, frs, tree, cqs, c, reclaimable)) out.push_back(c);
+    if (IsCandidate(in, frs, frs_mask, tree, cqs, c, reclaimable)) out.push_back(c);
   }
   std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
     bool a_in = a.cq == in.cq, b_in = b.cq == in.cq;

@@ -16,6 +16,17 @@
 
 namespace muster::admission {
 
+// A set of FrIds as bits, exact only while every FrId in it is below 64 (a cluster
+// has a handful of flavors times resources): lets a candidate answer "uses one of
+// these?" from its own bytes, where reading its usage vector is a cache miss per
+// candidate once the admitted workloads outgrow the cache.
+struct FrMask {
+  uint64_t bits = 0;
+  bool exact = false;  // false: unknown, read the usage
+  static FrMask Of(const std::vector<FrId>& frs);
+  static FrMask OfUsage(const FrAmounts& usage);  // the frs it charges (> 0)
+};
+
 struct PreemptionCandidate {
   // A view of the admitted workload's key: candidate lists are rebuilt often, and
   // the key outlives them (it belongs to the workload's state).
@@ -26,6 +37,7 @@ struct PreemptionCandidate {
   int64_t order = 0;
   int64_t admit_seq = 0;  // larger = admitted more recently
   const FrAmounts* usage = nullptr;
+  FrMask uses;  // FrMask::OfUsage(*usage), or not exact
 };
 
 struct PreemptionTarget {
