@@ -130,7 +130,7 @@ void Reconciler::Build(const ObjectReader& view) {
       c.resource = resource;
       c.namespace_ = m.value("namespace", "");
       c.name = m.value("name", "");
-      c.object = o;
+      c.SetObject(o);
       ApplyConfig(c);
     }
   }
@@ -155,7 +155,7 @@ void Reconciler::Build(const ObjectReader& view) {
     c.resource = sj.ref.resource;
     c.namespace_ = sj.ref.namespace_;
     c.name = sj.ref.name;
-    c.object = std::move(*object);
+    c.SetObject(std::move(*object));
     auto wl = view.Get({kWorkloads, sj.ref.namespace_, WorkloadObjectName(sj.ref)});
     JobState& job = AddJob(ObjectId(c.resource, c.namespace_, c.name), c, sj.workload);
     if (wl.ok()) {
@@ -174,8 +174,8 @@ void Reconciler::Build(const ObjectReader& view) {
       c.namespace_ = o["metadata"].value("namespace", "");
       c.name = o["metadata"].value("name", "");
       if (job_keys_.count(ObjectId(c.resource, c.namespace_, c.name)) != 0) continue;
-      c.object = std::move(o);
-      auto workload = DecodeJob(c.object, config_);
+      c.SetObject(std::move(o));
+      auto workload = DecodeJob(c.Object(), config_);
       if (!workload.ok() && workload.status().code() == StatusCode::kNotFound) {
         ParkWithoutRuntime(ObjectId(c.resource, c.namespace_, c.name), c,
                            workload.status().message());
@@ -219,7 +219,7 @@ void Reconciler::Build(const ObjectReader& view) {
         c.resource = "pods";
         c.namespace_ = p["metadata"].value("namespace", "");
         c.name = p["metadata"].value("name", "");
-        c.object = std::move(p);
+        c.SetObject(std::move(p));
         ApplyPod(c);
       }
     }
