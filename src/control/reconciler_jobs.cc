@@ -260,7 +260,7 @@ void Reconciler::Build(const ObjectReader& view) {
 void Reconciler::AdoptRunning(JobState& job) {
   if (!job.workload.is_object()) return;  // stopped before its Workload was first written
   const bool cluster = options_.mode == ReconcilerMode::kCluster;
-  if (cluster && IsSuspended(job.object)) return;
+  if (cluster && IsSuspended(job.Object())) return;
   const json status = job.workload.value("status", json::object());
   if (!status.is_object() || !status.contains("admission")) return;
   json placement;
@@ -315,7 +315,7 @@ Reconciler::JobState& Reconciler::AddJob(const std::string& id, const Change& ch
   auto job = std::make_unique<JobState>();
   job->ref = RefOf(change.resource, change.Object());
   job->key = workload.key;
-  job->object = change.Object();
+  job->object = change.shared_object;
   job->generation = GenerationOf(change.Object());
   job_keys_[id] = job->key;
   JobState& stored = *jobs_.emplace(job->key, std::move(job)).first->second;
@@ -377,7 +377,7 @@ void Reconciler::CheckFinished(JobState& job) {
   const engine::WorkloadRecord* r = engine_ ? engine_->Find(job.key) : nullptr;
   if (r == nullptr || r->phase != engine::Phase::kRunning) return;
   std::string message;
-  auto finished = JobFinished(job.object, message);
+  auto finished = JobFinished(job.Object(), message);
   if (!finished) return;
   Status s = *finished ? engine_->Succeed(job.key) : engine_->FailPods(job.key, message);
   if (!s.ok()) Log(job.key + ": " + s.message());
@@ -428,7 +428,7 @@ void Reconciler::ApplyJob(const Change& change) {
     // Generations only grow: the watch event of our own earlier write (a suspend,
     // then a restore) arriving after the later write's answer is old news.
     if (generation < job.generation) return;
-    job.object = change.Object();
+    job.object = change.shared_object;
     NoteDeadline(job);
     CheckFinished(job);
     if (generation == job.generation) return;  // status or metadata (often our own write)

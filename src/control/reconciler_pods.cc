@@ -171,7 +171,7 @@ Reconciler::JobState* Reconciler::FormPodJob(const std::string& key) {
 }
 
 Result<model::Workload> Reconciler::DecodeState(const JobState& job) const {
-  if (!job.bare_pods) return DecodeJob(job.object, config_);
+  if (!job.bare_pods) return DecodeJob(job.Object(), config_);
   auto gang = pod_gangs_.find(job.key);
   if (gang == pod_gangs_.end()) return NotFound("the pods of " + job.key + " are gone");
   std::vector<json> pods;
