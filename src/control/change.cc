@@ -14,4 +14,9 @@ const char* ChangeTypeName(ChangeType type) {
   return "MODIFIED";
 }
 
+const nlohmann::json& NullObject() {
+  static const nlohmann::json* const kNull = new nlohmann::json();  // never destroyed
+  return *kNull;
+}
+
 }  // namespace muster::control

@@ -40,6 +40,18 @@ bool Permanent(const Status& s) {
   }
 }
 
+// A job that has started (status.startTime) and records its original templates: read
+// without operator[], which on the shared, const job object must not meet a missing key.
+bool StartedWithOriginalTemplates(const json& job) {
+  auto status = job.find("status");
+  if (status == job.end() || !status->is_object() || !status->contains("startTime")) return false;
+  auto metadata = job.find("metadata");
+  if (metadata == job.end() || !metadata->is_object()) return false;
+  auto annotations = metadata->find("annotations");
+  return annotations != metadata->end() && annotations->is_object() &&
+         annotations->contains(kOriginalTemplatesAnnotation);
+}
+
 }  // namespace
 
 void Reconciler::SyncClusterJob(JobState& job) {
@@ -79,13 +91,13 @@ void Reconciler::WriteAdmission(JobState& job) {
     job.admission_written = true;
     return;
   }
-  auto desired = Admitted(job.object, InjectionsFor(pod_set_flavors, flavors_));
+  auto desired = Admitted(job.Object(), InjectionsFor(pod_set_flavors, flavors_));
   if (!desired.ok()) {
     Log("cannot admit " + job.key + ": " + desired.status().message());
     job.admission_written = true;  // nothing to retry; binding still gates its pods
     return;
   }
-  if (*desired == job.object) {
+  if (*desired == job.Object()) {
     job.admission_written = true;
     return;
   }
@@ -128,23 +140,20 @@ void Reconciler::WriteStop(JobState& job) {
   op.namespace_ = job.ref.namespace_;
   op.name = job.ref.name;
   int64_t purpose = kRestoreWrite;
-  if (!IsSuspended(job.object)) {
-    auto suspended = Suspended(job.object);
+  if (!IsSuspended(job.Object())) {
+    auto suspended = Suspended(job.Object());
     if (!suspended.ok()) return;
     op.kind = WriteKind::kJob;
     op.object = std::move(suspended).value();
     purpose = kSuspendWrite;
-  } else if (job.ref.kind == "Job" && job.object.value("status", json::object()).is_object() &&
-             job.object["status"].contains("startTime") && job.object.contains("metadata") &&
-             job.object["metadata"].value("annotations", json::object()).is_object() &&
-             job.object["metadata"]["annotations"].contains(kOriginalTemplatesAnnotation)) {
+  } else if (job.ref.kind == "Job" && StartedWithOriginalTemplates(job.Object())) {
     // Kueue's Stop: "reset start time if necessary, so we can update the scheduling
     // directives": a batch Job's template may change only while it is suspended and
     // has not started.
     op.kind = WriteKind::kJobStatus;
-    op.object = job.object;
+    op.object = job.Object();
     op.object["status"].erase("startTime");
-  } else if (auto restored = Restored(job.object)) {
+  } else if (auto restored = Restored(job.Object())) {
     op.kind = WriteKind::kJob;
     op.object = std::move(*restored);
   } else {
@@ -157,8 +166,8 @@ void Reconciler::WriteStop(JobState& job) {
 void Reconciler::ApplyJobResult(JobState& job, const InFlight& pending, WriteResult& result) {
   if (result.status.ok()) {
     if (result.object.is_object()) {
-      job.object = std::move(result.object);
-      job.generation = GenerationOf(job.object);
+      job.SetObject(std::move(result.object));
+      job.generation = GenerationOf(job.Object());
     }
     if (pending.epoch >= 0 && pending.epoch == job.admit_epoch) {
       job.admission_written = true;
@@ -172,7 +181,7 @@ void Reconciler::ApplyJobResult(JobState& job, const InFlight& pending, WriteRes
   if (s.code() == StatusCode::kConflict) {
     // Someone changed the job since our view: the write is made again against the
     // fresh object (the sink read it back, or the watch brings it).
-    if (result.object.is_object()) job.object = std::move(result.object);
+    if (result.object.is_object()) job.SetObject(std::move(result.object));
     retry_ = true;
     return;
   }

@@ -10,7 +10,7 @@ namespace muster::control {
 
 void Reconciler::NoteDeadline(const JobState& job) {
   if (options_.mode != ReconcilerMode::kServe) return;
-  const nlohmann::json& spec = job.object.value("spec", nlohmann::json::object());
+  const nlohmann::json& spec = job.Object().value("spec", nlohmann::json::object());
   if (spec.is_object() && spec.contains("activeDeadlineSeconds")) deadline_jobs_.insert(job.key);
 }
 
@@ -22,7 +22,7 @@ void Reconciler::EnforceDeadlines(Time now) {
       it = deadline_jobs_.erase(it);
       continue;
     }
-    auto deadline = ActiveDeadline(job->second->object);
+    auto deadline = ActiveDeadline(job->second->Object());
     if (r != nullptr && deadline && now >= *deadline) {
       Status s = engine_->FailJob(*it, kDeadlineExceeded, kDeadlineExceededMessage);
       if (s.ok()) {

@@ -130,7 +130,7 @@ void Reconciler::Build(const ObjectReader& view) {
       c.resource = resource;
       c.namespace_ = m.value("namespace", "");
       c.name = m.value("name", "");
-      c.object = o;
+      c.SetObject(o);
       ApplyConfig(c);
     }
   }
@@ -155,7 +155,7 @@ void Reconciler::Build(const ObjectReader& view) {
     c.resource = sj.ref.resource;
     c.namespace_ = sj.ref.namespace_;
     c.name = sj.ref.name;
-    c.object = std::move(*object);
+    c.SetObject(std::move(*object));
     auto wl = view.Get({kWorkloads, sj.ref.namespace_, WorkloadObjectName(sj.ref)});
     JobState& job = AddJob(ObjectId(c.resource, c.namespace_, c.name), c, sj.workload);
     if (wl.ok()) {
@@ -174,8 +174,8 @@ void Reconciler::Build(const ObjectReader& view) {
       c.namespace_ = o["metadata"].value("namespace", "");
       c.name = o["metadata"].value("name", "");
       if (job_keys_.count(ObjectId(c.resource, c.namespace_, c.name)) != 0) continue;
-      c.object = std::move(o);
-      auto workload = DecodeJob(c.object, config_);
+      c.SetObject(std::move(o));
+      auto workload = DecodeJob(c.Object(), config_);
       if (!workload.ok() && workload.status().code() == StatusCode::kNotFound) {
         ParkWithoutRuntime(ObjectId(c.resource, c.namespace_, c.name), c,
                            workload.status().message());
@@ -219,7 +219,7 @@ void Reconciler::Build(const ObjectReader& view) {
         c.resource = "pods";
         c.namespace_ = p["metadata"].value("namespace", "");
         c.name = p["metadata"].value("name", "");
-        c.object = std::move(p);
+        c.SetObject(std::move(p));
         ApplyPod(c);
       }
     }
@@ -260,7 +260,7 @@ void Reconciler::Build(const ObjectReader& view) {
 void Reconciler::AdoptRunning(JobState& job) {
   if (!job.workload.is_object()) return;  // stopped before its Workload was first written
   const bool cluster = options_.mode == ReconcilerMode::kCluster;
-  if (cluster && IsSuspended(job.object)) return;
+  if (cluster && IsSuspended(job.Object())) return;
   const json status = job.workload.value("status", json::object());
   if (!status.is_object() || !status.contains("admission")) return;
   json placement;
@@ -315,7 +315,7 @@ Reconciler::JobState& Reconciler::AddJob(const std::string& id, const Change& ch
   auto job = std::make_unique<JobState>();
   job->ref = RefOf(change.resource, change.Object());
   job->key = workload.key;
-  job->object = change.Object();
+  job->object = change.shared_object;
   job->generation = GenerationOf(change.Object());
   job_keys_[id] = job->key;
   JobState& stored = *jobs_.emplace(job->key, std::move(job)).first->second;
@@ -377,7 +377,7 @@ void Reconciler::CheckFinished(JobState& job) {
   const engine::WorkloadRecord* r = engine_ ? engine_->Find(job.key) : nullptr;
   if (r == nullptr || r->phase != engine::Phase::kRunning) return;
   std::string message;
-  auto finished = JobFinished(job.object, message);
+  auto finished = JobFinished(job.Object(), message);
   if (!finished) return;
   Status s = *finished ? engine_->Succeed(job.key) : engine_->FailPods(job.key, message);
   if (!s.ok()) Log(job.key + ": " + s.message());
@@ -428,7 +428,7 @@ void Reconciler::ApplyJob(const Change& change) {
     // Generations only grow: the watch event of our own earlier write (a suspend,
     // then a restore) arriving after the later write's answer is old news.
     if (generation < job.generation) return;
-    job.object = change.Object();
+    job.object = change.shared_object;
     NoteDeadline(job);
     CheckFinished(job);
     if (generation == job.generation) return;  // status or metadata (often our own write)

@@ -157,12 +157,12 @@ Reconciler::JobState* Reconciler::FormPodJob(const std::string& key) {
   c.resource = "pods";
   c.namespace_ = id.namespace_;
   c.name = id.name;
-  c.object = {{"apiVersion", "v1"},
-              {"kind", "Pod"},
-              {"metadata",
-               {{"name", id.name},
-                {"namespace", id.namespace_},
-                {"uid", first.value("metadata", json::object()).value("uid", "")}}}};
+  c.SetObject(json{{"apiVersion", "v1"},
+                   {"kind", "Pod"},
+                   {"metadata",
+                    {{"name", id.name},
+                     {"namespace", id.namespace_},
+                     {"uid", first.value("metadata", json::object()).value("uid", "")}}}});
   model::Workload placeholder;
   placeholder.key = key;
   JobState& job = AddJob("pods/" + id.namespace_ + "/" + id.name, c, placeholder);
@@ -171,7 +171,7 @@ Reconciler::JobState* Reconciler::FormPodJob(const std::string& key) {
 }
 
 Result<model::Workload> Reconciler::DecodeState(const JobState& job) const {
-  if (!job.bare_pods) return DecodeJob(job.object, config_);
+  if (!job.bare_pods) return DecodeJob(job.Object(), config_);
   auto gang = pod_gangs_.find(job.key);
   if (gang == pod_gangs_.end()) return NotFound("the pods of " + job.key + " are gone");
   std::vector<json> pods;

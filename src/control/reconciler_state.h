@@ -4,10 +4,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <utility>
 
+#include "control/change.h"
 #include "control/reconciler.h"
 #include "model/manifest_set.h"
 
@@ -20,8 +23,10 @@ int64_t GenerationOf(const nlohmann::json& object);
 
 struct Reconciler::JobState {
   JobRef ref;
-  std::string key;        // workload key "<ns>/<name>"
-  nlohmann::json object;  // latest job object seen (or written)
+  std::string key;  // workload key "<ns>/<name>"
+  // The latest job object seen (or written): the change's own copy, shared with the
+  // watch history rather than copied. Immutable: an edit builds a new object.
+  std::shared_ptr<const nlohmann::json> object;
   int64_t generation = 0;
   bool in_engine = false;
   bool finished = false;      // succeeded or failed: never resubmitted
@@ -59,6 +64,11 @@ struct Reconciler::JobState {
   uint64_t workload_op = 0;
   uint64_t job_op = 0;
   uint64_t bind_op = 0;
+
+  const nlohmann::json& Object() const { return object ? *object : NullObject(); }
+  void SetObject(nlohmann::json o) {
+    object = std::make_shared<const nlohmann::json>(std::move(o));
+  }
 };
 
 struct Reconciler::InFlight {

@@ -226,7 +226,7 @@ void Reconciler::ApplyResults() {
       case WriteKind::kJobStatus:
         state.job_op = 0;
         if (result.status.ok()) {
-          if (result.object.is_object()) state.object = std::move(result.object);
+          if (result.object.is_object()) state.SetObject(std::move(result.object));
         } else {
           state.written_status = 0;
           retry_ = true;
@@ -364,7 +364,7 @@ void Reconciler::SyncServeJob(JobState& job) {
   facts.record = r;
   facts.now = Now();
   GangPodCounts counts = runtime_->Counts(job.key);
-  json with_status = WithJobStatus(job.object, facts, counts.running, counts.succeeded,
+  json with_status = WithJobStatus(job.Object(), facts, counts.running, counts.succeeded,
                                    counts.failed, counts.waiting);
   const size_t hash = std::hash<std::string>()(with_status.value("status", json::object()).dump());
   if (hash == job.written_status) return;

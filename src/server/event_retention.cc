@@ -64,7 +64,7 @@ void EventTimes::Apply(const control::Change& change) {
   if (change.type == control::ChangeType::kDeleted) {
     Erase(change.namespace_, change.name);
   } else {
-    Put(change.object);
+    Put(change.Object());
   }
 }
 

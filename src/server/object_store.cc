@@ -187,7 +187,7 @@ Status ObjectStore::Init() {
     c.resource = q.Text(2);
     c.namespace_ = q.Text(3);
     c.name = q.Text(4);
-    c.object = json::parse(q.Text(5), nullptr, false);
+    c.SetObject(json::parse(q.Text(5), nullptr, false));
     history.push_back(std::move(c));
   }
   if (rc != SQLITE_DONE) return SqliteError(db_, "read events");
@@ -316,7 +316,8 @@ Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control
   change.resource = key.resource;
   change.namespace_ = key.namespace_;
   change.name = key.name;
-  change.object = object;
+  // One object of this version for every reader of the change (reads use the text).
+  change.SetObject(object);
   if (extras != nullptr) change.decoded = extras->decoded;
   if (in_batch) {
     batch_changes_.push_back(std::move(change));

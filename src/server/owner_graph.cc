@@ -97,19 +97,19 @@ OwnerGraph::Work OwnerGraph::Apply(const control::Change& change) {
   Work work;
   const control::ObjectKey key{change.resource, change.namespace_, change.name};
   if (change.type != control::ChangeType::kDeleted) {
-    const Node& node = Put(key, change.object);
+    const Node& node = Put(key, change.Object());
     // Created (or re-pointed) after its owners were deleted: garbage at once.
     if (!node.owners.empty() && !AnyOwnerExists(node)) work.collect.push_back({node.key, node.uid});
     return work;
   }
   const std::string id = Id(key);
   auto it = objects_.find(id);
-  const std::string uid = it != objects_.end() ? it->second.uid : UidOf(change.object);
+  const std::string uid = it != objects_.end() ? it->second.uid : UidOf(change.Object());
   Remove(id);
   if (uid.empty()) return work;
   auto deps = dependents_.find(uid);
   if (deps == dependents_.end()) return work;
-  const bool orphan = HasFinalizer(change.object, kOrphanFinalizer);
+  const bool orphan = HasFinalizer(change.Object(), kOrphanFinalizer);
   for (const std::string& dep : deps->second) {
     const Node& node = objects_.at(dep);
     if (orphan) {

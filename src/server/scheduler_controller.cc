@@ -57,7 +57,7 @@ Status SchedulerController::Start(ServeContext& context) {
     // Pods: only bare ones (control/pod_workloads.h), not the pods of jobs.
     const bool bare_pod =
         change->resource == "pods" && (change->type == control::ChangeType::kDeleted ||
-                                       control::PodWorkloadOf(change->object).has_value());
+                                       control::PodWorkloadOf(change->Object()).has_value());
     if (!control::IsConfigResource(change->resource) && !control::IsJobResource(change->resource) &&
         change->resource != "workloads.kueue.x-k8s.io" && !bare_pod)
       return;

@@ -22,12 +22,12 @@ void TtlTracker::Apply(const control::Change& change) {
   if (change.resource != kJobs) return;
   const std::string id = change.namespace_ + "/" + change.name;
   auto expiry = change.type == control::ChangeType::kDeleted ? std::nullopt
-                                                             : control::TtlExpiry(change.object);
+                                                             : control::TtlExpiry(change.Object());
   if (!expiry) {
     targets_.erase(id);
     return;
   }
-  const nlohmann::json meta = change.object.value("metadata", nlohmann::json::object());
+  const nlohmann::json meta = change.Object().value("metadata", nlohmann::json::object());
   targets_[id] = Target{{kJobs, change.namespace_, change.name}, meta.value("uid", ""), *expiry};
 }
 
@@ -91,7 +91,7 @@ Status TtlAfterFinishedController::Start(ServeContext& context) {
       c.resource = kJobs;
       c.namespace_ = meta.value("namespace", "");
       c.name = meta.value("name", "");
-      c.object = object;
+      c.SetObject(object);
       tracker_.Apply(c);
     }
   }

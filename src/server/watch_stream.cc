@@ -30,7 +30,7 @@ bool WatchStream::Matches(const control::Change& c) const {
   if (!filter_.namespace_.empty() && c.namespace_ != filter_.namespace_) return false;
   // A change that moves an object out of a selector is not reported as DELETED,
   // as upstream does; watchers with selectors see only matching states.
-  return filter_.labels.Matches(c.object) && filter_.fields.Matches(c.object);
+  return filter_.labels.Matches(c.Object()) && filter_.fields.Matches(c.Object());
 }
 
 std::string WatchStream::Event(const char* type, const json& object) {
@@ -77,7 +77,7 @@ std::optional<std::string> WatchStream::Next(std::chrono::milliseconds wait) {
     cursor_ = c.resource_version;
     if (!Matches(c)) continue;
     out += Event(control::ChangeTypeName(c.type),
-                 PresentObject(c.object, *filter_.type, filter_.version));
+                 PresentObject(c.Object(), *filter_.type, filter_.version));
   }
   if (out.empty() && filter_.bookmarks &&
       std::chrono::steady_clock::now() - last_sent_ > std::chrono::seconds(30)) {

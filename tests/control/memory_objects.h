@@ -30,7 +30,9 @@ class MemoryObjects : public ObjectReader {
     meta["resourceVersion"] = std::to_string(++rv_);
     meta["generation"] = 1;
     objects_[{resource, ns, meta.value("name", "")}] = object;
-    return {rv_, ChangeType::kAdded, resource, ns, meta.value("name", ""), object, nullptr, {}};
+    return {rv_,    ChangeType::kAdded,     resource,
+            ns,     meta.value("name", ""), std::make_shared<const nlohmann::json>(object),
+            nullptr};
   }
   // Replaces a stored object (kNotFound when absent); keeps uid and creation time.
   Result<Change> Replace(const std::string& resource, const std::string& ns,
@@ -52,13 +54,19 @@ class MemoryObjects : public ObjectReader {
     meta["generation"] = a == b ? generation : generation + 1;
     meta["resourceVersion"] = std::to_string(++rv_);
     it->second = object;
-    return Change{rv_, ChangeType::kModified, resource, ns, name, object, nullptr, {}};
+    return Change{rv_,      ChangeType::kModified,
+                  resource, ns,
+                  name,     std::make_shared<const nlohmann::json>(object),
+                  nullptr};
   }
   Result<Change> Delete(const std::string& resource, const std::string& ns,
                         const std::string& name) {
     auto it = objects_.find({resource, ns, name});
     if (it == objects_.end()) return NotFound(resource + " " + name + " not found");
-    Change c{++rv_, ChangeType::kDeleted, resource, ns, name, it->second, nullptr, {}};
+    Change c{++rv_,    ChangeType::kDeleted,
+             resource, ns,
+             name,     std::make_shared<const nlohmann::json>(it->second),
+             nullptr};
     objects_.erase(it);
     return c;
   }

@@ -186,7 +186,7 @@ class RecordingSink : public StatusSink {
       r.status = done.status();
       return r;
     }
-    r.object = done->object;
+    r.object = done->Object();
     changes.push_back(*done);
     return r;
   }
@@ -384,12 +384,12 @@ class Bench {
   json Create(const std::string& resource, const std::string& ns, json object) {
     Change c = objects.Create(resource, ns, std::move(object));
     if (built) reconciler->Apply(c);
-    return c.object;
+    return c.Object();
   }
   json Replace(const std::string& resource, const std::string& ns, json object) {
     Change c = *objects.Replace(resource, ns, std::move(object));
     if (built) reconciler->Apply(c);
-    return c.object;
+    return c.Object();
   }
   void Delete(const std::string& resource, const std::string& ns, const std::string& name) {
     Change c = *objects.Delete(resource, ns, name);

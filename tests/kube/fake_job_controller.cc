@@ -80,7 +80,7 @@ void FakeJobController::Handle(const StoreChangeWorker::Batch& batch) {
 
 void FakeJobController::OnJob(const control::Change& change) {
   const std::string key = change.namespace_ + "/" + change.name;
-  const json& job = change.object;
+  const json& job = change.Object();
   const std::string uid = job["metadata"].value("uid", "");
   auto it = jobs_.find(key);
   if (it != jobs_.end() && it->second.uid != uid) {
@@ -119,7 +119,7 @@ void FakeJobController::OnJob(const control::Change& change) {
 }
 
 void FakeJobController::OnPod(const control::Change& change) {
-  const std::string key = JobOfPod(change.object);
+  const std::string key = JobOfPod(change.Object());
   auto job = jobs_.find(key);
   if (key.empty() || job == jobs_.end()) return;
   auto& pods = pods_of_[key];
@@ -128,7 +128,7 @@ void FakeJobController::OnPod(const control::Change& change) {
   JobState& state = job->second;
   if (change.type == control::ChangeType::kDeleted) return;  // counted when deleted here
   const bool running =
-      change.object.value("status", json::object()).value("phase", "") == "Running";
+      change.Object().value("status", json::object()).value("phase", "") == "Running";
   if (!running || pod->second) return;
   pod->second = true;
   ++state.running;
@@ -150,7 +150,7 @@ void FakeJobController::OnPod(const control::Change& change) {
 }
 
 void FakeJobController::OnWorkload(const control::Change& change) {
-  const json& md = change.object["metadata"];
+  const json& md = change.Object()["metadata"];
   const std::string key = change.namespace_ + "/" + change.name;
   for (const auto& ref : md.value("ownerReferences", json::array())) {
     if (ref.value("kind", "") != "Job") continue;

@@ -28,7 +28,7 @@ FakeKubelet::FakeKubelet(server::ObjectStore& store)
 bool FakeKubelet::Observe(const StoreChangeWorker::ChangePtr& change) {
   // Runs under the store's write lock: note the time, nothing else.
   if (change->resource != "pods") return false;
-  const json& md = change->object["metadata"];
+  const json& md = change->Object()["metadata"];
   const std::string uid = md.value("uid", "");
   std::lock_guard<std::mutex> lock(mu_);
   if (change->type == control::ChangeType::kDeleted) {
@@ -37,7 +37,7 @@ bool FakeKubelet::Observe(const StoreChangeWorker::ChangePtr& change) {
     return false;
   }
   live_.insert(uid);
-  const json& object = change->object;
+  const json& object = change->Object();
   auto spec = object.find("spec");
   if (spec == object.end() || !spec->is_object() || spec->value("nodeName", "").empty()) {
     return false;
@@ -68,7 +68,7 @@ void FakeKubelet::ReportRunning(const StoreChangeWorker::Batch& batch) {
   int64_t refused = 0;
   (void)store_.Batch([&] {
     for (const auto& change : batch) {
-      const json& md = change->object["metadata"];
+      const json& md = change->Object()["metadata"];
       const std::string uid = md.value("uid", "");
       auto written = store_.Mutate(
           {"pods", change->namespace_, change->name},

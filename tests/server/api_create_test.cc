@@ -58,8 +58,8 @@ const char kPyTorchJob[] = R"({"apiVersion":"kubeflow.org/v1","kind":"PyTorchJob
 void ExpectSameWorkload(const control::Change& change) {
   ASSERT_NE(change.decoded, nullptr);
   model::ManifestSet config;
-  auto handed = control::DecodeJob(change.object, config, change.decoded.get());
-  auto decoded = control::DecodeJob(change.object, config);
+  auto handed = control::DecodeJob(change.Object(), config, change.decoded.get());
+  auto decoded = control::DecodeJob(change.Object(), config);
   ASSERT_TRUE(handed.ok()) << handed.status().ToString();
   ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
   EXPECT_EQ(handed->key, decoded->key);

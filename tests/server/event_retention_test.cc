@@ -104,7 +104,7 @@ TEST(EventRetentionTest, EventTimesFollowTheStoresChanges) {
     c.resource = resource;
     c.namespace_ = object["metadata"].value("namespace", "");
     c.name = object["metadata"].value("name", "");
-    c.object = object;
+    c.SetObject(object);
     return c;
   };
   times.Apply(change(control::ChangeType::kAdded, "events",

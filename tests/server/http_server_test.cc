@@ -328,24 +328,15 @@ TEST(HttpWatchHistoryTest, AWatchFromAnOldVersionSkipsManyOtherChangesQuickly) {
   ASSERT_NE(pods, nullptr);
   int64_t rv = 0;
   for (int i = 0; i < 20000; ++i) {
-    hub.Publish({++rv,
-                 control::ChangeType::kAdded,
-                 pods->StoreKey(),
-                 "default",
+    hub.Publish({++rv, control::ChangeType::kAdded, pods->StoreKey(), "default",
                  "p" + std::to_string(i),
-                 json{{"metadata", {{"name", "p"}}}},
-                 nullptr,
-                 {}});
+                 std::make_shared<const json>(json{{"metadata", {{"name", "p"}}}}), nullptr});
   }
   hub.Publish(
-      {++rv,
-       control::ChangeType::kAdded,
-       namespaces->StoreKey(),
-       "",
-       "wanted",
-       json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "wanted"}}}},
-       nullptr,
-       {}});
+      {++rv, control::ChangeType::kAdded, namespaces->StoreKey(), "", "wanted",
+       std::make_shared<const json>(
+           json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "wanted"}}}}),
+       nullptr});
   Running s(
       [&](const ApiRequest&) -> ApiResult {
         WatchFilter filter;

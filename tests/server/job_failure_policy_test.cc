@@ -78,11 +78,12 @@ control::Change JobChange(const std::string& name, nlohmann::json status, int tt
   c.resource = "jobs.batch";
   c.namespace_ = "default";
   c.name = name;
-  c.object = {{"apiVersion", "batch/v1"},
-              {"kind", "Job"},
-              {"metadata", {{"name", name}, {"namespace", "default"}, {"uid", name + "-uid"}}},
-              {"spec", {{"ttlSecondsAfterFinished", ttl}}},
-              {"status", std::move(status)}};
+  c.SetObject(nlohmann::json{
+      {"apiVersion", "batch/v1"},
+      {"kind", "Job"},
+      {"metadata", {{"name", name}, {"namespace", "default"}, {"uid", name + "-uid"}}},
+      {"spec", {{"ttlSecondsAfterFinished", ttl}}},
+      {"status", std::move(status)}});
   return c;
 }
 

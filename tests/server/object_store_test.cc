@@ -217,7 +217,7 @@ TEST(WatchHubTest, TooOldResourceVersionIsRefused) {
   WatchHub hub(/*retention=*/2);
   hub.Reset(0, {});
   for (int64_t rv = 1; rv <= 4; ++rv)
-    hub.Publish({rv, control::ChangeType::kAdded, "pods", "", "x", {}, nullptr, {}});
+    hub.Publish({rv, control::ChangeType::kAdded, "pods", "", "x", nullptr, nullptr});
   EXPECT_FALSE(hub.Since(1).ok());
   auto recent = hub.Since(2);
   ASSERT_TRUE(recent.ok());
