@@ -244,19 +244,22 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
           }
         }
         if (o.mode == FitMode::kNoFit) continue;
+        // Whether anyone could be preempted is part of the flavor's mode before it is
+        // ranked (Kueue's noPreemptionCandidates): a flavor with nobody to preempt
+        // ranks below every viable one, including a later one of equal score.
+        if (o.mode == FitMode::kPreempt && options.has_candidates) {
+          std::vector<FrId> short_frs;
+          for (const auto& [fr, v] : o.charges) {
+            const int64_t* prev = charged_of(fr);
+            int64_t val = v + (prev == nullptr ? 0 : *prev);
+            if (val > tree.Available(cq.node, fr)) short_frs.push_back(fr);
+          }
+          if (options.asked_candidates != nullptr) *options.asked_candidates = true;
+          o.no_candidates = !options.has_candidates(short_frs);
+        }
         if (!best ||
             Score(o, cq.fungibility.preference) > Score(*best, cq.fungibility.preference)) {
           best = o;
-          if (o.mode == FitMode::kPreempt && options.has_candidates) {
-            std::vector<FrId> short_frs;
-            for (const auto& [fr, v] : o.charges) {
-              const int64_t* prev = charged_of(fr);
-              int64_t val = v + (prev == nullptr ? 0 : *prev);
-              if (val > tree.Available(cq.node, fr)) short_frs.push_back(fr);
-            }
-            if (options.asked_candidates != nullptr) *options.asked_candidates = true;
-            o.no_candidates = !options.has_candidates(short_frs);
-          }
         }
         if (!ShouldTryNext(o, cq.fungibility)) break;
       }

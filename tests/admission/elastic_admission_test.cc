@@ -205,5 +205,33 @@ TEST(FlavorFungibility, NoPreemptionCandidatesTriesTheNextFlavor) {
   EXPECT_TRUE(h.evictions.empty());
 }
 
+// Two flavors both short of quota: the first has nobody the head may preempt, the
+// second has. Kueue ranks the first below the second (noPreemptionCandidates) and
+// preempts in the second; a tie on score must not keep the first.
+TEST(FlavorFungibility, FlavorWithCandidatesBeatsAnEarlierOneWithout) {
+  model::ManifestSet m;
+  m.resource_flavors = {RF("a100"), RF("t4")};
+  auto cq = CQ("cq", "",
+               {Group({"nvidia.com/gpu"}, {Flavor("a100", {{"nvidia.com/gpu", "4"}}),
+                                           Flavor("t4", {{"nvidia.com/gpu", "4"}})})});
+  cq.preemption.within_cluster_queue = model::PreemptionPolicy::kLowerPriority;
+  m.cluster_queues = {cq};
+  m.local_queues = {LQ("ml", "lq", "cq")};
+  Harness h(m);
+  h.Submit(W("ml/top", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "4"}}).Priority(1000).Order(0));
+  h.Run();
+  h.Submit(W("ml/low", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "4"}}).Priority(1).Order(1), 1);
+  h.Run(1);
+  ASSERT_EQ(h.LastAdmit("ml/top")->assignment.pod_sets[0].flavors.at("nvidia.com/gpu"), "a100");
+  ASSERT_EQ(h.LastAdmit("ml/low")->assignment.pod_sets[0].flavors.at("nvidia.com/gpu"), "t4");
+  h.Submit(W("ml/mid", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "4"}}).Priority(100).Order(2),
+           2);
+  h.Run(3);
+  EXPECT_TRUE(h.Running("ml/top"));
+  ASSERT_TRUE(h.Running("ml/mid"));
+  EXPECT_EQ(h.LastAdmit("ml/mid")->assignment.pod_sets[0].flavors.at("nvidia.com/gpu"), "t4");
+  EXPECT_FALSE(h.Running("ml/low"));
+}
+
 }  // namespace
 }  // namespace muster::admission
