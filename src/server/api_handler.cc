@@ -312,7 +312,7 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
   // again, up to 8 times, before the create fails with AlreadyExists.
   const bool generated = name.empty() && !generate.empty();
   std::vector<std::string> field_warnings;
-  ObjectStore::CreateExtras extras;
+  ObjectStore::WriteExtras extras;
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (generated) name = generate + RandomSuffix();
     meta["name"] = name;

@@ -219,7 +219,7 @@ std::string ObjectStore::NewUid() {
 }
 
 Result<int64_t> ObjectStore::CommitLocked(const control::ObjectKey& key, control::ChangeType type,
-                                          json& object, CreateExtras* extras) {
+                                          json& object, WriteExtras* extras) {
   // Inside a Batch the transaction is the batch's: no BEGIN/COMMIT here, and a
   // failure poisons the batch, which rolls back as a whole.
   const bool in_batch = batch_depth_ > 0;
@@ -477,14 +477,14 @@ Result<json> ObjectStore::Grouped(const std::function<Result<json>()>& write) {
   return std::move(*mine.result);
 }
 
-Result<json> ObjectStore::Create(const control::ObjectKey& key, json object, CreateExtras* extras) {
+Result<json> ObjectStore::Create(const control::ObjectKey& key, json object, WriteExtras* extras) {
   if (!object.is_object()) return InvalidArgument("object must be a JSON object");
   if (InBatchOnThisThread()) return CreateNow(key, std::move(object), extras);
   return Grouped([&]() { return CreateNow(key, std::move(object), extras); });
 }
 
 Result<json> ObjectStore::CreateNow(const control::ObjectKey& key, json object,
-                                    CreateExtras* extras) {
+                                    WriteExtras* extras) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   // Whether the name is taken is the insert's to say (CommitLocked).
   json& md = Metadata(object);
@@ -565,7 +565,7 @@ Result<json> ObjectStore::MutateNow(const control::ObjectKey& key, const Mutator
   }
   Metadata(next)["resourceVersion"] = current["metadata"].value("resourceVersion", "");
   if (next == current) return next;  // a no-op write keeps its resourceVersion
-  CreateExtras extras;
+  WriteExtras extras;
   if (decoded != nullptr) extras.decoded = *decoded;
   auto rv = CommitLocked(key, control::ChangeType::kModified, next, &extras);
   if (!rv.ok()) return rv.status();

@@ -96,8 +96,9 @@ class ObjectStore : public control::ObjectReader {
   Result<control::ListResult> List(const std::string& resource,
                                    const std::string& namespace_) const override;
 
-  // What a create may hand over and get back besides the object (the API's creates).
-  struct CreateExtras {
+  // What a write may hand over and get back besides the object: the API's creates,
+  // and Mutate's commit, which hands over its decode the same way.
+  struct WriteExtras {
     // In: `object` decoded as a job (control::DecodeJob's decode), published with the
     // change so that the reconciler does not decode it again.
     std::shared_ptr<const control::DecodedJob> decoded;
@@ -108,7 +109,7 @@ class ObjectStore : public control::ObjectReader {
   // Stores a new object. Sets metadata.uid, creationTimestamp, generation (1),
   // resourceVersion; kAlreadyExists if the key is taken.
   Result<nlohmann::json> Create(const control::ObjectKey& key, nlohmann::json object,
-                                CreateExtras* extras = nullptr);
+                                WriteExtras* extras = nullptr);
 
   // Replaces the stored object within `scope`. If object.metadata.resourceVersion is
   // set it must equal the stored one (kConflict otherwise: optimistic concurrency).
@@ -120,7 +121,7 @@ class ObjectStore : public control::ObjectReader {
   // Read-modify-write under the write lock (PATCH): `mutate` gets the stored object
   // and returns the desired one, which is then applied like Update().
   // `decoded`: read once `mutate` has run (which may set it): the desired object
-  // decoded as a job, published with the change as a create's (CreateExtras). The
+  // decoded as a job, published with the change (WriteExtras). The
   // decode reads neither status nor the server-set metadata, which the write may
   // take from the stored object.
   using Mutator = std::function<Result<nlohmann::json>(const nlohmann::json& current)>;
@@ -199,7 +200,7 @@ class ObjectStore : public control::ObjectReader {
   Result<std::optional<nlohmann::json>> ReadLocked(const control::ObjectKey& key) const;
   // The writes themselves, run by the calling thread or by a group's leader.
   Result<nlohmann::json> CreateNow(const control::ObjectKey& key, nlohmann::json object,
-                                   CreateExtras* extras);
+                                   WriteExtras* extras);
   Result<nlohmann::json> MutateNow(const control::ObjectKey& key, const Mutator& mutate,
                                    WriteScope scope,
                                    const std::shared_ptr<const control::DecodedJob>* decoded);
@@ -218,9 +219,9 @@ class ObjectStore : public control::ObjectReader {
   bool InBatchOnThisThread() const { return batch_owner_.load() == std::this_thread::get_id(); }
   // One transaction: bump the rv, write (or delete) the row, log the change (whose
   // body is the row's). kAlreadyExists, with nothing written, when a create's name
-  // is taken. `extras`: a create's (CreateExtras).
+  // is taken. `extras`: see WriteExtras.
   Result<int64_t> CommitLocked(const control::ObjectKey& key, control::ChangeType type,
-                               nlohmann::json& object, CreateExtras* extras = nullptr);
+                               nlohmann::json& object, WriteExtras* extras = nullptr);
   // The SQLite paths of Get and List, under mu_ (a batch's thread).
   Result<nlohmann::json> GetLocked(const control::ObjectKey& key) const;
   Result<control::ListResult> ListLocked(const std::string& resource,
