@@ -183,38 +183,17 @@ TEST(SlaOrder, PluginArgumentIsTheDefault) {
   EXPECT_FALSE(h.Running("ml/a"));
 }
 
-// Kueue's flavor assigner ranks a flavor that needs preemption with nobody to
-// preempt below every viable one and tries the next (whenCanPreempt Preempt too).
-TEST(FlavorFungibility, NoPreemptionCandidatesTriesTheNextFlavor) {
+// One ClusterQueue with two GPU flavors of 4 each (a100 preferred); a head may
+// preempt lower priorities in it. Then "ml/top" (priority 1000) fills a100 and
+// "ml/low" (priority 1), with nobody it may preempt in a100, gets t4.
+Harness TopOnA100LowOnT4(model::FungibilityPolicy when_can_preempt) {
   model::ManifestSet m;
   m.resource_flavors = {RF("a100"), RF("t4")};
   auto cq = CQ("cq", "",
                {Group({"nvidia.com/gpu"}, {Flavor("a100", {{"nvidia.com/gpu", "4"}}),
                                            Flavor("t4", {{"nvidia.com/gpu", "4"}})})});
   cq.preemption.within_cluster_queue = model::PreemptionPolicy::kLowerPriority;
-  cq.flavor_fungibility.when_can_preempt = model::FungibilityPolicy::kMayStopSearch;
-  m.cluster_queues = {cq};
-  m.local_queues = {LQ("ml", "lq", "cq")};
-  Harness h(m);
-  h.Submit(W("ml/high", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "4"}}).Priority(1000).Order(0));
-  h.Run();
-  h.Submit(W("ml/low", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "4"}}).Priority(1).Order(1), 1);
-  h.Run(1);
-  ASSERT_TRUE(h.Running("ml/low"));
-  EXPECT_EQ(h.LastAdmit("ml/low")->assignment.pod_sets[0].flavors.at("nvidia.com/gpu"), "t4");
-  EXPECT_TRUE(h.evictions.empty());
-}
-
-// Two flavors both short of quota: the first has nobody the head may preempt, the
-// second has. Kueue ranks the first below the second (noPreemptionCandidates) and
-// preempts in the second; a tie on score must not keep the first.
-TEST(FlavorFungibility, FlavorWithCandidatesBeatsAnEarlierOneWithout) {
-  model::ManifestSet m;
-  m.resource_flavors = {RF("a100"), RF("t4")};
-  auto cq = CQ("cq", "",
-               {Group({"nvidia.com/gpu"}, {Flavor("a100", {{"nvidia.com/gpu", "4"}}),
-                                           Flavor("t4", {{"nvidia.com/gpu", "4"}})})});
-  cq.preemption.within_cluster_queue = model::PreemptionPolicy::kLowerPriority;
+  cq.flavor_fungibility.when_can_preempt = when_can_preempt;
   m.cluster_queues = {cq};
   m.local_queues = {LQ("ml", "lq", "cq")};
   Harness h(m);
@@ -222,14 +201,35 @@ TEST(FlavorFungibility, FlavorWithCandidatesBeatsAnEarlierOneWithout) {
   h.Run();
   h.Submit(W("ml/low", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "4"}}).Priority(1).Order(1), 1);
   h.Run(1);
-  ASSERT_EQ(h.LastAdmit("ml/top")->assignment.pod_sets[0].flavors.at("nvidia.com/gpu"), "a100");
-  ASSERT_EQ(h.LastAdmit("ml/low")->assignment.pod_sets[0].flavors.at("nvidia.com/gpu"), "t4");
+  return h;
+}
+
+std::string GpuFlavorOf(Harness& h, const std::string& key) {
+  return h.LastAdmit(key)->assignment.pod_sets[0].flavors.at("nvidia.com/gpu");
+}
+
+// Kueue's flavor assigner ranks a flavor that needs preemption with nobody to
+// preempt below every viable one and tries the next (whenCanPreempt Preempt too).
+TEST(FlavorFungibility, NoPreemptionCandidatesTriesTheNextFlavor) {
+  Harness h = TopOnA100LowOnT4(model::FungibilityPolicy::kMayStopSearch);
+  ASSERT_TRUE(h.Running("ml/low"));
+  EXPECT_EQ(GpuFlavorOf(h, "ml/low"), "t4");
+  EXPECT_TRUE(h.evictions.empty());
+}
+
+// Two flavors both short of quota: the first has nobody the head may preempt, the
+// second has. Kueue ranks the first below the second (noPreemptionCandidates) and
+// preempts in the second; a tie on score must not keep the first.
+TEST(FlavorFungibility, FlavorWithCandidatesBeatsAnEarlierOneWithout) {
+  Harness h = TopOnA100LowOnT4(model::FungibilityPolicy::kTryNextFlavor);
+  ASSERT_EQ(GpuFlavorOf(h, "ml/top"), "a100");
+  ASSERT_EQ(GpuFlavorOf(h, "ml/low"), "t4");
   h.Submit(W("ml/mid", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "4"}}).Priority(100).Order(2),
            2);
   h.Run(3);
   EXPECT_TRUE(h.Running("ml/top"));
   ASSERT_TRUE(h.Running("ml/mid"));
-  EXPECT_EQ(h.LastAdmit("ml/mid")->assignment.pod_sets[0].flavors.at("nvidia.com/gpu"), "t4");
+  EXPECT_EQ(GpuFlavorOf(h, "ml/mid"), "t4");
   EXPECT_FALSE(h.Running("ml/low"));
 }
 
