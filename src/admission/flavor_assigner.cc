@@ -139,6 +139,10 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
     }
     return nullptr;
   };
+  auto charged_amount = [&charged_of](FrId fr) -> int64_t {
+    const int64_t* c = charged_of(fr);
+    return c == nullptr ? 0 : *c;
+  };
   std::vector<FrId> preempt;
   bool can_preempt_while_borrowing =
       cq.preemption.borrow_within_cohort.policy != model::PreemptionPolicy::kNever ||
@@ -217,8 +221,7 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
             worst_reason = "QuotaExceeded";
             continue;
           }
-          const int64_t* prev = charged_of(*fr);
-          int64_t val = req + (prev == nullptr ? 0 : *prev);
+          int64_t val = req + charged_amount(*fr);
           o.charges.emplace_back(*fr, req);
           bool borrow = tree.HasParent(cq.node) && tree.BorrowingWith(cq.node, *fr, val);
           int64_t potential = tree.PotentialAvailable(cq.node, *fr);
@@ -250,9 +253,7 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
         if (o.mode == FitMode::kPreempt && options.has_candidates) {
           std::vector<FrId> short_frs;
           for (const auto& [fr, v] : o.charges) {
-            const int64_t* prev = charged_of(fr);
-            int64_t val = v + (prev == nullptr ? 0 : *prev);
-            if (val > tree.Available(cq.node, fr)) short_frs.push_back(fr);
+            if (v + charged_amount(fr) > tree.Available(cq.node, fr)) short_frs.push_back(fr);
           }
           if (options.asked_candidates != nullptr) *options.asked_candidates = true;
           o.no_candidates = !options.has_candidates(short_frs);
@@ -284,8 +285,7 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
         // Remember which frs are short so preemption only looks at workloads using them.
         for (ResourceId r : wanted) {
           FrId fr = *tree.FindFr(best->flavor, r);
-          const int64_t* c = charged_of(fr);
-          if ((c == nullptr ? 0 : *c) > tree.Available(cq.node, fr)) preempt.push_back(fr);
+          if (charged_amount(fr) > tree.Available(cq.node, fr)) preempt.push_back(fr);
         }
         std::string msg = prefix();
         for (size_t i = 0; i < reasons.size(); ++i) msg += (i ? "; " : "") + reasons[i];
