@@ -95,24 +95,32 @@ std::vector<PreemptionTarget> MinimalPreemptions(const IncomingWorkload& in, Quo
 
 }  // namespace
 
+namespace {
+
+// Sets `fr`'s bit; false when it has none (the mask cannot be exact).
+bool SetFrBit(FrMask& m, FrId fr) {
+  if (fr < 0 || fr >= 64) return false;
+  m.bits |= uint64_t{1} << fr;
+  return true;
+}
+
+}  // namespace
+
 FrMask FrMask::Of(const std::vector<FrId>& frs) {
   FrMask m;
-  m.exact = true;
   for (FrId fr : frs) {
-    if (fr < 0 || fr >= 64) return FrMask{};
-    m.bits |= uint64_t{1} << fr;
+    if (!SetFrBit(m, fr)) return FrMask{};
   }
+  m.exact = true;
   return m;
 }
 
 FrMask FrMask::OfUsage(const FrAmounts& usage) {
   FrMask m;
-  m.exact = true;
   for (const auto& [fr, v] : usage) {
-    if (v <= 0) continue;
-    if (fr < 0 || fr >= 64) return FrMask{};
-    m.bits |= uint64_t{1} << fr;
+    if (v > 0 && !SetFrBit(m, fr)) return FrMask{};
   }
+  m.exact = true;
   return m;
 }
 
