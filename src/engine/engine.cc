@@ -37,22 +37,18 @@ Engine::Engine(const model::ManifestSet& manifests, std::vector<model::Workload>
     bridge_.SetSla(manifests.scheduler_config->volcano.sla,
                    manifests.scheduler_config->volcano.sla_waiting_seconds);
   }
-  records_.reserve(workloads.size());
+  // Every known workload is looked up by key on Submit: no rehash while they arrive.
+  records_.Reserve(workloads.size());
   // Submit, Admit and Start each log an entry: room for them up front, not a
   // growing vector moving every entry so far.
   log_.Reserve(3 * workloads.size());
-  // Every known workload is looked up by key on Submit: no rehash while they arrive.
-  index_.reserve(workloads.size());
   if (parts_.admitter) parts_.admitter->Reserve(workloads.size());
   for (auto& w : workloads) {
-    if (index_.count(w.key) != 0) {
+    if (records_.Find(w.key) != nullptr) {
       errors_.push_back("workload " + w.key + " is defined twice; the second is ignored");
       continue;
     }
-    index_.emplace(w.key, records_.size());
-    WorkloadRecord record;
-    record.workload = std::move(w);
-    records_.push_back(std::move(record));
+    records_.Add(std::move(w));
   }
 }
 
@@ -66,15 +62,9 @@ Result<std::unique_ptr<Engine>> Engine::Create(const model::ManifestSet& manifes
                                   clock, options);
 }
 
-const WorkloadRecord* Engine::Find(const std::string& key) const {
-  auto it = index_.find(key);
-  return it == index_.end() ? nullptr : &records_[it->second];
-}
+const WorkloadRecord* Engine::Find(const std::string& key) const { return records_.Find(key); }
 
-WorkloadRecord* Engine::FindMutable(const std::string& key) {
-  auto it = index_.find(key);
-  return it == index_.end() ? nullptr : &records_[it->second];
-}
+WorkloadRecord* Engine::FindMutable(const std::string& key) { return records_.Find(key); }
 
 // ---------------------------------------------------------------------------
 // Events

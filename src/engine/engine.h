@@ -21,6 +21,7 @@
 #include "engine/executor.h"
 #include "engine/lifecycle.h"
 #include "engine/placement_bridge.h"
+#include "engine/record_table.h"
 #include "engine/workload_record.h"
 #include "model/manifest_set.h"
 #include "placement/placement.h"
@@ -160,7 +161,8 @@ class Engine {
   std::vector<std::string> CheckInvariants() const;
 
   // ---- Views ----
-  const std::vector<WorkloadRecord>& workloads() const { return records_; }
+  // Every record, in the order the workloads were added.
+  const RecordTable& workloads() const { return records_; }
   const WorkloadRecord* Find(const std::string& key) const;
   const DecisionLog& log() const { return log_; }
   const placement::ClusterState& cluster() const { return *parts_.cluster; }
@@ -240,8 +242,7 @@ class Engine {
   EngineParts parts_;
   PlacementBridge bridge_;
   Executor* executor_ = nullptr;
-  std::vector<WorkloadRecord> records_;
-  std::unordered_map<std::string, size_t> index_;  // lookup only, never walked
+  RecordTable records_;
   // Latest pending decision per workload: the reason shown while it waits.
   std::unordered_map<std::string, std::pair<std::string, std::string>> pending_;
   // Why an Admitted workload's gang is not bound yet.

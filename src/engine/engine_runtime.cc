@@ -58,22 +58,18 @@ Status CheckAdoptedPlan(const WorkloadRecord& record, const admission::Assignmen
 
 Status Engine::AddWorkload(model::Workload workload) {
   if (workload.key.empty()) return InvalidArgument("a workload needs a key");
-  if (index_.count(workload.key) != 0) {
+  if (records_.Find(workload.key) != nullptr) {
     return AlreadyExists("workload " + workload.key + " already exists");
   }
-  index_.emplace(workload.key, records_.size());
-  WorkloadRecord record;
-  record.workload = std::move(workload);
-  records_.push_back(std::move(record));
+  records_.Add(std::move(workload));
   ++generation_;
   return Status::Ok();
 }
 
 Status Engine::RemoveWorkload(const std::string& key) {
-  auto it = index_.find(key);
-  if (it == index_.end()) return NotFound("workload " + key + " not found");
-  size_t position = it->second;
-  WorkloadRecord& record = records_[position];
+  WorkloadRecord* found = records_.Find(key);
+  if (found == nullptr) return NotFound("workload " + key + " not found");
+  WorkloadRecord& record = *found;
   bool held_capacity = record.Active();
   if (held_capacity) StopGang(record, StopCause::kDeleted);
   parts_.admitter->Remove(key);
@@ -85,11 +81,8 @@ Status Engine::RemoveWorkload(const std::string& key) {
   pending_.erase(key);
   placement_waits_.erase(key);
   log_.Add({Now(), key, "Delete", "", std::string(PhaseName(record.phase))});
-  // O(records): the records after it shift down one place.
-  records_.erase(records_.begin() + static_cast<std::ptrdiff_t>(position));
-  index_.erase(it);
-  for (size_t i = position; i < records_.size(); ++i) index_[records_[i].key()] = i;
   ++generation_;
+  records_.Remove(key);  // last: `key` may be the record's own
   return Status::Ok();
 }
 
