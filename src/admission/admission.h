@@ -123,8 +123,15 @@ class Admitter {
 
   // Room for `workloads` known workloads, so their Enqueue does not rehash; a hint.
   virtual void Reserve(size_t workloads) { (void)workloads; }
-  // A new (or requeued) workload waits for admission from `now`.
-  virtual void Enqueue(const model::Workload& workload, Time now) = 0;
+  // A new (or requeued) workload waits for admission from `now`; the admitter keeps
+  // a copy of it.
+  void Enqueue(const model::Workload& workload, Time now) {
+    Enqueue(std::make_shared<const model::Workload>(workload), now);
+  }
+  // The same without a copy: the admitter reads `workload` until it is removed or
+  // enqueued again, and the caller does not change it meanwhile (the engine passes
+  // its records' workloads, which never move; workload_record.h).
+  virtual void Enqueue(std::shared_ptr<const model::Workload> workload, Time now) = 0;
   // The workload is gone (deleted or finished): release any quota it holds.
   virtual void Remove(const std::string& workload_key) = 0;
   // The workload was evicted: release its quota and requeue it (Kueue requeues
@@ -172,9 +179,13 @@ class Admitter {
   // reclaim corrects an over-deserved queue); no-queue workloads are just recorded
   // as admitted. FailedPrecondition for state that forbids it, InvalidArgument
   // when the assignment does not match the workload's pod sets.
-  virtual Status Adopt(const model::Workload& workload, const Assignment& /*assignment*/,
-                       Time /*now*/) {
-    return FailedPrecondition("this admitter cannot adopt " + workload.key);
+  Status Adopt(const model::Workload& workload, const Assignment& assignment, Time now) {
+    return Adopt(std::make_shared<const model::Workload>(workload), assignment, now);
+  }
+  // Adopt without a copy, as Enqueue above.
+  virtual Status Adopt(std::shared_ptr<const model::Workload> workload,
+                       const Assignment& /*assignment*/, Time /*now*/) {
+    return FailedPrecondition("this admitter cannot adopt " + workload->key);
   }
 
   // Added: the numbers behind the decisions (quota, usage, availability, shares, queue

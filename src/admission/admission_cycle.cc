@@ -57,8 +57,8 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
       // A preemptor that neither admits nor preempts has given up for now: its
       // victims may compete again.
       if (o != Outcome::kPreempting && ws.held) {
-        if (cycle.sleeping > 0) WakeForVictims(ws.wl.key, cycle, entries, i);
-        ReleaseHeldVictims(ws.wl.key);
+        if (cycle.sleeping > 0) WakeForVictims(ws.wl().key, cycle, entries, i);
+        ReleaseHeldVictims(ws.wl().key);
       }
       if (o == Outcome::kAdmitted) continue;
       bool strict = e.route == Route::kKueue &&
@@ -70,7 +70,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
       }
       // BestEffortFIFO: park the head so the ones behind it get their turn.
       QueueFor(ws)->Park(ws.qkey);
-      if (ws.parked_physical) physically_parked_.insert(ws.wl.key);
+      if (ws.parked_physical) physically_parked_.insert(ws.wl().key);
       if (quota_wait) MaybeSleep(e, cycle);
     }
   }
@@ -92,8 +92,8 @@ void AdmitterImpl::DrainStopped(std::vector<Decision>& out) {
   for (int32_t c : cq_by_name_) {
     for (const auto& [key_view, state] : cq_admitted_[c]) {
       const WorkloadState& ws = *state;
-      const std::string& key = ws.wl.key;
-      auto lq = local_queues_.find(ws.wl.meta.namespace_ + "/" + ws.local_queue);
+      const std::string& key = ws.wl().key;
+      auto lq = local_queues_.find(ws.wl().meta.namespace_ + "/" + ws.local_queue);
       if (cqs_[c].stop_policy == model::StopPolicy::kHoldAndDrain) {
         evict.emplace_back(key, "ClusterQueue " + cqs_[c].name + " is stopped");
       } else if (lq != local_queues_.end() && lq->second.stop == model::StopPolicy::kHoldAndDrain) {
@@ -179,7 +179,7 @@ const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
   bool asked = false;
   options.asked_candidates = &asked;
   ws.flavors = std::make_shared<const FlavorAssignment>(
-      AssignFlavors(ws.wl, cqs_[ws.queue], tree_, flavors_, options));
+      AssignFlavors(ws.wl(), cqs_[ws.queue], tree_, flavors_, options));
   bool order_dependent = asked && cqs_[ws.queue].preemption.within_cluster_queue ==
                                       model::PreemptionPolicy::kLowerOrNewerEqualPriority;
   if (order_dependent || !share_flavors_ || ws.shape < 0) {
@@ -204,7 +204,7 @@ bool AdmitterImpl::FlavorInputsShareable(const model::Workload& wl) {
 AssignOptions AdmitterImpl::AssignOptionsFor(const WorkloadState& ws) const {
   AssignOptions options;
   options.fair_sharing = fair_sharing_;
-  if (ws.wl.preemption_never) {
+  if (ws.wl().preemption_never) {
     // It preempts nobody: a flavor that needs preemption has no candidates for it.
     options.has_candidates = [](const std::vector<FrId>&) { return false; };
     return options;
@@ -212,7 +212,7 @@ AssignOptions AdmitterImpl::AssignOptionsFor(const WorkloadState& ws) const {
   options.has_candidates = [this, &ws](const std::vector<FrId>& frs) {
     IncomingWorkload in;
     in.cq = ws.queue;
-    in.priority = ws.wl.priority;
+    in.priority = ws.wl().priority;
     in.created = ws.qkey.created;
     in.order = ws.qkey.order;
     auto root = cqs_by_root_.find(RootOf(ws.queue));
@@ -237,15 +237,15 @@ AdmitterImpl::Outcome AdmitterImpl::Process(Entry& e, Cycle& cycle, PlacementOra
       break;
   }
   // No queue: no quota, but still a gang the nodes must hold at once.
-  Assignment asg = QuotaFreeAssignment(ws.wl);
+  Assignment asg = QuotaFreeAssignment(ws.wl());
   if (Elastic(ws)) {
     // As many pods as fit, down to the minimum; nothing is preempted without a queue.
     auto fit = LargestElasticFit(
-        ws.wl, asg, [&](const Assignment& a) { return oracle.CanPlace(ws.wl, a, {}).fits; });
+        ws.wl(), asg, [&](const Assignment& a) { return oracle.CanPlace(ws.wl(), a, {}).fits; });
     if (fit) return Admit(ws, std::move(*fit), {}, cycle, oracle, out);
-    asg = ElasticMinimum(ws.wl, asg);
+    asg = ElasticMinimum(ws.wl(), asg);
   }
-  PlacementOracle::Check check = oracle.CanPlace(ws.wl, asg, {});
+  PlacementOracle::Check check = oracle.CanPlace(ws.wl(), asg, {});
   if (check.fits) return Admit(ws, std::move(asg), {}, cycle, oracle, out);
   ws.parked_physical = true;
   SetPending(ws, check.reason.empty() ? "Unschedulable" : check.reason, check.message, &out);
@@ -281,7 +281,7 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessKueue(Entry& e, Cycle& cycle, Placeme
   ws.parked_physical = plan.physical;
   // Pending without the oracle (the physical case asks it) and without probing
   // smaller counts: only the tree's usage and admitted workloads decided this.
-  e.quota_wait = !plan.physical && !elastic && !CanBePartiallyAdmitted(ws.wl);
+  e.quota_wait = !plan.physical && !elastic && !CanBePartiallyAdmitted(ws.wl());
   SetPending(ws, std::move(plan.reason), std::move(plan.message), &out);
   return Outcome::kPending;
 }
@@ -290,44 +290,46 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
                                                    std::vector<Decision>& out) {
   WorkloadState& ws = *e.ws;
   int32_t q = e.queue;
-  Assignment asg = QuotaFreeAssignment(ws.wl);
+  Assignment asg = QuotaFreeAssignment(ws.wl());
   if (Elastic(ws)) {
     // As many tasks as the queue and the nodes take without preempting anyone...
-    auto fit = LargestElasticFit(ws.wl, asg, [&](const Assignment& a) {
-      return volcano_.NotAllocatable(q, AssignedRequest(ws.wl, a)).empty() &&
-             oracle.CanPlace(ws.wl, a, {}).fits;
+    auto fit = LargestElasticFit(ws.wl(), asg, [&](const Assignment& a) {
+      return volcano_.NotAllocatable(q, AssignedRequest(ws.wl(), a)).empty() &&
+             oracle.CanPlace(ws.wl(), a, {}).fits;
     });
     if (fit) return Admit(ws, std::move(*fit), {}, cycle, oracle, out);
     // ...else only its minimum may preempt (Volcano's starving jobs).
-    asg = ElasticMinimum(ws.wl, asg);
+    asg = ElasticMinimum(ws.wl(), asg);
   }
-  std::string why = volcano_.NotAllocatable(q, AssignedRequest(ws.wl, asg));
+  std::string why = volcano_.NotAllocatable(q, AssignedRequest(ws.wl(), asg));
   if (!why.empty()) {
     SetPending(ws, "QueueQuotaExceeded", why, &out);
     return Outcome::kPending;
   }
-  PlacementOracle::Check check = oracle.CanPlace(ws.wl, asg, {});
+  PlacementOracle::Check check = oracle.CanPlace(ws.wl(), asg, {});
   if (check.fits) return Admit(ws, std::move(asg), {}, cycle, oracle, out);
-  if (!ws.wl.preemption_never && (volcano_cfg_.preempt || volcano_cfg_.reclaim)) {
+  if (!ws.wl().preemption_never && (volcano_cfg_.preempt || volcano_cfg_.reclaim)) {
     struct Cand {
       const WorkloadState* ws;
       int32_t queue;
     };
     auto order = [](const Cand& a, const Cand& b) {
-      if (a.ws->wl.priority != b.ws->wl.priority) return a.ws->wl.priority < b.ws->wl.priority;
+      if (a.ws->wl().priority != b.ws->wl().priority)
+        return a.ws->wl().priority < b.ws->wl().priority;
       if (a.ws->admit_seq != b.ws->admit_seq) return a.ws->admit_seq > b.ws->admit_seq;
-      return a.ws->wl.key < b.ws->wl.key;
+      return a.ws->wl().key < b.ws->wl().key;
     };
     std::vector<Victim> optional;
     // Volcano's preempt action: lower-priority jobs of the same queue.
     std::vector<Cand> own;
     for (const std::string& key : volcano_cfg_.preempt ? vq_admitted_[q] : kNone) {
       const WorkloadState& c = workloads_.at(key);
-      if (c.wl.priority < ws.wl.priority && !AdmittedThisCycle(c, cycle)) own.push_back({&c, q});
+      if (c.wl().priority < ws.wl().priority && !AdmittedThisCycle(c, cycle))
+        own.push_back({&c, q});
     }
     std::sort(own.begin(), own.end(), order);
     optional.reserve(optional.size() + own.size());
-    for (const Cand& c : own) optional.push_back({c.ws->wl.key, kVolcanoPreempt});
+    for (const Cand& c : own) optional.push_back({c.ws->wl().key, kVolcanoPreempt});
     // Reclaim: from other reclaimable queues while they stay above deserved.
     std::vector<Cand> others;
     for (int32_t oq = 0; volcano_cfg_.reclaim && oq < volcano_.size(); ++oq) {
@@ -343,7 +345,7 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
       auto it = allocated.try_emplace(c.queue, volcano_.queue(c.queue).allocated).first;
       if (!volcano_.OverusedWith(c.queue, it->second)) continue;
       it->second -= c.ws->allocated;
-      optional.push_back({c.ws->wl.key, kVolcanoReclaim});
+      optional.push_back({c.ws->wl().key, kVolcanoReclaim});
     }
     auto victims = PhysicalPreemption(ws, asg, {}, optional, cycle, oracle);
     if (victims) {
@@ -371,7 +373,7 @@ std::optional<std::vector<Victim>> AdmitterImpl::PhysicalPreemption(
     detail[v.workload_key] = v.detail;
   }
   if (keys.empty()) return std::nullopt;
-  auto chosen = oracle.PhysicalVictims(ws.wl, assignment, keys);
+  auto chosen = oracle.PhysicalVictims(ws.wl(), assignment, keys);
   if (!chosen) return std::nullopt;
   std::vector<Victim> victims = required;
   for (const std::string& key : *chosen) {
@@ -389,17 +391,17 @@ AdmitterImpl::Outcome AdmitterImpl::Admit(WorkloadState& ws, Assignment assignme
                                           Cycle& /*cycle*/, PlacementOracle& oracle,
                                           std::vector<Decision>& out) {
   QueueFor(ws)->Erase(ws.qkey);
-  physically_parked_.erase(ws.wl.key);
+  physically_parked_.erase(ws.wl().key);
   ws.assignment = std::move(assignment);
   ws.usage = std::move(usage);
-  ws.allocated = AssignedRequest(ws.wl, ws.assignment);
+  ws.allocated = AssignedRequest(ws.wl(), ws.assignment);
   Charge(ws);  // bumps the tree's generation: its cached results are stale now
-  oracle.Commit(ws.wl, ws.assignment);
+  oracle.Commit(ws.wl(), ws.assignment);
   ws.pending = Decision{};
   ws.pending_text = -1;
   Decision d;
   d.kind = Decision::Kind::kAdmit;
-  d.workload_key = ws.wl.key;
+  d.workload_key = ws.wl().key;
   d.assignment = ws.assignment;
   out.push_back(std::move(d));
   return Outcome::kAdmitted;
@@ -411,17 +413,17 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
   std::string names;
   for (const auto& v : victims) {
     cycle.victims.insert(v.workload_key);
-    HoldForPreemptor(v.workload_key, ws.wl.key);
+    HoldForPreemptor(v.workload_key, ws.wl().key);
     names += (names.empty() ? "" : ", ") + v.workload_key;
   }
   ws.pending.kind = Decision::Kind::kPending;
   ws.pending_text = -1;
-  ws.pending.workload_key = ws.wl.key;
+  ws.pending.workload_key = ws.wl().key;
   ws.pending.reason = "Preempting";
   ws.pending.message = "Pending the preemption of " + Plural(victims.size()) + ": " + names;
   Decision d;
   d.kind = Decision::Kind::kPreempt;
-  d.workload_key = ws.wl.key;
+  d.workload_key = ws.wl().key;
   d.assignment = assignment;
   d.victims = std::move(victims);
   d.reason = ws.pending.reason;
@@ -432,7 +434,7 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
 
 bool AdmitterImpl::HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& out) {
   if (!ws.held) return false;  // neither a held victim nor a preemptor (SyncHeld)
-  auto it = held_for_preemptor_.find(ws.wl.key);
+  auto it = held_for_preemptor_.find(ws.wl().key);
   if (it == held_for_preemptor_.end()) return false;
   auto preemptor = workloads_.find(it->second);
   if (preemptor == workloads_.end() || preemptor->second.admitted) {

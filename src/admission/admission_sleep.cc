@@ -33,7 +33,7 @@ bool PlainPending(const Decision& d, const std::string& key) {
 // ProcessKueue treats apart (held, holding victims, elastic, partial admission),
 // and SetPending would neither emit nor rebuild its reason.
 bool AdmitterImpl::SameShortfall(const WorkloadState& head, const WorkloadState& next) const {
-  const model::Workload& b = next.wl;
+  const model::Workload& b = next.wl();
   // Equal shapes: equal flavor inputs; `plain`: not elastic, not partial.
   if (!next.plain || head.shape != next.shape || next.held) return false;
   // Interned texts are plain pending decisions of their own workloads (SetPending):
@@ -54,7 +54,7 @@ void AdmitterImpl::MaybeSleep(const Entry& e, Cycle& cycle) {
     return;
   }
   const WorkloadState& head = *e.ws;
-  if (head.shape < 0 || !PlainPending(head.pending, head.wl.key)) return;
+  if (head.shape < 0 || !PlainPending(head.pending, head.wl().key)) return;
   if (cycle.sleep.size() < cqs_.size()) {
     cycle.sleep.resize(cqs_.size());
     cycle.verified.resize(cqs_.size());

@@ -43,8 +43,8 @@ Result<FrAmounts> AdmitterImpl::AssignmentUsage(const WorkloadState& ws,
                                                 const Assignment& assignment) const {
   const ClusterQueueSpec& cq = cqs_[ws.queue];
   std::map<FrId, int64_t> charged;
-  for (size_t i = 0; i < ws.wl.pod_sets.size() && i < assignment.pod_sets.size(); ++i) {
-    const model::PodSet& ps = ws.wl.pod_sets[i];
+  for (size_t i = 0; i < ws.wl().pod_sets.size() && i < assignment.pod_sets.size(); ++i) {
+    const model::PodSet& ps = ws.wl().pod_sets[i];
     const PodSetAssignment& psa = assignment.pod_sets[i];
     ResourceList requests = ps.requests.Scaled(psa.count);
     for (ResourceId r : requests.SortedIds()) {
@@ -54,7 +54,7 @@ Result<FrAmounts> AdmitterImpl::AssignmentUsage(const WorkloadState& ws,
       auto assigned = psa.flavors.find(resource);
       if (assigned == psa.flavors.end()) {
         return FailedPrecondition(
-            fmt::format("{}: pod set {} has no flavor for {}", ws.wl.key, ps.name, resource));
+            fmt::format("{}: pod set {} has no flavor for {}", ws.wl().key, ps.name, resource));
       }
       std::optional<int32_t> flavor = flavors_.Find(assigned->second);
       bool in_queue =
@@ -65,7 +65,7 @@ Result<FrAmounts> AdmitterImpl::AssignmentUsage(const WorkloadState& ws,
       std::optional<FrId> fr = in_queue ? tree_.FindFr(*flavor, r) : std::nullopt;
       if (!fr) {
         return FailedPrecondition(
-            fmt::format("{}: flavor {} of {} is not in the quota of ClusterQueue {}", ws.wl.key,
+            fmt::format("{}: flavor {} of {} is not in the quota of ClusterQueue {}", ws.wl().key,
                         assigned->second, resource, cq.name));
       }
       charged[*fr] += amount;
@@ -88,7 +88,7 @@ Result<FrAmounts> AdmitterImpl::AdoptedKueueUsage(const WorkloadState& ws,
       auto [flavor, r] = tree_.FrOf(fr);
       return FailedPrecondition(fmt::format(
           "cannot adopt {}: {} {} in flavor {} exceeds what ClusterQueue {} may use now ({})",
-          ws.wl.key, ResourceList::FormatAmount(r, amount), ResourceNames::Name(r),
+          ws.wl().key, ResourceList::FormatAmount(r, amount), ResourceNames::Name(r),
           flavors_.flavors[flavor].meta.name, cq.name,
           ResourceList::FormatAmount(r, std::max<int64_t>(0, available))));
     }
@@ -127,8 +127,9 @@ std::string AdmitterImpl::VolcanoCapabilityExceeded(int32_t queue,
   return "";
 }
 
-Status AdmitterImpl::Adopt(const model::Workload& workload, const Assignment& assignment,
-                           Time now) {
+Status AdmitterImpl::Adopt(std::shared_ptr<const model::Workload> shared,
+                           const Assignment& assignment, Time now) {
+  const model::Workload& workload = *shared;
   auto existing = workloads_.find(workload.key);
   if (existing != workloads_.end() && existing->second.admitted) {
     return FailedPrecondition("cannot adopt " + workload.key + ": it is admitted already");
@@ -137,7 +138,8 @@ Status AdmitterImpl::Adopt(const model::Workload& workload, const Assignment& as
 
   // Resolved into a scratch state first: nothing changes until every check passed.
   WorkloadState ws;
-  InitState(ws, workload, existing != workloads_.end() ? existing->second.qkey.created : now);
+  InitState(ws, std::move(shared),
+            existing != workloads_.end() ? existing->second.qkey.created : now);
   switch (ws.route) {
     case Route::kHeld:
       return FailedPrecondition("cannot adopt " + workload.key + ": " + ws.pending.message);

@@ -44,7 +44,9 @@ class AdmitterImpl : public Admitter {
   static Result<std::unique_ptr<AdmitterImpl>> Build(const model::ManifestSet& manifests);
 
   void Reserve(size_t workloads) override { workloads_.reserve(workloads); }
-  void Enqueue(const model::Workload& workload, Time now) override;
+  using Admitter::Adopt;
+  using Admitter::Enqueue;
+  void Enqueue(std::shared_ptr<const model::Workload> workload, Time now) override;
   void Remove(const std::string& workload_key) override;
   void Requeue(const std::string& workload_key, Time now) override;
   void NotifyCapacityChanged() override;
@@ -54,7 +56,8 @@ class AdmitterImpl : public Admitter {
   std::vector<std::string> CheckInvariants() const override;
   void SetClusterCapacity(const ResourceList& total) override;
   void UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) override;
-  Status Adopt(const model::Workload& workload, const Assignment& assignment, Time now) override;
+  Status Adopt(std::shared_ptr<const model::Workload> workload, const Assignment& assignment,
+               Time now) override;
   AdmissionSnapshot Snapshot() const override;  // admitter_snapshot.cc
   Status CheckResize(const std::string& workload_key, const Assignment& assignment) override;
   Status Resize(const std::string& workload_key, const Assignment& assignment) override;
@@ -97,7 +100,10 @@ class AdmitterImpl : public Admitter {
     // queue (SharedFlavors).
     int64_t flavors_gen = -1;
     std::shared_ptr<const FlavorAssignment> flavors;
-    model::Workload wl;
+    // The workload itself, shared with its owner (the engine's record; Enqueue): the
+    // admitter keeps no copy of its own.
+    std::shared_ptr<const model::Workload> workload;
+    const model::Workload& wl() const { return *workload; }
     std::string local_queue;
     QueueKey qkey;
     Assignment assignment;
@@ -261,7 +267,7 @@ class AdmitterImpl : public Admitter {
   // admitter_queueing.cc
   // A state for `workload` (created at `created`), resolved to its queue; Enqueue
   // and Adopt build theirs so.
-  void InitState(WorkloadState& ws, const model::Workload& workload, Time created);
+  void InitState(WorkloadState& ws, std::shared_ptr<const model::Workload> workload, Time created);
   // `stored`, now in workloads_ for good: its queue key points at it, its held flag
   // and its Volcano queue's request count it.
   void Place(WorkloadState& stored);

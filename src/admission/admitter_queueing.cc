@@ -37,7 +37,7 @@ PendingQueue* AdmitterImpl::QueueFor(const WorkloadState& ws) {
 // cannot be admitted for configuration reasons (missing or stopped queue) is held
 // aside with its reason instead of occupying a queue.
 void AdmitterImpl::Resolve(WorkloadState& ws) {
-  const model::Workload& wl = ws.wl;
+  const model::Workload& wl = ws.wl();
   ws.route = Route::kHeld;
   ws.queue = -1;
   ws.local_queue = wl.local_queue;
@@ -96,24 +96,26 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
   ws.pending = PendingDecision(wl.key, "Pending", "waiting for nodes (no queue)");
 }
 
-void AdmitterImpl::Enqueue(const model::Workload& workload, Time now) {
+void AdmitterImpl::Enqueue(std::shared_ptr<const model::Workload> workload, Time now) {
   // One lookup for a new workload, and its state built in place (no copy to move).
-  auto [pos, inserted] = workloads_.try_emplace(workload.key);
+  auto [pos, inserted] = workloads_.try_emplace(workload->key);
   Time created = now;
   if (!inserted) {
     // Re-enqueue of a known workload: replace its spec, keep its queue position.
     created = pos->second.qkey.created;
-    Remove(workload.key);
-    pos = workloads_.try_emplace(workload.key).first;
+    Remove(workload->key);
+    pos = workloads_.try_emplace(workload->key).first;
   }
   WorkloadState& stored = pos->second;
-  InitState(stored, workload, created);
+  InitState(stored, std::move(workload), created);
   Place(stored);
   if (PendingQueue* q = QueueFor(stored)) q->Push(stored.qkey);
 }
 
-void AdmitterImpl::InitState(WorkloadState& ws, const model::Workload& workload, Time created) {
-  ws.wl = workload;
+void AdmitterImpl::InitState(WorkloadState& ws, std::shared_ptr<const model::Workload> shared,
+                             Time created) {
+  ws.workload = std::move(shared);
+  const model::Workload& workload = ws.wl();
   ws.shape = ShapeOf(workload);
   ws.qkey = QueueKey{workload.priority, 0, created, workload.meta.order, workload.key};
   ws.request = model::TotalRequest(workload);
@@ -122,7 +124,7 @@ void AdmitterImpl::InitState(WorkloadState& ws, const model::Workload& workload,
 
 void AdmitterImpl::Place(WorkloadState& stored) {
   stored.qkey.state = &stored;  // map nodes stay put: valid until Remove
-  if (!held_for_preemptor_.empty()) SyncHeld(stored.wl.key);
+  if (!held_for_preemptor_.empty()) SyncHeld(stored.wl().key);
   if (stored.route == Route::kVolcano) volcano_.queue(stored.queue).request += stored.request;
 }
 
@@ -132,17 +134,18 @@ void AdmitterImpl::Charge(WorkloadState& ws) {
   switch (ws.route) {
     case Route::kKueue:
       tree_.AddUsage(cqs_[ws.queue].node, ws.usage);
-      cq_admitted_[ws.queue].emplace(ws.wl.key, &ws);
-      ws.charged_rank = CandidateRank{ws.wl.priority, ws.qkey.created, ws.qkey.order, ws.wl.key};
+      cq_admitted_[ws.queue].emplace(ws.wl().key, &ws);
+      ws.charged_rank =
+          CandidateRank{ws.wl().priority, ws.qkey.created, ws.qkey.order, ws.wl().key};
       admitted_index_.Add(ws.queue, ws.charged_rank, ws.usage);
       BumpGeneration(ws.queue);
       break;
     case Route::kVolcano:
       volcano_.queue(ws.queue).allocated += ws.allocated;
-      vq_admitted_[ws.queue].insert(ws.wl.key);
+      vq_admitted_[ws.queue].insert(ws.wl().key);
       break;
     case Route::kNoQueue:
-      no_queue_admitted_.insert(ws.wl.key);
+      no_queue_admitted_.insert(ws.wl().key);
       break;
     case Route::kHeld:
       break;
@@ -155,16 +158,16 @@ void AdmitterImpl::Release(WorkloadState& ws) {
   switch (ws.route) {
     case Route::kKueue:
       tree_.RemoveUsage(cqs_[ws.queue].node, ws.usage);
-      cq_admitted_[ws.queue].erase(ws.wl.key);
+      cq_admitted_[ws.queue].erase(ws.wl().key);
       admitted_index_.Remove(ws.queue, ws.charged_rank, ws.usage);
       BumpGeneration(ws.queue);
       break;
     case Route::kVolcano:
       volcano_.queue(ws.queue).allocated -= ws.allocated;
-      vq_admitted_[ws.queue].erase(ws.wl.key);
+      vq_admitted_[ws.queue].erase(ws.wl().key);
       break;
     case Route::kNoQueue:
-      no_queue_admitted_.erase(ws.wl.key);
+      no_queue_admitted_.erase(ws.wl().key);
       break;
     case Route::kHeld:
       break;
@@ -260,14 +263,14 @@ void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string
   // Most heads stay pending for the same reason cycle after cycle: keep the decision
   // (and its strings) when it is already this one.
   if (!changed && ws.pending.kind == Decision::Kind::kPending &&
-      ws.pending.workload_key == ws.wl.key && ws.pending.assignment.pod_sets.empty() &&
+      ws.pending.workload_key == ws.wl().key && ws.pending.assignment.pod_sets.empty() &&
       !ws.pending.assignment.borrows && ws.pending.victims.empty()) {
     if (ws.pending_text < 0)
       ws.pending_text = InternPendingText(ws.pending.reason, ws.pending.message);
     return;
   }
   ws.pending_text = InternPendingText(reason, message);
-  ws.pending = PendingDecision(ws.wl.key, std::move(reason), std::move(message));
+  ws.pending = PendingDecision(ws.wl().key, std::move(reason), std::move(message));
   if (out && changed) out->push_back(ws.pending);
 }
 
@@ -319,9 +322,9 @@ const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInRoot(NodeId root
 
 PreemptionCandidate AdmitterImpl::AsCandidate(const WorkloadState& ws, int32_t cq) {
   PreemptionCandidate pc;
-  pc.key = ws.wl.key;  // lives as long as the workload state
+  pc.key = ws.wl().key;  // lives as long as the workload state
   pc.cq = cq;
-  pc.priority = ws.wl.priority;
+  pc.priority = ws.wl().priority;
   pc.created = ws.qkey.created;
   pc.order = ws.qkey.order;
   pc.admit_seq = ws.admit_seq;
@@ -398,10 +401,10 @@ QueueInfo AdmitterImpl::QueueOf(const std::string& key) const {
   if (it == workloads_.end()) return info;
   const WorkloadState& ws = it->second;
   info.local_queue = ws.local_queue;
-  if (!ws.wl.local_queue.empty()) {
+  if (!ws.wl().local_queue.empty()) {
     if (ws.queue >= 0) info.cluster_queue = cqs_[ws.queue].name;
-  } else if (!ws.wl.volcano_queue.empty()) {
-    info.cluster_queue = ws.wl.volcano_queue;
+  } else if (!ws.wl().volcano_queue.empty()) {
+    info.cluster_queue = ws.wl().volcano_queue;
     info.volcano = true;
   }
   return info;

@@ -53,7 +53,7 @@ Assignment ElasticMinimum(const model::Workload& wl, const Assignment& base) {
 }
 
 bool AdmitterImpl::Elastic(const WorkloadState& ws) const {
-  return workloads::IsElastic(ws.wl, ws.route == Route::kKueue);
+  return workloads::IsElastic(ws.wl(), ws.route == Route::kKueue);
 }
 
 std::optional<Assignment> AdmitterImpl::LargestElasticFit(
@@ -76,9 +76,9 @@ std::optional<Assignment> AdmitterImpl::LargestElasticFit(
 
 AdmitterImpl::Plan AdmitterImpl::PlanElasticKueue(WorkloadState& ws, Cycle& cycle,
                                                   PlacementOracle& oracle) {
-  std::vector<int32_t> lo = workloads::MinCounts(ws.wl), hi = workloads::MaxCounts(ws.wl);
+  std::vector<int32_t> lo = workloads::MinCounts(ws.wl()), hi = workloads::MaxCounts(ws.wl());
   int64_t steps = workloads::StepsBetween(lo, hi);
-  model::Workload sized = ws.wl;
+  model::Workload sized = ws.wl();
   auto plan_at = [&](int64_t s) {
     if (s == steps) return PlanKueue(ws, FlavorsFor(ws), cycle, oracle);
     std::vector<int32_t> counts = workloads::Interpolate(lo, hi, s, steps);
@@ -127,7 +127,7 @@ std::vector<Victim> AdmitterImpl::PreferShrinking(const WorkloadState& preemptor
     auto it = workloads_.find(v.workload_key);
     if (it == workloads_.end() || !it->second.admitted || !Elastic(it->second)) continue;
     const WorkloadState& vs = it->second;
-    std::vector<int32_t> lo = workloads::MinCounts(vs.wl), now = CountsOf(vs.assignment);
+    std::vector<int32_t> lo = workloads::MinCounts(vs.wl()), now = CountsOf(vs.assignment);
     for (size_t i = 0; i < lo.size() && i < now.size(); ++i) lo[i] = std::min(lo[i], now[i]);
     int64_t steps = workloads::StepsBetween(lo, now);
     if (steps == 0) continue;  // at its minimum: evicted whole, as before
@@ -175,15 +175,15 @@ bool AdmitterImpl::PreemptorFits(const WorkloadState& preemptor, const Assignmen
     for (const auto& [node, u] : added) tree_.AddUsage(node, u);
     IncomingWorkload in;
     in.cq = preemptor.queue;
-    in.priority = preemptor.wl.priority;
+    in.priority = preemptor.wl().priority;
     in.usage = &*usage;
     bool fits = WorkloadFits(in, tree_, cqs_, allow_borrowing);
     for (const auto& [node, u] : added) tree_.RemoveUsage(node, u);
     for (const auto& [node, u] : removed) tree_.AddUsage(node, u);
     if (!fits) return false;
   }
-  if (shrunk.empty()) return oracle.CanPlace(preemptor.wl, assignment, evicted).fits;
-  return oracle.CanPlaceShrinking(preemptor.wl, assignment, evicted, shrunk).fits;
+  if (shrunk.empty()) return oracle.CanPlace(preemptor.wl(), assignment, evicted).fits;
+  return oracle.CanPlaceShrinking(preemptor.wl(), assignment, evicted, shrunk).fits;
 }
 
 Status AdmitterImpl::CheckResize(const std::string& key, const Assignment& assignment) {
@@ -203,9 +203,9 @@ Status AdmitterImpl::CheckResize(const std::string& key, const Assignment& assig
     if (want.pod_set != have.pod_set || want.flavors != have.flavors) {
       return InvalidArgument(key + ": a resize keeps the pod sets and their flavors");
     }
-    if (want.count < 0 || want.count > ws.wl.pod_sets[i].count) {
+    if (want.count < 0 || want.count > ws.wl().pod_sets[i].count) {
       return InvalidArgument(fmt::format("{}: {} pods of pod set {}, which has {}", key, want.count,
-                                         want.pod_set, ws.wl.pod_sets[i].count));
+                                         want.pod_set, ws.wl().pod_sets[i].count));
     }
     grows = grows || want.count > have.count;
   }
@@ -221,7 +221,7 @@ Status AdmitterImpl::CheckResize(const std::string& key, const Assignment& assig
         // The new pods queue like a new workload slice: behind every pending one of
         // at least their priority.
         const QueueKey* first = cq_pending_[ws.queue].First();
-        if (first != nullptr && first->priority >= ws.wl.priority) {
+        if (first != nullptr && first->priority >= ws.wl().priority) {
           return FailedPrecondition(fmt::format(
               "{} waits ahead of it in StrictFIFO ClusterQueue {}", first->key, cq.name));
         }
@@ -248,7 +248,7 @@ Status AdmitterImpl::CheckResize(const std::string& key, const Assignment& assig
       return Status::Ok();
     }
     case Route::kVolcano: {
-      ResourceList extra = AssignedRequest(ws.wl, assignment);
+      ResourceList extra = AssignedRequest(ws.wl(), assignment);
       extra -= ws.allocated;
       std::string why = volcano_.NotAllocatable(ws.queue, extra);
       if (!why.empty()) return FailedPrecondition(why);
@@ -288,7 +288,7 @@ Status AdmitterImpl::Resize(const std::string& key, const Assignment& assignment
   Release(ws);
   ws.assignment = assignment;
   ws.usage = std::move(usage);
-  ws.allocated = AssignedRequest(ws.wl, ws.assignment);
+  ws.allocated = AssignedRequest(ws.wl(), ws.assignment);
   Charge(ws);
   ws.admit_seq = seq;
   // Freed quota or capacity helps whoever waits for it.

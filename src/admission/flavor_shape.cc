@@ -52,7 +52,7 @@ int64_t AdmitterImpl::ShapeOf(const model::Workload& wl) {
 
 // Elastic and partial admission read the workload and its route only.
 bool AdmitterImpl::PlainShape(const WorkloadState& ws) const {
-  return ws.shape >= 0 && !Elastic(ws) && !CanBePartiallyAdmitted(ws.wl);
+  return ws.shape >= 0 && !Elastic(ws) && !CanBePartiallyAdmitted(ws.wl());
 }
 
 }  // namespace muster::admission

@@ -61,7 +61,7 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   int32_t cq = ws.queue;
   IncomingWorkload in;
   in.cq = cq;
-  in.priority = ws.wl.priority;
+  in.priority = ws.wl().priority;
   in.created = ws.qkey.created;
   in.order = ws.qkey.order;
   in.usage = &fa.usage;
@@ -84,14 +84,14 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   };
 
   if (fa.mode == FitMode::kFit) {
-    PlacementOracle::Check check = oracle.CanPlace(ws.wl, fa.assignment, {});
+    PlacementOracle::Check check = oracle.CanPlace(ws.wl(), fa.assignment, {});
     if (check.fits) {
       plan.kind = Plan::Kind::kAdmit;
       plan.flavors = fa;
       return plan;
     }
     // Quota fits, nodes do not: preempt what the policies allow, if that helps.
-    if (!ws.wl.preemption_never) {
+    if (!ws.wl().preemption_never) {
       auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted());
       auto victims =
           PhysicalPreemption(ws, fa.assignment, {}, as_victims(cands, cq, {}), cycle, oracle);
@@ -101,7 +101,7 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   }
 
   // Preempt mode: quota is short.
-  if (ws.wl.preemption_never) {
+  if (ws.wl().preemption_never) {
     return pending(fa.reason, fa.message + " (its PriorityClass never preempts)", false);
   }
   // The memoized list is read in place (nothing below asks for targets again).
@@ -126,7 +126,7 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   std::vector<std::string> keys;
   keys.reserve(required.size());
   for (const auto& v : required) keys.push_back(v.workload_key);
-  PlacementOracle::Check check = oracle.CanPlace(ws.wl, fa.assignment, keys);
+  PlacementOracle::Check check = oracle.CanPlace(ws.wl(), fa.assignment, keys);
   if (check.fits) return preempt(std::move(required));
   auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted());
   auto victims = PhysicalPreemption(ws, fa.assignment, required, as_victims(cands, cq, required),
@@ -175,7 +175,7 @@ const std::vector<PreemptionTarget>& AdmitterImpl::CachedClassicalTargets(
 // the reduced counts only.
 std::optional<AdmitterImpl::Plan> AdmitterImpl::PlanPartial(WorkloadState& ws, Cycle& cycle,
                                                             PlacementOracle& oracle) {
-  const model::Workload& wl = ws.wl;
+  const model::Workload& wl = ws.wl();
   if (!CanBePartiallyAdmitted(wl)) return std::nullopt;
   std::vector<int32_t> full, slack;
   int64_t total = 0;

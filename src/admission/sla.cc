@@ -9,7 +9,7 @@ namespace muster::admission {
 
 Time AdmitterImpl::SlaDeadline(const WorkloadState& ws) const {
   if (!volcano_cfg_.sla) return kNoSlaDeadline;
-  std::optional<double> wait = ws.wl.sla_waiting_seconds;
+  std::optional<double> wait = ws.wl().sla_waiting_seconds;
   if (!wait) wait = volcano_cfg_.sla_waiting_seconds;
   if (!wait) return kNoSlaDeadline;
   return ws.qkey.created + *wait;

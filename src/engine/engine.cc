@@ -77,7 +77,7 @@ Status Engine::Submit(const std::string& key) {
   r->submit_time = Now();
   r->phase = Phase::kPending;
   ++generation_;
-  parts_.admitter->Enqueue(r->workload, Now());
+  parts_.admitter->Enqueue(r->SharedWorkload(), Now());
   RememberQueue(*r);
   log_.Add({Now(), key, "Submit", "", ""});
   return Status::Ok();

@@ -46,7 +46,7 @@ std::unique_ptr<Engine> Engine::Reconfigured(std::unique_ptr<Engine> old,
       r.bound = false;
       r.phase = Phase::kPending;
     }
-    e.parts_.admitter->Enqueue(r.workload, r.submit_time.value_or(now));
+    e.parts_.admitter->Enqueue(r.SharedWorkload(), r.submit_time.value_or(now));
   }
   // Running gangs stay on their nodes (indices mapped by name) with their quota.
   size_t kept = 0;
@@ -65,7 +65,7 @@ std::unique_ptr<Engine> Engine::Reconfigured(std::unique_ptr<Engine> old,
     Status st = lost.empty() ? Status::Ok() : FailedPrecondition(lost);
     if (st.ok()) st = e.parts_.cluster->Commit(plan, r->workload);
     if (st.ok()) {
-      st = e.parts_.admitter->Adopt(r->workload, r->assignment, now);
+      st = e.parts_.admitter->Adopt(r->SharedWorkload(), r->assignment, now);
       if (!st.ok()) e.parts_.cluster->Release(r->key());
     }
     if (st.ok()) {
@@ -85,7 +85,7 @@ std::unique_ptr<Engine> Engine::Reconfigured(std::unique_ptr<Engine> old,
     r->phase = Phase::kPending;
     e.log_.Add({now, r->key(), "Evict", reason, st.message()});
     r->evictions.push_back(Eviction{now, reason, st.message(), ""});
-    e.parts_.admitter->Enqueue(r->workload, r->submit_time.value_or(now));
+    e.parts_.admitter->Enqueue(r->SharedWorkload(), r->submit_time.value_or(now));
   }
   e.parts_.admitter->NotifyCapacityChanged();
   e.log_.Add({now, "", "Reconfigured", "",

@@ -101,7 +101,7 @@ Status Engine::Adopt(const std::string& key, const admission::Assignment& assign
   if (Status st = parts_.cluster->Commit(plan, r->workload); !st.ok()) {
     return Status(st.code(), "cannot adopt " + key + ": " + st.message());
   }
-  if (Status st = parts_.admitter->Adopt(r->workload, assignment, Now()); !st.ok()) {
+  if (Status st = parts_.admitter->Adopt(r->SharedWorkload(), assignment, Now()); !st.ok()) {
     parts_.cluster->Release(key);
     return st;
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -95,6 +96,14 @@ struct WorkloadRecord {
   std::optional<Time> restored_eviction_time;
 
   const std::string& key() const { return workload.key; }
+  // `workload` for the admitter to read in place (Admitter::Enqueue): a pointer that
+  // owns nothing, valid while the record lives. Records never move (RecordTable), the
+  // engine removes a workload from admission before its record goes, and a record's
+  // workload is never changed after it is added.
+  std::shared_ptr<const model::Workload> SharedWorkload() const {
+    return std::shared_ptr<const model::Workload>(std::shared_ptr<const model::Workload>(),
+                                                  &workload);
+  }
   bool Active() const { return phase == Phase::kAdmitted || phase == Phase::kRunning; }
   bool Finished() const { return phase == Phase::kSucceeded || phase == Phase::kFailed; }
 };
