@@ -99,6 +99,9 @@ if [ "${MUSTER_CHECK_FORMAT:-1}" = 1 ]; then
   stage "clang-format"
   scripts/check-format.sh
 fi
+# Each layer includes only the layers it links (the DEPS of CMakeLists.txt).
+stage "layers"
+python3 scripts/check-layers.py
 tidy_mode="${MUSTER_CLANG_TIDY:-recent}"
 case "$tidy_mode" in
   all) tidy_args=() ;;

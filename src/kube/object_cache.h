@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "control/change.h"
 #include "control/object_reader.h"
-#include "server/watch_hub.h"
 
 namespace muster::kube {
 
