@@ -353,7 +353,7 @@ int64_t AdmitterImpl::VolcanoShare(const ResourceList& request) const {
 void AdmitterImpl::RekeyVolcano() {
   for (int32_t q = 0; q < volcano_.size(); ++q) {
     for (const QueueKey& old : vq_pending_[q].All()) {
-      WorkloadState& ws = workloads_.at(old.key);
+      WorkloadState& ws = *static_cast<WorkloadState*>(old.state);
       ws.qkey.share = VolcanoShare(ws.request);
       vq_pending_[q].Replace(old, ws.qkey);
     }
@@ -380,9 +380,9 @@ void AdmitterImpl::UpdateStopPolicy(const std::string& cluster_queue, model::Sto
   BumpGeneration(c);
   if (policy != model::StopPolicy::kNone) {
     for (const QueueKey& k : cq_pending_[c].All()) {
-      WorkloadState& ws = workloads_.at(k.key);
+      WorkloadState& ws = *static_cast<WorkloadState*>(k.state);
       cq_pending_[c].Erase(k);
-      physically_parked_.erase(k.key);
+      physically_parked_.erase(ws.wl().key);
       Resolve(ws);  // held with ClusterQueueStopped
     }
     return;
@@ -420,10 +420,10 @@ std::optional<Decision> AdmitterImpl::PendingReason(const std::string& key) cons
       cqs_[ws.queue].strategy == model::QueueingStrategy::kStrictFIFO) {
     const QueueKey* head = cq_pending_[ws.queue].First();
     if (head && head->key != key) {
-      const WorkloadState& hs = workloads_.at(head->key);
+      const WorkloadState& hs = *static_cast<const WorkloadState*>(head->state);
       if (hs.pending.reason != "Pending") {
         d.reason = "StrictFIFOBlocked";
-        d.message = "waiting behind " + head->key + " in StrictFIFO ClusterQueue " +
+        d.message = "waiting behind " + hs.wl().key + " in StrictFIFO ClusterQueue " +
                     cqs_[ws.queue].name + ": " + hs.pending.message;
       }
     }

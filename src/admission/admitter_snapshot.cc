@@ -10,7 +10,7 @@ namespace {
 std::vector<std::string> Keys(const std::vector<QueueKey>& keys) {
   std::vector<std::string> out;
   out.reserve(keys.size());
-  for (const auto& k : keys) out.push_back(k.key);
+  for (const auto& k : keys) out.emplace_back(k.key);
   return out;
 }
 
@@ -105,7 +105,7 @@ AdmissionSnapshot AdmitterImpl::Snapshot() const {
     // A deferred unpark (NotifyCapacityChanged) reads as done.
     bool due = !unpark_due_.empty() && unpark_due_[cq_root_[i]];
     for (const auto& k : cq_pending_[i].parked()) {
-      if (!due) cq.parked.push_back(k.key);
+      if (!due) cq.parked.emplace_back(k.key);
     }
     std::sort(cq.parked.begin(), cq.parked.end());
     for (const auto& [key, state] : cq_admitted_[i]) cq.admitted.emplace_back(key);

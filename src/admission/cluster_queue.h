@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "admission/quota_tree.h"
@@ -54,7 +55,9 @@ struct QueueKey {
   int64_t share = 0;  // Volcano drf share in parts per million; 0 for Kueue
   Time created = 0;
   int64_t order = 0;
-  std::string key;
+  // The workload's own key (the admitter's state shares the workload, which outlives
+  // the key in any queue): a view, not a copy per queued workload.
+  std::string_view key;
   Time sla_deadline = kNoSlaDeadline;  // added last: existing initializers keep working
   // The admitter's state for `key`, not part of the order: a cycle takes every
   // queue's head many times, and a lookup by key string per head was a tenth of it.
