@@ -172,6 +172,13 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
     auto total = [&ps](ResourceId r) { return ps.requests.Get(r) * ps.count; };
     // Messages are built only for a failure: most assignments fit.
     auto prefix = [&ps] { return "couldn't assign flavors to pod set " + ps.name + ": "; };
+    // A resource group's failure: the prefix, then why each flavor tried was refused.
+    auto refused = [&] {
+      if (reasons.empty()) return prefix() + "no flavors in resource group";
+      std::string msg = prefix();
+      for (size_t i = 0; i < reasons.size(); ++i) msg += (i ? "; " : "") + reasons[i];
+      return msg;
+    };
     bool pod_set_ok = true;
     for (ResourceId r : ids) {
       bool covered = std::any_of(cq.groups.begin(), cq.groups.end(), [&](const auto& g) {
@@ -265,10 +272,7 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
         if (!ShouldTryNext(o, cq.fungibility)) break;
       }
       if (!best) {
-        std::string msg = prefix();
-        for (size_t i = 0; i < reasons.size(); ++i) msg += (i ? "; " : "") + reasons[i];
-        if (reasons.empty()) msg += "no flavors in resource group";
-        fail(FitMode::kNoFit, worst_reason, msg);
+        fail(FitMode::kNoFit, worst_reason, refused());
         continue;
       }
       const std::string& fname = flavors.flavors[best->flavor].meta.name;
@@ -287,9 +291,7 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
           FrId fr = *tree.FindFr(best->flavor, r);
           if (charged_amount(fr) > tree.Available(cq.node, fr)) preempt.push_back(fr);
         }
-        std::string msg = prefix();
-        for (size_t i = 0; i < reasons.size(); ++i) msg += (i ? "; " : "") + reasons[i];
-        fail(FitMode::kPreempt, "QuotaExceeded", msg);
+        fail(FitMode::kPreempt, "QuotaExceeded", refused());
       }
     }
     out.assignment.pod_sets.push_back(std::move(psa));
