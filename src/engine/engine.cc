@@ -336,10 +336,10 @@ bool Engine::ApplyDecision(admission::Decision& d) {
       }
       return ApplyAdmit(*r, d);
     case admission::Decision::Kind::kPreempt:
-      LogPending(d);
+      LogPending(*r, d);
       return ApplyPreempt(d);
     case admission::Decision::Kind::kPending:
-      LogPending(d);
+      LogPending(*r, d);
       return false;
     case admission::Decision::Kind::kEvict: {
       if (!r->Active()) return false;
@@ -358,7 +358,7 @@ bool Engine::ApplyAdmit(WorkloadRecord& r, admission::Decision& d) {
                                   PhaseName(r.phase), r.submitted ? "" : " (not submitted)"));
     return false;
   }
-  pending_.erase(r.key());
+  r.pending_note = {};
   RememberQueue(r);
   r.assignment = std::move(d.assignment);
   r.admit_time = Now();
@@ -439,12 +439,12 @@ void Engine::ReleaseUntaken() {
   }
 }
 
-void Engine::LogPending(const admission::Decision& d) {
-  auto [it, inserted] = pending_.try_emplace(d.workload_key);
-  auto& [reason, message] = it->second;
-  if (!inserted && reason == d.reason && message == d.message) return;  // no news
-  reason = d.reason;
-  message = d.message;
+void Engine::LogPending(WorkloadRecord& r, const admission::Decision& d) {
+  WorkloadRecord::PendingNote& note = r.pending_note;
+  if (note.noted && note.reason == d.reason && note.message == d.message) return;  // no news
+  note.noted = true;
+  note.reason = d.reason;
+  note.message = d.message;
   log_.Add({Now(), d.workload_key,
             d.kind == admission::Decision::Kind::kPreempt ? "Preempt" : "Pending", d.reason,
             d.message});
@@ -497,12 +497,10 @@ std::string Engine::PendingMessage(const std::string& key) const {
   }
   if (r->deactivated || r->requeue_at || admission_blocked_) {
     // Out of line (pods_ready.cc): the engine's own reason, not admission's.
-    if (auto it = pending_.find(key); it != pending_.end()) return it->second.second;
+    if (r->pending_note.noted) return r->pending_note.message;
   }
   if (auto d = parts_.admitter->PendingReason(key); d && !d->message.empty()) return d->message;
-  if (auto it = pending_.find(key); it != pending_.end() && !it->second.second.empty()) {
-    return it->second.second;
-  }
+  if (r->pending_note.noted && !r->pending_note.message.empty()) return r->pending_note.message;
   return "waiting for the next scheduling cycle";
 }
 

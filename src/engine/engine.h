@@ -201,7 +201,7 @@ class Engine {
   void EvictAndRequeue(WorkloadRecord& record, Eviction eviction);
   // A failure of an active workload: restart (requeue) or fail per lifecycle.
   void HandleFailure(WorkloadRecord& record, Eviction eviction, const std::string& event);
-  void LogPending(const admission::Decision& decision);
+  void LogPending(WorkloadRecord& record, const admission::Decision& decision);
   void RememberQueue(WorkloadRecord& record);
   // Tells admission the physical total after nodes come and go.
   void UpdateClusterCapacity();
@@ -243,8 +243,6 @@ class Engine {
   PlacementBridge bridge_;
   Executor* executor_ = nullptr;
   RecordTable records_;
-  // Latest pending decision per workload: the reason shown while it waits.
-  std::unordered_map<std::string, std::pair<std::string, std::string>> pending_;
   // Why an Admitted workload's gang is not bound yet.
   std::map<std::string, std::string> placement_waits_;
   std::vector<std::string> errors_;  // bugs seen while applying decisions

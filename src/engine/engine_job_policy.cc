@@ -18,7 +18,7 @@ Status Engine::FailJob(const std::string& key, const std::string& reason,
   }
   StopGang(*r, StopCause::kFailed);
   parts_.admitter->Remove(key);
-  pending_.erase(key);
+  r->pending_note = {};
   ++generation_;
   r->phase = Phase::kFailed;
   r->finish_time = Now();

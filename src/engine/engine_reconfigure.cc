@@ -24,7 +24,6 @@ std::unique_ptr<Engine> Engine::Reconfigured(std::unique_ptr<Engine> old,
   e.generation_ = old->generation_ + 1;
   e.errors_ = std::move(old->errors_);
   e.records_ = std::move(old->records_);
-  e.pending_ = std::move(old->pending_);
   e.UpdateClusterCapacity();
   const placement::ClusterState& before = *old->parts_.cluster;
   const Time now = e.Now();

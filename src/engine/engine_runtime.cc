@@ -78,7 +78,6 @@ Status Engine::RemoveWorkload(const std::string& key) {
     parts_.admitter->NotifyCapacityChanged();
     bridge_.Reset();
   }
-  pending_.erase(key);
   placement_waits_.erase(key);
   log_.Add({Now(), key, "Delete", "", std::string(PhaseName(record.phase))});
   ++generation_;
@@ -106,7 +105,7 @@ Status Engine::Adopt(const std::string& key, const admission::Assignment& assign
     return st;
   }
   bridge_.Reset();  // plans cached before these nodes were taken are stale
-  pending_.erase(key);
+  r->pending_note = {};
   placement_waits_.erase(key);
   RememberQueue(*r);
   r->assignment = assignment;

@@ -44,8 +44,7 @@ std::vector<std::string> Engine::CheckInvariants() const {
     }
     // Every pending workload has a reason.
     if (r.phase == Phase::kPending && r.submitted) {
-      bool has_reason =
-          parts_.admitter->PendingReason(r.key()).has_value() || pending_.count(r.key()) != 0;
+      bool has_reason = parts_.admitter->PendingReason(r.key()).has_value() || r.pending_note.noted;
       if (!has_reason) broken.push_back(fmt::format("{} is Pending without a reason", r.key()));
     }
   }

@@ -70,9 +70,9 @@ Status Engine::RestoreRequeueState(const std::string& key, const RequeueState& s
   if (r->deactivated) {
     r->requeue_at.reset();
     r->requeue_count = 0;
-    pending_[key] = {"Inactive", kDeactivatedMessage};
+    r->pending_note = {true, "Inactive", kDeactivatedMessage};
   } else if (r->requeue_at) {
-    pending_[key] = {"Backoff", BackoffMessage(*r->requeue_at)};
+    r->pending_note = {true, "Backoff", BackoffMessage(*r->requeue_at)};
   } else {
     return Status::Ok();  // in line already, as Submit put it
   }
@@ -151,12 +151,12 @@ void Engine::PodsReadyTimeout(WorkloadRecord& r) {
     eviction.reason = kReasonDeactivatedRequeuingLimit;
     eviction.detail = kDeactivatedMessage;
     waits = eviction.detail;
-    pending_[r.key()] = {"Inactive", waits};
+    r.pending_note = {true, "Inactive", waits};
   } else {
     r.requeue_count++;
     r.requeue_at = Now() + Backoff(pods_ready_, r.requeue_count);
     waits = BackoffMessage(*r.requeue_at);
-    pending_[r.key()] = {"Backoff", waits};
+    r.pending_note = {true, "Backoff", waits};
   }
   log_.Add({Now(), r.key(), "Evict", eviction.reason, eviction.detail});
   r.evictions.push_back(std::move(eviction));
@@ -178,7 +178,7 @@ void Engine::TakeBackAdmission(const admission::Decision& d) {
   wait.workload_key = d.workload_key;
   wait.reason = kBlockedReason;
   wait.message = kBlockedMessage;
-  LogPending(wait);
+  if (WorkloadRecord* r = FindMutable(d.workload_key)) LogPending(*r, wait);
 }
 
 void Engine::MarkBlocked() {
@@ -186,10 +186,10 @@ void Engine::MarkBlocked() {
   wait.kind = admission::Decision::Kind::kPending;
   wait.reason = kBlockedReason;
   wait.message = kBlockedMessage;
-  for (const WorkloadRecord& r : records_) {
+  for (WorkloadRecord& r : records_) {
     if (r.phase != Phase::kPending || !r.submitted || r.deactivated || r.requeue_at) continue;
     wait.workload_key = r.key();
-    LogPending(wait);
+    LogPending(r, wait);
   }
 }
 

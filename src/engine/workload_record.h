@@ -95,6 +95,17 @@ struct WorkloadRecord {
   // evictions are not restored): orders the requeue under timestamp Eviction.
   std::optional<Time> restored_eviction_time;
 
+  // The latest pending reason the engine logged for it (admission's, or its own:
+  // Inactive, Backoff, blocked admission), shown while it waits; `noted` is false
+  // once it was admitted or after it has none. Held here, not in a map by key: a
+  // cycle logs one for most heads it cannot admit.
+  struct PendingNote {
+    bool noted = false;
+    std::string reason;
+    std::string message;
+  };
+  PendingNote pending_note;
+
   const std::string& key() const { return workload.key; }
   // `workload` for the admitter to read in place (Admitter::Enqueue): a pointer that
   // owns nothing, valid while the record lives. Records never move (RecordTable), the
