@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "control/config_objects.h"
 #include "control/memory_objects.h"
 
 namespace muster::control {
@@ -19,33 +20,12 @@ class StoreSnapshotTest : public ::testing::Test {
   }
 
   void CreateConfig() {
-    Create("nodes", "",
-           {{"apiVersion", "v1"},
-            {"kind", "Node"},
-            {"metadata", {{"name", "workstation"}}},
-            {"status",
-             {{"allocatable",
-               {{"cpu", "16"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "4"}, {"pods", "110"}}}}}});
-    Create("resourceflavors.kueue.x-k8s.io", "",
-           {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-            {"kind", "ResourceFlavor"},
-            {"metadata", {{"name", "workstation"}}}});
-    json resources = json::array({{{"name", "cpu"}, {"nominalQuota", 8}},
-                                  {{"name", "nvidia.com/gpu"}, {"nominalQuota", 4}}});
+    Create("nodes", "", testing::NodeObject("workstation", "16", "64Gi", "4"));
+    Create("resourceflavors.kueue.x-k8s.io", "", testing::FlavorObject("workstation"));
     Create("clusterqueues.kueue.x-k8s.io", "",
-           {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-            {"kind", "ClusterQueue"},
-            {"metadata", {{"name", "team-a"}}},
-            {"spec",
-             {{"namespaceSelector", json::object()},
-              {"resourceGroups",
-               {{{"coveredResources", {"cpu", "nvidia.com/gpu"}},
-                 {"flavors", {{{"name", "workstation"}, {"resources", resources}}}}}}}}}});
+           testing::ClusterQueueObject("team-a", "workstation", 8, 4));
     Create("localqueues.kueue.x-k8s.io", "default",
-           {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-            {"kind", "LocalQueue"},
-            {"metadata", {{"name", "team-a"}, {"namespace", "default"}}},
-            {"spec", {{"clusterQueue", "team-a"}}}});
+           testing::LocalQueueObject("team-a", "default", "team-a"));
   }
 
   static json BatchJob(const std::string& name, int parallelism) {

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "control/config_objects.h"
 #include "server/scheduler_controller.h"
 
 namespace muster::server {
@@ -62,36 +63,14 @@ class EmulatedExecutorTest : public ::testing::Test {
   // One 4-GPU node shared by team-a and team-b (2 GPUs nominal each, in one cohort:
   // a team may borrow the other's GPUs and the owner reclaims them by preemption).
   void CreateConfig() {
-    Create("nodes", "",
-           {{"apiVersion", "v1"},
-            {"kind", "Node"},
-            {"metadata", {{"name", "node-0"}}},
-            {"status",
-             {{"allocatable",
-               {{"cpu", "16"}, {"memory", "64Gi"}, {"nvidia.com/gpu", "4"}, {"pods", "110"}}}}}});
-    Create("resourceflavors.kueue.x-k8s.io", "",
-           {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-            {"kind", "ResourceFlavor"},
-            {"metadata", {{"name", "gpu"}}}});
-    json resources = json::array({{{"name", "cpu"}, {"nominalQuota", 8}},
-                                  {{"name", "nvidia.com/gpu"}, {"nominalQuota", 2}}});
+    Create("nodes", "", control::testing::NodeObject("node-0", "16", "64Gi", "4"));
+    Create("resourceflavors.kueue.x-k8s.io", "", control::testing::FlavorObject("gpu"));
     for (const char* team : {"team-a", "team-b"}) {
       Create("clusterqueues.kueue.x-k8s.io", "",
-             {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-              {"kind", "ClusterQueue"},
-              {"metadata", {{"name", team}}},
-              {"spec",
-               {{"cohort", "lab"},
-                {"namespaceSelector", json::object()},
-                {"preemption", {{"reclaimWithinCohort", "Any"}}},
-                {"resourceGroups",
-                 {{{"coveredResources", {"cpu", "nvidia.com/gpu"}},
-                   {"flavors", {{{"name", "gpu"}, {"resources", resources}}}}}}}}}});
+             control::testing::ClusterQueueObject(team, "gpu", 8, 2, "lab",
+                                                  {{"reclaimWithinCohort", "Any"}}));
       Create("localqueues.kueue.x-k8s.io", "default",
-             {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-              {"kind", "LocalQueue"},
-              {"metadata", {{"name", team}, {"namespace", "default"}}},
-              {"spec", {{"clusterQueue", team}}}});
+             control::testing::LocalQueueObject(team, "default", team));
     }
   }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "control/config_objects.h"
 #include "control/store_snapshot.h"
 #include "server/local_kubelet.h"
 #include "server/process_test_util.h"
@@ -188,33 +189,12 @@ class ServeStepTest : public ::testing::Test {
 
   // One node of 4 GPUs and 64 CPUs, one ClusterQueue with all of it.
   void CreateConfig() {
-    Create("nodes", "",
-           {{"apiVersion", "v1"},
-            {"kind", "Node"},
-            {"metadata", {{"name", "node-0"}}},
-            {"status",
-             {{"allocatable",
-               {{"cpu", "64"}, {"memory", "256Gi"}, {"nvidia.com/gpu", "4"}, {"pods", "110"}}}}}});
-    Create("resourceflavors.kueue.x-k8s.io", "",
-           {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-            {"kind", "ResourceFlavor"},
-            {"metadata", {{"name", "gpu"}}}});
-    json resources = json::array({{{"name", "cpu"}, {"nominalQuota", 64}},
-                                  {{"name", "nvidia.com/gpu"}, {"nominalQuota", 4}}});
+    Create("nodes", "", control::testing::NodeObject("node-0", "64", "256Gi", "4"));
+    Create("resourceflavors.kueue.x-k8s.io", "", control::testing::FlavorObject("gpu"));
     Create("clusterqueues.kueue.x-k8s.io", "",
-           {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-            {"kind", "ClusterQueue"},
-            {"metadata", {{"name", "cq"}}},
-            {"spec",
-             {{"namespaceSelector", json::object()},
-              {"resourceGroups",
-               {{{"coveredResources", {"cpu", "nvidia.com/gpu"}},
-                 {"flavors", {{{"name", "gpu"}, {"resources", resources}}}}}}}}}});
+           control::testing::ClusterQueueObject("cq", "gpu", 64, 4));
     Create("localqueues.kueue.x-k8s.io", "default",
-           {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
-            {"kind", "LocalQueue"},
-            {"metadata", {{"name", "lq"}, {"namespace", "default"}}},
-            {"spec", {{"clusterQueue", "cq"}}}});
+           control::testing::LocalQueueObject("lq", "default", "cq"));
   }
 
   // An Indexed Job of `pods` pods, each with one CPU and `gpus` GPUs, running `command`.
