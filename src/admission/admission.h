@@ -183,7 +183,7 @@ class Admitter {
     return Adopt(std::make_shared<const model::Workload>(workload), assignment, now);
   }
   // Adopt without a copy, as Enqueue above.
-  virtual Status Adopt(std::shared_ptr<const model::Workload> workload,
+  virtual Status Adopt(const std::shared_ptr<const model::Workload>& workload,
                        const Assignment& /*assignment*/, Time /*now*/) {
     return FailedPrecondition("this admitter cannot adopt " + workload->key);
   }

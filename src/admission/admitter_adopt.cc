@@ -127,7 +127,7 @@ std::string AdmitterImpl::VolcanoCapabilityExceeded(int32_t queue,
   return "";
 }
 
-Status AdmitterImpl::Adopt(std::shared_ptr<const model::Workload> shared,
+Status AdmitterImpl::Adopt(const std::shared_ptr<const model::Workload>& shared,
                            const Assignment& assignment, Time now) {
   const model::Workload& workload = *shared;
   auto existing = workloads_.find(workload.key);
@@ -138,8 +138,7 @@ Status AdmitterImpl::Adopt(std::shared_ptr<const model::Workload> shared,
 
   // Resolved into a scratch state first: nothing changes until every check passed.
   WorkloadState ws;
-  InitState(ws, std::move(shared),
-            existing != workloads_.end() ? existing->second.qkey.created : now);
+  InitState(ws, shared, existing != workloads_.end() ? existing->second.qkey.created : now);
   switch (ws.route) {
     case Route::kHeld:
       return FailedPrecondition("cannot adopt " + workload.key + ": " + ws.pending.message);

@@ -56,7 +56,7 @@ class AdmitterImpl : public Admitter {
   std::vector<std::string> CheckInvariants() const override;
   void SetClusterCapacity(const ResourceList& total) override;
   void UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) override;
-  Status Adopt(std::shared_ptr<const model::Workload> workload, const Assignment& assignment,
+  Status Adopt(const std::shared_ptr<const model::Workload>& workload, const Assignment& assignment,
                Time now) override;
   AdmissionSnapshot Snapshot() const override;  // admitter_snapshot.cc
   Status CheckResize(const std::string& workload_key, const Assignment& assignment) override;
