@@ -121,8 +121,8 @@ class Engine {
   Status AddWorkload(model::Workload workload);
   // The job was deleted: stops its gang if active (executor Stopped with
   // StopCause::kDeleted), releases its quota and nodes and forgets its record and
-  // pending reasons (decision-log entries stay). O(number of records): the records
-  // after it shift and are re-indexed. NotFound if unknown.
+  // pending reasons (decision-log entries stay). O(1) amortised (RecordTable: the
+  // other records stay where they are). NotFound if unknown.
   Status RemoveWorkload(const std::string& key);
   // Takes over a submitted, pending workload that already runs with `assignment`
   // on `plan` (nodes and GPU indices exactly as planned before, node indices of
