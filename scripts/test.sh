@@ -117,7 +117,7 @@ if [ "$tidy_mode" != 0 ]; then
   # Its own configured (never built) tree, file by file: a unity tree's compile commands
   # name the batches, not the files clang-tidy checks.
   cmake -S . -B build-tidy -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMUSTER_UNITY=OFF >/dev/null
-  nice scripts/clang-tidy.sh "${tidy_args[@]}" build-tidy 1 >build/clang-tidy.out 2>&1 &
+  build_logged clang-tidy nice scripts/clang-tidy.sh "${tidy_args[@]}" build-tidy 1 &
   clang_tidy=$!
   background+=("$clang_tidy")
 fi
@@ -227,8 +227,12 @@ if fuzz_enabled; then
 fi
 if [ "$tidy_mode" != 0 ]; then
   stage "clang-tidy (.clang-tidy over src/)"
-  wait "$clang_tidy" || { cat build/clang-tidy.out; exit 1; }
-  cat build/clang-tidy.out
+  # Its status file, not `wait`, says how it ended: a run forks thousands of processes
+  # under a pid_max of 32768, and once its pid is reused bash has forgotten the
+  # child ("wait: pid N is not a child of this shell", a run that failed so).
+  while [ ! -f build/clang-tidy.rc ] && kill -0 "$clang_tidy" 2>/dev/null; do sleep 5; done
+  cat build/clang-tidy.log
+  [ "$(cat build/clang-tidy.rc 2>/dev/null)" = 0 ] || { echo "clang-tidy failed"; exit 1; }
 fi
 background=()
 echo "all tests passed [$((SECONDS / 60)):$(printf %02d $((SECONDS % 60)))]"
