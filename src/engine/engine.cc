@@ -331,7 +331,7 @@ bool Engine::ApplyDecision(admission::Decision& d) {
     case admission::Decision::Kind::kAdmit:
       if (AdmissionBlocked()) {
         // An earlier admission of this pass is not ready yet: one at a time.
-        TakeBackAdmission(d);
+        TakeBackAdmission(*r, d);
         return true;
       }
       return ApplyAdmit(*r, d);

@@ -218,7 +218,7 @@ class Engine {
   // blockAdmission: an admitted workload is not ready yet, so no other is admitted.
   bool AdmissionBlocked() const;
   // An admission made while blocked is taken back: quota, nodes, back in line.
-  void TakeBackAdmission(const admission::Decision& decision);
+  void TakeBackAdmission(WorkloadRecord& record, const admission::Decision& decision);
   // Every workload in line shows why it waits while admission is blocked.
   void MarkBlocked();
 

@@ -169,7 +169,7 @@ bool Engine::AdmissionBlocked() const {
   });
 }
 
-void Engine::TakeBackAdmission(const admission::Decision& d) {
+void Engine::TakeBackAdmission(WorkloadRecord& r, const admission::Decision& d) {
   // Admission charged the quota and (through the oracle) bound the nodes already.
   if (bridge_.TakeCommitted(d.workload_key)) parts_.cluster->Release(d.workload_key);
   parts_.admitter->Requeue(d.workload_key, Now());
@@ -178,7 +178,7 @@ void Engine::TakeBackAdmission(const admission::Decision& d) {
   wait.workload_key = d.workload_key;
   wait.reason = kBlockedReason;
   wait.message = kBlockedMessage;
-  if (WorkloadRecord* r = FindMutable(d.workload_key)) LogPending(*r, wait);
+  LogPending(r, wait);
 }
 
 void Engine::MarkBlocked() {
