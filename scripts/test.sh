@@ -46,13 +46,18 @@ build_logged() {
   "$@" >"build/$name.log" 2>&1 || rc=1
   echo "$rc" >"build/$name.rc.tmp" && mv "build/$name.rc.tmp" "build/$name.rc"
 }
-# Waits until build_logged NAME (in the background job $2) has ended; fails the run
-# with the tail of its log unless it succeeded.
+# Waits until build_logged NAME (in the background job $2) has ended. Its status file,
+# not `wait`, says so: a run forks thousands of processes under a pid_max of 32768, and
+# once a job's pid is reused bash has forgotten the child ("wait: pid N is not a child
+# of this shell", a clean run that failed so).
+await_logged() {
+  while [ ! -f "build/$1.rc" ] && kill -0 "$2" 2>/dev/null; do sleep 5; done
+}
+logged_ok() { [ "$(cat "build/$1.rc" 2>/dev/null)" = 0 ]; }
+# await_logged, then fails the run with the tail of its log unless it succeeded.
 await_build() {
-  local name=$1 job=$2
-  while [ ! -f "build/$name.rc" ] && kill -0 "$job" 2>/dev/null; do sleep 5; done
-  [ "$(cat "build/$name.rc" 2>/dev/null)" = 0 ] ||
-    { tail -50 "build/$name.log"; echo "$name failed"; exit 1; }
+  await_logged "$1" "$2"
+  logged_ok "$1" || { tail -50 "build/$1.log"; echo "$1 failed"; exit 1; }
 }
 fuzz_enabled() { [ "${MUSTER_SKIP_FUZZ:-0}" != 1 ] && [ -f fuzz/decode_fuzz.cc ]; }
 fuzz_build() {
@@ -117,6 +122,7 @@ if [ "$tidy_mode" != 0 ]; then
   # Its own configured (never built) tree, file by file: a unity tree's compile commands
   # name the batches, not the files clang-tidy checks.
   cmake -S . -B build-tidy -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMUSTER_UNITY=OFF >/dev/null
+  rm -f build/clang-tidy.rc  # an earlier run's must not answer for this one
   build_logged clang-tidy nice scripts/clang-tidy.sh "${tidy_args[@]}" build-tidy 1 &
   clang_tidy=$!
   background+=("$clang_tidy")
@@ -227,12 +233,10 @@ if fuzz_enabled; then
 fi
 if [ "$tidy_mode" != 0 ]; then
   stage "clang-tidy (.clang-tidy over src/)"
-  # Its status file, not `wait`, says how it ended: a run forks thousands of processes
-  # under a pid_max of 32768, and once its pid is reused bash has forgotten the
-  # child ("wait: pid N is not a child of this shell", a run that failed so).
-  while [ ! -f build/clang-tidy.rc ] && kill -0 "$clang_tidy" 2>/dev/null; do sleep 5; done
+  # The whole log, pass or fail: its findings, not a tail.
+  await_logged clang-tidy "$clang_tidy"
   cat build/clang-tidy.log
-  [ "$(cat build/clang-tidy.rc 2>/dev/null)" = 0 ] || { echo "clang-tidy failed"; exit 1; }
+  logged_ok clang-tidy || { echo "clang-tidy failed"; exit 1; }
 fi
 background=()
 echo "all tests passed [$((SECONDS / 60)):$(printf %02d $((SECONDS % 60)))]"
