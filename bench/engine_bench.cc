@@ -78,16 +78,26 @@ BENCHMARK(BM_AddSubmitDeleteAll)
 
 // A cluster of `nodes` 8-GPU nodes in ClusterQueues of 10 nodes' quota (cohorts of
 // 10 queues), every GPU taken by one-GPU workloads and as many again pending.
-void BM_ReconfigureRunning(benchmark::State& state) {
+struct FullCluster {
+  model::ManifestSet manifests;
+  sim::SimClock clock;
+  std::unique_ptr<engine::Engine> engine;
+  int64_t running = 0;
+  int64_t total = 0;
+};
+
+// Null (with the state skipped) when the cluster cannot be built or filled.
+std::unique_ptr<FullCluster> MakeFullCluster(benchmark::State& state, int32_t nodes) {
+  auto out = std::make_unique<FullCluster>();
   sim::ClusterSpec cs;
-  cs.nodes = static_cast<int32_t>(state.range(0));
+  cs.nodes = nodes;
   cs.cluster_queues = cs.nodes / 10;
   cs.cohorts = cs.cluster_queues / 10;
-  model::ManifestSet m = sim::GenerateCluster(cs);
-  const int64_t total = 2LL * 8 * cs.nodes;
+  out->manifests = sim::GenerateCluster(cs);
+  out->total = 2LL * 8 * cs.nodes;
   std::vector<model::Workload> workloads;
   std::vector<std::string> keys;
-  for (int64_t i = 0; i < total; ++i) {
+  for (int64_t i = 0; i < out->total; ++i) {
     sim::JobPlan p;
     p.name = "wl-" + std::to_string(1000000 + i);
     char ns[32];
@@ -101,41 +111,78 @@ void BM_ReconfigureRunning(benchmark::State& state) {
     workloads.push_back(sim::PlanToWorkload(p, i));
     keys.push_back(workloads.back().key);
   }
-  auto parts = engine::BuildEngineParts(m);
+  auto parts = engine::BuildEngineParts(out->manifests);
   if (!parts.ok()) {
     state.SkipWithError(parts.status().ToString().c_str());
-    return;
+    return nullptr;
   }
-  sim::SimClock clock;
-  auto eng = std::make_unique<engine::Engine>(m, std::move(workloads), std::move(parts).value(),
-                                              clock, engine::EngineOptions{});
+  out->engine = std::make_unique<engine::Engine>(out->manifests, std::move(workloads),
+                                                 std::move(parts).value(), out->clock,
+                                                 engine::EngineOptions{});
   for (const auto& k : keys) {
-    if (!eng->Submit(k).ok()) {
+    if (!out->engine->Submit(k).ok()) {
       state.SkipWithError("submit failed");
-      return;
+      return nullptr;
     }
   }
-  if (!eng->RunCycle().ok()) {
+  if (!out->engine->RunCycle().ok()) {
     state.SkipWithError("cycle failed");
-    return;
+    return nullptr;
   }
-  int64_t running = 0;
-  for (const auto& r : eng->workloads()) running += r.phase == engine::Phase::kRunning;
+  for (const auto& r : out->engine->workloads()) out->running += r.phase == engine::Phase::kRunning;
+  return out;
+}
+
+// A configuration change with every GPU taken: the whole engine rebuilt in memory.
+void BM_ReconfigureRunning(benchmark::State& state) {
+  auto full = MakeFullCluster(state, static_cast<int32_t>(state.range(0)));
+  if (full == nullptr) return;
   for (auto _ : state) {
-    auto fresh = engine::BuildEngineParts(m);
-    eng = engine::Engine::Reconfigured(std::move(eng), m, std::move(fresh).value());
+    auto fresh = engine::BuildEngineParts(full->manifests);
+    full->engine = engine::Engine::Reconfigured(std::move(full->engine), full->manifests,
+                                                std::move(fresh).value());
     // The cycle after it (every pending head looked at again) is not counted.
     state.PauseTiming();
-    Status cycle = eng->RunCycle();
+    Status cycle = full->engine->RunCycle();
     state.ResumeTiming();
     if (!cycle.ok()) {
       state.SkipWithError("cycle failed");
       return;
     }
   }
-  state.counters["running"] = static_cast<double>(running);
-  state.counters["workloads"] = static_cast<double>(total);
+  state.counters["running"] = static_cast<double>(full->running);
+  state.counters["workloads"] = static_cast<double>(full->total);
 }
+
+// The same cluster, one node cordoned in place (Engine::UpdateNode) and uncordoned
+// again: what `kubectl cordon` costs where the whole engine was rebuilt before.
+void BM_CordonNodeRunning(benchmark::State& state) {
+  auto full = MakeFullCluster(state, static_cast<int32_t>(state.range(0)));
+  if (full == nullptr) return;
+  size_t next = 0;
+  for (auto _ : state) {
+    model::Node node = full->manifests.nodes[next++ % full->manifests.nodes.size()];
+    node.unschedulable = true;
+    Status cordon = full->engine->UpdateNode(node);
+    node.unschedulable = false;
+    Status uncordon = full->engine->UpdateNode(node);
+    state.PauseTiming();
+    Status cycle = full->engine->RunCycle();
+    state.ResumeTiming();
+    if (!cordon.ok() || !uncordon.ok() || !cycle.ok()) {
+      state.SkipWithError("update or cycle failed");
+      return;
+    }
+  }
+  state.counters["running"] = static_cast<double>(full->running);
+  state.counters["edits/s"] = benchmark::Counter(2, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+BENCHMARK(BM_CordonNodeRunning)
+    ->ArgName("nodes")
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_ReconfigureRunning)
     ->ArgName("nodes")

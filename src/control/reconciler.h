@@ -88,6 +88,7 @@ class Reconciler {
   struct Stats {
     int64_t cycles = 0;
     int64_t reconfigures = 0;  // in-memory configuration changes (no rebuild)
+    int64_t node_updates = 0;  // nodes edited in place (no reconfiguration)
     int64_t writes = 0;        // writes submitted
     int64_t conflicts = 0;     // writes refused with 409 (retried on a fresh object)
     int64_t admitted = 0;      // cluster: jobs unsuspended
@@ -222,6 +223,9 @@ class Reconciler {
   // reconciler_config.cc
   bool ApplyConfig(const Change& change);
   void Reconfigure();
+  // Edits the named nodes in the engine without reconfiguring it; false when one
+  // needs the cluster rebuilt (Engine::UpdateNode).
+  bool UpdateNodesInPlace(const std::set<std::string>& names);
   model::ManifestSet AssembleConfig() const;
 
   // reconciler_sync.cc
@@ -278,6 +282,11 @@ class Reconciler {
   // (to tell real changes from status writes and heartbeats) and its decoded form.
   std::map<std::string, ConfigObject> config_objects_;
   bool config_dirty_ = false;
+  // Since the last Reconfigure: nodes edited in place (names), and whether anything
+  // else changed (a node added or removed, any other kind): then the engine is
+  // reconfigured as a whole, else only those nodes are updated.
+  std::set<std::string> nodes_edited_;
+  bool config_rebuild_ = false;
   std::map<std::string, nlohmann::json> flavors_;  // ResourceFlavor objects by name
 
   std::map<std::string, std::unique_ptr<JobState>> jobs_;  // by workload key "<ns>/<name>"

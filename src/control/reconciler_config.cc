@@ -1,8 +1,13 @@
 // The reconciler's configuration half: nodes, flavors, queues, priority classes and
 // the scheduler / Kueue configuration objects. Each object is decoded once, when what
 // the engine reads of it changes (node heartbeats and our own queue status writes
-// change nothing); the engine is then reconfigured in memory, once per Step however
-// many objects changed, and running gangs stay where they run.
+// change nothing). A node edited in place (cordoned, labelled, tainted) is an engine
+// event that touches that node alone; any other change reconfigures the engine in
+// memory, once per Step however many objects changed, and running gangs stay where
+// they run.
+#include <map>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "control/reconciler.h"
@@ -73,7 +78,9 @@ bool Reconciler::ApplyConfig(const Change& change) {
   const bool flavor = change.resource == "resourceflavors.kueue.x-k8s.io";
   if (change.type == ChangeType::kDeleted) {
     if (flavor) flavors_.erase(change.name);
-    return config_objects_.erase(id) != 0;
+    const bool known = config_objects_.erase(id) != 0;
+    config_rebuild_ = config_rebuild_ || known;
+    return known;
   }
   std::string significant = Significant(change.resource, change.Object());
   auto it = config_objects_.find(id);
@@ -86,6 +93,15 @@ bool Reconciler::ApplyConfig(const Change& change) {
   } else {
     object.problem = decoded.status().message();
     Log("ignoring " + id + ": " + object.problem);
+  }
+  // A node that was and stays usable may be updated in place (Reconfigure).
+  const bool node_edit = change.resource == "nodes" && it != config_objects_.end() &&
+                         it->second.problem.empty() && object.problem.empty() &&
+                         object.decoded.nodes.size() == 1;
+  if (node_edit) {
+    nodes_edited_.insert(change.name);
+  } else {
+    config_rebuild_ = true;
   }
   config_objects_[id] = std::move(object);
   if (flavor) flavors_[change.name] = change.Object();
@@ -109,8 +125,37 @@ model::ManifestSet Reconciler::AssembleConfig() const {
   return config;
 }
 
+bool Reconciler::UpdateNodesInPlace(const std::set<std::string>& names) {
+  std::map<std::string, const model::Node*> edited;
+  for (const std::string& name : names) {
+    auto it = config_objects_.find("nodes//" + name);
+    if (it == config_objects_.end() || it->second.decoded.nodes.size() != 1) return false;
+    const model::Node& node = it->second.decoded.nodes.front();
+    // A change the cluster cannot take in place leaves the engine as it was (the
+    // nodes updated before it stay updated; the rebuild reads them all anyway).
+    if (!engine_->UpdateNode(node).ok()) return false;
+    edited.emplace(name, &node);
+  }
+  for (model::Node& node : config_.nodes) {
+    auto it = edited.find(node.meta.name);
+    if (it == edited.end()) continue;
+    const int64_t order = node.meta.order;
+    node = *it->second;
+    node.meta.order = order;
+  }
+  stats_.node_updates += static_cast<int64_t>(edited.size());
+  return true;
+}
+
 void Reconciler::Reconfigure() {
   config_dirty_ = false;
+  const bool rebuild = config_rebuild_ || engine_ == nullptr || !engine_error_.empty();
+  config_rebuild_ = false;
+  const std::set<std::string> edited = std::exchange(nodes_edited_, {});
+  if (!rebuild && UpdateNodesInPlace(edited)) {
+    cycle_needed_ = true;
+    return;
+  }
   model::ManifestSet config = AssembleConfig();
   auto parts = engine::BuildEngineParts(config);
   if (!parts.ok()) {

@@ -137,6 +137,14 @@ class Engine {
   Status Adopt(const std::string& key, const admission::Assignment& assignment,
                placement::GangPlan plan, Time admitted_at, Time started_at);
 
+  // The node object changed in place (engine_runtime.cc): cordoned or uncordoned,
+  // labels, taints or annotations. Running gangs stay where they run (a cordoned
+  // node keeps its pods); pending workloads see the node as it is now from the next
+  // cycle. NotFound for an unknown node; FailedPrecondition, changing nothing, when
+  // the change needs the cluster rebuilt (allocatable, devices, or the labels that
+  // make topology domains or HyperNodes): then Reconfigured takes it.
+  Status UpdateNode(const model::Node& node);
+
   // The cluster, queue or flavor configuration changed (engine_reconfigure.cc): a new
   // engine with `parts`, built from `manifests`, takes over every workload of `old`
   // (records, order, history, pending reasons, decision log) in memory. Running gangs

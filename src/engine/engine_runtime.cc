@@ -1,6 +1,7 @@
 // Engine changes a long-running server makes between cycles: workloads created and
-// deleted at runtime, and workloads adopted where they already run after the engine
-// was rebuilt (server restart, cluster or queue configuration changed).
+// deleted at runtime, workloads adopted where they already run after the engine
+// was rebuilt (server restart, cluster or queue configuration changed), and nodes
+// edited in place (cordoned, labelled, tainted).
 #include <fmt/format.h>
 
 #include <utility>
@@ -123,6 +124,41 @@ Status Engine::Adopt(const std::string& key, const admission::Assignment& assign
   log_.Add({Now(), key, "Adopt", "",
             fmt::format("{} pods, admitted at {}, started at {}", r->plan.pods.size(), admitted_at,
                         started_at)});
+  return Status::Ok();
+}
+
+Status Engine::UpdateNode(const model::Node& node) {
+  auto idx = parts_.cluster->FindNode(node.meta.name);
+  if (!idx) return NotFound("node " + node.meta.name + " not found");
+  const model::Node before = parts_.cluster->GetNode(*idx);
+  if (Status s = parts_.cluster->UpdateNode(*idx, node); !s.ok()) return s;
+  // Placement results of this pass may have read the old labels or taints, and a
+  // cordoned node leaves what Volcano's proportion divides.
+  bridge_.Reset();
+  if (before.unschedulable != node.unschedulable && parts_.cluster->NodeReady(*idx)) {
+    // The node alone joins or leaves the total (UpdateClusterCapacity sums every node).
+    if (!cluster_total_) {
+      UpdateClusterCapacity();
+    } else {
+      if (node.unschedulable) {
+        *cluster_total_ -= node.allocatable;
+      } else {
+        *cluster_total_ += node.allocatable;
+      }
+      parts_.admitter->SetClusterCapacity(*cluster_total_);
+    }
+  }
+  parts_.admitter->NotifyCapacityChanged();
+  std::string what;
+  auto note = [&what](const char* part) { what += what.empty() ? part : std::string(", ") + part; };
+  if (before.unschedulable != node.unschedulable) {
+    note(node.unschedulable ? "cordoned" : "uncordoned");
+  }
+  if (before.meta.labels != node.meta.labels) note("labels");
+  if (before.taints != node.taints) note("taints");
+  if (before.meta.annotations != node.meta.annotations) note("annotations");
+  // Running pods stay, as on a cordoned Kubernetes node.
+  log_.Add({Now(), node.meta.name, "NodeUpdated", "", std::move(what)});
   return Status::Ok();
 }
 

@@ -22,6 +22,7 @@ struct Taint {
   std::string key;
   std::string value;
   TaintEffect effect = TaintEffect::kNoSchedule;
+  bool operator==(const Taint&) const = default;
 };
 
 enum class TolerationOperator { kEqual, kExists };

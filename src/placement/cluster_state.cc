@@ -213,6 +213,67 @@ void IndexedClusterState::SetNodeReady(NodeIndex i, bool ready) {
   }
 }
 
+Status IndexedClusterState::UpdateNode(NodeIndex i, const model::Node& node) {
+  if (i < 0 || i >= NodeCount()) return InvalidArgument("no node index " + std::to_string(i));
+  const model::Node& old = infos_[i].node;
+  auto refuse = [&](const std::string& what) {
+    return FailedPrecondition("node " + old.meta.name + ": " + what +
+                              " changed; the cluster is rebuilt");
+  };
+  if (node.meta.name != old.meta.name) return refuse("name");
+  if (!(node.allocatable == old.allocatable)) return refuse("allocatable");
+  auto annotation = [](const model::Node& n) {
+    auto it = n.meta.annotations.find(kNvlinkDomainsAnnotation);
+    return it == n.meta.annotations.end() ? std::string() : it->second;
+  };
+  if (annotation(node) != annotation(old)) return refuse(kNvlinkDomainsAnnotation);
+  const bool labels_changed = node.meta.labels != old.meta.labels;
+  if (labels_changed) {
+    // Domains are made of labels: a HyperNode may select its members by any label,
+    // a Topology by its levels' labels.
+    if (!hyper_node_domains_.empty()) return refuse("labels (HyperNodes select by label)");
+    auto value = [](const model::Node& n, const std::string& key) -> const std::string* {
+      auto it = n.meta.labels.find(key);
+      return it == n.meta.labels.end() ? nullptr : &it->second;
+    };
+    for (const auto& t : topologies_) {
+      for (const auto& level : t.levels) {
+        const std::string* a = value(node, level);
+        const std::string* b = value(old, level);
+        if ((a == nullptr) != (b == nullptr) || (a != nullptr && *a != *b)) {
+          return refuse("topology label " + level);
+        }
+      }
+    }
+  }
+  const int32_t rank = infos_[i].name_rank;
+  if (labels_changed) {
+    // The label index holds ranks in ascending order per (key, value).
+    for (const auto& [k, v] : old.meta.labels) {
+      auto it = node.meta.labels.find(k);
+      if (it != node.meta.labels.end() && it->second == v) continue;
+      auto& values = labels_[k];
+      auto& ranks = values[v];
+      ranks.erase(std::lower_bound(ranks.begin(), ranks.end(), rank));
+      if (ranks.empty()) values.erase(v);
+      if (values.empty()) labels_.erase(k);
+    }
+    for (const auto& [k, v] : node.meta.labels) {
+      auto it = old.meta.labels.find(k);
+      if (it != old.meta.labels.end() && it->second == v) continue;
+      auto& ranks = labels_[k][v];
+      ranks.insert(std::lower_bound(ranks.begin(), ranks.end(), rank), rank);
+    }
+  }
+  infos_[i].node = node;
+  if (!ready_[i] || MayFilterWithoutLabels(node)) {
+    maybe_filtered_.insert(rank);
+  } else {
+    maybe_filtered_.erase(rank);
+  }
+  return Status::Ok();
+}
+
 std::optional<NodeIndex> IndexedClusterState::FindNode(const std::string& name) const {
   auto it = by_name_.find(name);
   if (it == by_name_.end()) return std::nullopt;

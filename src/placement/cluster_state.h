@@ -46,6 +46,7 @@ class IndexedClusterState final : public ClusterState {
   void Release(const std::string& workload_key) override;
   Status ReleaseAbove(const std::string& workload_key, const std::vector<int32_t>& keep) override;
   void SetNodeReady(NodeIndex i, bool ready) override;
+  Status UpdateNode(NodeIndex i, const model::Node& node) override;
   bool NodeReady(NodeIndex i) const override { return ready_[i]; }
   std::vector<std::string> WorkloadsOnNode(NodeIndex i) const override;
   std::vector<std::string> CheckInvariants() const override;

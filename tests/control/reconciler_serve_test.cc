@@ -88,14 +88,16 @@ TEST_F(ReconcilerServeTest, NodeHeartbeatsChangeNothingAndALabelChangeKeepsRunni
   bench_.Step();
   EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
 
-  // A label: the engine is reconfigured in memory; the gang keeps running (no stop,
-  // no restart, no Adopted events).
+  // A label: the node is updated in place, the engine is not reconfigured; the gang
+  // keeps running (no stop, no restart, no Adopted events).
   node = bench_.Get("nodes", "", "gpu-0");
   node["metadata"]["labels"]["rack"] = "r1";
   bench_.Replace("nodes", "", node);
   const size_t writes = bench_.sink.log.size();
   bench_.Step();
-  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 1);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().node_updates, 1);
+  EXPECT_EQ(bench_.reconciler->config().nodes.at(0).meta.labels.at("rack"), "r1");
   EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
   EXPECT_EQ(bench_.sink.Count("event", writes), 0);
   EXPECT_EQ(bench_.reconciler->engine()->Find("ml/train")->phase, engine::Phase::kRunning);
@@ -103,6 +105,51 @@ TEST_F(ReconcilerServeTest, NodeHeartbeatsChangeNothingAndALabelChangeKeepsRunni
   bench_.Create("jobs.batch", "ml", IndexedJob("more", 2, 4));
   bench_.Step();
   EXPECT_EQ(Condition(bench_.Workload("more"), "QuotaReserved"), "False");
+}
+
+TEST_F(ReconcilerServeTest, CordonedNodeKeepsItsGangAndTakesNoNewOneUntilUncordoned) {
+  bench_.Configure(2, 4, 16);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  const std::string ran_on = bench_.Workload("train")["status"]["placement"]["pods"][0]["node"];
+  const std::string other = ran_on == "gpu-0" ? "gpu-1" : "gpu-0";
+
+  // kubectl cordon: spec.unschedulable. An event for that node, not a reconfiguration.
+  json node = bench_.Get("nodes", "", other);
+  node["spec"]["unschedulable"] = true;
+  bench_.Replace("nodes", "", node);
+  bench_.Create("jobs.batch", "ml", IndexedJob("next", 1, 4));
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().node_updates, 1);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  EXPECT_EQ(Condition(bench_.Workload("next"), "QuotaReserved"), "False");
+
+  // kubectl uncordon: the waiting job starts there; the first one never moved.
+  node = bench_.Get("nodes", "", other);
+  node["spec"].erase("unschedulable");
+  bench_.Replace("nodes", "", node);
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().node_updates, 2);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "start ml/next"));
+  EXPECT_EQ(bench_.Workload("next")["status"]["placement"]["pods"][0]["node"], other);
+
+  // New allocatable is more than an in-place edit: the engine is reconfigured, and
+  // both gangs keep running.
+  node = bench_.Get("nodes", "", other);
+  node["status"]["allocatable"]["nvidia.com/gpu"] = "8";
+  bench_.Replace("nodes", "", node);
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 1);
+  EXPECT_EQ(bench_.reconciler->stats().node_updates, 2);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "start ml/next"));
+  EXPECT_EQ(bench_.reconciler->engine()
+                ->cluster()
+                .GetNode(*bench_.reconciler->engine()->cluster().FindNode(other))
+                .allocatable.Get(ResourceNames::Intern("nvidia.com/gpu")),
+            8);
 }
 
 TEST_F(ReconcilerServeTest, ARemovedNodeEvictsItsGangWhichRunsAgainElsewhere) {

@@ -389,5 +389,61 @@ TEST_F(EngineRuntimeTest, AdoptFailsWhenQuotaNoLongerAllowsIt) {
   }
 }
 
+TEST_F(EngineRuntimeTest, NodeEditedInPlaceKeepsItsGangAndTakesNewPodsOnlyWhenSchedulable) {
+  auto engine = NewEngine(Cluster(8, {"node-1", "node-2"}), &a_executor_);
+  ASSERT_NE(engine, nullptr);
+  model::Workload a = Job("a", 1, 4), b = Job("b", 1, 4);
+  AddAndSubmit(*engine, a);
+  Cycle(*engine);
+  ASSERT_EQ(PhaseOf(*engine, "ml/a"), Phase::kRunning);
+  const std::string ran_on =
+      engine->cluster().GetNode(engine->Find("ml/a")->plan.pods[0].node).meta.name;
+
+  // Both nodes cordoned: ml/a keeps running, ml/b has nowhere to go.
+  for (const char* name : {"node-1", "node-2"}) {
+    model::Node node = engine->cluster().GetNode(*engine->cluster().FindNode(name));
+    node.unschedulable = true;
+    ASSERT_TRUE(engine->UpdateNode(node).ok());
+  }
+  clock_.Set(10);
+  AddAndSubmit(*engine, b);
+  Cycle(*engine);
+  EXPECT_EQ(PhaseOf(*engine, "ml/a"), Phase::kRunning);
+  EXPECT_EQ(PhaseOf(*engine, "ml/b"), Phase::kPending);
+  ExpectInvariants(*engine);
+
+  // Refused in place, changing nothing: a node that is not there, or whose
+  // allocatable changed (the caller reconfigures instead).
+  model::Node ghost = MakeNode("node-9", 4);
+  EXPECT_EQ(engine->UpdateNode(ghost).code(), StatusCode::kNotFound);
+  model::Node other = engine->cluster().GetNode(*engine->cluster().FindNode("node-2"));
+  model::Node bigger = other;
+  bigger.unschedulable = false;
+  bigger.allocatable.Set(ResourceNames::Intern(kGpuResourceName), 8);
+  EXPECT_EQ(engine->UpdateNode(bigger).code(), StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(engine->cluster().GetNode(*engine->cluster().FindNode("node-2")).unschedulable);
+
+  // Uncordoned: ml/b starts on the node with room, ml/a never moved.
+  clock_.Set(20);
+  for (const char* name : {"node-1", "node-2"}) {
+    model::Node node = engine->cluster().GetNode(*engine->cluster().FindNode(name));
+    node.unschedulable = false;
+    ASSERT_TRUE(engine->UpdateNode(node).ok());
+  }
+  Cycle(*engine);
+  EXPECT_EQ(PhaseOf(*engine, "ml/b"), Phase::kRunning);
+  EXPECT_NE(engine->cluster().GetNode(engine->Find("ml/b")->plan.pods[0].node).meta.name, ran_on);
+  EXPECT_EQ(a_executor_.events, (std::vector<std::string>{"start ml/a @0", "start ml/b @20"}));
+  int updates = 0;
+  for (const LogEntry& e : engine->log().entries()) {
+    if (e.action == "NodeUpdated") {
+      ++updates;
+      EXPECT_TRUE(e.message == "cordoned" || e.message == "uncordoned") << e.message;
+    }
+  }
+  EXPECT_EQ(updates, 4);
+  ExpectInvariants(*engine);
+}
+
 }  // namespace
 }  // namespace muster::engine
