@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/quantity.h"
 #include "engine/engine.h"
 #include "model/manifest_set.h"
 #include "sim/event_queue.h"
@@ -177,6 +178,38 @@ void BM_CordonNodeRunning(benchmark::State& state) {
   state.counters["running"] = static_cast<double>(full->running);
   state.counters["edits/s"] = benchmark::Counter(2, benchmark::Counter::kIsIterationInvariantRate);
 }
+
+// The same cluster, one ClusterQueue's quota raised in place (Engine::UpdateQuotas)
+// and set back: what editing a quota costs where the whole engine was rebuilt before.
+void BM_QuotaEditRunning(benchmark::State& state) {
+  auto full = MakeFullCluster(state, static_cast<int32_t>(state.range(0)));
+  if (full == nullptr) return;
+  const auto& queues = full->manifests.cluster_queues;
+  size_t next = 0;
+  for (auto _ : state) {
+    const model::ClusterQueue& cq = queues[next++ % queues.size()];
+    std::vector<model::ResourceGroup> raised = cq.resource_groups;
+    model::ResourceQuota& quota = raised.at(0).flavors.at(0).resources.at(0);
+    quota.nominal_quota = Quantity::FromInt(quota.nominal_quota.Value() + 1);
+    Status up = full->engine->UpdateQuotas(cq.meta.name, raised);
+    Status back = full->engine->UpdateQuotas(cq.meta.name, cq.resource_groups);
+    state.PauseTiming();
+    Status cycle = full->engine->RunCycle();
+    state.ResumeTiming();
+    if (!up.ok() || !back.ok() || !cycle.ok()) {
+      state.SkipWithError("update or cycle failed");
+      return;
+    }
+  }
+  state.counters["running"] = static_cast<double>(full->running);
+  state.counters["edits/s"] = benchmark::Counter(2, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+BENCHMARK(BM_QuotaEditRunning)
+    ->ArgName("nodes")
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_CordonNodeRunning)
     ->ArgName("nodes")

@@ -167,6 +167,16 @@ class Admitter {
   virtual void UpdateStopPolicy(const std::string& /*cluster_queue*/,
                                 model::StopPolicy /*policy*/) {}
 
+  // Added: a ClusterQueue's or Cohort's quotas (nominalQuota, borrowingLimit,
+  // lendingLimit) changed and nothing else of it did. Its resource groups must name
+  // the same resources and flavors as before. Admitted workloads stay; waiting ones
+  // are looked at again. FailedPrecondition, changing nothing, when the groups
+  // differ otherwise or what is admitted would no longer fit: the caller rebuilds.
+  virtual Status UpdateQuotas(const std::string& name,
+                              const std::vector<model::ResourceGroup>& /*groups*/) {
+    return FailedPrecondition("this admitter cannot update the quotas of " + name);
+  }
+
   // Added: takes over a workload that is already admitted and running (server
   // restart, configuration change): enqueues it (or takes it out of its pending
   // queue when Enqueue already saw it) and charges exactly `assignment` (flavors

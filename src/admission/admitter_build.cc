@@ -151,6 +151,63 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
   return a;
 }
 
+Status AdmitterImpl::UpdateQuotas(const std::string& name,
+                                  const std::vector<model::ResourceGroup>& groups) {
+  const ClusterQueueSpec* spec = nullptr;
+  NodeId node = -1;
+  auto cq = std::lower_bound(cq_by_name_.begin(), cq_by_name_.end(), name,
+                             [&](int32_t c, const std::string& n) { return cqs_[c].name < n; });
+  if (cq != cq_by_name_.end() && cqs_[*cq].name == name) {
+    spec = &cqs_[*cq];
+    node = spec->node;
+  } else {
+    for (NodeId n = 0; n < tree_.NodeCount() && node < 0; ++n) {
+      if (!tree_.IsClusterQueue(n) && tree_.Name(n) == name) node = n;
+    }
+  }
+  if (node < 0) return NotFound("no ClusterQueue or Cohort " + name);
+  auto refuse = [&](const std::string& why) {
+    return FailedPrecondition(name + ": " + why + "; the queues are rebuilt");
+  };
+  // The same groups, resources and flavors as compiled before: only the numbers move.
+  if (spec != nullptr && spec->groups.size() != groups.size()) return refuse("resource groups");
+  std::vector<std::pair<FrId, Quota>> quotas;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    std::vector<ResourceId> covered;
+    for (const auto& r : groups[g].covered_resources) covered.push_back(ResourceNames::Intern(r));
+    std::vector<int32_t> flavors;
+    for (const auto& fq : groups[g].flavors) {
+      std::optional<int32_t> f = flavors_.Find(fq.name);
+      if (!f) return refuse("flavor " + fq.name);
+      flavors.push_back(*f);
+      for (const auto& rq : fq.resources) {
+        ResourceId id = ResourceNames::Intern(rq.name);
+        std::optional<FrId> fr = tree_.FindFr(*f, id);
+        if (!fr) return refuse("resource " + rq.name + " of flavor " + fq.name);
+        quotas.emplace_back(*fr, ToQuota(id, rq));
+      }
+    }
+    if (spec != nullptr &&
+        (spec->groups[g].covered != covered || spec->groups[g].flavors != flavors)) {
+      return refuse("resource groups");
+    }
+  }
+  if (Status s = tree_.ReplaceQuotas(node, quotas); !s.ok()) return refuse(s.message());
+  // The tree's cached assignments and candidate lists read the old quotas, and its
+  // parked workloads may fit now (Kueue requeues the cohort's inadmissible ones).
+  // Fair sharing compares shares across trees: then every tree is looked at again.
+  if (fair_sharing_) {
+    DropCaches();
+    NotifyCapacityChanged();
+    return Status::Ok();
+  }
+  const NodeId root = tree_.Root(node);
+  root_gen_[root] = ++generation_;
+  unpark_due_.resize(root_gen_.size(), 0);
+  unpark_due_[root] = 1;
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<Admitter>> MakeAdmitter(const model::ManifestSet& manifests) {
   auto built = AdmitterImpl::Build(manifests);
   if (!built.ok()) return built.status();

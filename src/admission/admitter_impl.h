@@ -56,6 +56,8 @@ class AdmitterImpl : public Admitter {
   std::vector<std::string> CheckInvariants() const override;
   void SetClusterCapacity(const ResourceList& total) override;
   void UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) override;
+  Status UpdateQuotas(const std::string& name,
+                      const std::vector<model::ResourceGroup>& groups) override;  // build.cc
   Status Adopt(const std::shared_ptr<const model::Workload>& workload, const Assignment& assignment,
                Time now) override;
   AdmissionSnapshot Snapshot() const override;  // admitter_snapshot.cc

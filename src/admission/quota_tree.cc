@@ -73,6 +73,37 @@ void QuotaTree::ComputeSubtree(NodeId n, std::vector<bool>& done) {
   }
 }
 
+void QuotaTree::ComputeCohortUsage(NodeId n) {
+  Node& node = nodes_[n];
+  if (node.cluster_queue) return;
+  std::fill(node.usage.begin(), node.usage.end(), 0);
+  for (NodeId c : node.children) {
+    ComputeCohortUsage(c);
+    for (FrId fr = 0; fr < FrCount(); ++fr) {
+      node.usage[fr] += std::max<int64_t>(0, nodes_[c].usage[fr] - GuaranteedQuota(c, fr));
+    }
+  }
+}
+
+Status QuotaTree::ReplaceQuotas(NodeId n, const std::vector<std::pair<FrId, Quota>>& quotas) {
+  std::vector<Quota> before = nodes_[n].quota;
+  auto recompute = [this] {
+    std::vector<bool> done(nodes_.size(), false);
+    for (NodeId m = 0; m < NodeCount(); ++m) ComputeSubtree(m, done);
+    for (NodeId m = 0; m < NodeCount(); ++m) {
+      if (nodes_[m].parent < 0) ComputeCohortUsage(m);
+    }
+  };
+  std::fill(nodes_[n].quota.begin(), nodes_[n].quota.end(), Quota{});
+  for (const auto& [fr, q] : quotas) nodes_[n].quota[fr] = q;
+  recompute();
+  std::vector<std::string> broken = CheckInvariants();
+  if (broken.empty()) return Status::Ok();
+  nodes_[n].quota = std::move(before);
+  recompute();
+  return FailedPrecondition(broken.front());
+}
+
 NodeId QuotaTree::Root(NodeId n) const {
   while (nodes_[n].parent >= 0) n = nodes_[n].parent;
   return n;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/resource_name.h"
+#include "core/status.h"
 
 namespace muster::admission {
 
@@ -64,6 +65,12 @@ class QuotaTree {
     return Usage(n, fr) + extra > SubtreeQuota(n, fr);
   }
 
+  // A long-running server edited a node's quotas in place: `quotas` (every other
+  // FrId of the node gets zero quota) replace its own, subtree quotas and the usage
+  // held in cohorts are recomputed. FailedPrecondition, changing nothing, when what
+  // is in use would no longer fit (CheckInvariants).
+  Status ReplaceQuotas(NodeId n, const std::vector<std::pair<FrId, Quota>>& quotas);
+
   void AddUsage(NodeId n, FrId fr, int64_t amount);
   void RemoveUsage(NodeId n, FrId fr, int64_t amount);
   void AddUsage(NodeId n, const FrAmounts& amounts);
@@ -84,6 +91,9 @@ class QuotaTree {
     std::vector<int64_t> usage;
   };
   void ComputeSubtree(NodeId n, std::vector<bool>& done);
+  // A cohort's usage is what its children store in it (their usage beyond their
+  // guaranteed part), recursively; ClusterQueues keep their own.
+  void ComputeCohortUsage(NodeId n);
 
   std::vector<Node> nodes_;
   std::vector<std::pair<int32_t, ResourceId>> frs_;

@@ -87,16 +87,17 @@ class Reconciler {
  public:
   struct Stats {
     int64_t cycles = 0;
-    int64_t reconfigures = 0;  // in-memory configuration changes (no rebuild)
-    int64_t node_updates = 0;  // nodes edited in place (no reconfiguration)
-    int64_t writes = 0;        // writes submitted
-    int64_t conflicts = 0;     // writes refused with 409 (retried on a fresh object)
-    int64_t admitted = 0;      // cluster: jobs unsuspended
-    int64_t evicted = 0;       // cluster: jobs suspended (or Volcano pods deleted)
-    int64_t bindings = 0;      // cluster: pods bound
-    int64_t parked = 0;        // jobs the API server refused to start (4xx)
-    size_t jobs = 0;           // jobs known
-    size_t dirty = 0;          // jobs looked at by the last Step
+    int64_t reconfigures = 0;   // in-memory configuration changes (no rebuild)
+    int64_t node_updates = 0;   // nodes edited in place (no reconfiguration)
+    int64_t quota_updates = 0;  // ClusterQueue / Cohort quotas edited in place
+    int64_t writes = 0;         // writes submitted
+    int64_t conflicts = 0;      // writes refused with 409 (retried on a fresh object)
+    int64_t admitted = 0;       // cluster: jobs unsuspended
+    int64_t evicted = 0;        // cluster: jobs suspended (or Volcano pods deleted)
+    int64_t bindings = 0;       // cluster: pods bound
+    int64_t parked = 0;         // jobs the API server refused to start (4xx)
+    size_t jobs = 0;            // jobs known
+    size_t dirty = 0;           // jobs looked at by the last Step
   };
 
   // `runtime`: serve's executor (required in kServe, null in kCluster). The sink and
@@ -226,6 +227,8 @@ class Reconciler {
   // Edits the named nodes in the engine without reconfiguring it; false when one
   // needs the cluster rebuilt (Engine::UpdateNode).
   bool UpdateNodesInPlace(const std::set<std::string>& names);
+  // The same for ClusterQueues and Cohorts whose quotas alone changed (object ids).
+  bool UpdateQuotasInPlace(const std::set<std::string>& ids);
   model::ManifestSet AssembleConfig() const;
 
   // reconciler_sync.cc
@@ -282,10 +285,12 @@ class Reconciler {
   // (to tell real changes from status writes and heartbeats) and its decoded form.
   std::map<std::string, ConfigObject> config_objects_;
   bool config_dirty_ = false;
-  // Since the last Reconfigure: nodes edited in place (names), and whether anything
-  // else changed (a node added or removed, any other kind): then the engine is
-  // reconfigured as a whole, else only those nodes are updated.
+  // Since the last Reconfigure: nodes edited in place (names), queues whose quotas
+  // alone changed, and whether anything else changed (a node added or removed, any
+  // other kind): then the engine is reconfigured as a whole, else only those nodes
+  // and quotas are updated.
   std::set<std::string> nodes_edited_;
+  std::set<std::string> quotas_edited_;  // ClusterQueue and Cohort object ids
   bool config_rebuild_ = false;
   std::map<std::string, nlohmann::json> flavors_;  // ResourceFlavor objects by name
 

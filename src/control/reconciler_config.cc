@@ -1,10 +1,10 @@
 // The reconciler's configuration half: nodes, flavors, queues, priority classes and
 // the scheduler / Kueue configuration objects. Each object is decoded once, when what
 // the engine reads of it changes (node heartbeats and our own queue status writes
-// change nothing). A node edited in place (cordoned, labelled, tainted) is an engine
-// event that touches that node alone; any other change reconfigures the engine in
-// memory, once per Step however many objects changed, and running gangs stay where
-// they run.
+// change nothing). A node edited in place (cordoned, labelled, tainted) and a queue
+// whose quotas alone moved are engine events that touch that node or quota tree
+// alone; any other change reconfigures the engine in memory, once per Step however
+// many objects changed, and running gangs stay where they run.
 #include <map>
 #include <set>
 #include <string>
@@ -22,7 +22,7 @@ using json = nlohmann::json;
 // What the engine reads of a configuration object. Node heartbeats and conditions
 // change every few seconds: only labels, annotations, spec (taints, unschedulable)
 // and capacity count; other kinds drop their status (our own queue status writes).
-std::string Significant(const std::string& resource, const json& object) {
+json Significant(const std::string& resource, const json& object) {
   json meta = object.value("metadata", json::object());
   if (!meta.is_object()) meta = json::object();
   json kept = {{"labels", meta.value("labels", json::object())},
@@ -40,7 +40,40 @@ std::string Significant(const std::string& resource, const json& object) {
     copy.erase("metadata");
     out["rest"] = std::move(copy);
   }
-  return out.dump();
+  return out;
+}
+
+constexpr const char* kClusterQueues = "clusterqueues.kueue.x-k8s.io";
+constexpr const char* kCohorts = "cohorts.kueue.x-k8s.io";
+
+// Erases the quota numbers of every resource of `spec.resourceGroups`.
+void EraseQuotas(json& spec) {
+  if (!spec.is_object() || !spec.contains("resourceGroups")) return;
+  json& groups = spec["resourceGroups"];
+  if (!groups.is_array()) return;
+  for (json& group : groups) {
+    if (!group.is_object() || !group.contains("flavors") || !group["flavors"].is_array()) continue;
+    for (json& flavor : group["flavors"]) {
+      if (!flavor.is_object() || !flavor.contains("resources")) continue;
+      if (!flavor["resources"].is_array()) continue;
+      for (json& resource : flavor["resources"]) {
+        if (!resource.is_object()) continue;
+        for (const char* field : {"nominalQuota", "borrowingLimit", "lendingLimit"}) {
+          resource.erase(field);
+        }
+      }
+    }
+  }
+}
+
+// A ClusterQueue or Cohort without its quota numbers (nominalQuota, borrowingLimit,
+// lendingLimit): equal before and after an edit that only moves quotas.
+std::string WithoutQuotas(json significant) {
+  if (significant.contains("spec")) EraseQuotas(significant["spec"]);
+  if (significant.contains("rest") && significant["rest"].contains("spec")) {
+    EraseQuotas(significant["rest"]["spec"]);
+  }
+  return significant.dump();
 }
 
 template <typename T>
@@ -82,7 +115,8 @@ bool Reconciler::ApplyConfig(const Change& change) {
     config_rebuild_ = config_rebuild_ || known;
     return known;
   }
-  std::string significant = Significant(change.resource, change.Object());
+  json significant_json = Significant(change.resource, change.Object());
+  std::string significant = significant_json.dump();
   auto it = config_objects_.find(id);
   if (it != config_objects_.end() && it->second.significant == significant) return false;
   ConfigObject object;
@@ -94,12 +128,17 @@ bool Reconciler::ApplyConfig(const Change& change) {
     object.problem = decoded.status().message();
     Log("ignoring " + id + ": " + object.problem);
   }
-  // A node that was and stays usable may be updated in place (Reconfigure).
-  const bool node_edit = change.resource == "nodes" && it != config_objects_.end() &&
-                         it->second.problem.empty() && object.problem.empty() &&
-                         object.decoded.nodes.size() == 1;
-  if (node_edit) {
+  // A node, or a queue's quotas, that was and stays usable may be updated in place
+  // (Reconfigure).
+  const bool queue = change.resource == kClusterQueues || change.resource == kCohorts;
+  if (queue && object.problem.empty())
+    object.structure = WithoutQuotas(std::move(significant_json));
+  const bool was_usable = it != config_objects_.end() && it->second.problem.empty();
+  const bool usable = was_usable && object.problem.empty();
+  if (usable && change.resource == "nodes" && object.decoded.nodes.size() == 1) {
     nodes_edited_.insert(change.name);
+  } else if (usable && queue && object.structure == it->second.structure) {
+    quotas_edited_.insert(id);
   } else {
     config_rebuild_ = true;
   }
@@ -147,13 +186,50 @@ bool Reconciler::UpdateNodesInPlace(const std::set<std::string>& names) {
   return true;
 }
 
+bool Reconciler::UpdateQuotasInPlace(const std::set<std::string>& ids) {
+  // Object id -> its decoded ClusterQueue or Cohort, whichever it is.
+  std::map<std::string, const model::ClusterQueue*> queues;
+  std::map<std::string, const model::Cohort*> cohorts;
+  for (const std::string& id : ids) {
+    auto it = config_objects_.find(id);
+    if (it == config_objects_.end()) return false;
+    const model::ManifestSet& decoded = it->second.decoded;
+    Status s = FailedPrecondition(id + " is not one ClusterQueue or Cohort");
+    if (decoded.cluster_queues.size() == 1) {
+      const model::ClusterQueue& cq = decoded.cluster_queues.front();
+      s = engine_->UpdateQuotas(cq.meta.name, cq.resource_groups);
+      queues.emplace(cq.meta.name, &cq);
+    } else if (decoded.cohorts.size() == 1) {
+      const model::Cohort& cohort = decoded.cohorts.front();
+      s = engine_->UpdateQuotas(cohort.meta.name, cohort.resource_groups);
+      cohorts.emplace(cohort.meta.name, &cohort);
+    }
+    if (!s.ok()) return false;
+  }
+  auto replace = [](auto& items, const auto& edited) {
+    for (auto& item : items) {
+      auto it = edited.find(item.meta.name);
+      if (it == edited.end()) continue;
+      const int64_t order = item.meta.order;
+      item = *it->second;
+      item.meta.order = order;
+    }
+  };
+  replace(config_.cluster_queues, queues);
+  replace(config_.cohorts, cohorts);
+  stats_.quota_updates += static_cast<int64_t>(ids.size());
+  return true;
+}
+
 void Reconciler::Reconfigure() {
   config_dirty_ = false;
   const bool rebuild = config_rebuild_ || engine_ == nullptr || !engine_error_.empty();
   config_rebuild_ = false;
-  const std::set<std::string> edited = std::exchange(nodes_edited_, {});
-  if (!rebuild && UpdateNodesInPlace(edited)) {
+  const std::set<std::string> nodes = std::exchange(nodes_edited_, {});
+  const std::set<std::string> quotas = std::exchange(quotas_edited_, {});
+  if (!rebuild && UpdateNodesInPlace(nodes) && UpdateQuotasInPlace(quotas)) {
     cycle_needed_ = true;
+    queues_dirty_ = queues_dirty_ || !quotas.empty();
     return;
   }
   model::ManifestSet config = AssembleConfig();

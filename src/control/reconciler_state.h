@@ -90,6 +90,7 @@ struct Reconciler::ConfigObject {
   std::string significant;     // what the engine reads of it (compact JSON)
   model::ManifestSet decoded;  // the object alone, decoded
   std::string problem;         // why it does not decode ("" when it does)
+  std::string structure;       // ClusterQueues, Cohorts: significant without quotas
 };
 
 }  // namespace muster::control

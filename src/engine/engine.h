@@ -144,6 +144,11 @@ class Engine {
   // the change needs the cluster rebuilt (allocatable, devices, or the labels that
   // make topology domains or HyperNodes): then Reconfigured takes it.
   Status UpdateNode(const model::Node& node);
+  // A ClusterQueue's or Cohort's quotas changed in place and nothing else of it
+  // (Admitter::UpdateQuotas): admitted gangs keep their quota, waiting workloads are
+  // looked at again in the next cycle. NotFound, or FailedPrecondition (changing
+  // nothing) when the change needs the queues rebuilt: then Reconfigured takes it.
+  Status UpdateQuotas(const std::string& queue, const std::vector<model::ResourceGroup>& groups);
 
   // The cluster, queue or flavor configuration changed (engine_reconfigure.cc): a new
   // engine with `parts`, built from `manifests`, takes over every workload of `old`

@@ -1,7 +1,7 @@
 // Engine changes a long-running server makes between cycles: workloads created and
 // deleted at runtime, workloads adopted where they already run after the engine
 // was rebuilt (server restart, cluster or queue configuration changed), and nodes
-// edited in place (cordoned, labelled, tainted).
+// and queue quotas edited in place.
 #include <fmt/format.h>
 
 #include <utility>
@@ -159,6 +159,13 @@ Status Engine::UpdateNode(const model::Node& node) {
   if (before.meta.annotations != node.meta.annotations) note("annotations");
   // Running pods stay, as on a cordoned Kubernetes node.
   log_.Add({Now(), node.meta.name, "NodeUpdated", "", std::move(what)});
+  return Status::Ok();
+}
+
+Status Engine::UpdateQuotas(const std::string& queue,
+                            const std::vector<model::ResourceGroup>& groups) {
+  if (Status s = parts_.admitter->UpdateQuotas(queue, groups); !s.ok()) return s;
+  log_.Add({Now(), queue, "QuotaUpdated", "", ""});
   return Status::Ok();
 }
 

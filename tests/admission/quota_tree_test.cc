@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
 namespace muster::admission {
 namespace {
 
@@ -134,6 +139,128 @@ TEST(QuotaTreeTest, InvariantsReportOverUse) {
   auto inv = x.t.CheckInvariants();
   ASSERT_EQ(inv.size(), 1u);
   EXPECT_NE(inv[0].find("ClusterQueue cq"), std::string::npos);
+}
+
+TEST(QuotaTreeTest, ReplacedQuotasRecomputeSubtreesAndWhatCohortsHold) {
+  // Cohort ml <- {a: 8 lendingLimit 8, b: 4}; a uses 6, all within its quota.
+  Tree x;
+  NodeId ml = x.t.AddNode("ml", false);
+  NodeId a = x.t.AddNode("a", true), b = x.t.AddNode("b", true);
+  x.t.SetParent(a, ml);
+  x.t.SetParent(b, ml);
+  x.t.SetQuota(a, x.gpu, {8, std::nullopt, 8});
+  x.t.SetQuota(b, x.gpu, {4, std::nullopt, std::nullopt});
+  x.t.Finalize();
+  x.t.AddUsage(a, x.gpu, 6);
+  EXPECT_EQ(x.t.Usage(ml, x.gpu), 6);  // nothing guaranteed: all of it in the cohort
+  EXPECT_EQ(x.t.Available(b, x.gpu), 6);
+
+  // a now keeps 6 to itself (lendingLimit 2): its usage leaves the cohort.
+  ASSERT_TRUE(x.t.ReplaceQuotas(a, {{x.gpu, {8, std::nullopt, 2}}}).ok());
+  EXPECT_EQ(x.t.SubtreeQuota(ml, x.gpu), 6);
+  EXPECT_EQ(x.t.Usage(ml, x.gpu), 0);
+  EXPECT_EQ(x.t.Available(b, x.gpu), 6);
+  EXPECT_EQ(x.t.Available(a, x.gpu), 6);
+  // The same as a tree built with these quotas and charged the same.
+  Tree y;
+  NodeId ml2 = y.t.AddNode("ml", false);
+  NodeId a2 = y.t.AddNode("a", true), b2 = y.t.AddNode("b", true);
+  y.t.SetParent(a2, ml2);
+  y.t.SetParent(b2, ml2);
+  y.t.SetQuota(a2, y.gpu, {8, std::nullopt, 2});
+  y.t.SetQuota(b2, y.gpu, {4, std::nullopt, std::nullopt});
+  y.t.Finalize();
+  y.t.AddUsage(a2, y.gpu, 6);
+  for (NodeId n : {ml, a, b}) {
+    EXPECT_EQ(x.t.SubtreeQuota(n, x.gpu), y.t.SubtreeQuota(n, y.gpu)) << n;
+    EXPECT_EQ(x.t.Usage(n, x.gpu), y.t.Usage(n, y.gpu)) << n;
+    EXPECT_EQ(x.t.Available(n, x.gpu), y.t.Available(n, y.gpu)) << n;
+  }
+
+  // Quota below what is in use is refused and changes nothing; an omitted pair
+  // has no quota.
+  Status refused = x.t.ReplaceQuotas(a, {});
+  EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.message().find("exceeds"), std::string::npos) << refused.message();
+  EXPECT_EQ(x.t.QuotaOf(a, x.gpu).nominal, 8);
+  EXPECT_EQ(x.t.SubtreeQuota(ml, x.gpu), 6);
+  EXPECT_TRUE(x.t.CheckInvariants().empty());
+}
+
+// Random cohort trees: quotas replaced in place read exactly as a tree built with
+// the new quotas and charged the same, or, when refused, as before.
+TEST(QuotaTreeTest, ReplacedQuotasMatchAFreshTreeOnRandomTrees) {
+  std::mt19937_64 rng(7);
+  auto random_quota = [&rng]() {
+    Quota q;
+    q.nominal = static_cast<int64_t>(rng() % 21);
+    if (rng() % 3 == 0) q.borrowing_limit = static_cast<int64_t>(rng() % 11);
+    if (rng() % 3 == 0) q.lending_limit = static_cast<int64_t>(rng() % (q.nominal + 1));
+    return q;
+  };
+  int taken_count = 0, refused_count = 0;
+  for (int round = 0; round < 300; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    // Nodes 0-2 cohorts (1 and 2 under 0), 3-8 ClusterQueues under a random cohort.
+    std::vector<NodeId> parent = {-1, 0, 0};
+    for (int c = 0; c < 6; ++c) parent.push_back(static_cast<NodeId>(rng() % 3));
+    std::vector<std::vector<Quota>> quotas(parent.size(), std::vector<Quota>(2));
+    for (auto& per_node : quotas) {
+      for (auto& q : per_node) q = random_quota();
+    }
+    auto build = [&](QuotaTree& t, const std::vector<std::vector<Quota>>& qs) {
+      std::vector<FrId> frs = {t.InternFr(0, kNvidiaGpu), t.InternFr(0, kCpu)};
+      for (size_t n = 0; n < parent.size(); ++n) {
+        t.AddNode("n" + std::to_string(n), n >= 3);
+        if (parent[n] >= 0) t.SetParent(static_cast<NodeId>(n), parent[n]);
+        for (size_t f = 0; f < frs.size(); ++f)
+          t.SetQuota(static_cast<NodeId>(n), frs[f], qs[n][f]);
+      }
+      t.Finalize();
+    };
+    QuotaTree tree;
+    build(tree, quotas);
+    // Charges that fit, in order: (ClusterQueue, fr, amount).
+    std::vector<std::tuple<NodeId, FrId, int64_t>> charges;
+    for (int k = 0; k < 12; ++k) {
+      const auto cq = static_cast<NodeId>(3 + rng() % 6);
+      const auto fr = static_cast<FrId>(rng() % 2);
+      const int64_t available = tree.Available(cq, fr);
+      if (available <= 0) continue;
+      const auto amount = static_cast<int64_t>(1 + rng() % available);
+      tree.AddUsage(cq, fr, amount);
+      charges.emplace_back(cq, fr, amount);
+    }
+    ASSERT_TRUE(tree.CheckInvariants().empty());
+    const auto node = static_cast<NodeId>(rng() % parent.size());
+    std::vector<std::vector<Quota>> edited = quotas;
+    edited[node] = {random_quota(), random_quota()};
+    const bool taken = tree.ReplaceQuotas(node, {{0, edited[node][0]}, {1, edited[node][1]}}).ok();
+    ++(taken ? taken_count : refused_count);
+    QuotaTree fresh;
+    build(fresh, taken ? edited : quotas);
+    for (const auto& [cq, fr, amount] : charges) fresh.AddUsage(cq, fr, amount);
+    if (taken) {
+      EXPECT_TRUE(fresh.CheckInvariants().empty());
+    } else {
+      QuotaTree refused;
+      build(refused, edited);
+      for (const auto& [cq, fr, amount] : charges) refused.AddUsage(cq, fr, amount);
+      EXPECT_FALSE(refused.CheckInvariants().empty()) << "refused an edit that fits";
+    }
+    for (NodeId n = 0; n < tree.NodeCount(); ++n) {
+      for (FrId fr = 0; fr < 2; ++fr) {
+        EXPECT_EQ(tree.QuotaOf(n, fr).nominal, fresh.QuotaOf(n, fr).nominal) << n;
+        EXPECT_EQ(tree.SubtreeQuota(n, fr), fresh.SubtreeQuota(n, fr)) << n;
+        EXPECT_EQ(tree.Usage(n, fr), fresh.Usage(n, fr)) << n;
+        EXPECT_EQ(tree.Available(n, fr), fresh.Available(n, fr)) << n;
+        EXPECT_EQ(tree.PotentialAvailable(n, fr), fresh.PotentialAvailable(n, fr)) << n;
+      }
+    }
+  }
+  // Both outcomes were exercised.
+  EXPECT_GT(taken_count, 50);
+  EXPECT_GT(refused_count, 10);
 }
 
 }  // namespace

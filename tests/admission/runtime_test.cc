@@ -82,6 +82,65 @@ TEST(StopPolicyTest, UnknownQueueIsIgnored) {
   EXPECT_TRUE(h.Running("ns/a"));
 }
 
+TEST(QuotaUpdateTest, RaisedQuotaAdmitsWhatWaitsAndLoweredBelowUseIsRefused) {
+  Harness h(CpuQueue("4"));
+  h.Submit(Cpu("ns/a", "2", 1));
+  h.Submit(Cpu("ns/b", "2", 2));
+  h.Submit(Cpu("ns/c", "2", 3));
+  h.Run();
+  ASSERT_TRUE(h.Running("ns/a") && h.Running("ns/b"));
+  ASSERT_FALSE(h.Running("ns/c"));
+
+  auto groups = [](const char* cpu) {
+    return std::vector<model::ResourceGroup>{Group({"cpu"}, {Flavor("default", {{"cpu", cpu}})})};
+  };
+  ASSERT_TRUE(h.admitter->UpdateQuotas("cq", groups("6")).ok());
+  h.Run();  // checks the invariants after every cycle
+  EXPECT_TRUE(h.Running("ns/c"));
+
+  // Below the 6 in use: refused, nothing changes (the caller rebuilds and evicts).
+  EXPECT_EQ(h.admitter->UpdateQuotas("cq", groups("5")).code(), StatusCode::kFailedPrecondition);
+  h.Submit(Cpu("ns/d", "1", 4));
+  h.Run();
+  EXPECT_FALSE(h.Running("ns/d"));
+  // A different shape (another flavor, another resource) is not a quota edit.
+  EXPECT_EQ(
+      h.admitter->UpdateQuotas("cq", {Group({"cpu"}, {Flavor("other", {{"cpu", "9"}})})}).code(),
+      StatusCode::kFailedPrecondition);
+  EXPECT_EQ(
+      h.admitter
+          ->UpdateQuotas("cq", {Group({"cpu", "memory"}, {Flavor("default", {{"cpu", "9"}})})})
+          .code(),
+      StatusCode::kFailedPrecondition);
+  EXPECT_EQ(h.admitter->UpdateQuotas("nope", groups("9")).code(), StatusCode::kNotFound);
+  // Raised again: the small one fits.
+  ASSERT_TRUE(h.admitter->UpdateQuotas("cq", groups("7")).ok());
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/d"));
+}
+
+TEST(QuotaUpdateTest, CohortQuotaLentToItsQueues) {
+  model::ManifestSet m;
+  m.resource_flavors = {RF("default")};
+  m.cluster_queues = {CQ("cq", "pool", {Group({"cpu"}, {Flavor("default", {{"cpu", "2"}})})})};
+  model::Cohort pool;
+  pool.meta.name = "pool";
+  pool.resource_groups = {Group({"cpu"}, {Flavor("default", {{"cpu", "0"}})})};
+  m.cohorts = {pool};
+  m.local_queues = {LQ("ns", "lq", "cq")};
+  Harness h(m);
+  h.Submit(Cpu("ns/a", "2", 1));
+  h.Submit(Cpu("ns/b", "2", 2));
+  h.Run();
+  ASSERT_TRUE(h.Running("ns/a"));
+  ASSERT_FALSE(h.Running("ns/b"));
+  // The cohort's own quota grows: cq borrows it.
+  ASSERT_TRUE(
+      h.admitter->UpdateQuotas("pool", {Group({"cpu"}, {Flavor("default", {{"cpu", "2"}})})}).ok());
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/b"));
+}
+
 struct DrfCase {
   std::string name;
   int32_t big_priority;

@@ -184,6 +184,45 @@ TEST_F(ReconcilerServeTest, QuotaRaisedAdmitsWhatWaits) {
   bench_.Step();
   EXPECT_EQ(bench_.runtime.running.size(), 2u);
   EXPECT_EQ(Condition(bench_.Workload("b"), "QuotaReserved"), "True");
+  // Only the numbers moved: the quota tree is edited in place, no reconfiguration.
+  EXPECT_EQ(bench_.reconciler->stats().quota_updates, 1);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->config()
+                .cluster_queues.at(0)
+                .resource_groups.at(0)
+                .flavors.at(0)
+                .resources.at(1)
+                .nominal_quota.ToString(),
+            "8");
+}
+
+TEST_F(ReconcilerServeTest, QuotaLoweredBelowUseEvictsAsAReconfiguration) {
+  bench_.Configure(2, 4, 8);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("a", 1, 4));
+  bench_.Create("jobs.batch", "ml", IndexedJob("b", 1, 4));
+  bench_.Step();
+  ASSERT_EQ(bench_.runtime.running.size(), 2u);
+  json cq = bench_.Get("clusterqueues.kueue.x-k8s.io", "", "research");
+  cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][1]["nominalQuota"] = 4;
+  bench_.Replace("clusterqueues.kueue.x-k8s.io", "", cq);
+  bench_.Step();
+  // Quota is never over-committed: the in-place edit is refused and the rebuilt
+  // queues take back only what fits.
+  EXPECT_EQ(bench_.reconciler->stats().quota_updates, 0);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 1);
+  EXPECT_EQ(bench_.runtime.running.size(), 1u);
+  EXPECT_EQ(bench_.sink.Count(" Evicted"), 1);
+
+  // A structural change (a resource added to the group) is a reconfiguration too.
+  cq = bench_.Get("clusterqueues.kueue.x-k8s.io", "", "research");
+  cq["spec"]["resourceGroups"][0]["coveredResources"].push_back("memory");
+  cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"].push_back(
+      {{"name", "memory"}, {"nominalQuota", "1Ti"}});
+  bench_.Replace("clusterqueues.kueue.x-k8s.io", "", cq);
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 2);
+  EXPECT_EQ(bench_.runtime.running.size(), 1u);
 }
 
 TEST_F(ReconcilerServeTest, RestartAdoptsRunningGangsWithoutEvents) {

@@ -88,8 +88,8 @@ TEST(NodeUpdate, RefusesWhatTheClusterWasBuiltAround) {
   model::Topology topology;
   topology.meta.name = "default";
   topology.levels = {"example.com/rack", "kubernetes.io/hostname"};
-  auto s = Build({MakeNode("a", 8, {{"example.com/rack", "r1"}}), MakeNode("b", 8)}, {},
-                 {topology});
+  auto s =
+      Build({MakeNode("a", 8, {{"example.com/rack", "r1"}}), MakeNode("b", 8)}, {}, {topology});
   model::Node a = s->GetNode(0);
 
   model::Node bigger = a;
