@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -142,16 +143,20 @@ TEST(QuotaTreeTest, InvariantsReportOverUse) {
 }
 
 TEST(QuotaTreeTest, ReplacedQuotasRecomputeSubtreesAndWhatCohortsHold) {
-  // Cohort ml <- {a: 8 lendingLimit 8, b: 4}; a uses 6, all within its quota.
+  // Cohort ml (node 0) <- {a (1): 8 with `a_lending`, b (2): 4}; a uses 6.
+  auto build = [](Tree& x, std::optional<int64_t> a_lending) {
+    NodeId ml = x.t.AddNode("ml", false);
+    NodeId a = x.t.AddNode("a", true), b = x.t.AddNode("b", true);
+    x.t.SetParent(a, ml);
+    x.t.SetParent(b, ml);
+    x.t.SetQuota(a, x.gpu, {8, std::nullopt, a_lending});
+    x.t.SetQuota(b, x.gpu, {4, std::nullopt, std::nullopt});
+    x.t.Finalize();
+    x.t.AddUsage(a, x.gpu, 6);
+  };
+  const NodeId ml = 0, a = 1, b = 2;
   Tree x;
-  NodeId ml = x.t.AddNode("ml", false);
-  NodeId a = x.t.AddNode("a", true), b = x.t.AddNode("b", true);
-  x.t.SetParent(a, ml);
-  x.t.SetParent(b, ml);
-  x.t.SetQuota(a, x.gpu, {8, std::nullopt, 8});
-  x.t.SetQuota(b, x.gpu, {4, std::nullopt, std::nullopt});
-  x.t.Finalize();
-  x.t.AddUsage(a, x.gpu, 6);
+  build(x, 8);
   EXPECT_EQ(x.t.Usage(ml, x.gpu), 6);  // nothing guaranteed: all of it in the cohort
   EXPECT_EQ(x.t.Available(b, x.gpu), 6);
 
@@ -163,14 +168,7 @@ TEST(QuotaTreeTest, ReplacedQuotasRecomputeSubtreesAndWhatCohortsHold) {
   EXPECT_EQ(x.t.Available(a, x.gpu), 6);
   // The same as a tree built with these quotas and charged the same.
   Tree y;
-  NodeId ml2 = y.t.AddNode("ml", false);
-  NodeId a2 = y.t.AddNode("a", true), b2 = y.t.AddNode("b", true);
-  y.t.SetParent(a2, ml2);
-  y.t.SetParent(b2, ml2);
-  y.t.SetQuota(a2, y.gpu, {8, std::nullopt, 2});
-  y.t.SetQuota(b2, y.gpu, {4, std::nullopt, std::nullopt});
-  y.t.Finalize();
-  y.t.AddUsage(a2, y.gpu, 6);
+  build(y, 2);
   for (NodeId n : {ml, a, b}) {
     EXPECT_EQ(x.t.SubtreeQuota(n, x.gpu), y.t.SubtreeQuota(n, y.gpu)) << n;
     EXPECT_EQ(x.t.Usage(n, x.gpu), y.t.Usage(n, y.gpu)) << n;

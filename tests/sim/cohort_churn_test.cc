@@ -20,16 +20,11 @@
 
 #include "core/clock.h"
 #include "engine/engine.h"
+#include "engine/scenario.h"
 #include "sim/generator.h"
 
 namespace muster::sim {
 namespace {
-
-class FixedClock : public Clock {
- public:
-  Time Now() const override { return now; }
-  Time now = 0;
-};
 
 TEST(CohortChurn, DISABLED_GangsInCohortsSettleAfterCompletions) {
   for (uint64_t seed = 1; seed <= 30; ++seed) {
@@ -55,7 +50,7 @@ TEST(CohortChurn, DISABLED_GangsInCohortsSettleAfterCompletions) {
       p.priority = pc.value;
       workloads.push_back(PlanToWorkload(p, i));
     }
-    FixedClock clock;
+    engine::testing::ManualClock clock;
     auto parts = engine::BuildEngineParts(m);
     ASSERT_TRUE(parts.ok());
     engine::EngineOptions options;
@@ -64,7 +59,7 @@ TEST(CohortChurn, DISABLED_GangsInCohortsSettleAfterCompletions) {
     for (const auto& w : workloads) ASSERT_TRUE(e.Submit(w.key).ok());
     ASSERT_TRUE(e.RunCycle().ok());
     for (int minute = 1; minute <= 12; ++minute) {
-      clock.now = 60.0 * minute;
+      clock.Set(60.0 * minute);
       std::vector<std::string> done;
       for (const auto& r : e.workloads()) {
         if (r.phase == engine::Phase::kRunning && rng() % 4 == 0) done.push_back(r.key());
