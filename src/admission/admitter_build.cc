@@ -155,9 +155,7 @@ Status AdmitterImpl::UpdateQuotas(const std::string& name,
                                   const std::vector<model::ResourceGroup>& groups) {
   const ClusterQueueSpec* spec = nullptr;
   NodeId node = -1;
-  auto cq = std::lower_bound(cq_by_name_.begin(), cq_by_name_.end(), name,
-                             [&](int32_t c, const std::string& n) { return cqs_[c].name < n; });
-  if (cq != cq_by_name_.end() && cqs_[*cq].name == name) {
+  if (std::optional<int32_t> cq = FindClusterQueue(name)) {
     spec = &cqs_[*cq];
     node = spec->node;
   } else {

@@ -288,6 +288,8 @@ class AdmitterImpl : public Admitter {
   // An admitted workload of ClusterQueue `cq` as a preemption candidate.
   static PreemptionCandidate AsCandidate(const WorkloadState& ws, int32_t cq);
   NodeId RootOf(int32_t cq) const { return cq_root_[cq]; }
+  // The ClusterQueue index of `name` (cq_by_name_), or nullopt.
+  std::optional<int32_t> FindClusterQueue(const std::string& name) const;
   void BumpGeneration(int32_t cq) { root_gen_[cq_root_[cq]] = ++generation_; }
   int64_t VolcanoShare(const ResourceList& request) const;  // ppm, Volcano drf
   // sla.cc: creation plus the job's sla-waiting-time (Volcano's sla plugin), or none.

@@ -369,12 +369,17 @@ void AdmitterImpl::SetClusterCapacity(const ResourceList& total) {
 // (HoldAndDrain also evicts what the queue admitted, in the next cycle's
 // DrainStopped); None puts the held workloads back in line with their original
 // creation time.
+std::optional<int32_t> AdmitterImpl::FindClusterQueue(const std::string& name) const {
+  auto it = std::lower_bound(cq_by_name_.begin(), cq_by_name_.end(), name,
+                             [&](int32_t c, const std::string& n) { return cqs_[c].name < n; });
+  if (it == cq_by_name_.end() || cqs_[*it].name != name) return std::nullopt;
+  return *it;
+}
+
 void AdmitterImpl::UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) {
-  auto it =
-      std::lower_bound(cq_by_name_.begin(), cq_by_name_.end(), cluster_queue,
-                       [&](int32_t c, const std::string& name) { return cqs_[c].name < name; });
-  if (it == cq_by_name_.end() || cqs_[*it].name != cluster_queue) return;
-  int32_t c = *it;
+  std::optional<int32_t> found = FindClusterQueue(cluster_queue);
+  if (!found) return;
+  int32_t c = *found;
   if (cqs_[c].stop_policy == policy) return;
   cqs_[c].stop_policy = policy;
   BumpGeneration(c);

@@ -76,6 +76,19 @@ std::string WithoutQuotas(json significant) {
   return significant.dump();
 }
 
+// Replaces the items of `items` named in `edited` (name -> new item), keeping each
+// item's place in input order.
+template <typename T>
+void ReplaceByName(std::vector<T>& items, const std::map<std::string, const T*>& edited) {
+  for (T& item : items) {
+    auto it = edited.find(item.meta.name);
+    if (it == edited.end()) continue;
+    const int64_t order = item.meta.order;
+    item = *it->second;
+    item.meta.order = order;
+  }
+}
+
 template <typename T>
 void AppendAll(std::vector<T>& into, std::vector<T>& from, int64_t& order) {
   for (auto& item : from) {
@@ -175,13 +188,7 @@ bool Reconciler::UpdateNodesInPlace(const std::set<std::string>& names) {
     if (!engine_->UpdateNode(node).ok()) return false;
     edited.emplace(name, &node);
   }
-  for (model::Node& node : config_.nodes) {
-    auto it = edited.find(node.meta.name);
-    if (it == edited.end()) continue;
-    const int64_t order = node.meta.order;
-    node = *it->second;
-    node.meta.order = order;
-  }
+  ReplaceByName(config_.nodes, edited);
   stats_.node_updates += static_cast<int64_t>(edited.size());
   return true;
 }
@@ -206,17 +213,8 @@ bool Reconciler::UpdateQuotasInPlace(const std::set<std::string>& ids) {
     }
     if (!s.ok()) return false;
   }
-  auto replace = [](auto& items, const auto& edited) {
-    for (auto& item : items) {
-      auto it = edited.find(item.meta.name);
-      if (it == edited.end()) continue;
-      const int64_t order = item.meta.order;
-      item = *it->second;
-      item.meta.order = order;
-    }
-  };
-  replace(config_.cluster_queues, queues);
-  replace(config_.cohorts, cohorts);
+  ReplaceByName(config_.cluster_queues, queues);
+  ReplaceByName(config_.cohorts, cohorts);
   stats_.quota_updates += static_cast<int64_t>(ids.size());
   return true;
 }

@@ -130,12 +130,20 @@ Status Engine::Adopt(const std::string& key, const admission::Assignment& assign
 Status Engine::UpdateNode(const model::Node& node) {
   auto idx = parts_.cluster->FindNode(node.meta.name);
   if (!idx) return NotFound("node " + node.meta.name + " not found");
-  const model::Node before = parts_.cluster->GetNode(*idx);
+  // What changed, read before the cluster replaces the old node.
+  const model::Node& before = parts_.cluster->GetNode(*idx);
+  const bool cordon_changed = before.unschedulable != node.unschedulable;
+  std::string what;
+  auto note = [&what](const char* part) { what += what.empty() ? part : std::string(", ") + part; };
+  if (cordon_changed) note(node.unschedulable ? "cordoned" : "uncordoned");
+  if (before.meta.labels != node.meta.labels) note("labels");
+  if (before.taints != node.taints) note("taints");
+  if (before.meta.annotations != node.meta.annotations) note("annotations");
   if (Status s = parts_.cluster->UpdateNode(*idx, node); !s.ok()) return s;
   // Placement results of this pass may have read the old labels or taints, and a
   // cordoned node leaves what Volcano's proportion divides.
   bridge_.Reset();
-  if (before.unschedulable != node.unschedulable && parts_.cluster->NodeReady(*idx)) {
+  if (cordon_changed && parts_.cluster->NodeReady(*idx)) {
     // The node alone joins or leaves the total (UpdateClusterCapacity sums every node).
     if (!cluster_total_) {
       UpdateClusterCapacity();
@@ -149,14 +157,6 @@ Status Engine::UpdateNode(const model::Node& node) {
     }
   }
   parts_.admitter->NotifyCapacityChanged();
-  std::string what;
-  auto note = [&what](const char* part) { what += what.empty() ? part : std::string(", ") + part; };
-  if (before.unschedulable != node.unschedulable) {
-    note(node.unschedulable ? "cordoned" : "uncordoned");
-  }
-  if (before.meta.labels != node.meta.labels) note("labels");
-  if (before.taints != node.taints) note("taints");
-  if (before.meta.annotations != node.meta.annotations) note("annotations");
   // Running pods stay, as on a cordoned Kubernetes node.
   log_.Add({Now(), node.meta.name, "NodeUpdated", "", std::move(what)});
   return Status::Ok();
