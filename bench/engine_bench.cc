@@ -155,22 +155,19 @@ void BM_ReconfigureRunning(benchmark::State& state) {
   state.counters["workloads"] = static_cast<double>(full->total);
 }
 
-// The same cluster, one node cordoned in place (Engine::UpdateNode) and uncordoned
-// again: what `kubectl cordon` costs where the whole engine was rebuilt before.
-void BM_CordonNodeRunning(benchmark::State& state) {
+// Runs `edit_pair(full, i)` (two in-place edits, the second undoing the first) once
+// per iteration on a full cluster; the cycle after each pair is not counted.
+template <typename EditPair>
+void RunEditPairs(benchmark::State& state, EditPair edit_pair) {
   auto full = MakeFullCluster(state, static_cast<int32_t>(state.range(0)));
   if (full == nullptr) return;
   size_t next = 0;
   for (auto _ : state) {
-    model::Node node = full->manifests.nodes[next++ % full->manifests.nodes.size()];
-    node.unschedulable = true;
-    Status cordon = full->engine->UpdateNode(node);
-    node.unschedulable = false;
-    Status uncordon = full->engine->UpdateNode(node);
+    Status edited = edit_pair(*full, next++);
     state.PauseTiming();
     Status cycle = full->engine->RunCycle();
     state.ResumeTiming();
-    if (!cordon.ok() || !uncordon.ok() || !cycle.ok()) {
+    if (!edited.ok() || !cycle.ok()) {
       state.SkipWithError("update or cycle failed");
       return;
     }
@@ -179,30 +176,32 @@ void BM_CordonNodeRunning(benchmark::State& state) {
   state.counters["edits/s"] = benchmark::Counter(2, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The same cluster, one node cordoned in place (Engine::UpdateNode) and uncordoned
+// again: what `kubectl cordon` costs where the whole engine was rebuilt before.
+void BM_CordonNodeRunning(benchmark::State& state) {
+  RunEditPairs(state, [](FullCluster& full, size_t i) {
+    model::Node node = full.manifests.nodes[i % full.manifests.nodes.size()];
+    node.unschedulable = true;
+    Status cordon = full.engine->UpdateNode(node);
+    node.unschedulable = false;
+    Status uncordon = full.engine->UpdateNode(node);
+    return cordon.ok() ? uncordon : cordon;
+  });
+}
+
 // The same cluster, one ClusterQueue's quota raised in place (Engine::UpdateQuotas)
 // and set back: what editing a quota costs where the whole engine was rebuilt before.
 void BM_QuotaEditRunning(benchmark::State& state) {
-  auto full = MakeFullCluster(state, static_cast<int32_t>(state.range(0)));
-  if (full == nullptr) return;
-  const auto& queues = full->manifests.cluster_queues;
-  size_t next = 0;
-  for (auto _ : state) {
-    const model::ClusterQueue& cq = queues[next++ % queues.size()];
+  RunEditPairs(state, [](FullCluster& full, size_t i) {
+    const model::ClusterQueue& cq =
+        full.manifests.cluster_queues[i % full.manifests.cluster_queues.size()];
     std::vector<model::ResourceGroup> raised = cq.resource_groups;
     model::ResourceQuota& quota = raised.at(0).flavors.at(0).resources.at(0);
     quota.nominal_quota = Quantity::FromInt(quota.nominal_quota.Value() + 1);
-    Status up = full->engine->UpdateQuotas(cq.meta.name, raised);
-    Status back = full->engine->UpdateQuotas(cq.meta.name, cq.resource_groups);
-    state.PauseTiming();
-    Status cycle = full->engine->RunCycle();
-    state.ResumeTiming();
-    if (!up.ok() || !back.ok() || !cycle.ok()) {
-      state.SkipWithError("update or cycle failed");
-      return;
-    }
-  }
-  state.counters["running"] = static_cast<double>(full->running);
-  state.counters["edits/s"] = benchmark::Counter(2, benchmark::Counter::kIsIterationInvariantRate);
+    Status up = full.engine->UpdateQuotas(cq.meta.name, raised);
+    Status back = full.engine->UpdateQuotas(cq.meta.name, cq.resource_groups);
+    return up.ok() ? back : up;
+  });
 }
 
 BENCHMARK(BM_QuotaEditRunning)
