@@ -99,6 +99,15 @@ class PlacementOracle {
   // last CanPlace found for it now, so the rest of the cycle sees it.
   virtual void Commit(const model::Workload& workload, const Assignment& assignment) = 0;
 
+  // `workload` preempts `victims` to run with `assignment`: the nodes it would use
+  // once they are gone are nominated for it (kube-scheduler's nominatedNodeName) and
+  // kept from workloads of no higher priority until it is admitted (Commit) or
+  // Unnominate, so none of them takes the room the eviction makes. The default
+  // nominates nothing.
+  virtual void Nominate(const model::Workload& /*workload*/, const Assignment& /*assignment*/,
+                        const std::vector<Victim>& /*victims*/) {}
+  virtual void Unnominate(const std::string& /*workload_key*/) {}
+
   // Added (elastic victims): could the gang be placed if `assume_evicted` were gone
   // and each workload of `shrink_to` kept only its lowest-index pods, that many per
   // pod set? The default answers no, so victims are evicted whole.

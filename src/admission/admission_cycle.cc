@@ -22,9 +22,12 @@ std::string Plural(size_t n) { return std::to_string(n) + (n == 1 ? " workload" 
 
 }  // namespace
 
-std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& oracle) {
+std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) {
   std::vector<Decision> out;
+  if (!fresh_victims_.empty() && now != fresh_victims_at_) ForgetFreshVictims();
+  fresh_victims_at_ = now;
   DrainStopped(out);
+  if (!reserving_.empty()) ChargeReservations();
   volcano_.ComputeDeserved();
   Cycle cycle;
   cycle.first_admit_seq = admit_seq_;
@@ -59,6 +62,10 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time /*now*/, PlacementOracle& orac
       if (o != Outcome::kPreempting && ws.held) {
         if (cycle.sleeping > 0) WakeForVictims(ws.wl().key, cycle, entries, i);
         ReleaseHeldVictims(ws.wl().key);
+      }
+      if (o != Outcome::kPreempting && ws.nominated) {
+        if (o == Outcome::kPending) oracle.Unnominate(ws.wl().key);  // Commit ended it else
+        ws.nominated = false;
       }
       if (o == Outcome::kAdmitted) continue;
       bool strict = e.route == Route::kKueue &&
@@ -167,6 +174,11 @@ const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
   int64_t gen = root_gen_[RootOf(ws.queue)];
   if (ws.flavors_gen == gen) return *ws.flavors;
   ws.flavors_gen = gen;
+  if (ws.fresh_victim) {  // it may not preempt now: its answer is its own
+    ws.flavors = std::make_shared<const FlavorAssignment>(
+        AssignFlavors(ws.wl(), cqs_[ws.queue], tree_, flavors_, AssignOptionsFor(ws)));
+    return *ws.flavors;
+  }
   if (shared_flavors_.size() < cqs_.size()) shared_flavors_.resize(cqs_.size());
   SharedFlavors& shared = shared_flavors_[static_cast<size_t>(ws.queue)];
   if (SameFlavorInputs(shared, ws, gen)) {
@@ -204,7 +216,7 @@ bool AdmitterImpl::FlavorInputsShareable(const model::Workload& wl) {
 AssignOptions AdmitterImpl::AssignOptionsFor(const WorkloadState& ws) const {
   AssignOptions options;
   options.fair_sharing = fair_sharing_;
-  if (ws.wl().preemption_never) {
+  if (!PreemptsNow(ws)) {
     // It preempts nobody: a flavor that needs preemption has no candidates for it.
     options.has_candidates = [](const std::vector<FrId>&) { return false; };
     return options;
@@ -254,6 +266,23 @@ AdmitterImpl::Outcome AdmitterImpl::Process(Entry& e, Cycle& cycle, PlacementOra
 
 AdmitterImpl::Outcome AdmitterImpl::ProcessKueue(Entry& e, Cycle& cycle, PlacementOracle& oracle,
                                                  std::vector<Decision>& out) {
+  FrAmounts taken = TakeReservation(*e.ws);
+  Outcome o = PlanAndApplyKueue(e, cycle, oracle, out);
+  // Short of quota only because a preemptor of its tree this cycle is counted
+  // beside victims the engine has not evicted yet: it keeps its claim and is tried
+  // again next cycle (Kueue skips a workload that no longer fits after another
+  // one of its cohort) instead of giving up what its own preemption made.
+  if (o == Outcome::kPending && !taken.empty() && !e.ws->parked_physical &&
+      cycle.overcounted.count(RootOf(e.queue))) {
+    o = Outcome::kPreempting;
+  }
+  SettleReservation(*e.ws, o, std::move(taken));
+  return o;
+}
+
+AdmitterImpl::Outcome AdmitterImpl::PlanAndApplyKueue(Entry& e, Cycle& cycle,
+                                                      PlacementOracle& oracle,
+                                                      std::vector<Decision>& out) {
   WorkloadState& ws = *e.ws;
   bool elastic = Elastic(ws);
   Plan plan =
@@ -270,7 +299,8 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessKueue(Entry& e, Cycle& cycle, Placeme
     case Plan::Kind::kPreempt: {
       std::vector<Victim> victims =
           PreferShrinking(ws, plan.flavors.assignment, std::move(plan.victims), oracle);
-      return EmitPreemption(ws, plan.flavors.assignment, std::move(victims), cycle, out);
+      ClaimQuota(ws, std::move(plan.flavors.usage), victims, cycle);
+      return EmitPreemption(ws, plan.flavors.assignment, std::move(victims), cycle, oracle, out);
     }
     case Plan::Kind::kBlocked:
       SetPending(ws, std::move(plan.reason), std::move(plan.message), &out);
@@ -308,7 +338,7 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
   }
   PlacementOracle::Check check = oracle.CanPlace(ws.wl(), asg, {});
   if (check.fits) return Admit(ws, std::move(asg), {}, cycle, oracle, out);
-  if (!ws.wl().preemption_never && (volcano_cfg_.preempt || volcano_cfg_.reclaim)) {
+  if (PreemptsNow(ws) && (volcano_cfg_.preempt || volcano_cfg_.reclaim)) {
     struct Cand {
       const WorkloadState* ws;
       int32_t queue;
@@ -350,7 +380,7 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
     auto victims = PhysicalPreemption(ws, asg, {}, optional, cycle, oracle);
     if (victims) {
       return EmitPreemption(ws, asg, PreferShrinking(ws, asg, std::move(*victims), oracle), cycle,
-                            out);
+                            oracle, out);
     }
   }
   ws.parked_physical = true;
@@ -409,13 +439,17 @@ AdmitterImpl::Outcome AdmitterImpl::Admit(WorkloadState& ws, Assignment assignme
 
 AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assignment& assignment,
                                                    std::vector<Victim> victims, Cycle& cycle,
+                                                   PlacementOracle& oracle,
                                                    std::vector<Decision>& out) {
   std::string names;
   for (const auto& v : victims) {
     cycle.victims.insert(v.workload_key);
     HoldForPreemptor(v.workload_key, ws.wl().key);
     names += (names.empty() ? "" : ", ") + v.workload_key;
+    if (v.shrink_to.empty()) MarkFreshVictim(v.workload_key);
   }
+  oracle.Nominate(ws.wl(), assignment, victims);
+  ws.nominated = true;
   ws.pending.kind = Decision::Kind::kPending;
   ws.pending_text = -1;
   ws.pending.workload_key = ws.wl().key;

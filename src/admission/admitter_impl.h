@@ -92,6 +92,10 @@ class AdmitterImpl : public Admitter {
     bool held = false;
     bool admitted = false;
     bool parked_physical = false;
+    bool nominated = false;  // the oracle holds nodes for it (Nominate)
+    // Evicted by a preemption at this instant (fresh_victims_): it may be admitted
+    // into free room but preempts nobody until time moves.
+    bool fresh_victim = false;
     // `pending`'s reason and message interned by SetPending (InternPendingText), so
     // like heads compare one integer instead of two strings. Set only while `pending`
     // is a plain pending decision of this workload (no assignment, no victims); -1:
@@ -115,6 +119,11 @@ class AdmitterImpl : public Admitter {
     int64_t admit_seq = 0;
     CandidateRank charged_rank;  // what Charge put in admitted_index_
     Decision pending;            // latest reason while not admitted
+    // A preemptor's claim on the quota it preempted for (admission_reservation.cc):
+    // `reserved` is charged to its ClusterQueue in the tree now, `reserve_full` is
+    // the whole claim, charged once its victims are gone.
+    FrAmounts reserved;
+    FrAmounts reserve_full;
   };
 
   // The last flavor assignment computed for a ClusterQueue: a head with the same
@@ -183,6 +192,9 @@ class AdmitterImpl : public Admitter {
     };
     std::vector<std::vector<TargetsMemo>> targets_memo;
     std::set<std::string> victims;  // chosen for preemption this cycle
+    // Roots whose tree counts a preemptor's claim beside victims of other queues
+    // that the engine evicts once the cycle ends (ClaimQuota).
+    std::set<NodeId> overcounted;
     // admit_seq_ when the cycle began: a workload admitted in it has a larger one
     // (AdmittedThisCycle), and is never a victim.
     int64_t first_admit_seq = 0;
@@ -231,6 +243,40 @@ class AdmitterImpl : public Admitter {
   };
 
   enum class Outcome { kAdmitted, kPending, kPreempting };
+
+  // admission_reservation.cc: the quota a preemptor needs is charged to its
+  // ClusterQueue from its preemption until it is admitted or gives up, so no other
+  // head of the tree takes what its victims free.
+  std::set<std::string> reserving_;  // keys with a reservation charged
+  // When a cycle begins: each reservation that no longer fits (a victim stayed) ends.
+  void ChargeReservations();
+  // A workload evicted by a preemption preempts nobody at the same instant. Its
+  // pods take time to stop and it is requeued after (Kueue); at one instant of
+  // virtual time a victim that preempted at once could evict a third workload,
+  // whose own preemption evicts a fourth, round a cycle of queues for ever (each
+  // step allowed by the policies: reclaim of a borrowing queue, then a higher
+  // priority in the queue that borrows now). It is admitted into free room as
+  // ever, and preempts once the clock moves.
+  std::vector<std::string> fresh_victims_;
+  Time fresh_victims_at_ = 0;
+  void MarkFreshVictim(const std::string& key);
+  void ForgetFreshVictims();
+  bool PreemptsNow(const WorkloadState& ws) const {
+    return !ws.wl().preemption_never && !ws.fresh_victim;
+  }
+  static constexpr const char* kFreshVictimNote =
+      " (it was preempted at this instant and preempts nobody until time moves)";
+
+  void ClaimQuota(WorkloadState& ws, FrAmounts usage, const std::vector<Victim>& victims,
+                  Cycle& cycle);
+  // Takes `ws`'s charged reservation out of the tree before it plans (it plans for
+  // the room it reserved); what was charged.
+  FrAmounts TakeReservation(WorkloadState& ws);
+  // After `ws` was processed with `taken` out: admitted or given up, the claim
+  // ends; still preempting, `taken` is charged again for the rest of the cycle.
+  void SettleReservation(WorkloadState& ws, Outcome outcome, FrAmounts taken);
+  void DropReservation(WorkloadState& ws);
+  void UnparkReservationTree(const WorkloadState& ws);
 
   // Cycle::blocked's index of a queue: ClusterQueues, then Volcano queues, then the
   // queue of workloads without one.
@@ -348,6 +394,8 @@ class AdmitterImpl : public Admitter {
   AssignOptions AssignOptionsFor(const WorkloadState& ws) const;
   Outcome Process(Entry& e, Cycle& cycle, PlacementOracle& oracle, std::vector<Decision>& out);
   Outcome ProcessKueue(Entry& e, Cycle& cycle, PlacementOracle& oracle, std::vector<Decision>& out);
+  Outcome PlanAndApplyKueue(Entry& e, Cycle& cycle, PlacementOracle& oracle,
+                            std::vector<Decision>& out);
   // kueue_plan.cc
   Plan PlanKueue(WorkloadState& ws, const FlavorAssignment& fa, Cycle& cycle,
                  PlacementOracle& oracle);
@@ -360,7 +408,8 @@ class AdmitterImpl : public Admitter {
   Outcome Admit(WorkloadState& ws, Assignment assignment, FrAmounts usage, Cycle& cycle,
                 PlacementOracle& oracle, std::vector<Decision>& out);
   Outcome EmitPreemption(WorkloadState& ws, const Assignment& assignment,
-                         std::vector<Victim> victims, Cycle& cycle, std::vector<Decision>& out);
+                         std::vector<Victim> victims, Cycle& cycle, PlacementOracle& oracle,
+                         std::vector<Decision>& out);
   // Physical shortfall: victims among `ordered` (quota targets first) per oracle.
   std::optional<std::vector<Victim>> PhysicalPreemption(
       WorkloadState& ws, const Assignment& assignment, const std::vector<Victim>& required,

@@ -37,6 +37,7 @@ PendingQueue* AdmitterImpl::QueueFor(const WorkloadState& ws) {
 // cannot be admitted for configuration reasons (missing or stopped queue) is held
 // aside with its reason instead of occupying a queue.
 void AdmitterImpl::Resolve(WorkloadState& ws) {
+  DropReservation(ws);  // charged to the ClusterQueue it may leave
   const model::Workload& wl = ws.wl();
   ws.route = Route::kHeld;
   ws.queue = -1;
@@ -207,7 +208,8 @@ void AdmitterImpl::Remove(const std::string& key) {
   ReleaseHeldVictims(key);
   if (auto held = held_for_preemptor_.find(key); held != held_for_preemptor_.end()) Unhold(held);
   WorkloadState& ws = it->second;
-  bool held_quota = ws.admitted;
+  bool held_quota = ws.admitted || !ws.reserved.empty();
+  DropReservation(ws);
   Release(ws);
   if (PendingQueue* q = QueueFor(ws)) q->Erase(ws.qkey);
   if (ws.route == Route::kVolcano) volcano_.queue(ws.queue).request -= ws.request;
@@ -444,11 +446,16 @@ std::vector<std::string> AdmitterImpl::CheckInvariants() const {
     for (const auto& [key, state] : cq_admitted_[c]) {
       for (const auto& [fr, v] : state->usage) sum[fr] += v;
     }
+    for (const std::string& key : reserving_) {  // a preemptor's reservation
+      const WorkloadState& ws = workloads_.at(key);
+      if (ws.queue != static_cast<int32_t>(c)) continue;
+      for (const auto& [fr, v] : ws.reserved) sum[fr] += v;
+    }
     for (FrId fr = 0; fr < tree_.FrCount(); ++fr) {
       if (sum[fr] != tree_.Usage(cqs_[c].node, fr)) {
         out.push_back("ClusterQueue " + cqs_[c].name + ": usage of " +
                       ResourceNames::Name(tree_.FrOf(fr).second) +
-                      " does not match its admitted workloads");
+                      " does not match its admitted workloads and reservations");
       }
     }
   }

@@ -91,7 +91,7 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
       return plan;
     }
     // Quota fits, nodes do not: preempt what the policies allow, if that helps.
-    if (!ws.wl().preemption_never) {
+    if (PreemptsNow(ws)) {
       auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted());
       auto victims =
           PhysicalPreemption(ws, fa.assignment, {}, as_victims(cands, cq, {}), cycle, oracle);
@@ -103,6 +103,9 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   // Preempt mode: quota is short.
   if (ws.wl().preemption_never) {
     return pending(fa.reason, fa.message + " (its PriorityClass never preempts)", false);
+  }
+  if (ws.fresh_victim) {  // short of quota, and it may not preempt at this instant
+    return pending(fa.reason, fa.message + kFreshVictimNote, false);
   }
   // The memoized list is read in place (nothing below asks for targets again).
   std::vector<PreemptionTarget> fair_targets;

@@ -6,6 +6,15 @@
 namespace muster::engine {
 namespace {
 
+// The distinct nodes of a plan, ascending.
+std::vector<placement::NodeIndex> NodesOf(const placement::GangPlan& plan) {
+  std::vector<placement::NodeIndex> nodes;
+  for (const auto& pod : plan.pods) nodes.push_back(pod.node);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  return nodes;
+}
+
 admission::PlacementOracle::Check NoPlanner() {
   return {false, "Internal", "no gang planner configured"};
 }
@@ -25,6 +34,15 @@ placement::PlacementRequest PlacementBridge::BuildRequest(
   if (reservations_.MustAvoid(workload, now_)) {
     request.excluded_nodes = reservations_.current()->nodes;
     request.excluded_why = "reserved for " + reservations_.current()->holder;
+  }
+  // The nodes nominated for a preemptor are kept from workloads of no higher
+  // priority (kube-scheduler counts nominated pods of equal or higher priority when
+  // it filters a node). Whole nodes: a share of one, checked against the
+  // preemptor's plan, let preemptions chase each other round the nodes.
+  for (const auto& [key, n] : nominated_) {
+    if (key == workload.key || n.priority < workload.priority) continue;
+    request.excluded_nodes.insert(request.excluded_nodes.end(), n.nodes.begin(), n.nodes.end());
+    if (request.excluded_why.empty()) request.excluded_why = "nominated for " + key;
   }
   if (assignment.pod_sets.empty()) return request;  // no queue: no flavor constraints
 
@@ -113,8 +131,41 @@ std::optional<std::vector<std::string>> PlacementBridge::PhysicalVictims(
   return planner_->FindVictims(state_, request, candidates);
 }
 
+void PlacementBridge::Nominate(const model::Workload& workload,
+                               const admission::Assignment& assignment,
+                               const std::vector<admission::Victim>& victims) {
+  nominated_.erase(workload.key);
+  if (planner_ == nullptr) return;
+  placement::PlacementRequest request = BuildRequest(workload, assignment);
+  request.explain = false;
+  std::vector<std::string> evicted;
+  std::vector<std::pair<std::string, std::vector<int32_t>>> shrunk;
+  for (const auto& v : victims) {
+    if (v.shrink_to.empty()) {
+      evicted.push_back(v.workload_key);
+    } else {
+      shrunk.emplace_back(v.workload_key, v.shrink_to);
+    }
+  }
+  auto planned = planner_->PlanAssumingShrunk(state_, request, evicted, shrunk);
+  auto* plan = std::get_if<placement::GangPlan>(&planned);
+  if (plan == nullptr) return;  // it does not fit even then: nothing to hold
+  Nomination n;
+  n.priority = workload.priority;
+  n.nodes = NodesOf(*plan);
+  nominated_.emplace(workload.key, std::move(n));
+}
+
+void PlacementBridge::DropStaleNominations(const RecordLookup& find) {
+  for (auto it = nominated_.begin(); it != nominated_.end();) {
+    const WorkloadRecord* r = find(it->first);
+    it = r == nullptr || r->phase != Phase::kPending ? nominated_.erase(it) : std::next(it);
+  }
+}
+
 void PlacementBridge::Commit(const model::Workload& workload,
                              const admission::Assignment& assignment) {
+  nominated_.erase(workload.key);
   commit_errors_.erase(workload.key);
   auto it = cached_.find(workload.key);
   if (it != cached_.end()) {
@@ -230,16 +281,22 @@ void PlacementBridge::ExplainReservation(const model::Workload& workload,
   // Kept off reserved nodes: is that why it does not fit?
   placement::PlacementRequest unrestricted = request;
   unrestricted.excluded_nodes.clear();
-  if (std::holds_alternative<placement::GangPlan>(planner_->Plan(state_, unrestricted))) {
+  if (!std::holds_alternative<placement::GangPlan>(planner_->Plan(state_, unrestricted))) return;
+  if (reservations_.MustAvoid(workload, now_)) {
     check.reason = kReasonNodesReserved;
     check.message = reservations_.AvoidMessage(workload);
+    return;
   }
+  check.reason = kReasonNodesNominated;
+  check.message = "it fits only on nodes " + request.excluded_why +
+                  ", which preempted workloads there and is admitted first";
 }
 
 std::vector<LogEntry> PlacementBridge::UpdateReservations(Time now, const RecordLookup& find,
                                                           const admission::Admitter& admitter) {
   now_ = now;
   if (planner_ == nullptr) return {};
+  if (!nominated_.empty()) DropStaleNominations(find);
   ReservationInputs in;
   in.now = now;
   in.find = find;

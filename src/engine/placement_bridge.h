@@ -23,6 +23,10 @@
 
 namespace muster::engine {
 
+// Pending reason of a workload that would fit only on nodes nominated for a
+// preemptor of equal or higher priority (PlacementBridge::Nominate).
+inline constexpr const char* kReasonNodesNominated = "NodesNominated";
+
 class PlacementBridge : public admission::PlacementOracle {
  public:
   PlacementBridge(const std::vector<model::ResourceFlavor>& flavors,
@@ -36,6 +40,12 @@ class PlacementBridge : public admission::PlacementOracle {
       const model::Workload& workload, const admission::Assignment& assignment,
       const std::vector<std::string>& candidates) override;
   void Commit(const model::Workload& workload, const admission::Assignment& assignment) override;
+  void Nominate(const model::Workload& workload, const admission::Assignment& assignment,
+                const std::vector<admission::Victim>& victims) override;
+  void Unnominate(const std::string& workload_key) override { nominated_.erase(workload_key); }
+  // Ends the nominations of workloads no longer pending (admitted elsewhere,
+  // removed, finished): once per pass, with the engine's records.
+  void DropStaleNominations(const RecordLookup& find);
   Check CanPlaceShrinking(
       const model::Workload& workload, const admission::Assignment& assignment,
       const std::vector<std::string>& assume_evicted,
@@ -86,6 +96,13 @@ class PlacementBridge : public admission::PlacementOracle {
   const ReservationBook& reservations() const { return reservations_; }
 
  private:
+  // Nodes nominated for preemptors (Nominate), by key; ordered, so requests list
+  // the nodes kept from them in one order.
+  struct Nomination {
+    int32_t priority = 0;
+    std::vector<placement::NodeIndex> nodes;  // of its plan, ascending
+  };
+  std::map<std::string, Nomination> nominated_;
   // A failed check of a workload kept off reserved nodes says so when that is why;
   // the holder's says it holds them.
   void ExplainReservation(const model::Workload& workload,

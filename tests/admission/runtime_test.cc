@@ -225,7 +225,10 @@ void ExpectSameDecisionsAsRecomputing(model::PreemptionPolicy within) {
   };
   std::vector<std::string> cached = play(false), fresh = play(true);
   EXPECT_GT(cached.size(), 100u);
-  EXPECT_EQ(cached, fresh);
+  EXPECT_EQ(cached.size(), fresh.size());
+  for (size_t i = 0; i < cached.size() && i < fresh.size(); ++i) {
+    ASSERT_EQ(cached[i], fresh[i]) << "first difference at decision " << i;  // the rest follows
+  }
 }
 
 TEST(CachingTest, SameDecisionsAsRecomputingEverything) {

@@ -256,5 +256,36 @@ TEST_F(EngineTest, FailureDirectivesOverrideTheRestartBudget) {
             std::string::npos);
 }
 
+// The node a preemptor's victim frees is nominated for it: a workload of lower
+// priority that would fit in what is free there now is kept off until the
+// preemptor is admitted (kube-scheduler's nominatedNodeName), not let in to make
+// the preemptor give up and its victim come back.
+TEST_F(EngineTest, NominatedNodeIsKeptForThePreemptor) {
+  AddQueues(manifests_, 16);
+  manifests_.nodes.push_back(MakeNode("gpu-1", 8));
+  manifests_.jobs.push_back(MakeJob("half", 1, 4, "lq", "low"));
+  manifests_.jobs.push_back(MakeJob("whole", 1, 8, "lq", "high"));
+  manifests_.jobs.push_back(MakeJob("side", 1, 4, "", "low"));  // no queue: no quota
+  Build();
+  At(0);
+  ASSERT_TRUE(engine_->Submit("ml/half").ok());
+  Cycle();
+  ASSERT_EQ(Get("ml/half").phase, Phase::kRunning);
+
+  At(10);
+  ASSERT_TRUE(engine_->Submit("ml/whole").ok());
+  ASSERT_TRUE(engine_->Submit("ml/side").ok());
+  Cycle();
+  EXPECT_EQ(Get("ml/whole").phase, Phase::kRunning);
+  EXPECT_EQ(Get("ml/half").phase, Phase::kPending);
+  EXPECT_EQ(Get("ml/side").phase, Phase::kPending);
+  bool kept = false;
+  for (const auto& e : engine_->log().entries()) {
+    kept = kept || (e.workload == "ml/side" && e.reason == kReasonNodesNominated &&
+                    e.message.find("nominated for ml/whole") != std::string::npos);
+  }
+  EXPECT_TRUE(kept) << engine_->log().ToString();
+}
+
 }  // namespace
 }  // namespace muster::engine
