@@ -300,7 +300,8 @@ AdmitterImpl::Outcome AdmitterImpl::PlanAndApplyKueue(Entry& e, Cycle& cycle,
       std::vector<Victim> victims =
           PreferShrinking(ws, plan.flavors.assignment, std::move(plan.victims), oracle);
       ClaimQuota(ws, std::move(plan.flavors.usage), victims, cycle);
-      return EmitPreemption(ws, plan.flavors.assignment, std::move(victims), cycle, oracle, out);
+      return EmitPreemption(ws, plan.flavors.assignment, std::move(victims), plan.physical, cycle,
+                            oracle, out);
     }
     case Plan::Kind::kBlocked:
       SetPending(ws, std::move(plan.reason), std::move(plan.message), &out);
@@ -379,8 +380,8 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessVolcano(Entry& e, Cycle& cycle, Place
     }
     auto victims = PhysicalPreemption(ws, asg, {}, optional, cycle, oracle);
     if (victims) {
-      return EmitPreemption(ws, asg, PreferShrinking(ws, asg, std::move(*victims), oracle), cycle,
-                            oracle, out);
+      return EmitPreemption(ws, asg, PreferShrinking(ws, asg, std::move(*victims), oracle),
+                            /*for_nodes=*/true, cycle, oracle, out);
     }
   }
   ws.parked_physical = true;
@@ -438,8 +439,8 @@ AdmitterImpl::Outcome AdmitterImpl::Admit(WorkloadState& ws, Assignment assignme
 }
 
 AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assignment& assignment,
-                                                   std::vector<Victim> victims, Cycle& cycle,
-                                                   PlacementOracle& oracle,
+                                                   std::vector<Victim> victims, bool for_nodes,
+                                                   Cycle& cycle, PlacementOracle& oracle,
                                                    std::vector<Decision>& out) {
   std::string names;
   for (const auto& v : victims) {
@@ -448,8 +449,13 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
     names += (names.empty() ? "" : ", ") + v.workload_key;
     if (v.shrink_to.empty()) MarkFreshVictim(v.workload_key);
   }
-  oracle.Nominate(ws.wl(), assignment, victims);
-  ws.nominated = true;
+  // Nodes are held only where they were the shortfall: for quota alone the claim
+  // holds what matters, and whole nodes kept from everyone below cost preemptions
+  // elsewhere (admission-1k-cq: half again as many).
+  if (for_nodes) {
+    oracle.Nominate(ws.wl(), assignment, victims);
+    ws.nominated = true;
+  }
   ws.pending.kind = Decision::Kind::kPending;
   ws.pending_text = -1;
   ws.pending.workload_key = ws.wl().key;

@@ -57,8 +57,8 @@ FrAmounts AdmitterImpl::TakeReservation(WorkloadState& ws) {
   return taken;
 }
 
-void AdmitterImpl::ClaimQuota(WorkloadState& ws, FrAmounts usage, const std::vector<Victim>& victims,
-                           Cycle& cycle) {
+void AdmitterImpl::ClaimQuota(WorkloadState& ws, FrAmounts usage,
+                              const std::vector<Victim>& victims, Cycle& cycle) {
   if (usage.empty()) return;
   // Its victims hold their quota until the engine evicts them, after this cycle.
   // Until then its ClusterQueue is charged what it needs beyond what its own

@@ -307,7 +307,9 @@ class AdmitterImpl : public Admitter {
     std::vector<Victim> victims;
     std::string reason;
     std::string message;
-    bool physical = false;  // pending because nodes, not quota, are short
+    // Pending: because nodes, not quota, are short. Preempt: victims were chosen
+    // for nodes too, not for quota alone.
+    bool physical = false;
   };
 
   AdmitterImpl() = default;
@@ -408,8 +410,8 @@ class AdmitterImpl : public Admitter {
   Outcome Admit(WorkloadState& ws, Assignment assignment, FrAmounts usage, Cycle& cycle,
                 PlacementOracle& oracle, std::vector<Decision>& out);
   Outcome EmitPreemption(WorkloadState& ws, const Assignment& assignment,
-                         std::vector<Victim> victims, Cycle& cycle, PlacementOracle& oracle,
-                         std::vector<Decision>& out);
+                         std::vector<Victim> victims, bool for_nodes, Cycle& cycle,
+                         PlacementOracle& oracle, std::vector<Decision>& out);
   // Physical shortfall: victims among `ordered` (quota targets first) per oracle.
   std::optional<std::vector<Victim>> PhysicalPreemption(
       WorkloadState& ws, const Assignment& assignment, const std::vector<Victim>& required,

@@ -95,7 +95,10 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
       auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted());
       auto victims =
           PhysicalPreemption(ws, fa.assignment, {}, as_victims(cands, cq, {}), cycle, oracle);
-      if (victims) return preempt(std::move(*victims));
+      if (victims) {
+        plan.physical = true;
+        return preempt(std::move(*victims));
+      }
     }
     return unschedulable(check);
   }
@@ -134,7 +137,10 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   auto cands = FindCandidates(in, FrsOf(fa.usage), tree_, cqs_, admitted());
   auto victims = PhysicalPreemption(ws, fa.assignment, required, as_victims(cands, cq, required),
                                     cycle, oracle);
-  if (victims) return preempt(std::move(*victims));
+  if (victims) {
+    plan.physical = true;
+    return preempt(std::move(*victims));
+  }
   return unschedulable(check);
 }
 
