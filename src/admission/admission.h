@@ -57,6 +57,22 @@ struct Victim {
   std::vector<int32_t> shrink_to;
 };
 
+// Victims as the planners take them: the keys evicted whole, and the shrunk ones
+// with the pods each keeps per pod set.
+struct SplitVictims {
+  explicit SplitVictims(const std::vector<Victim>& victims) {
+    for (const Victim& v : victims) {
+      if (v.shrink_to.empty()) {
+        evicted.push_back(v.workload_key);
+      } else {
+        shrunk.emplace_back(v.workload_key, v.shrink_to);
+      }
+    }
+  }
+  std::vector<std::string> evicted;
+  std::vector<std::pair<std::string, std::vector<int32_t>>> shrunk;
+};
+
 struct Decision {
   enum class Kind {
     kAdmit,    // quota reserved and placement confirmed by the oracle: start it

@@ -27,11 +27,10 @@ void AdmitterImpl::ChargeReservations() {
     // unless a victim stayed (or the quota shrank); then it plans again from what
     // is there.
     tree_.RemoveUsage(node, ws.reserved);
-    bool fits = true;
-    for (const auto& [fr, amount] : ws.reserve_full) {
-      fits = fits && tree_.Available(node, fr) >= amount;
-    }
-    if (fits) {
+    IncomingWorkload claim;
+    claim.cq = ws.queue;
+    claim.usage = &ws.reserve_full;
+    if (WorkloadFits(claim, tree_, cqs_, /*allow_borrowing=*/true)) {
       tree_.AddUsage(node, ws.reserve_full);
       if (ws.reserved != ws.reserve_full) {
         ws.reserved = ws.reserve_full;

@@ -144,15 +144,7 @@ std::vector<Victim> AdmitterImpl::PreferShrinking(const WorkloadState& preemptor
 bool AdmitterImpl::PreemptorFits(const WorkloadState& preemptor, const Assignment& assignment,
                                  const std::vector<Victim>& victims, bool allow_borrowing,
                                  PlacementOracle& oracle) {
-  std::vector<std::string> evicted;
-  std::vector<std::pair<std::string, std::vector<int32_t>>> shrunk;
-  for (const Victim& v : victims) {
-    if (v.shrink_to.empty()) {
-      evicted.push_back(v.workload_key);
-    } else {
-      shrunk.emplace_back(v.workload_key, v.shrink_to);
-    }
-  }
+  const SplitVictims split(victims);
   if (preemptor.route == Route::kKueue) {
     auto usage = AssignmentUsage(preemptor, assignment);
     if (!usage.ok()) return false;
@@ -182,8 +174,8 @@ bool AdmitterImpl::PreemptorFits(const WorkloadState& preemptor, const Assignmen
     for (const auto& [node, u] : removed) tree_.AddUsage(node, u);
     if (!fits) return false;
   }
-  if (shrunk.empty()) return oracle.CanPlace(preemptor.wl(), assignment, evicted).fits;
-  return oracle.CanPlaceShrinking(preemptor.wl(), assignment, evicted, shrunk).fits;
+  if (split.shrunk.empty()) return oracle.CanPlace(preemptor.wl(), assignment, split.evicted).fits;
+  return oracle.CanPlaceShrinking(preemptor.wl(), assignment, split.evicted, split.shrunk).fits;
 }
 
 Status AdmitterImpl::CheckResize(const std::string& key, const Assignment& assignment) {

@@ -138,16 +138,8 @@ void PlacementBridge::Nominate(const model::Workload& workload,
   if (planner_ == nullptr) return;
   placement::PlacementRequest request = BuildRequest(workload, assignment);
   request.explain = false;
-  std::vector<std::string> evicted;
-  std::vector<std::pair<std::string, std::vector<int32_t>>> shrunk;
-  for (const auto& v : victims) {
-    if (v.shrink_to.empty()) {
-      evicted.push_back(v.workload_key);
-    } else {
-      shrunk.emplace_back(v.workload_key, v.shrink_to);
-    }
-  }
-  auto planned = planner_->PlanAssumingShrunk(state_, request, evicted, shrunk);
+  const admission::SplitVictims split(victims);
+  auto planned = planner_->PlanAssumingShrunk(state_, request, split.evicted, split.shrunk);
   auto* plan = std::get_if<placement::GangPlan>(&planned);
   if (plan == nullptr) return;  // it does not fit even then: nothing to hold
   Nomination n;
