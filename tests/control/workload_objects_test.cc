@@ -16,7 +16,7 @@ using engine::Phase;
 
 constexpr int64_t kGi = int64_t{1} << 30;
 
-const json* Condition(const json& object, const std::string& type) {
+const json* FindCondition(const json& object, const std::string& type) {
   const json& conditions = object["status"]["conditions"];
   for (const auto& c : conditions) {
     if (c.value("type", "") == type) return &c;
@@ -26,7 +26,7 @@ const json* Condition(const json& object, const std::string& type) {
 
 // A condition's (status, reason) pair, or ("absent", "") when missing.
 std::pair<std::string, std::string> StatusReason(const json& object, const std::string& type) {
-  const json* c = Condition(object, type);
+  const json* c = FindCondition(object, type);
   if (c == nullptr) return {"absent", ""};
   return {c->value("status", ""), c->value("reason", "")};
 }
@@ -173,7 +173,7 @@ TEST_F(WorkloadObjectsTest, PendingRecordHasNoReservation) {
 
   EXPECT_EQ(StatusReason(w, "QuotaReserved"),
             std::make_pair(std::string("False"), std::string("Pending")));
-  EXPECT_EQ((*Condition(w, "QuotaReserved"))["message"], facts.pending_message);
+  EXPECT_EQ((*FindCondition(w, "QuotaReserved"))["message"], facts.pending_message);
   EXPECT_EQ(StatusReason(w, "Admitted"),
             std::make_pair(std::string("False"), std::string("NoReservation")));
   EXPECT_FALSE(w["status"].contains("admission"));
@@ -184,7 +184,7 @@ TEST_F(WorkloadObjectsTest, PendingRecordHasNoReservation) {
 
 TEST_F(WorkloadObjectsTest, PendingWithoutMessageSaysWaiting) {
   json w = BuildWorkloadObject(job_, Facts("t1"), nullptr);
-  EXPECT_EQ((*Condition(w, "QuotaReserved"))["message"], "Waiting for admission");
+  EXPECT_EQ((*FindCondition(w, "QuotaReserved"))["message"], "Waiting for admission");
 }
 
 TEST_F(WorkloadObjectsTest, AdmittedRunningRecordHasAdmissionAndPlacement) {
@@ -194,8 +194,9 @@ TEST_F(WorkloadObjectsTest, AdmittedRunningRecordHasAdmissionAndPlacement) {
 
   EXPECT_EQ(StatusReason(w, "QuotaReserved"),
             std::make_pair(std::string("True"), std::string("QuotaReserved")));
-  EXPECT_EQ((*Condition(w, "QuotaReserved"))["message"], "Quota reserved in ClusterQueue team-a");
-  EXPECT_EQ((*Condition(w, "QuotaReserved"))["lastTransitionTime"], "t2");
+  EXPECT_EQ((*FindCondition(w, "QuotaReserved"))["message"],
+            "Quota reserved in ClusterQueue team-a");
+  EXPECT_EQ((*FindCondition(w, "QuotaReserved"))["lastTransitionTime"], "t2");
   EXPECT_EQ(StatusReason(w, "Admitted"),
             std::make_pair(std::string("True"), std::string("Admitted")));
   // Not every pod runs yet.
@@ -235,8 +236,8 @@ TEST_F(WorkloadObjectsTest, AdmittedRunningRecordHasAdmissionAndPlacement) {
   json w2 = BuildWorkloadObject(job_, ready, &w);
   EXPECT_EQ(StatusReason(w2, "PodsReady"),
             std::make_pair(std::string("True"), std::string("Started")));
-  EXPECT_EQ((*Condition(w2, "PodsReady"))["lastTransitionTime"], "t3");
-  EXPECT_EQ((*Condition(w2, "QuotaReserved"))["lastTransitionTime"], "t2");
+  EXPECT_EQ((*FindCondition(w2, "PodsReady"))["lastTransitionTime"], "t3");
+  EXPECT_EQ((*FindCondition(w2, "QuotaReserved"))["lastTransitionTime"], "t2");
 
   // A pod fails: WaitForRecovery; ready again: Recovered (Kueue's reasons).
   record_.ready_lost_time = 140;
@@ -256,7 +257,8 @@ TEST_F(WorkloadObjectsTest, QuotaOnlyAdmissionWaitsForNodes) {
   record_.bound = false;
   json w = BuildWorkloadObject(job_, Facts("t1"), nullptr);
   EXPECT_EQ(StatusReason(w, "Admitted").first, "True");
-  EXPECT_EQ((*Condition(w, "PodsReady"))["message"], "Admitted, waiting for nodes for the gang");
+  EXPECT_EQ((*FindCondition(w, "PodsReady"))["message"],
+            "Admitted, waiting for nodes for the gang");
   EXPECT_TRUE(w["status"]["placement"]["pods"].empty());
 }
 
@@ -276,7 +278,7 @@ TEST_F(WorkloadObjectsTest, EvictedThenReadmitted) {
   json evicted = BuildWorkloadObject(job_, facts, &running);
   EXPECT_EQ(StatusReason(evicted, "Evicted"),
             std::make_pair(std::string("True"), std::string("Preempted")));
-  EXPECT_EQ((*Condition(evicted, "Evicted"))["message"],
+  EXPECT_EQ((*FindCondition(evicted, "Evicted"))["message"],
             "InCohortReclamation: evicted to admit default/finetune");
   EXPECT_EQ(StatusReason(evicted, "Preempted"),
             std::make_pair(std::string("True"), std::string("InCohortReclamation")));
@@ -291,11 +293,11 @@ TEST_F(WorkloadObjectsTest, EvictedThenReadmitted) {
   json again = BuildWorkloadObject(job_, Facts("t3"), &evicted);
   EXPECT_EQ(StatusReason(again, "Admitted").first, "True");
   EXPECT_EQ(StatusReason(again, "Evicted").first, "False");
-  EXPECT_EQ((*Condition(again, "Evicted"))["message"],
+  EXPECT_EQ((*FindCondition(again, "Evicted"))["message"],
             "Previously: InCohortReclamation: evicted to admit default/finetune");
-  EXPECT_EQ((*Condition(again, "Evicted"))["lastTransitionTime"], "t3");
+  EXPECT_EQ((*FindCondition(again, "Evicted"))["lastTransitionTime"], "t3");
   EXPECT_EQ(StatusReason(again, "Preempted").first, "False");
-  EXPECT_EQ((*Condition(again, "Preempted"))["message"],
+  EXPECT_EQ((*FindCondition(again, "Preempted"))["message"],
             "Previously: InCohortReclamation: evicted to admit default/finetune");
   EXPECT_TRUE(again["status"].contains("admission"));
 }
@@ -305,7 +307,7 @@ TEST_F(WorkloadObjectsTest, NodeFailureEvictionIsNotPreemption) {
   json w = BuildWorkloadObject(job_, Facts("t1"), nullptr);
   EXPECT_EQ(StatusReason(w, "Evicted"),
             std::make_pair(std::string("True"), std::string("NodeFailure")));
-  EXPECT_EQ((*Condition(w, "Evicted"))["message"], "NodeFailure");
+  EXPECT_EQ((*FindCondition(w, "Evicted"))["message"], "NodeFailure");
   EXPECT_EQ(StatusReason(w, "Preempted").first, "absent");
 }
 
@@ -333,7 +335,7 @@ TEST_F(WorkloadObjectsTest, FinishedFailedCarriesTheMessage) {
   json w = BuildWorkloadObject(job_, Facts("t1"), nullptr);
   EXPECT_EQ(StatusReason(w, "Finished"),
             std::make_pair(std::string("True"), std::string("Failed")));
-  EXPECT_EQ((*Condition(w, "Finished"))["message"], "backoffLimit 0 exceeded");
+  EXPECT_EQ((*FindCondition(w, "Finished"))["message"], "backoffLimit 0 exceeded");
   // A finished workload is not reported as evicted.
   EXPECT_EQ(StatusReason(w, "Evicted").first, "absent");
 }
@@ -356,14 +358,14 @@ TEST_F(WorkloadObjectsTest, PyTorchJobStatusFollowsTheTrainingOperator) {
   json running = WithJobStatus(pending, Facts("t2"), 3, 0, 0);
   EXPECT_EQ(StatusReason(running, "Running"),
             std::make_pair(std::string("True"), std::string("PyTorchJobRunning")));
-  EXPECT_EQ((*Condition(running, "Created"))["lastTransitionTime"], "t1");
+  EXPECT_EQ((*FindCondition(running, "Created"))["lastTransitionTime"], "t1");
 
   // Preempted: Restarting, then Running again clears it.
   record_.phase = Phase::kPending;
   record_.evictions.push_back({120, engine::kReasonPreempted, "", ""});
   json restarting = WithJobStatus(running, Facts("t3"), 0, 0, 0);
   EXPECT_EQ(StatusReason(restarting, "Restarting").first, "True");
-  EXPECT_EQ((*Condition(restarting, "Restarting"))["message"],
+  EXPECT_EQ((*FindCondition(restarting, "Restarting"))["message"],
             "PyTorchJob demo is restarting: Preempted");
   record_.phase = Phase::kRunning;
   json resumed = WithJobStatus(restarting, Facts("t4"), 3, 0, 0);
@@ -380,7 +382,7 @@ TEST_F(WorkloadObjectsTest, PyTorchJobStatusFollowsTheTrainingOperator) {
   json failed = WithJobStatus(resumed, Facts("t5"), 0, 0, 1);
   EXPECT_EQ(StatusReason(failed, "Failed"),
             std::make_pair(std::string("True"), std::string("PyTorchJobFailed")));
-  EXPECT_EQ((*Condition(failed, "Failed"))["message"], "backoff");
+  EXPECT_EQ((*FindCondition(failed, "Failed"))["message"], "backoff");
 }
 
 TEST_F(WorkloadObjectsTest, BatchJobStatusHasCountsAndComplete) {

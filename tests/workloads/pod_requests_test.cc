@@ -33,7 +33,7 @@ TEST_P(EffectiveRequests, MatchesKubernetes) {
       << ", want " << GetParam().want.ToString();
 }
 
-std::vector<RequestsCase> Cases() {
+std::vector<RequestsCase> RequestsCases() {
   std::vector<RequestsCase> cases;
   {
     RequestsCase c{"containers are summed", {}, List({{"cpu", "1500m"}, {"memory", "3Gi"}})};
@@ -105,7 +105,7 @@ std::vector<RequestsCase> Cases() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(Table, EffectiveRequests, ::testing::ValuesIn(Cases()));
+INSTANTIATE_TEST_SUITE_P(Table, EffectiveRequests, ::testing::ValuesIn(RequestsCases()));
 
 }  // namespace
 }  // namespace muster::workloads
