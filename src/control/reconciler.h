@@ -89,6 +89,7 @@ class Reconciler {
     int64_t cycles = 0;
     int64_t reconfigures = 0;   // in-memory configuration changes (no rebuild)
     int64_t node_updates = 0;   // nodes edited in place (no reconfiguration)
+    int64_t node_adds = 0;      // nodes added in place (no reconfiguration)
     int64_t quota_updates = 0;  // ClusterQueue / Cohort quotas edited in place
     int64_t writes = 0;         // writes submitted
     int64_t conflicts = 0;      // writes refused with 409 (retried on a fresh object)
@@ -227,6 +228,8 @@ class Reconciler {
   // Edits the named nodes in the engine without reconfiguring it; false when one
   // needs the cluster rebuilt (Engine::UpdateNode).
   bool UpdateNodesInPlace(const std::set<std::string>& names);
+  // Adds the named new nodes to the engine the same way (Engine::AddNode).
+  bool AddNodesInPlace(const std::set<std::string>& names);
   // The same for ClusterQueues and Cohorts whose quotas alone changed (object ids).
   bool UpdateQuotasInPlace(const std::set<std::string>& ids);
   model::ManifestSet AssembleConfig() const;
@@ -285,10 +288,11 @@ class Reconciler {
   // (to tell real changes from status writes and heartbeats) and its decoded form.
   std::map<std::string, ConfigObject> config_objects_;
   bool config_dirty_ = false;
-  // Since the last Reconfigure: nodes edited in place (names), queues whose quotas
-  // alone changed, and whether anything else changed (a node added or removed, any
-  // other kind): then the engine is reconfigured as a whole, else only those nodes
-  // and quotas are updated.
+  // Since the last Reconfigure: nodes added and nodes edited in place (names),
+  // queues whose quotas alone changed, and whether anything else changed (a node
+  // removed, any other kind): then the engine is reconfigured as a whole, else only
+  // those nodes and quotas are added or updated.
+  std::set<std::string> nodes_added_;
   std::set<std::string> nodes_edited_;
   std::set<std::string> quotas_edited_;  // ClusterQueue and Cohort object ids
   bool config_rebuild_ = false;

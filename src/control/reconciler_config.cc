@@ -1,10 +1,11 @@
 // The reconciler's configuration half: nodes, flavors, queues, priority classes and
 // the scheduler / Kueue configuration objects. Each object is decoded once, when what
 // the engine reads of it changes (node heartbeats and our own queue status writes
-// change nothing). A node edited in place (cordoned, labelled, tainted) and a queue
-// whose quotas alone moved are engine events that touch that node or quota tree
-// alone; any other change reconfigures the engine in memory, once per Step however
-// many objects changed, and running gangs stay where they run.
+// change nothing). A node added, a node edited in place (cordoned, labelled,
+// tainted) and a queue whose quotas alone moved are engine events that touch that
+// node or quota tree alone; any other change reconfigures the engine in memory, once
+// per Step however many objects changed, and running gangs stay where they run.
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -148,8 +149,11 @@ bool Reconciler::ApplyConfig(const Change& change) {
     object.structure = WithoutQuotas(std::move(significant_json));
   const bool was_usable = it != config_objects_.end() && it->second.problem.empty();
   const bool usable = was_usable && object.problem.empty();
-  if (usable && change.resource == "nodes" && object.decoded.nodes.size() == 1) {
+  const bool one_node = change.resource == "nodes" && object.decoded.nodes.size() == 1;
+  if (usable && one_node) {
     nodes_edited_.insert(change.name);
+  } else if (it == config_objects_.end() && object.problem.empty() && one_node) {
+    nodes_added_.insert(change.name);
   } else if (usable && queue && object.structure == it->second.structure) {
     quotas_edited_.insert(id);
   } else {
@@ -193,6 +197,31 @@ bool Reconciler::UpdateNodesInPlace(const std::set<std::string>& names) {
   return true;
 }
 
+bool Reconciler::AddNodesInPlace(const std::set<std::string>& names) {
+  int64_t next_order = 0;
+  for (const auto& n : config_.nodes) next_order = std::max(next_order, n.meta.order + 1);
+  for (const std::string& name : names) {
+    auto it = config_objects_.find("nodes//" + name);
+    if (it == config_objects_.end() || it->second.decoded.nodes.size() != 1) return false;
+    const model::Node& node = it->second.decoded.nodes.front();
+    const model::NodeTopology* numa = nullptr;
+    for (const auto& t : config_.node_topologies) {
+      if (t.meta.name == name) numa = &t;
+    }
+    // As for edits: the nodes added before a refused one stay; the rebuild that
+    // follows reads them all anyway.
+    if (!engine_->AddNode(node, numa).ok()) return false;
+    // config_ lists nodes by name, as AssembleConfig does.
+    auto at = std::lower_bound(
+        config_.nodes.begin(), config_.nodes.end(), name,
+        [](const model::Node& n, const std::string& key) { return n.meta.name < key; });
+    at = config_.nodes.insert(at, node);
+    at->meta.order = next_order++;
+    ++stats_.node_adds;
+  }
+  return true;
+}
+
 bool Reconciler::UpdateQuotasInPlace(const std::set<std::string>& ids) {
   // Object id -> its decoded ClusterQueue or Cohort, whichever it is.
   std::map<std::string, const model::ClusterQueue*> queues;
@@ -223,9 +252,11 @@ void Reconciler::Reconfigure() {
   config_dirty_ = false;
   const bool rebuild = config_rebuild_ || engine_ == nullptr || !engine_error_.empty();
   config_rebuild_ = false;
+  const std::set<std::string> added = std::exchange(nodes_added_, {});
   const std::set<std::string> nodes = std::exchange(nodes_edited_, {});
   const std::set<std::string> quotas = std::exchange(quotas_edited_, {});
-  if (!rebuild && UpdateNodesInPlace(nodes) && UpdateQuotasInPlace(quotas)) {
+  if (!rebuild && AddNodesInPlace(added) && UpdateNodesInPlace(nodes) &&
+      UpdateQuotasInPlace(quotas)) {
     cycle_needed_ = true;
     queues_dirty_ = queues_dirty_ || !quotas.empty();
     return;

@@ -144,6 +144,11 @@ class Engine {
   // the change needs the cluster rebuilt (allocatable, devices, or the labels that
   // make topology domains or HyperNodes): then Reconfigured takes it.
   Status UpdateNode(const model::Node& node);
+  // A node joined (engine_runtime.cc), with its NodeTopology if it has one: it takes
+  // pods from the next cycle and adds to what Volcano's proportion divides. No other
+  // node, gang or queue is touched. AlreadyExists, or FailedPrecondition (changing
+  // nothing) when the cluster must be rebuilt (HyperNodes select members by label).
+  Status AddNode(const model::Node& node, const model::NodeTopology* numa);
   // A ClusterQueue's or Cohort's quotas changed in place and nothing else of it
   // (Admitter::UpdateQuotas): admitted gangs keep their quota, waiting workloads are
   // looked at again in the next cycle. NotFound, or FailedPrecondition (changing

@@ -162,6 +162,22 @@ Status Engine::UpdateNode(const model::Node& node) {
   return Status::Ok();
 }
 
+Status Engine::AddNode(const model::Node& node, const model::NodeTopology* numa) {
+  auto added = parts_.cluster->AddNode(node, numa);
+  if (!added.ok()) return added.status();
+  bridge_.Reset();  // plans of this pass were made without it
+  if (!cluster_total_) {
+    UpdateClusterCapacity();
+  } else if (!node.unschedulable) {
+    *cluster_total_ += node.allocatable;
+    parts_.admitter->SetClusterCapacity(*cluster_total_);
+  }
+  parts_.admitter->NotifyCapacityChanged();
+  log_.Add({Now(), node.meta.name, "NodeAdded", "",
+            fmt::format("{} nodes", parts_.cluster->NodeCount())});
+  return Status::Ok();
+}
+
 Status Engine::UpdateQuotas(const std::string& queue,
                             const std::vector<model::ResourceGroup>& groups) {
   if (Status s = parts_.admitter->UpdateQuotas(queue, groups); !s.ok()) return s;

@@ -125,23 +125,36 @@ IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
   std::sort(topologies_.begin(), topologies_.end(),
             [](const auto& a, const auto& b) { return a.meta.name < b.meta.name; });
   ready_.assign(n, true);
-  by_rank_.assign(n, 0);
   pods_on_node_.resize(n);
+  for (NodeIndex i = 0; i < n; ++i) usage_.push_back(EmptyUsage(infos_[i]));
+  Reindex(std::move(hyper_nodes));
+}
+
+void IndexedClusterState::Reindex(std::vector<ResolvedHyperNode> hyper_nodes) {
+  const auto n = static_cast<int32_t>(infos_.size());
+  by_rank_.assign(n, 0);
+  by_name_.clear();
+  labels_.clear();
+  maybe_filtered_.clear();
+  paths_.clear();
+  level_domains_.clear();
+  domains_ = DomainIndex();
+  hyper_node_domains_.clear();
   int32_t max_gpus = 0;
   for (NodeIndex i = 0; i < n; ++i) {
     by_rank_[infos_[i].name_rank] = i;
     by_name_.emplace(infos_[i].node.meta.name, i);
-    usage_.push_back(EmptyUsage(infos_[i]));
     max_gpus = std::max(max_gpus, static_cast<int32_t>(infos_[i].gpus.size()));
+    infos_[i].domains.clear();
   }
   max_gpus_ = max_gpus;
   free_index_.Reset(n, max_gpus + 1);
   for (int32_t r = 0; r < n; ++r) {
-    const NodeInfo& info = infos_[by_rank_[r]];
-    free_index_.Set(r, static_cast<int32_t>(info.gpus.size()),
-                    FreeCapacityIndex::FreeOf(info.allocatable, usage_[by_rank_[r]].used));
+    const NodeIndex i = by_rank_[r];
+    const NodeInfo& info = infos_[i];
+    free_index_.Set(r, FreeOf(i).gpus, FreeCapacityIndex::FreeOf(info.allocatable, usage_[i].used));
     for (const auto& [k, v] : info.node.meta.labels) labels_[k][v].push_back(r);
-    if (MayFilterWithoutLabels(info.node)) maybe_filtered_.insert(r);
+    if (!ready_[i] || MayFilterWithoutLabels(info.node)) maybe_filtered_.insert(r);
   }
   paths_.resize(topologies_.size());
   for (size_t t = 0; t < topologies_.size(); ++t) {
@@ -177,6 +190,35 @@ IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
     for (int32_t r : domains_.Get(d).ranks) infos_[by_rank_[r]].domains.push_back(d);
   }
   for (NodeIndex i = 0; i < n; ++i) AddToDomains(i, FreeOf(i), +1);
+}
+
+Result<NodeIndex> IndexedClusterState::AddNode(const model::Node& node,
+                                               const model::NodeTopology* numa) {
+  if (by_name_.count(node.meta.name) != 0) {
+    return AlreadyExists("node " + node.meta.name + " already exists");
+  }
+  // HyperNodes select their members by label: a new node may join one.
+  if (!hyper_node_domains_.empty()) {
+    return FailedPrecondition("node " + node.meta.name +
+                              " added while HyperNodes exist; the cluster is rebuilt");
+  }
+  const auto i = static_cast<NodeIndex>(infos_.size());
+  infos_.push_back(MakeNodeInfo(node, numa));
+  usage_.push_back(EmptyUsage(infos_.back()));
+  ready_.push_back(true);
+  pods_on_node_.emplace_back();
+  // Ranks are name order: the new node's and every later one's move up by one.
+  int32_t rank = 0;
+  for (NodeIndex j = 0; j < i; ++j) {
+    if (infos_[j].node.meta.name < node.meta.name) {
+      ++rank;
+    } else {
+      ++infos_[j].name_rank;
+    }
+  }
+  infos_[i].name_rank = rank;
+  Reindex({});
+  return i;
 }
 
 const std::vector<int32_t>& IndexedClusterState::LevelDomains(const std::string& label_key) const {

@@ -47,6 +47,7 @@ class IndexedClusterState final : public ClusterState {
   Status ReleaseAbove(const std::string& workload_key, const std::vector<int32_t>& keep) override;
   void SetNodeReady(NodeIndex i, bool ready) override;
   Status UpdateNode(NodeIndex i, const model::Node& node) override;
+  Result<NodeIndex> AddNode(const model::Node& node, const model::NodeTopology* numa) override;
   bool NodeReady(NodeIndex i) const override { return ready_[i]; }
   std::vector<std::string> WorkloadsOnNode(NodeIndex i) const override;
   std::vector<std::string> CheckInvariants() const override;
@@ -89,6 +90,10 @@ class IndexedClusterState final : public ClusterState {
   const std::vector<BoundPod>* Bound(const std::string& workload_key) const;
 
  private:
+  // Builds every index (ranks, free-GPU buckets, labels, topology paths, domains and
+  // their free aggregates) from infos_, usage_ and ready_, pods bound or not.
+  // O(nodes x labels): at construction and when a node is added.
+  void Reindex(std::vector<ResolvedHyperNode> hyper_nodes);
   // Charges `pod` to its node and appends it to `into` (the workload's bound_ entry).
   // `key` is that entry's own key (pods_on_node_ keeps its address).
   void Bind(const std::string& key, std::vector<BoundPod>& into, BoundPod pod);

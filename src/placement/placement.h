@@ -109,6 +109,12 @@ class ClusterState {
     return FailedPrecondition("this cluster state cannot update node " + std::to_string(i) +
                               " in place");
   }
+  // A node joined (a long-running server): it gets the next index, so the indexes
+  // of bound pods and plans stay valid; `numa` is its NodeTopology, if any.
+  // FailedPrecondition, changing nothing, where the cluster must be rebuilt.
+  virtual Result<NodeIndex> AddNode(const model::Node& node, const model::NodeTopology* /*numa*/) {
+    return FailedPrecondition("this cluster state cannot add node " + node.meta.name + " in place");
+  }
   // Workloads with pods bound on a node, sorted by key.
   virtual std::vector<std::string> WorkloadsOnNode(NodeIndex i) const = 0;
 

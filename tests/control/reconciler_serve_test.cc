@@ -5,6 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "control/reconciler_harness.h"
 
 namespace muster::control {
@@ -16,6 +19,7 @@ using ::testing::ElementsAre;
 using testing::IndexedJob;
 using ::testing::IsEmpty;
 using testing::json;
+using testing::Node;
 
 class ReconcilerServeTest : public ::testing::Test {
  protected:
@@ -105,6 +109,49 @@ TEST_F(ReconcilerServeTest, NodeHeartbeatsChangeNothingAndALabelChangeKeepsRunni
   bench_.Create("jobs.batch", "ml", IndexedJob("more", 2, 4));
   bench_.Step();
   EXPECT_EQ(Condition(bench_.Workload("more"), "QuotaReserved"), "False");
+}
+
+TEST_F(ReconcilerServeTest, ANodeJoiningIsAnEngineEventAndAWaitingGangStartsThere) {
+  bench_.Configure(1, 4, 16);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  bench_.Create("jobs.batch", "ml", IndexedJob("next", 2, 4));
+  bench_.Step();
+  EXPECT_EQ(Condition(bench_.Workload("next"), "QuotaReserved"), "False");
+
+  // Two nodes join (kubelets register): added in place, not a reconfiguration; the
+  // running gang keeps its node, the waiting one starts on the new nodes.
+  bench_.Create("nodes", "", Node("gpu-2", 4));
+  bench_.Create("nodes", "", Node("gpu-1", 4));
+  const size_t writes = bench_.sink.log.size();
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().node_adds, 2);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "start ml/next"));
+  EXPECT_EQ(bench_.Workload("train")["status"]["placement"]["pods"][0]["node"], "gpu-0");
+  std::set<std::string> next_nodes;
+  const engine::Engine& engine = *bench_.reconciler->engine();
+  for (const auto& pod : engine.Find("ml/next")->plan.pods) {
+    next_nodes.insert(engine.cluster().GetNode(pod.node).meta.name);
+  }
+  EXPECT_EQ(next_nodes, (std::set<std::string>{"gpu-1", "gpu-2"}));
+  EXPECT_EQ(bench_.sink.Count("Adopted", writes), 0);
+  // The reconciler's configuration lists nodes by name, as a rebuild assembles it.
+  const auto& nodes = bench_.reconciler->config().nodes;
+  ASSERT_EQ(nodes.size(), 3u);
+  EXPECT_EQ(nodes[1].meta.name, "gpu-1");
+
+  // A node removed still reconfigures; both gangs keep running where they were.
+  bench_.Create("nodes", "", Node("gpu-3", 4));
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().node_adds, 3);
+  bench_.Delete("nodes", "", "gpu-3");
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 1);
+  EXPECT_EQ(bench_.reconciler->engine()->cluster().NodeCount(), 3);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "start ml/next"));
 }
 
 TEST_F(ReconcilerServeTest, CordonedNodeKeepsItsGangAndTakesNoNewOneUntilUncordoned) {

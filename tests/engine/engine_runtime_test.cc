@@ -3,6 +3,9 @@
 // and placement layers and the invariant checker on after every cycle.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "engine/engine.h"
 #include "engine/scenario.h"
 #include "workloads/workloads.h"
@@ -442,6 +445,38 @@ TEST_F(EngineRuntimeTest, NodeEditedInPlaceKeepsItsGangAndTakesNewPodsOnlyWhenSc
     }
   }
   EXPECT_EQ(updates, 4);
+  ExpectInvariants(*engine);
+}
+
+TEST_F(EngineRuntimeTest, NodeAddedTakesWaitingPodsAndLeavesRunningGangs) {
+  auto engine = NewEngine(Cluster(16, {"node-b"}), &a_executor_);
+  ASSERT_NE(engine, nullptr);
+  model::Workload a = Job("a", 1, 4), b = Job("b", 2, 4);
+  AddAndSubmit(*engine, a);
+  AddAndSubmit(*engine, b);
+  Cycle(*engine);
+  ASSERT_EQ(PhaseOf(*engine, "ml/a"), Phase::kRunning);
+  ASSERT_EQ(PhaseOf(*engine, "ml/b"), Phase::kPending);  // quota, but no nodes
+
+  // Two nodes join, one of them named before the node ml/a runs on.
+  clock_.Set(10);
+  ASSERT_TRUE(engine->AddNode(MakeNode("node-a", 4), nullptr).ok());
+  ASSERT_TRUE(engine->AddNode(MakeNode("node-c", 4), nullptr).ok());
+  EXPECT_EQ(engine->AddNode(MakeNode("node-c", 4), nullptr).code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(engine->cluster().NodeCount(), 3);
+  Cycle(*engine);
+  EXPECT_EQ(PhaseOf(*engine, "ml/b"), Phase::kRunning);
+  const WorkloadRecord* ra = engine->Find("ml/a");
+  EXPECT_EQ(engine->cluster().GetNode(ra->plan.pods[0].node).meta.name, "node-b");
+  std::set<std::string> b_nodes;
+  for (const auto& pod : engine->Find("ml/b")->plan.pods) {
+    b_nodes.insert(engine->cluster().GetNode(pod.node).meta.name);
+  }
+  EXPECT_EQ(b_nodes, (std::set<std::string>{"node-a", "node-c"}));
+  EXPECT_EQ(a_executor_.events, (std::vector<std::string>{"start ml/a @0", "start ml/b @10"}));
+  int added = 0;
+  for (const LogEntry& e : engine->log().entries()) added += e.action == "NodeAdded" ? 1 : 0;
+  EXPECT_EQ(added, 2);
   ExpectInvariants(*engine);
 }
 

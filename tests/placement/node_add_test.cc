@@ -1,0 +1,196 @@
+// ClusterState::AddNode: a node that joins a running cluster takes the next index,
+// keeps every bound pod where it is, and leaves the indexes (ranks, free-GPU buckets,
+// labels, topology domains and their free aggregates) as a cluster built with it and
+// charged with the same pods has them.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "placement/cluster_state.h"
+#include "placement/placement.h"
+#include "placement_test_util.h"
+
+namespace muster::placement {
+namespace {
+
+using namespace testing;  // NOLINT: test builders
+
+constexpr const char* kZone = "example.com/zone";
+constexpr const char* kRack = "example.com/rack";
+
+std::variant<GangPlan, PlacementFailure> PlanOn(const ClusterState& s, const model::Workload& w) {
+  return MakeGangPlanner(model::SchedulerConfiguration{})->Plan(s, Request(w));
+}
+
+model::Topology ZoneRackTopology() {
+  model::Topology t;
+  t.meta.name = "default";
+  t.levels = {kZone, kRack};
+  return t;
+}
+
+// Every index a plan reads, compared between the cluster a node was added to and one
+// built with that node.
+void ExpectSameIndexes(const ClusterState& added, const ClusterState& built,
+                       const std::string& where) {
+  SCOPED_TRACE(where);
+  const auto& a = dynamic_cast<const IndexedClusterState&>(added);
+  const auto& b = dynamic_cast<const IndexedClusterState&>(built);
+  ASSERT_EQ(a.NodeCount(), b.NodeCount());
+  EXPECT_EQ(a.MaxGpusPerNode(), b.MaxGpusPerNode());
+  EXPECT_EQ(a.MaybeFilteredRanks(), b.MaybeFilteredRanks());
+  for (int32_t r = 0; r < a.NodeCount(); ++r) {
+    EXPECT_EQ(a.NodeAtRank(r), b.NodeAtRank(r)) << "rank " << r;
+    EXPECT_EQ(a.FreeIndex().BucketOf(r), b.FreeIndex().BucketOf(r)) << "rank " << r;
+  }
+  for (int32_t k = 0; k <= a.MaxGpusPerNode(); ++k) {
+    EXPECT_EQ(a.FreeIndex().BucketSize(k), b.FreeIndex().BucketSize(k)) << "bucket " << k;
+  }
+  for (NodeIndex i = 0; i < a.NodeCount(); ++i) {
+    EXPECT_EQ(a.GetNode(i).meta.name, b.GetNode(i).meta.name);
+    EXPECT_EQ(a.Free(i), b.Free(i)) << a.GetNode(i).meta.name;
+    EXPECT_EQ(a.WorkloadsOnNode(i), b.WorkloadsOnNode(i));
+    EXPECT_EQ(a.TopologyPath(i, 0), b.TopologyPath(i, 0));
+  }
+  for (const char* key : {kZone, kRack}) {
+    const std::vector<int32_t>& da = a.LevelDomains(key);
+    ASSERT_EQ(da, b.LevelDomains(key)) << key;
+    for (int32_t d : da) {
+      EXPECT_EQ(a.Domains().Get(d).key, b.Domains().Get(d).key);
+      EXPECT_EQ(a.Domains().Get(d).ranks, b.Domains().Get(d).ranks);
+      EXPECT_EQ(a.DomainFreeGpus(d), b.DomainFreeGpus(d));
+      EXPECT_EQ(a.DomainFreeCpu(d), b.DomainFreeCpu(d));
+      EXPECT_EQ(a.DomainFreeMemory(d), b.DomainFreeMemory(d));
+      for (int32_t k = 0; k <= a.MaxGpusPerNode(); ++k) {
+        EXPECT_EQ(a.DomainNodesWithFreeGpus(d, k), b.DomainNodesWithFreeGpus(d, k));
+      }
+    }
+  }
+  EXPECT_TRUE(a.CheckInvariants().empty());
+}
+
+TEST(NodeAdd, JoinsBetweenByNameAndKeepsBoundPods) {
+  model::Node a = MakeNode("a", 8, {{kZone, "z1"}, {kRack, "r1"}});
+  model::Node c = MakeNode("c", 8, {{kZone, "z1"}, {kRack, "r2"}});
+  auto s = Build({a, c}, {}, {ZoneRackTopology()});
+  auto running = MakeWorkload("ns/running", {MakePodSet("worker", 2, 8)});
+  auto plan = PlanOn(*s, running);
+  ASSERT_TRUE(std::holds_alternative<GangPlan>(plan));
+  ASSERT_TRUE(s->Commit(std::get<GangPlan>(plan), running).ok());
+
+  // Both nodes are full: a 4-GPU pod waits until a node joins.
+  auto next = MakeWorkload("ns/next", {MakePodSet("worker", 1, 4)});
+  EXPECT_TRUE(std::holds_alternative<PlacementFailure>(PlanOn(*s, next)));
+
+  model::Node b = MakeNode("b", 8, {{kZone, "z1"}, {kRack, "r1"}});
+  auto added = s->AddNode(b, nullptr);
+  ASSERT_TRUE(added.ok()) << added.status().message();
+  EXPECT_EQ(added.value(), 2);
+  EXPECT_EQ(s->FindNode("b"), std::optional<NodeIndex>(2));
+  EXPECT_EQ(s->WorkloadsOnNode(0), std::vector<std::string>{"ns/running"});
+  EXPECT_EQ(s->WorkloadsOnNode(1), std::vector<std::string>{"ns/running"});
+  auto placed = PlanOn(*s, next);
+  ASSERT_TRUE(std::holds_alternative<GangPlan>(placed));
+  EXPECT_EQ(std::get<GangPlan>(placed).pods[0].node, 2);
+
+  // Indexes as a cluster built with b (at the same index) and the same pods.
+  auto built = Build({a, c, b}, {}, {ZoneRackTopology()});
+  ASSERT_TRUE(built->Commit(std::get<GangPlan>(plan), running).ok());
+  ExpectSameIndexes(*s, *built, "b joined");
+}
+
+TEST(NodeAdd, ALargerNodeRaisesTheLargestNode) {
+  auto s = Build({MakeNode("a", 4), MakeNode("b", 4)});
+  auto big = MakeWorkload("ns/big", {MakePodSet("worker", 1, 8)});
+  EXPECT_TRUE(std::holds_alternative<PlacementFailure>(PlanOn(*s, big)));
+  ASSERT_TRUE(s->AddNode(MakeNode("c", 8), nullptr).ok());
+  EXPECT_EQ(dynamic_cast<IndexedClusterState&>(*s).MaxGpusPerNode(), 8);
+  auto placed = PlanOn(*s, big);
+  ASSERT_TRUE(std::holds_alternative<GangPlan>(placed));
+  EXPECT_EQ(std::get<GangPlan>(placed).pods[0].node, 2);
+}
+
+TEST(NodeAdd, TakesItsNumaZones) {
+  auto s = Build({MakeNode("a", 8)});
+  auto numa = MakeNuma("b", model::TopologyManagerPolicy::kSingleNumaNode,
+                       model::TopologyManagerScope::kPod, 2, 4);
+  ASSERT_TRUE(s->AddNode(MakeNode("b", 8), &numa).ok());
+  EXPECT_EQ(dynamic_cast<IndexedClusterState&>(*s).Info(1).zones.size(), 2u);
+}
+
+TEST(NodeAdd, RefusesADuplicateAndHyperNodes) {
+  auto s = Build({MakeNode("a", 8)});
+  auto dup = s->AddNode(MakeNode("a", 8), nullptr);
+  EXPECT_EQ(dup.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(s->NodeCount(), 1);
+
+  model::HyperNode hn;
+  hn.meta.name = "s0";
+  hn.tier = 1;
+  model::HyperNodeMember m;
+  m.type = model::HyperNodeMember::Type::kNode;
+  m.exact_name = "a";
+  hn.members.push_back(m);
+  auto with_hyper = Build({MakeNode("a", 8)}, {}, {}, {hn});
+  auto refused = with_hyper->AddNode(MakeNode("b", 8), nullptr);
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(with_hyper->NodeCount(), 1);
+  EXPECT_FALSE(with_hyper->FindNode("b").has_value());
+}
+
+// Random clusters with pods bound: a node added in place against the same cluster
+// built with it and charged with the same plans.
+TEST(NodeAdd, RandomClustersMatchFreshlyBuiltOnes) {
+  std::mt19937 rng(20261202);
+  for (int round = 0; round < 150; ++round) {
+    const int n = 1 + static_cast<int>(rng() % 10);
+    std::vector<int> ids(40);
+    for (int i = 0; i < 40; ++i) ids[i] = i;
+    std::shuffle(ids.begin(), ids.end(), rng);
+    auto make = [&](int id) {
+      std::string name = "n" + std::to_string(100 + id);
+      model::StringMap labels;
+      if (rng() % 4 != 0) labels[kZone] = "z" + std::to_string(rng() % 2);
+      if (rng() % 4 != 0) labels[kRack] = "r" + std::to_string(rng() % 3);
+      if (rng() % 3 == 0) labels["team"] = "t" + std::to_string(rng() % 2);
+      model::Node node = MakeNode(name, rng() % 3 == 0 ? 4 : 8, labels);
+      node.unschedulable = rng() % 8 == 0;
+      return node;
+    };
+    std::vector<model::Node> nodes;
+    for (int i = 0; i < n; ++i) nodes.push_back(make(ids[i]));
+    auto s = Build(nodes, {}, {ZoneRackTopology()});
+    std::vector<std::pair<model::Workload, GangPlan>> bound;
+    for (int w = 0; w < 6; ++w) {
+      auto wl = MakeWorkload("ns/w" + std::to_string(w),
+                             {MakePodSet("worker", 1 + static_cast<int32_t>(rng() % 2),
+                                         1 + static_cast<int64_t>(rng() % 4))});
+      auto plan = PlanOn(*s, wl);
+      if (!std::holds_alternative<GangPlan>(plan)) continue;
+      ASSERT_TRUE(s->Commit(std::get<GangPlan>(plan), wl).ok());
+      bound.emplace_back(wl, std::get<GangPlan>(plan));
+    }
+    model::Node joined = make(ids[n]);
+    ASSERT_TRUE(s->AddNode(joined, nullptr).ok());
+    nodes.push_back(joined);
+    auto built = Build(nodes, {}, {ZoneRackTopology()});
+    for (const auto& [wl, plan] : bound) ASSERT_TRUE(built->Commit(plan, wl).ok());
+    ExpectSameIndexes(*s, *built, "round " + std::to_string(round));
+    // And plans made now agree.
+    auto probe = MakeWorkload("ns/probe", {MakePodSet("worker", 2, 2)});
+    auto pa = PlanOn(*s, probe);
+    auto pb = PlanOn(*built, probe);
+    ASSERT_EQ(pa.index(), pb.index());
+    if (const auto* plan = std::get_if<GangPlan>(&pa)) {
+      for (size_t p = 0; p < plan->pods.size(); ++p) {
+        EXPECT_EQ(plan->pods[p].node, std::get<GangPlan>(pb).pods[p].node);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace muster::placement
