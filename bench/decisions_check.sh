@@ -106,8 +106,8 @@ done
 # Generated clusters and workloads: the generator's classes (small one-pod jobs,
 # medium whole-node gangs, large rack/block-required gangs), three priorities (so
 # later arrivals preempt), queues in cohorts (borrowing, reclaim). Several of these
-# end in "scheduling did not settle" (a preemption loop of today's admission, found
-# when these inputs were chosen): the log up to that point is still compared.
+# ended in "scheduling did not settle" (preemption loops, fixed since: see
+# docs/architecture.md, "A preemption holds what it made").
 gen gen-8cq-2cohorts --nodes 64 --racks 8 --blocks 2 --cluster-queues 8 --cohorts 2 --seed 1 -- \
   --jobs 400 --queues 8 --rack-gpus 64 --mean-interarrival 30 --seed 1
 gen gen-16cq-1cohort --nodes 48 --racks 6 --blocks 3 --cluster-queues 16 --cohorts 1 --seed 2 -- \

@@ -92,6 +92,10 @@ struct Decision {
   std::string message;  // one line for `describe` / pendingReason
 };
 
+// Pending reason of a workload that would fit only on nodes nominated for a
+// preemptor of equal or higher priority (PlacementOracle::Nominate).
+inline constexpr const char* kReasonNodesNominated = "NodesNominated";
+
 // What the engine answers about physical placement. Implemented by the engine over
 // placement/, so admission and placement stay independent layers.
 class PlacementOracle {
@@ -120,6 +124,8 @@ class PlacementOracle {
   // kept from workloads of no higher priority until it is admitted (Commit) or
   // Unnominate, so none of them takes the room the eviction makes. The default
   // nominates nothing.
+  // A workload that would fit only on nodes nominated for another is pending with
+  // kReasonNodesNominated; it is tried again when a nomination ends.
   virtual void Nominate(const model::Workload& /*workload*/, const Assignment& /*assignment*/,
                         const std::vector<Victim>& /*victims*/) {}
   virtual void Unnominate(const std::string& /*workload_key*/) {}

@@ -24,8 +24,8 @@ std::string Plural(size_t n) { return std::to_string(n) + (n == 1 ? " workload" 
 
 std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) {
   std::vector<Decision> out;
-  if (!fresh_victims_.empty() && now != fresh_victims_at_) ForgetFreshVictims();
-  fresh_victims_at_ = now;
+  if (!preempts_later_.empty() && now != preempts_later_at_) ForgetPreemptsLater();
+  preempts_later_at_ = now;
   DrainStopped(out);
   if (!reserving_.empty()) ChargeReservations();
   volcano_.ComputeDeserved();
@@ -63,9 +63,12 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
         if (cycle.sleeping > 0) WakeForVictims(ws.wl().key, cycle, entries, i);
         ReleaseHeldVictims(ws.wl().key);
       }
+      // A nomination ends: heads parked while its nodes were kept from them (reason
+      // NodesNominated) may fit now, on what the preemptor left or gave back.
       if (o != Outcome::kPreempting && ws.nominated) {
         if (o == Outcome::kPending) oracle.Unnominate(ws.wl().key);  // Commit ended it else
         ws.nominated = false;
+        UnparkNominationWaiters();
       }
       if (o == Outcome::kAdmitted) continue;
       bool strict = e.route == Route::kKueue &&
@@ -174,7 +177,7 @@ const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
   int64_t gen = root_gen_[RootOf(ws.queue)];
   if (ws.flavors_gen == gen) return *ws.flavors;
   ws.flavors_gen = gen;
-  if (ws.fresh_victim) {  // it may not preempt now: its answer is its own
+  if (ws.preempts_later) {  // it may not preempt now: its answer is its own
     ws.flavors = std::make_shared<const FlavorAssignment>(
         AssignFlavors(ws.wl(), cqs_[ws.queue], tree_, flavors_, AssignOptionsFor(ws)));
     return *ws.flavors;
@@ -447,8 +450,9 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
     cycle.victims.insert(v.workload_key);
     HoldForPreemptor(v.workload_key, ws.wl().key);
     names += (names.empty() ? "" : ", ") + v.workload_key;
-    if (v.shrink_to.empty()) MarkFreshVictim(v.workload_key);
+    if (v.shrink_to.empty()) MarkPreemptsLater(v.workload_key);
   }
+  CountPreemption(ws);
   // Nodes are held only where they were the shortfall: for quota alone the claim
   // holds what matters, and whole nodes kept from everyone below cost preemptions
   // elsewhere (admission-1k-cq: half again as many).

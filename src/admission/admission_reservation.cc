@@ -124,26 +124,36 @@ void AdmitterImpl::UnparkReservationTree(const WorkloadState& ws) {
   woke_queue_ = true;
 }
 
-void AdmitterImpl::MarkFreshVictim(const std::string& key) {
+void AdmitterImpl::MarkPreemptsLater(const std::string& key) {
   auto it = workloads_.find(key);
-  if (it == workloads_.end() || it->second.fresh_victim) return;
-  it->second.fresh_victim = true;
+  if (it == workloads_.end() || it->second.preempts_later) return;
+  it->second.preempts_later = true;
   it->second.flavors_gen = -1;  // its flavors were found with candidates
-  fresh_victims_.push_back(key);
+  preempts_later_.push_back(key);
+}
+
+void AdmitterImpl::CountPreemption(WorkloadState& ws) {
+  if (ws.preemptions_now == 0) preempts_later_.push_back(ws.wl().key);  // reset when time moves
+  if (ws.preemptions_now < kMaxPreemptionsPerInstant) ++ws.preemptions_now;
+  if (ws.preemptions_now == kMaxPreemptionsPerInstant && !ws.preempts_later) {
+    ws.preempts_later = true;
+    ws.flavors_gen = -1;  // its flavors were found with candidates
+  }
 }
 
 // Time moved: they preempt again, so a head parked for want of candidates is
 // tried again.
-void AdmitterImpl::ForgetFreshVictims() {
-  for (const std::string& key : fresh_victims_) {
+void AdmitterImpl::ForgetPreemptsLater() {
+  for (const std::string& key : preempts_later_) {
     auto it = workloads_.find(key);
     if (it == workloads_.end()) continue;
     WorkloadState& ws = it->second;
-    ws.fresh_victim = false;
+    ws.preempts_later = false;
+    ws.preemptions_now = 0;
     ws.flavors_gen = -1;
     if (PendingQueue* q = QueueFor(ws)) q->Unpark(ws.qkey);
   }
-  fresh_victims_.clear();
+  preempts_later_.clear();
   woke_queue_ = true;
 }
 

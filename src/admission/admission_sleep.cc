@@ -37,7 +37,7 @@ bool AdmitterImpl::SameShortfall(const WorkloadState& head, const WorkloadState&
   // Equal shapes: equal flavor inputs; `plain`: not elastic, not partial.
   if (!next.plain || head.shape != next.shape || next.held) return false;
   // A victim of this instant is kept from preempting: its inputs are not its shape's.
-  if (head.fresh_victim || next.fresh_victim) return false;
+  if (head.preempts_later || next.preempts_later) return false;
   // Interned texts are plain pending decisions of their own workloads (SetPending):
   // no string is read, not even the key (a cache miss per head).
   if (head.pending_text >= 0 && next.pending_text >= 0) {

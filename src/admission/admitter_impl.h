@@ -93,9 +93,11 @@ class AdmitterImpl : public Admitter {
     bool admitted = false;
     bool parked_physical = false;
     bool nominated = false;  // the oracle holds nodes for it (Nominate)
-    // Evicted by a preemption at this instant (fresh_victims_): it may be admitted
-    // into free room but preempts nobody until time moves.
-    bool fresh_victim = false;
+    // Preempts nobody until time moves (preempts_later_): evicted by a preemption at
+    // this instant, or it preempted kMaxPreemptionsPerInstant times at it. It may be
+    // admitted into free room.
+    bool preempts_later = false;
+    int8_t preemptions_now = 0;  // preemptions it made at this instant
     // `pending`'s reason and message interned by SetPending (InternPendingText), so
     // like heads compare one integer instead of two strings. Set only while `pending`
     // is a plain pending decision of this workload (no assignment, no victims); -1:
@@ -257,15 +259,30 @@ class AdmitterImpl : public Admitter {
   // step allowed by the policies: reclaim of a borrowing queue, then a higher
   // priority in the queue that borrows now). It is admitted into free room as
   // ever, and preempts once the clock moves.
-  std::vector<std::string> fresh_victims_;
-  Time fresh_victims_at_ = 0;
-  void MarkFreshVictim(const std::string& key);
-  void ForgetFreshVictims();
+  // A preemptor, too, preempts at most twice at one instant (the second for nodes
+  // once its quota was made, say): its victims are gone at once in virtual time, so
+  // a preemptor whose room went to another head would preempt again each cycle,
+  // another's victims in turn, and the instant never settle. With each workload's
+  // preemptions bounded per instant, so are the instant's evictions: once they are
+  // spent, cycles only admit, and the instant settles.
+  std::vector<std::string> preempts_later_;
+  Time preempts_later_at_ = 0;
+  static constexpr int8_t kMaxPreemptionsPerInstant = 2;
+  void MarkPreemptsLater(const std::string& key);
+  // After a preemption by `ws`: counted, and marked once it reached the bound.
+  void CountPreemption(WorkloadState& ws);
+  void ForgetPreemptsLater();
   bool PreemptsNow(const WorkloadState& ws) const {
-    return !ws.wl().preemption_never && !ws.fresh_victim;
+    return !ws.wl().preemption_never && !ws.preempts_later;
   }
   static constexpr const char* kFreshVictimNote =
       " (it was preempted at this instant and preempts nobody until time moves)";
+  static constexpr const char* kPreemptedEnoughNote =
+      " (it preempted twice at this instant and preempts no more until time moves)";
+  const char* PreemptsLaterNote(const WorkloadState& ws) const {
+    return ws.preemptions_now >= kMaxPreemptionsPerInstant ? kPreemptedEnoughNote
+                                                           : kFreshVictimNote;
+  }
 
   void ClaimQuota(WorkloadState& ws, FrAmounts usage, const std::vector<Victim>& victims,
                   Cycle& cycle);
@@ -328,6 +345,11 @@ class AdmitterImpl : public Admitter {
   void Charge(WorkloadState& ws);
   void Release(WorkloadState& ws);
   void UnparkAfterRelease(const WorkloadState& ws);
+  // Heads parked for nodes (physically_parked_) go back to their queues.
+  void UnparkPhysical();
+  // Those of them parked only because nodes were nominated for another
+  // (kReasonNodesNominated): a nomination ended.
+  void UnparkNominationWaiters();
   void UnparkQueue(Route route, int32_t queue);
   const std::vector<PreemptionCandidate>& AdmittedInTree(int32_t cq, Cycle& cycle);
   // Every admitted workload of the cohort tree under `root`, as candidates in

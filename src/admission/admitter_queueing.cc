@@ -193,6 +193,23 @@ void AdmitterImpl::UnparkAfterRelease(const WorkloadState& ws) {
   } else if (ws.route == Route::kVolcano) {
     for (int32_t q = 0; q < volcano_.size(); ++q) UnparkQueue(Route::kVolcano, q);
   }
+  UnparkPhysical();
+}
+
+void AdmitterImpl::UnparkNominationWaiters() {
+  for (auto it = physically_parked_.begin(); it != physically_parked_.end();) {
+    auto ws = workloads_.find(*it);
+    if (ws == workloads_.end() || ws->second.pending.reason != kReasonNodesNominated) {
+      ++it;
+      continue;
+    }
+    if (PendingQueue* q = QueueFor(ws->second)) q->Unpark(ws->second.qkey);
+    ws->second.parked_physical = false;
+    it = physically_parked_.erase(it);
+  }
+}
+
+void AdmitterImpl::UnparkPhysical() {
   for (const std::string& key : physically_parked_) {
     auto it = workloads_.find(key);
     if (it == workloads_.end()) continue;
@@ -209,6 +226,8 @@ void AdmitterImpl::Remove(const std::string& key) {
   if (auto held = held_for_preemptor_.find(key); held != held_for_preemptor_.end()) Unhold(held);
   WorkloadState& ws = it->second;
   bool held_quota = ws.admitted || !ws.reserved.empty();
+  // Heads kept off its nominated nodes may have room now.
+  if (ws.nominated) UnparkNominationWaiters();
   DropReservation(ws);
   Release(ws);
   if (PendingQueue* q = QueueFor(ws)) q->Erase(ws.qkey);

@@ -107,8 +107,8 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   if (ws.wl().preemption_never) {
     return pending(fa.reason, fa.message + " (its PriorityClass never preempts)", false);
   }
-  if (ws.fresh_victim) {  // short of quota, and it may not preempt at this instant
-    return pending(fa.reason, fa.message + kFreshVictimNote, false);
+  if (ws.preempts_later) {  // short of quota, and it may not preempt at this instant
+    return pending(fa.reason, fa.message + PreemptsLaterNote(ws), false);
   }
   // The memoized list is read in place (nothing below asks for targets again).
   std::vector<PreemptionTarget> fair_targets;

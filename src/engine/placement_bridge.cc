@@ -279,7 +279,7 @@ void PlacementBridge::ExplainReservation(const model::Workload& workload,
     check.message = reservations_.AvoidMessage(workload);
     return;
   }
-  check.reason = kReasonNodesNominated;
+  check.reason = admission::kReasonNodesNominated;
   check.message = "it fits only on nodes " + request.excluded_why +
                   ", which preempted workloads there and is admitted first";
 }

@@ -23,10 +23,6 @@
 
 namespace muster::engine {
 
-// Pending reason of a workload that would fit only on nodes nominated for a
-// preemptor of equal or higher priority (PlacementBridge::Nominate).
-inline constexpr const char* kReasonNodesNominated = "NodesNominated";
-
 class PlacementBridge : public admission::PlacementOracle {
  public:
   PlacementBridge(const std::vector<model::ResourceFlavor>& flavors,

@@ -281,10 +281,39 @@ TEST_F(EngineTest, NominatedNodeIsKeptForThePreemptor) {
   EXPECT_EQ(Get("ml/side").phase, Phase::kPending);
   bool kept = false;
   for (const auto& e : engine_->log().entries()) {
-    kept = kept || (e.workload == "ml/side" && e.reason == kReasonNodesNominated &&
+    kept = kept || (e.workload == "ml/side" && e.reason == admission::kReasonNodesNominated &&
                     e.message.find("nominated for ml/whole") != std::string::npos);
   }
   EXPECT_TRUE(kept) << engine_->log().ToString();
+}
+
+// When the preemptor is admitted its nomination ends: a workload kept off its node
+// (NodesNominated) is tried again at once, and takes what the preemptor left there.
+// Before, it waited for the next release or capacity change.
+TEST_F(EngineTest, WorkloadKeptOffANominatedNodeTakesWhatThePreemptorLeft) {
+  AddQueues(manifests_, 16);
+  manifests_.nodes.push_back(MakeNode("gpu-1", 8));
+  manifests_.nodes.push_back(MakeNode("gpu-2", 8));
+  manifests_.jobs.push_back(MakeJob("big", 1, 6, "lq", "low"));
+  manifests_.jobs.push_back(MakeJob("keep", 1, 6, "lq", "high"));
+  manifests_.jobs.push_back(MakeJob("side", 1, 3, "", "high"));  // no queue: no quota
+  manifests_.jobs.push_back(MakeJob("whole", 1, 4, "lq", "high"));
+  Build();
+  At(0);
+  ASSERT_TRUE(engine_->Submit("ml/big").ok());
+  ASSERT_TRUE(engine_->Submit("ml/keep").ok());
+  Cycle();
+  ASSERT_EQ(Get("ml/big").phase, Phase::kRunning);
+  ASSERT_EQ(Get("ml/keep").phase, Phase::kRunning);
+
+  At(10);
+  ASSERT_TRUE(engine_->Submit("ml/side").ok());
+  ASSERT_TRUE(engine_->Submit("ml/whole").ok());
+  Cycle();
+  EXPECT_EQ(Get("ml/whole").phase, Phase::kRunning);
+  EXPECT_EQ(Get("ml/big").phase, Phase::kPending);
+  EXPECT_EQ(Get("ml/side").phase, Phase::kRunning) << engine_->log().ToString();
+  EXPECT_EQ(Get("ml/side").admit_time, std::optional<Time>(10));
 }
 
 }  // namespace
