@@ -13,12 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "api/decode.h"
 #include "core/clock.h"
 #include "engine/engine.h"
 #include "engine/scenario.h"
+#include "generated_run.h"
 #include "sim/generator.h"
-#include "sim/simulator.h"
 
 namespace muster::sim {
 namespace {
@@ -102,13 +101,7 @@ TEST(CohortChurn, GeneratedTracesWithBigPreemptorsSettle) {
     ws.mix = ParseJobMix(c.mix).value();
     ws.mean_interarrival_seconds = c.interarrival;
     ws.seed = c.seed + 100;
-    api::DecodeResult r;
-    api::DecodeText(ClusterYaml(cs), "cluster.yaml", r);
-    api::DecodeText(WorkloadYaml(ws), "jobs.yaml", r);
-    ASSERT_FALSE(r.HasErrors());
-    SimOptions options;
-    options.check_invariants = true;
-    auto result = Simulate(r.manifests, options);
+    auto result = testing::SimulateGenerated(cs, ws);
     ASSERT_TRUE(result.ok()) << result.status().ToString();
     // Some large gangs never fit these clusters' racks; stopped unsettled, at most
     // 145 had finished.

@@ -13,6 +13,7 @@
 
 #include "api/decode.h"
 #include "core/resource_name.h"
+#include "generated_run.h"
 #include "sim/simulator.h"
 #include "workloads/workloads.h"
 
@@ -180,13 +181,7 @@ TEST(GeneratorTest, ParsesMix) {
 
 // Runs a generated cluster and workload in the simulator; every job must finish.
 void ExpectAllSucceed(const ClusterSpec& cluster, const WorkloadSpec& jobs) {
-  api::DecodeResult r;
-  api::DecodeText(ClusterYaml(cluster), "cluster.yaml", r);
-  api::DecodeText(WorkloadYaml(jobs), "jobs.yaml", r);
-  ASSERT_FALSE(r.HasErrors());
-  SimOptions options;
-  options.check_invariants = true;
-  auto result = Simulate(r.manifests, options);
+  auto result = testing::SimulateGenerated(cluster, jobs);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->summary.workloads, jobs.jobs);
   EXPECT_EQ(result->summary.succeeded, jobs.jobs);
