@@ -80,7 +80,10 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
       }
       // BestEffortFIFO: park the head so the ones behind it get their turn.
       QueueFor(ws)->Park(ws.qkey);
-      if (ws.parked_physical) physically_parked_.insert(ws.wl().key);
+      if (ws.parked_physical) {
+        physically_parked_.insert(ws.wl().key);
+        nomination_waiters_ |= ws.pending.reason == kReasonNodesNominated;
+      }
       if (quota_wait) MaybeSleep(e, cycle);
     }
   }

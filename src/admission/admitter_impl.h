@@ -501,6 +501,9 @@ class AdmitterImpl : public Admitter {
   FlavorCatalog flavors_;
   std::unordered_map<std::string, WorkloadState> workloads_;  // lookup only
   std::set<std::string> physically_parked_;
+  // Some of them may be parked with kReasonNodesNominated (false: none are), so a
+  // nomination's end scans physically_parked_ only when it can find one.
+  bool nomination_waiters_ = false;
   std::set<std::string> draining_;  // evicted for HoldAndDrain, not yet requeued
   int64_t admit_seq_ = 0;
   bool fair_sharing_ = false;

@@ -197,6 +197,8 @@ void AdmitterImpl::UnparkAfterRelease(const WorkloadState& ws) {
 }
 
 void AdmitterImpl::UnparkNominationWaiters() {
+  if (!nomination_waiters_) return;
+  nomination_waiters_ = false;
   for (auto it = physically_parked_.begin(); it != physically_parked_.end();) {
     auto ws = workloads_.find(*it);
     if (ws == workloads_.end() || ws->second.pending.reason != kReasonNodesNominated) {
@@ -217,6 +219,7 @@ void AdmitterImpl::UnparkPhysical() {
     it->second.parked_physical = false;
   }
   physically_parked_.clear();
+  nomination_waiters_ = false;
 }
 
 void AdmitterImpl::Remove(const std::string& key) {
@@ -276,6 +279,7 @@ void AdmitterImpl::NotifyCapacityChanged() {
     if (it != workloads_.end()) it->second.parked_physical = false;
   }
   physically_parked_.clear();
+  nomination_waiters_ = false;
 }
 
 void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string message,
