@@ -48,6 +48,14 @@ void SetJobSetStatus(json& status, json& conditions, const json& object,
 
   const bool in_order =
       spec.value("startupPolicy", json::object()).value("startupPolicyOrder", "") == "InOrder";
+  if (in_order && r.phase == engine::Phase::kSucceeded) {
+    // Every replicated job started before it succeeded, though no sync may have seen
+    // them all running at once (short jobs, a busy server): the startup completed.
+    RemoveCondition(conditions, kInProgress);
+    SetCondition(conditions, kCompleted, true, "InOrderStartupPolicyCompleted",
+                 "in order startup policy has completed", now);
+    return;
+  }
   if (!in_order || r.phase != engine::Phase::kRunning || started_pods == 0) return;
   if (waiting_pods > 0) {
     RemoveCondition(conditions, kCompleted);

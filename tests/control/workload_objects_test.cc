@@ -458,6 +458,14 @@ TEST_F(WorkloadObjectsTest, JobSetInOrderStartupConditions) {
   for (const auto& c : started["status"]["conditions"]) {
     EXPECT_NE(c.value("type", ""), "StartupPolicyInProgress");  // exclusive, as upstream
   }
+  // Succeeded straight from in progress (its last jobs started and ended between two
+  // syncs): the startup completed all the same.
+  record_.phase = Phase::kSucceeded;
+  json done = WithJobStatus(starting, Facts("t3"), 0, 3, 0, 0);
+  EXPECT_EQ(StatusReason(done, "StartupPolicyCompleted"),
+            std::make_pair(std::string("True"), std::string("InOrderStartupPolicyCompleted")));
+  EXPECT_EQ(StatusReason(done, "StartupPolicyInProgress").first, "absent");
+  record_.phase = Phase::kRunning;
   // AnyOrder: neither condition.
   json any =
       WithJobStatus(JobObject("jobset.x-k8s.io/v1alpha2", "JobSet"), Facts("t1"), 1, 0, 0, 2);
