@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,6 +86,14 @@ struct FullCluster {
   std::unique_ptr<engine::Engine> engine;
   int64_t running = 0;
   int64_t total = 0;
+
+  std::map<std::string, const model::NodeTopology*> numa_by_node;
+
+  // The node's NodeResourceTopology (the generated nodes have NUMA zones), or null.
+  const model::NodeTopology* Numa(const std::string& node) const {
+    auto it = numa_by_node.find(node);
+    return it == numa_by_node.end() ? nullptr : it->second;
+  }
 };
 
 // Null (with the state skipped) when the cluster cannot be built or filled.
@@ -95,6 +104,7 @@ std::unique_ptr<FullCluster> MakeFullCluster(benchmark::State& state, int32_t no
   cs.cluster_queues = cs.nodes / 10;
   cs.cohorts = cs.cluster_queues / 10;
   out->manifests = sim::GenerateCluster(cs);
+  for (const auto& t : out->manifests.node_topologies) out->numa_by_node[t.meta.name] = &t;
   out->total = 2LL * 8 * cs.nodes;
   std::vector<model::Workload> workloads;
   std::vector<std::string> keys;
@@ -182,9 +192,10 @@ void BM_CordonNodeRunning(benchmark::State& state) {
   RunEditPairs(state, [](FullCluster& full, size_t i) {
     model::Node node = full.manifests.nodes[i % full.manifests.nodes.size()];
     node.unschedulable = true;
-    Status cordon = full.engine->UpdateNode(node);
+    const model::NodeTopology* numa = full.Numa(node.meta.name);
+    Status cordon = full.engine->UpdateNode(node, numa);
     node.unschedulable = false;
-    Status uncordon = full.engine->UpdateNode(node);
+    Status uncordon = full.engine->UpdateNode(node, numa);
     return cordon.ok() ? uncordon : cordon;
   });
 }
@@ -228,6 +239,27 @@ void BM_AddNodeRunning(benchmark::State& state) {
   state.counters["running"] = static_cast<double>(full->running);
   state.counters["nodes"] = static_cast<double>(full->engine->cluster().NodeCount());
 }
+
+// The same cluster, one node's allocatable doubled in place and set back (a device
+// plugin registering devices, a node resized): the cluster's indexes rebuilt around
+// the node, its pods charged again, where the whole engine was rebuilt before.
+void BM_ResizeNodeRunning(benchmark::State& state) {
+  RunEditPairs(state, [](FullCluster& full, size_t i) {
+    const model::Node& node = full.manifests.nodes[i % full.manifests.nodes.size()];
+    model::Node bigger = node;
+    bigger.allocatable = node.allocatable + node.allocatable;
+    const model::NodeTopology* numa = full.Numa(node.meta.name);
+    Status grow = full.engine->UpdateNode(bigger, numa);
+    Status back = full.engine->UpdateNode(node, numa);
+    return grow.ok() ? back : grow;
+  });
+}
+
+BENCHMARK(BM_ResizeNodeRunning)
+    ->ArgName("nodes")
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_AddNodeRunning)->ArgName("nodes")->Arg(1000)->Arg(4000)->Unit(benchmark::kMicrosecond);
 

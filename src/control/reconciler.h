@@ -230,6 +230,12 @@ class Reconciler {
   bool UpdateNodesInPlace(const std::set<std::string>& names);
   // Adds the named new nodes to the engine the same way (Engine::AddNode).
   bool AddNodesInPlace(const std::set<std::string>& names);
+  // Puts the named NodeResourceTopologies, added or edited, in config_; the nodes of
+  // those names that the engine has are then edited in place.
+  void PutTopologies(const std::set<std::string>& names);
+  // The usable Node / NodeResourceTopology object of that name, or null.
+  const model::Node* NodeObject(const std::string& name) const;
+  const model::NodeTopology* TopologyObject(const std::string& name) const;
   // The same for ClusterQueues and Cohorts whose quotas alone changed (object ids).
   bool UpdateQuotasInPlace(const std::set<std::string>& ids);
   model::ManifestSet AssembleConfig() const;
@@ -289,11 +295,13 @@ class Reconciler {
   std::map<std::string, ConfigObject> config_objects_;
   bool config_dirty_ = false;
   // Since the last Reconfigure: nodes added and nodes edited in place (names),
-  // queues whose quotas alone changed, and whether anything else changed (a node
-  // removed, any other kind): then the engine is reconfigured as a whole, else only
-  // those nodes and quotas are added or updated.
+  // NodeResourceTopologies added or edited (names), queues whose quotas alone
+  // changed, and whether anything else changed (a node removed, any other kind):
+  // then the engine is reconfigured as a whole, else only those nodes and quotas are
+  // added or updated.
   std::set<std::string> nodes_added_;
   std::set<std::string> nodes_edited_;
+  std::set<std::string> topologies_put_;
   std::set<std::string> quotas_edited_;  // ClusterQueue and Cohort object ids
   bool config_rebuild_ = false;
   std::map<std::string, nlohmann::json> flavors_;  // ResourceFlavor objects by name

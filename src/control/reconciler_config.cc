@@ -2,9 +2,10 @@
 // the scheduler / Kueue configuration objects. Each object is decoded once, when what
 // the engine reads of it changes (node heartbeats and our own queue status writes
 // change nothing). A node added, a node edited in place (cordoned, labelled,
-// tainted) and a queue whose quotas alone moved are engine events that touch that
-// node or quota tree alone; any other change reconfigures the engine in memory, once
-// per Step however many objects changed, and running gangs stay where they run.
+// tainted, resized, its NodeResourceTopology added or edited) and a queue whose
+// quotas alone moved are engine events that touch that node or quota tree alone; any other change
+// reconfigures the engine in memory, once per Step however many objects changed, and running gangs
+// stay where they run.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -20,9 +21,13 @@ namespace {
 
 using json = nlohmann::json;
 
+constexpr const char* kNodeTopologies = "noderesourcetopologies.topology.node.k8s.io";
+
 // What the engine reads of a configuration object. Node heartbeats and conditions
 // change every few seconds: only labels, annotations, spec (taints, unschedulable)
 // and capacity count; other kinds drop their status (our own queue status writes).
+// A NodeResourceTopology's `available` is its exporter's view of usage, rewritten as
+// pods come and go; muster keeps usage from its own bindings.
 json Significant(const std::string& resource, const json& object) {
   json meta = object.value("metadata", json::object());
   if (!meta.is_object()) meta = json::object();
@@ -39,6 +44,15 @@ json Significant(const std::string& resource, const json& object) {
     json copy = object;
     copy.erase("status");
     copy.erase("metadata");
+    if (resource == kNodeTopologies && copy.contains("zones") && copy["zones"].is_array()) {
+      for (json& zone : copy["zones"]) {
+        if (!zone.is_object() || !zone.contains("resources")) continue;
+        if (!zone["resources"].is_array()) continue;
+        for (json& r : zone["resources"]) {
+          if (r.is_object()) r.erase("available");
+        }
+      }
+    }
     out["rest"] = std::move(copy);
   }
   return out;
@@ -150,10 +164,15 @@ bool Reconciler::ApplyConfig(const Change& change) {
   const bool was_usable = it != config_objects_.end() && it->second.problem.empty();
   const bool usable = was_usable && object.problem.empty();
   const bool one_node = change.resource == "nodes" && object.decoded.nodes.size() == 1;
+  const bool one_topology =
+      change.resource == kNodeTopologies && object.decoded.node_topologies.size() == 1;
+  const bool fresh = it == config_objects_.end() && object.problem.empty();
   if (usable && one_node) {
     nodes_edited_.insert(change.name);
-  } else if (it == config_objects_.end() && object.problem.empty() && one_node) {
+  } else if (fresh && one_node) {
     nodes_added_.insert(change.name);
+  } else if ((usable || fresh) && one_topology) {
+    topologies_put_.insert(change.name);
   } else if (usable && queue && object.structure == it->second.structure) {
     quotas_edited_.insert(id);
   } else {
@@ -181,16 +200,50 @@ model::ManifestSet Reconciler::AssembleConfig() const {
   return config;
 }
 
+const model::Node* Reconciler::NodeObject(const std::string& name) const {
+  auto it = config_objects_.find("nodes//" + name);
+  if (it == config_objects_.end() || it->second.decoded.nodes.size() != 1) return nullptr;
+  return &it->second.decoded.nodes.front();
+}
+
+const model::NodeTopology* Reconciler::TopologyObject(const std::string& name) const {
+  auto it = config_objects_.find(std::string(kNodeTopologies) + "//" + name);
+  if (it == config_objects_.end() || it->second.decoded.node_topologies.size() != 1) {
+    return nullptr;
+  }
+  return &it->second.decoded.node_topologies.front();
+}
+
+void Reconciler::PutTopologies(const std::set<std::string>& names) {
+  int64_t next_order = 0;
+  for (const auto& t : config_.node_topologies) next_order = std::max(next_order, t.meta.order + 1);
+  for (const std::string& name : names) {
+    const model::NodeTopology* topology = TopologyObject(name);
+    if (topology == nullptr) continue;
+    // config_ lists them by name, as AssembleConfig does.
+    auto at = std::lower_bound(
+        config_.node_topologies.begin(), config_.node_topologies.end(), name,
+        [](const model::NodeTopology& t, const std::string& key) { return t.meta.name < key; });
+    if (at != config_.node_topologies.end() && at->meta.name == name) {
+      const int64_t order = at->meta.order;
+      *at = *topology;
+      at->meta.order = order;
+    } else {
+      at = config_.node_topologies.insert(at, *topology);
+      at->meta.order = next_order++;
+    }
+  }
+}
+
 bool Reconciler::UpdateNodesInPlace(const std::set<std::string>& names) {
   std::map<std::string, const model::Node*> edited;
   for (const std::string& name : names) {
-    auto it = config_objects_.find("nodes//" + name);
-    if (it == config_objects_.end() || it->second.decoded.nodes.size() != 1) return false;
-    const model::Node& node = it->second.decoded.nodes.front();
+    const model::Node* node = NodeObject(name);
+    if (node == nullptr) return false;
     // A change the cluster cannot take in place leaves the engine as it was (the
     // nodes updated before it stay updated; the rebuild reads them all anyway).
-    if (!engine_->UpdateNode(node).ok()) return false;
-    edited.emplace(name, &node);
+    if (!engine_->UpdateNode(*node, TopologyObject(name)).ok()) return false;
+    edited.emplace(name, node);
   }
   ReplaceByName(config_.nodes, edited);
   stats_.node_updates += static_cast<int64_t>(edited.size());
@@ -201,21 +254,16 @@ bool Reconciler::AddNodesInPlace(const std::set<std::string>& names) {
   int64_t next_order = 0;
   for (const auto& n : config_.nodes) next_order = std::max(next_order, n.meta.order + 1);
   for (const std::string& name : names) {
-    auto it = config_objects_.find("nodes//" + name);
-    if (it == config_objects_.end() || it->second.decoded.nodes.size() != 1) return false;
-    const model::Node& node = it->second.decoded.nodes.front();
-    const model::NodeTopology* numa = nullptr;
-    for (const auto& t : config_.node_topologies) {
-      if (t.meta.name == name) numa = &t;
-    }
+    const model::Node* node = NodeObject(name);
+    if (node == nullptr) return false;
     // As for edits: the nodes added before a refused one stay; the rebuild that
     // follows reads them all anyway.
-    if (!engine_->AddNode(node, numa).ok()) return false;
+    if (!engine_->AddNode(*node, TopologyObject(name)).ok()) return false;
     // config_ lists nodes by name, as AssembleConfig does.
     auto at = std::lower_bound(
         config_.nodes.begin(), config_.nodes.end(), name,
         [](const model::Node& n, const std::string& key) { return n.meta.name < key; });
-    at = config_.nodes.insert(at, node);
+    at = config_.nodes.insert(at, *node);
     at->meta.order = next_order++;
     ++stats_.node_adds;
   }
@@ -253,8 +301,17 @@ void Reconciler::Reconfigure() {
   const bool rebuild = config_rebuild_ || engine_ == nullptr || !engine_error_.empty();
   config_rebuild_ = false;
   const std::set<std::string> added = std::exchange(nodes_added_, {});
-  const std::set<std::string> nodes = std::exchange(nodes_edited_, {});
+  std::set<std::string> nodes = std::exchange(nodes_edited_, {});
+  const std::set<std::string> topologies = std::exchange(topologies_put_, {});
   const std::set<std::string> quotas = std::exchange(quotas_edited_, {});
+  if (!rebuild) {
+    PutTopologies(topologies);
+    // A node's NodeResourceTopology is part of it; one for a node the engine does
+    // not have yet waits for that node (AddNodesInPlace reads it).
+    for (const std::string& name : topologies) {
+      if (added.count(name) == 0 && engine_->cluster().FindNode(name)) nodes.insert(name);
+    }
+  }
   if (!rebuild && AddNodesInPlace(added) && UpdateNodesInPlace(nodes) &&
       UpdateQuotasInPlace(quotas)) {
     cycle_needed_ = true;

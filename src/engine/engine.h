@@ -137,13 +137,14 @@ class Engine {
   Status Adopt(const std::string& key, const admission::Assignment& assignment,
                placement::GangPlan plan, Time admitted_at, Time started_at);
 
-  // The node object changed in place (engine_runtime.cc): cordoned or uncordoned,
-  // labels, taints or annotations. Running gangs stay where they run (a cordoned
+  // The node object or its NodeResourceTopology (`numa`, null for none) changed in
+  // place (engine_runtime.cc): cordoned or uncordoned, labels, taints, annotations,
+  // allocatable, devices, NUMA zones. Running gangs stay where they run (a cordoned
   // node keeps its pods); pending workloads see the node as it is now from the next
   // cycle. NotFound for an unknown node; FailedPrecondition, changing nothing, when
-  // the change needs the cluster rebuilt (allocatable, devices, or the labels that
-  // make topology domains or HyperNodes): then Reconfigured takes it.
-  Status UpdateNode(const model::Node& node);
+  // the change needs the cluster rebuilt (a running pod no longer fits the node, or
+  // labels changed while HyperNodes exist): then Reconfigured takes it.
+  Status UpdateNode(const model::Node& node, const model::NodeTopology* numa);
   // A node joined (engine_runtime.cc), with its NodeTopology if it has one: it takes
   // pods from the next cycle and adds to what Volcano's proportion divides. No other
   // node, gang or queue is touched. AlreadyExists, or FailedPrecondition (changing

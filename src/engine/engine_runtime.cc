@@ -127,37 +127,38 @@ Status Engine::Adopt(const std::string& key, const admission::Assignment& assign
   return Status::Ok();
 }
 
-Status Engine::UpdateNode(const model::Node& node) {
+Status Engine::UpdateNode(const model::Node& node, const model::NodeTopology* numa) {
   auto idx = parts_.cluster->FindNode(node.meta.name);
   if (!idx) return NotFound("node " + node.meta.name + " not found");
   // What changed, read before the cluster replaces the old node.
   const model::Node& before = parts_.cluster->GetNode(*idx);
   const bool cordon_changed = before.unschedulable != node.unschedulable;
+  const bool resized = !(before.allocatable == node.allocatable);
+  // Volcano's proportion divides the allocatable of ready, schedulable nodes.
+  const bool ready = parts_.cluster->NodeReady(*idx);
+  const ResourceList counted_before =
+      ready && !before.unschedulable ? before.allocatable : ResourceList();
   std::string what;
   auto note = [&what](const char* part) { what += what.empty() ? part : std::string(", ") + part; };
   if (cordon_changed) note(node.unschedulable ? "cordoned" : "uncordoned");
+  if (resized) note("allocatable");
   if (before.meta.labels != node.meta.labels) note("labels");
   if (before.taints != node.taints) note("taints");
   if (before.meta.annotations != node.meta.annotations) note("annotations");
-  if (Status s = parts_.cluster->UpdateNode(*idx, node); !s.ok()) return s;
-  // Placement results of this pass may have read the old labels or taints, and a
-  // cordoned node leaves what Volcano's proportion divides.
+  if (Status s = parts_.cluster->UpdateNode(*idx, node, numa); !s.ok()) return s;
+  // Placement results of this pass may have read the old node.
   bridge_.Reset();
-  if (cordon_changed && parts_.cluster->NodeReady(*idx)) {
-    // The node alone joins or leaves the total (UpdateClusterCapacity sums every node).
+  if (cordon_changed || resized) {
     if (!cluster_total_) {
       UpdateClusterCapacity();
     } else {
-      if (node.unschedulable) {
-        *cluster_total_ -= node.allocatable;
-      } else {
-        *cluster_total_ += node.allocatable;
-      }
+      *cluster_total_ -= counted_before;
+      if (ready && !node.unschedulable) *cluster_total_ += node.allocatable;
       parts_.admitter->SetClusterCapacity(*cluster_total_);
     }
   }
   parts_.admitter->NotifyCapacityChanged();
-  // Running pods stay, as on a cordoned Kubernetes node.
+  // Running pods stay, as on a cordoned or resized Kubernetes node.
   log_.Add({Now(), node.meta.name, "NodeUpdated", "", std::move(what)});
   return Status::Ok();
 }

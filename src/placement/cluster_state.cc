@@ -1,90 +1,13 @@
 #include "placement/cluster_state.h"
 
 #include <algorithm>
-#include <charconv>
 #include <numeric>
 
 #include "core/quantity_bounds.h"
+#include "placement/node_filter.h"
 #include "placement/numa_aligner.h"
 
 namespace muster::placement {
-namespace {
-
-// FilterNode's checks that do not depend on the pod's labels or affinity (readiness
-// aside): an unschedulable node or a filtering taint may turn a pod away.
-bool MayFilterWithoutLabels(const model::Node& node) {
-  if (node.unschedulable) return true;
-  for (const auto& taint : node.taints) {
-    if (taint.effect != model::TaintEffect::kPreferNoSchedule) return true;
-  }
-  return false;
-}
-
-std::vector<int32_t> ParseNvlinkDomains(const model::Node& node) {
-  std::vector<int32_t> out;
-  auto it = node.meta.annotations.find(kNvlinkDomainsAnnotation);
-  if (it == node.meta.annotations.end()) return out;
-  const std::string& s = it->second;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t comma = s.find(',', pos);
-    if (comma == std::string::npos) comma = s.size();
-    int32_t v = -1;
-    std::from_chars(s.data() + pos, s.data() + comma, v);
-    out.push_back(v);
-    pos = comma + 1;
-  }
-  return out;
-}
-
-NodeInfo MakeNodeInfo(const model::Node& node, const model::NodeTopology* topo) {
-  NodeInfo info;
-  info.node = node;
-  info.allocatable = node.allocatable;
-  // Devices are tracked one by one; the node-level list keeps no GPU amounts.
-  // Placement keeps a record per device: a node reporting more than a node can hold
-  // (bounded on input, core/quantity_bounds.h; clamped here for nodes from elsewhere)
-  // must not allocate without bound.
-  const int32_t gpu_count = static_cast<int32_t>(
-      std::clamp<int64_t>(info.allocatable.Get(kNvidiaGpu), 0, kMaxDevicesPerNode));
-  info.allocatable.Set(kNvidiaGpu, 0);
-  info.allocatable.Set(GpuMilliId(), 0);
-  if (info.allocatable.Get(kPods) == 0) info.allocatable.Set(kPods, kDefaultMaxPods);
-  for (int32_t d = 0; d < gpu_count; ++d) info.gpus.push_back(GpuDevice{d, -1, -1});
-  if (topo != nullptr) {
-    info.policy = topo->policy;
-    info.scope = topo->scope;
-    int32_t next = 0;
-    for (const auto& z : topo->zones) {
-      ZoneInfo zi;
-      zi.name = z.name;
-      zi.id = z.id;
-      int64_t zone_gpus = z.allocatable.Get(kNvidiaGpu);
-      for (int64_t k = 0; k < zone_gpus && next < gpu_count; ++k, ++next) {
-        info.gpus[next].numa_zone = static_cast<int32_t>(info.zones.size());
-        zi.gpus.push_back(next);
-      }
-      zi.allocatable = z.allocatable;
-      zi.allocatable.Set(kNvidiaGpu, 0);
-      zi.allocatable.ForEachNonZero([&](ResourceId id, int64_t) {
-        if (std::find(info.zone_resources.begin(), info.zone_resources.end(), id) ==
-            info.zone_resources.end()) {
-          info.zone_resources.push_back(id);
-        }
-      });
-      info.zones.push_back(std::move(zi));
-    }
-    std::sort(info.zone_resources.begin(), info.zone_resources.end());
-  }
-  std::vector<int32_t> nvlink = ParseNvlinkDomains(node);
-  if (nvlink.size() == info.gpus.size()) {
-    for (size_t d = 0; d < nvlink.size(); ++d) info.gpus[d].nvlink_domain = nvlink[d];
-  }
-  ScoringAllocatableInto(info, info.scoring_allocatable);
-  return info;
-}
-
-}  // namespace
 
 Result<std::unique_ptr<ClusterState>> BuildClusterState(
     const std::vector<model::Node>& nodes, const std::vector<model::NodeTopology>& numa,
@@ -192,35 +115,6 @@ void IndexedClusterState::Reindex(std::vector<ResolvedHyperNode> hyper_nodes) {
   for (NodeIndex i = 0; i < n; ++i) AddToDomains(i, FreeOf(i), +1);
 }
 
-Result<NodeIndex> IndexedClusterState::AddNode(const model::Node& node,
-                                               const model::NodeTopology* numa) {
-  if (by_name_.count(node.meta.name) != 0) {
-    return AlreadyExists("node " + node.meta.name + " already exists");
-  }
-  // HyperNodes select their members by label: a new node may join one.
-  if (!hyper_node_domains_.empty()) {
-    return FailedPrecondition("node " + node.meta.name +
-                              " added while HyperNodes exist; the cluster is rebuilt");
-  }
-  const auto i = static_cast<NodeIndex>(infos_.size());
-  infos_.push_back(MakeNodeInfo(node, numa));
-  usage_.push_back(EmptyUsage(infos_.back()));
-  ready_.push_back(true);
-  pods_on_node_.emplace_back();
-  // Ranks are name order: the new node's and every later one's move up by one.
-  int32_t rank = 0;
-  for (NodeIndex j = 0; j < i; ++j) {
-    if (infos_[j].node.meta.name < node.meta.name) {
-      ++rank;
-    } else {
-      ++infos_[j].name_rank;
-    }
-  }
-  infos_[i].name_rank = rank;
-  Reindex({});
-  return i;
-}
-
 const std::vector<int32_t>& IndexedClusterState::LevelDomains(const std::string& label_key) const {
   static const std::vector<int32_t> kNone;
   auto it = level_domains_.find(label_key);
@@ -253,67 +147,6 @@ void IndexedClusterState::SetNodeReady(NodeIndex i, bool ready) {
   } else if (!MayFilterWithoutLabels(infos_[i].node)) {
     maybe_filtered_.erase(rank);
   }
-}
-
-Status IndexedClusterState::UpdateNode(NodeIndex i, const model::Node& node) {
-  if (i < 0 || i >= NodeCount()) return InvalidArgument("no node index " + std::to_string(i));
-  const model::Node& old = infos_[i].node;
-  auto refuse = [&](const std::string& what) {
-    return FailedPrecondition("node " + old.meta.name + ": " + what +
-                              " changed; the cluster is rebuilt");
-  };
-  if (node.meta.name != old.meta.name) return refuse("name");
-  if (!(node.allocatable == old.allocatable)) return refuse("allocatable");
-  auto annotation = [](const model::Node& n) {
-    auto it = n.meta.annotations.find(kNvlinkDomainsAnnotation);
-    return it == n.meta.annotations.end() ? std::string() : it->second;
-  };
-  if (annotation(node) != annotation(old)) return refuse(kNvlinkDomainsAnnotation);
-  const bool labels_changed = node.meta.labels != old.meta.labels;
-  if (labels_changed) {
-    // Domains are made of labels: a HyperNode may select its members by any label,
-    // a Topology by its levels' labels.
-    if (!hyper_node_domains_.empty()) return refuse("labels (HyperNodes select by label)");
-    auto value = [](const model::Node& n, const std::string& key) -> const std::string* {
-      auto it = n.meta.labels.find(key);
-      return it == n.meta.labels.end() ? nullptr : &it->second;
-    };
-    for (const auto& t : topologies_) {
-      for (const auto& level : t.levels) {
-        const std::string* a = value(node, level);
-        const std::string* b = value(old, level);
-        if ((a == nullptr) != (b == nullptr) || (a != nullptr && *a != *b)) {
-          return refuse("topology label " + level);
-        }
-      }
-    }
-  }
-  const int32_t rank = infos_[i].name_rank;
-  if (labels_changed) {
-    // The label index holds ranks in ascending order per (key, value).
-    for (const auto& [k, v] : old.meta.labels) {
-      auto it = node.meta.labels.find(k);
-      if (it != node.meta.labels.end() && it->second == v) continue;
-      auto& values = labels_[k];
-      auto& ranks = values[v];
-      ranks.erase(std::lower_bound(ranks.begin(), ranks.end(), rank));
-      if (ranks.empty()) values.erase(v);
-      if (values.empty()) labels_.erase(k);
-    }
-    for (const auto& [k, v] : node.meta.labels) {
-      auto it = old.meta.labels.find(k);
-      if (it != old.meta.labels.end() && it->second == v) continue;
-      auto& ranks = labels_[k][v];
-      ranks.insert(std::lower_bound(ranks.begin(), ranks.end(), rank), rank);
-    }
-  }
-  infos_[i].node = node;
-  if (!ready_[i] || MayFilterWithoutLabels(node)) {
-    maybe_filtered_.insert(rank);
-  } else {
-    maybe_filtered_.erase(rank);
-  }
-  return Status::Ok();
 }
 
 std::optional<NodeIndex> IndexedClusterState::FindNode(const std::string& name) const {

@@ -18,9 +18,6 @@
 
 namespace muster::placement {
 
-// Node annotation listing each device's NVLink domain ("0,0,0,0,1,1,1,1").
-inline constexpr const char* kNvlinkDomainsAnnotation = "muster.dev/nvlink-domains";
-
 struct BoundPod {
   int32_t pod_set = 0;
   int32_t index = 0;
@@ -46,7 +43,7 @@ class IndexedClusterState final : public ClusterState {
   void Release(const std::string& workload_key) override;
   Status ReleaseAbove(const std::string& workload_key, const std::vector<int32_t>& keep) override;
   void SetNodeReady(NodeIndex i, bool ready) override;
-  Status UpdateNode(NodeIndex i, const model::Node& node) override;
+  Status UpdateNode(NodeIndex i, const model::Node& node, const model::NodeTopology* numa) override;
   Result<NodeIndex> AddNode(const model::Node& node, const model::NodeTopology* numa) override;
   bool NodeReady(NodeIndex i) const override { return ready_[i]; }
   std::vector<std::string> WorkloadsOnNode(NodeIndex i) const override;
@@ -92,8 +89,15 @@ class IndexedClusterState final : public ClusterState {
  private:
   // Builds every index (ranks, free-GPU buckets, labels, topology paths, domains and
   // their free aggregates) from infos_, usage_ and ready_, pods bound or not.
-  // O(nodes x labels): at construction and when a node is added.
+  // O(nodes x labels): at construction, when a node is added and when its resources
+  // or topology labels change.
   void Reindex(std::vector<ResolvedHyperNode> hyper_nodes);
+  // Puts `fresh` in node i's place (its pods charged again when its resources
+  // changed) and rebuilds the indexes; refused, changing nothing, where a bound pod
+  // no longer fits.
+  Status ReplaceNode(NodeIndex i, NodeInfo fresh, bool resources_changed);
+  // The HyperNodes as resolved when the cluster was built (Reindex's input).
+  std::vector<ResolvedHyperNode> HyperNodesNow() const;
   // Charges `pod` to its node and appends it to `into` (the workload's bound_ entry).
   // `key` is that entry's own key (pods_on_node_ keeps its address).
   void Bind(const std::string& key, std::vector<BoundPod>& into, BoundPod pod);

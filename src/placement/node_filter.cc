@@ -70,6 +70,14 @@ const char* VerdictName(FilterVerdict v) {
   return "unknown";
 }
 
+bool MayFilterWithoutLabels(const model::Node& node) {
+  if (node.unschedulable) return true;
+  for (const auto& taint : node.taints) {
+    if (taint.effect != model::TaintEffect::kPreferNoSchedule) return true;
+  }
+  return false;
+}
+
 bool ToleratesTaint(const model::Toleration& t, const model::Taint& taint) {
   if (t.effect.has_value() && *t.effect != taint.effect) return false;
   if (t.op == model::TolerationOperator::kExists) {

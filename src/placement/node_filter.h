@@ -35,6 +35,10 @@ enum class FilterVerdict {
 
 const char* VerdictName(FilterVerdict v);
 
+// FilterNode's checks that do not depend on the pod's labels or affinity (readiness
+// aside): an unschedulable node or a filtering taint may turn a pod away.
+bool MayFilterWithoutLabels(const model::Node& node);
+
 bool ToleratesTaint(const model::Toleration& toleration, const model::Taint& taint);
 // True when some toleration in `tolerations` tolerates `taint`.
 bool TaintTolerated(const model::Taint& taint, const std::vector<model::Toleration>& tolerations);

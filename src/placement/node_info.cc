@@ -1,6 +1,7 @@
 #include "placement/node_info.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 
 #include "core/quantity_bounds.h"
@@ -22,6 +23,87 @@ int64_t NodeUsage::FreeGpuMilli() const {
   int64_t n = 0;
   for (int32_t m : gpu_milli_used) n += kMilliPerGpu - m;
   return n;
+}
+
+namespace {
+
+std::vector<int32_t> ParseNvlinkDomains(const model::Node& node) {
+  std::vector<int32_t> out;
+  auto it = node.meta.annotations.find(kNvlinkDomainsAnnotation);
+  if (it == node.meta.annotations.end()) return out;
+  const std::string& s = it->second;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    if (comma == std::string::npos) comma = s.size();
+    int32_t v = -1;
+    std::from_chars(s.data() + pos, s.data() + comma, v);
+    out.push_back(v);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+NodeInfo MakeNodeInfo(const model::Node& node, const model::NodeTopology* topo) {
+  NodeInfo info;
+  info.node = node;
+  info.allocatable = node.allocatable;
+  // Devices are tracked one by one; the node-level list keeps no GPU amounts.
+  // Placement keeps a record per device: a node reporting more than a node can hold
+  // (bounded on input, core/quantity_bounds.h; clamped here for nodes from elsewhere)
+  // must not allocate without bound.
+  const int32_t gpu_count = static_cast<int32_t>(
+      std::clamp<int64_t>(info.allocatable.Get(kNvidiaGpu), 0, kMaxDevicesPerNode));
+  info.allocatable.Set(kNvidiaGpu, 0);
+  info.allocatable.Set(GpuMilliId(), 0);
+  if (info.allocatable.Get(kPods) == 0) info.allocatable.Set(kPods, kDefaultMaxPods);
+  for (int32_t d = 0; d < gpu_count; ++d) info.gpus.push_back(GpuDevice{d, -1, -1});
+  if (topo != nullptr) {
+    info.policy = topo->policy;
+    info.scope = topo->scope;
+    int32_t next = 0;
+    for (const auto& z : topo->zones) {
+      ZoneInfo zi;
+      zi.name = z.name;
+      zi.id = z.id;
+      int64_t zone_gpus = z.allocatable.Get(kNvidiaGpu);
+      for (int64_t k = 0; k < zone_gpus && next < gpu_count; ++k, ++next) {
+        info.gpus[next].numa_zone = static_cast<int32_t>(info.zones.size());
+        zi.gpus.push_back(next);
+      }
+      zi.allocatable = z.allocatable;
+      zi.allocatable.Set(kNvidiaGpu, 0);
+      zi.allocatable.ForEachNonZero([&](ResourceId id, int64_t) {
+        if (std::find(info.zone_resources.begin(), info.zone_resources.end(), id) ==
+            info.zone_resources.end()) {
+          info.zone_resources.push_back(id);
+        }
+      });
+      info.zones.push_back(std::move(zi));
+    }
+    std::sort(info.zone_resources.begin(), info.zone_resources.end());
+  }
+  std::vector<int32_t> nvlink = ParseNvlinkDomains(node);
+  if (nvlink.size() == info.gpus.size()) {
+    for (size_t d = 0; d < nvlink.size(); ++d) info.gpus[d].nvlink_domain = nvlink[d];
+  }
+  ScoringAllocatableInto(info, info.scoring_allocatable);
+  return info;
+}
+
+bool SameResources(const NodeInfo& a, const NodeInfo& b) {
+  auto same_device = [](const GpuDevice& x, const GpuDevice& y) {
+    return x.index == y.index && x.numa_zone == y.numa_zone && x.nvlink_domain == y.nvlink_domain;
+  };
+  auto same_zone = [](const ZoneInfo& x, const ZoneInfo& y) {
+    return x.name == y.name && x.id == y.id && x.allocatable == y.allocatable && x.gpus == y.gpus;
+  };
+  return a.allocatable == b.allocatable && a.policy == b.policy && a.scope == b.scope &&
+         a.zone_resources == b.zone_resources &&
+         std::equal(a.gpus.begin(), a.gpus.end(), b.gpus.begin(), b.gpus.end(), same_device) &&
+         std::equal(a.zones.begin(), a.zones.end(), b.zones.begin(), b.zones.end(), same_zone);
 }
 
 NodeUsage EmptyUsage(const NodeInfo& info) {

@@ -58,6 +58,18 @@ struct NodeUsage {
   int64_t FreeGpuMilli() const;
 };
 
+// Node annotation listing each device's NVLink domain ("0,0,0,0,1,1,1,1").
+inline constexpr const char* kNvlinkDomainsAnnotation = "muster.dev/nvlink-domains";
+
+// A node's static facts from its object and its NodeResourceTopology (`topo`, or
+// null): devices, NUMA zones, NVLink domains. name_rank and domains are the
+// cluster's to set.
+NodeInfo MakeNodeInfo(const model::Node& node, const model::NodeTopology* topo);
+
+// Whether two infos describe the same resources: allocatable, devices, zones and the
+// topology manager's policy (what a bound pod's charges were computed against).
+bool SameResources(const NodeInfo& a, const NodeInfo& b);
+
 // Fresh, empty usage sized for `info`.
 NodeUsage EmptyUsage(const NodeInfo& info);
 

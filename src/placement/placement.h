@@ -101,11 +101,13 @@ class ClusterState {
   // Node lost / back. A lost node takes no pods; its bound pods are the caller's to release.
   virtual void SetNodeReady(NodeIndex i, bool ready) = 0;
   virtual bool NodeReady(NodeIndex i) const = 0;
-  // The node object changed in place (a long-running server: cordoned, labelled,
-  // tainted). Its bound pods stay. FailedPrecondition, changing nothing, when the
-  // change reaches what the cluster was built around (name, allocatable, devices, or
-  // the labels of topology domains and HyperNodes): the caller rebuilds the cluster.
-  virtual Status UpdateNode(NodeIndex i, const model::Node& /*node*/) {
+  // The node object or its NodeTopology (`numa`, null for none) changed in place (a
+  // long-running server: cordoned, labelled, tainted, resized, a device plugin
+  // registering GPUs). Its bound pods stay. FailedPrecondition, changing nothing,
+  // where the cluster must be rebuilt: a bound pod no longer fits, or labels changed
+  // while HyperNodes (which select members by label) exist.
+  virtual Status UpdateNode(NodeIndex i, const model::Node& /*node*/,
+                            const model::NodeTopology* /*numa*/) {
     return FailedPrecondition("this cluster state cannot update node " + std::to_string(i) +
                               " in place");
   }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "control/reconciler_harness.h"
+#include "placement/cluster_state.h"
 
 namespace muster::control {
 namespace {
@@ -154,6 +155,92 @@ TEST_F(ReconcilerServeTest, ANodeJoiningIsAnEngineEventAndAWaitingGangStartsTher
   EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "start ml/next"));
 }
 
+// A kubelet registers its node before the device plugin advertises the GPUs: the
+// node first has none, then four. Both are engine events; the waiting gang starts.
+TEST_F(ReconcilerServeTest, GpusAdvertisedAfterTheNodeJoinedAreAnEngineEvent) {
+  bench_.Configure(1, 4, 16);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Create("jobs.batch", "ml", IndexedJob("next", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  bench_.Create("nodes", "", Node("gpu-1", 0));
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  json node = bench_.Get("nodes", "", "gpu-1");
+  node["status"]["allocatable"]["nvidia.com/gpu"] = "4";
+  bench_.Replace("nodes", "", node);
+  const size_t writes = bench_.sink.log.size();
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().node_adds, 1);
+  EXPECT_EQ(bench_.reconciler->stats().node_updates, 1);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "start ml/next"));
+  EXPECT_EQ(bench_.Workload("next")["status"]["placement"]["pods"][0]["node"], "gpu-1");
+  EXPECT_EQ(bench_.sink.Count("Adopted", writes), 0);
+  EXPECT_EQ(bench_.reconciler->config().nodes.at(1).allocatable.Get(
+                ResourceNames::Intern("nvidia.com/gpu")),
+            4);
+}
+
+json NodeTopology(const std::string& node, int gpus_per_zone, const std::string& available) {
+  json zones = json::array();
+  for (int z = 0; z < 2; ++z) {
+    zones.push_back({{"name", "node-" + std::to_string(z)},
+                     {"type", "Node"},
+                     {"resources", json::array({{{"name", "nvidia.com/gpu"},
+                                                 {"capacity", std::to_string(gpus_per_zone)},
+                                                 {"allocatable", std::to_string(gpus_per_zone)},
+                                                 {"available", available}}})}});
+  }
+  return {{"apiVersion", "topology.node.k8s.io/v1alpha2"},
+          {"kind", "NodeResourceTopology"},
+          {"metadata", {{"name", node}}},
+          {"topologyPolicies", json::array({"SingleNUMANodePodLevel"})},
+          {"zones", zones}};
+}
+
+// A NodeResourceTopology is part of its node: added or edited, the node is edited in
+// place; its exporter rewriting `available` (its view of usage) changes nothing.
+TEST_F(ReconcilerServeTest, NodeResourceTopologyEditsAreNodeEditsAndUsageChangesNothing) {
+  bench_.Configure(2, 4, 16);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  const std::string ran_on = bench_.Workload("train")["status"]["placement"]["pods"][0]["node"];
+  const engine::Engine* engine = bench_.reconciler->engine();
+  auto zones_of = [&](const std::string& name) {
+    const auto& indexed = dynamic_cast<const placement::IndexedClusterState&>(engine->cluster());
+    return indexed.Info(*engine->cluster().FindNode(name)).zones.size();
+  };
+  const char* kNrt = "noderesourcetopologies.topology.node.k8s.io";
+  bench_.Create(kNrt, "", NodeTopology(ran_on, 2, "0"));
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().node_updates, 1);
+  EXPECT_EQ(zones_of(ran_on), 2u);
+  ASSERT_EQ(bench_.reconciler->config().node_topologies.size(), 1u);
+  EXPECT_EQ(bench_.reconciler->engine(), engine);
+
+  bench_.Replace(kNrt, "", NodeTopology(ran_on, 2, "2"));
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().node_updates, 1);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+
+  // A topology that arrives before its node waits for it.
+  bench_.Create(kNrt, "", NodeTopology("gpu-7", 2, "2"));
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  bench_.Create("nodes", "", Node("gpu-7", 4));
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().node_adds, 1);
+  EXPECT_EQ(zones_of("gpu-7"), 2u);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  EXPECT_EQ(bench_.reconciler->engine()->Find("ml/train")->phase, engine::Phase::kRunning);
+}
+
 TEST_F(ReconcilerServeTest, CordonedNodeKeepsItsGangAndTakesNoNewOneUntilUncordoned) {
   bench_.Configure(2, 4, 16);
   bench_.Build();
@@ -183,20 +270,25 @@ TEST_F(ReconcilerServeTest, CordonedNodeKeepsItsGangAndTakesNoNewOneUntilUncordo
   EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "start ml/next"));
   EXPECT_EQ(bench_.Workload("next")["status"]["placement"]["pods"][0]["node"], other);
 
-  // New allocatable is more than an in-place edit: the engine is reconfigured, and
-  // both gangs keep running.
+  // New allocatable is an in-place edit too; both gangs keep running.
   node = bench_.Get("nodes", "", other);
   node["status"]["allocatable"]["nvidia.com/gpu"] = "8";
   bench_.Replace("nodes", "", node);
   bench_.Step();
-  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 1);
-  EXPECT_EQ(bench_.reconciler->stats().node_updates, 2);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().node_updates, 3);
   EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "start ml/next"));
   EXPECT_EQ(bench_.reconciler->engine()
                 ->cluster()
                 .GetNode(*bench_.reconciler->engine()->cluster().FindNode(other))
                 .allocatable.Get(ResourceNames::Intern("nvidia.com/gpu")),
             8);
+  // Shrunk under its running gang: the engine is reconfigured (which decides).
+  node = bench_.Get("nodes", "", other);
+  node["status"]["allocatable"]["nvidia.com/gpu"] = "2";
+  bench_.Replace("nodes", "", node);
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 1);
 }
 
 TEST_F(ReconcilerServeTest, ARemovedNodeEvictsItsGangWhichRunsAgainElsewhere) {

@@ -406,7 +406,7 @@ TEST_F(EngineRuntimeTest, NodeEditedInPlaceKeepsItsGangAndTakesNewPodsOnlyWhenSc
   for (const char* name : {"node-1", "node-2"}) {
     model::Node node = engine->cluster().GetNode(*engine->cluster().FindNode(name));
     node.unschedulable = true;
-    ASSERT_TRUE(engine->UpdateNode(node).ok());
+    ASSERT_TRUE(engine->UpdateNode(node, nullptr).ok());
   }
   clock_.Set(10);
   AddAndSubmit(*engine, b);
@@ -415,23 +415,22 @@ TEST_F(EngineRuntimeTest, NodeEditedInPlaceKeepsItsGangAndTakesNewPodsOnlyWhenSc
   EXPECT_EQ(PhaseOf(*engine, "ml/b"), Phase::kPending);
   ExpectInvariants(*engine);
 
-  // Refused in place, changing nothing: a node that is not there, or whose
-  // allocatable changed (the caller reconfigures instead).
+  // Refused in place, changing nothing: a node that is not there, or one shrunk
+  // under its running pod (the caller reconfigures instead).
   model::Node ghost = MakeNode("node-9", 4);
-  EXPECT_EQ(engine->UpdateNode(ghost).code(), StatusCode::kNotFound);
-  model::Node other = engine->cluster().GetNode(*engine->cluster().FindNode("node-2"));
-  model::Node bigger = other;
-  bigger.unschedulable = false;
-  bigger.allocatable.Set(ResourceNames::Intern(kGpuResourceName), 8);
-  EXPECT_EQ(engine->UpdateNode(bigger).code(), StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(engine->cluster().GetNode(*engine->cluster().FindNode("node-2")).unschedulable);
+  EXPECT_EQ(engine->UpdateNode(ghost, nullptr).code(), StatusCode::kNotFound);
+  model::Node smaller = engine->cluster().GetNode(*engine->cluster().FindNode(ran_on));
+  smaller.unschedulable = false;
+  smaller.allocatable.Set(ResourceNames::Intern(kGpuResourceName), 2);
+  EXPECT_EQ(engine->UpdateNode(smaller, nullptr).code(), StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(engine->cluster().GetNode(*engine->cluster().FindNode(ran_on)).unschedulable);
 
   // Uncordoned: ml/b starts on the node with room, ml/a never moved.
   clock_.Set(20);
   for (const char* name : {"node-1", "node-2"}) {
     model::Node node = engine->cluster().GetNode(*engine->cluster().FindNode(name));
     node.unschedulable = false;
-    ASSERT_TRUE(engine->UpdateNode(node).ok());
+    ASSERT_TRUE(engine->UpdateNode(node, nullptr).ok());
   }
   Cycle(*engine);
   EXPECT_EQ(PhaseOf(*engine, "ml/b"), Phase::kRunning);
