@@ -35,7 +35,8 @@ inline void ExpectSameIndexes(const ClusterState& added, const ClusterState& bui
     EXPECT_EQ(a.WorkloadsOnNode(i), b.WorkloadsOnNode(i));
     EXPECT_TRUE(SameResources(a.Info(i), b.Info(i))) << a.GetNode(i).meta.name;
     for (size_t t = 0; t < a.Topologies().size(); ++t) {
-      EXPECT_EQ(a.TopologyPath(i, static_cast<int32_t>(t)), b.TopologyPath(i, static_cast<int32_t>(t)));
+      EXPECT_EQ(a.TopologyPath(i, static_cast<int32_t>(t)),
+                b.TopologyPath(i, static_cast<int32_t>(t)));
     }
   }
   for (const std::string& key : level_keys) {
