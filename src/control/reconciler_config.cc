@@ -3,9 +3,9 @@
 // the engine reads of it changes (node heartbeats and our own queue status writes
 // change nothing). A node added, a node edited in place (cordoned, labelled,
 // tainted, resized, its NodeResourceTopology added or edited) and a queue whose
-// quotas alone moved are engine events that touch that node or quota tree alone; any other change
-// reconfigures the engine in memory, once per Step however many objects changed, and running gangs
-// stay where they run.
+// quotas alone moved are engine events that touch that node or quota tree alone;
+// any other change reconfigures the engine in memory, once per Step however many
+// objects changed, and running gangs stay where they run.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -101,6 +101,24 @@ void ReplaceByName(std::vector<T>& items, const std::map<std::string, const T*>&
     const int64_t order = item.meta.order;
     item = *it->second;
     item.meta.order = order;
+  }
+}
+
+// Puts `item` in `items` (kept in name order, as AssembleConfig lists them): in
+// place of the item of its name, keeping that one's input order, else inserted
+// with order `next_order++`.
+template <typename T>
+void PutByName(std::vector<T>& items, const T& item, int64_t& next_order) {
+  auto at = std::lower_bound(
+      items.begin(), items.end(), item.meta.name,
+      [](const T& existing, const std::string& key) { return existing.meta.name < key; });
+  if (at != items.end() && at->meta.name == item.meta.name) {
+    const int64_t order = at->meta.order;
+    *at = item;
+    at->meta.order = order;
+  } else {
+    at = items.insert(at, item);
+    at->meta.order = next_order++;
   }
 }
 
@@ -219,19 +237,7 @@ void Reconciler::PutTopologies(const std::set<std::string>& names) {
   for (const auto& t : config_.node_topologies) next_order = std::max(next_order, t.meta.order + 1);
   for (const std::string& name : names) {
     const model::NodeTopology* topology = TopologyObject(name);
-    if (topology == nullptr) continue;
-    // config_ lists them by name, as AssembleConfig does.
-    auto at = std::lower_bound(
-        config_.node_topologies.begin(), config_.node_topologies.end(), name,
-        [](const model::NodeTopology& t, const std::string& key) { return t.meta.name < key; });
-    if (at != config_.node_topologies.end() && at->meta.name == name) {
-      const int64_t order = at->meta.order;
-      *at = *topology;
-      at->meta.order = order;
-    } else {
-      at = config_.node_topologies.insert(at, *topology);
-      at->meta.order = next_order++;
-    }
+    if (topology != nullptr) PutByName(config_.node_topologies, *topology, next_order);
   }
 }
 
@@ -259,12 +265,7 @@ bool Reconciler::AddNodesInPlace(const std::set<std::string>& names) {
     // As for edits: the nodes added before a refused one stay; the rebuild that
     // follows reads them all anyway.
     if (!engine_->AddNode(*node, TopologyObject(name)).ok()) return false;
-    // config_ lists nodes by name, as AssembleConfig does.
-    auto at = std::lower_bound(
-        config_.nodes.begin(), config_.nodes.end(), name,
-        [](const model::Node& n, const std::string& key) { return n.meta.name < key; });
-    at = config_.nodes.insert(at, *node);
-    at->meta.order = next_order++;
+    PutByName(config_.nodes, *node, next_order);  // a new name: inserted
     ++stats_.node_adds;
   }
   return true;

@@ -94,8 +94,8 @@ Status IndexedClusterState::UpdateNode(NodeIndex i, const model::Node& node,
       ranks.insert(std::lower_bound(ranks.begin(), ranks.end(), rank), rank);
     }
   }
-  infos_[i].node = node;
-  if (!ready_[i] || MayFilterWithoutLabels(node)) {
+  infos_[i].node = std::move(fresh.node);  // a copy of `node` already
+  if (!ready_[i] || MayFilterWithoutLabels(infos_[i].node)) {
     maybe_filtered_.insert(rank);
   } else {
     maybe_filtered_.erase(rank);
