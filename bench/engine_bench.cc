@@ -255,6 +255,39 @@ void BM_ResizeNodeRunning(benchmark::State& state) {
   });
 }
 
+// The same cluster, one node deleted (Engine::RemoveNode: the gangs on it evicted
+// and requeued, the node left as a tombstone and the indexes rebuilt around it):
+// what deleting a Node object costs where the whole engine was rebuilt before. The
+// cycle after it (the evicted gangs looked at again) is not counted.
+void BM_RemoveNodeRunning(benchmark::State& state) {
+  auto full = MakeFullCluster(state, static_cast<int32_t>(state.range(0)));
+  if (full == nullptr) return;
+  size_t next = 0;
+  for (auto _ : state) {
+    const std::vector<model::Node>& nodes = full->manifests.nodes;
+    if (next >= nodes.size()) {
+      state.SkipWithError("every node removed");
+      return;
+    }
+    Status removed = full->engine->RemoveNode(nodes[next++].meta.name);
+    state.PauseTiming();
+    Status cycle = full->engine->RunCycle();
+    state.ResumeTiming();
+    if (!removed.ok() || !cycle.ok()) {
+      state.SkipWithError(removed.ok() ? "cycle failed" : removed.message().c_str());
+      return;
+    }
+  }
+  state.counters["running"] = static_cast<double>(full->running);
+  state.counters["removed"] = static_cast<double>(full->engine->cluster().RemovedNodeCount());
+}
+
+BENCHMARK(BM_RemoveNodeRunning)
+    ->ArgName("nodes")
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Unit(benchmark::kMicrosecond);
+
 BENCHMARK(BM_ResizeNodeRunning)
     ->ArgName("nodes")
     ->Arg(1000)

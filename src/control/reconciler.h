@@ -90,6 +90,7 @@ class Reconciler {
     int64_t reconfigures = 0;   // in-memory configuration changes (no rebuild)
     int64_t node_updates = 0;   // nodes edited in place (no reconfiguration)
     int64_t node_adds = 0;      // nodes added in place (no reconfiguration)
+    int64_t node_removes = 0;   // nodes removed in place (no reconfiguration)
     int64_t quota_updates = 0;  // ClusterQueue / Cohort quotas edited in place
     int64_t writes = 0;         // writes submitted
     int64_t conflicts = 0;      // writes refused with 409 (retried on a fresh object)
@@ -230,9 +231,14 @@ class Reconciler {
   bool UpdateNodesInPlace(const std::set<std::string>& names);
   // Adds the named new nodes to the engine the same way (Engine::AddNode).
   bool AddNodesInPlace(const std::set<std::string>& names);
-  // Puts the named NodeResourceTopologies, added or edited, in config_; the nodes of
-  // those names that the engine has are then edited in place.
-  void PutTopologies(const std::set<std::string>& names);
+  // Removes the named deleted nodes the same way (Engine::RemoveNode); false also
+  // once removed nodes hold too many of the cluster's indexes (kRemovedNodesKept):
+  // the rebuild drops them.
+  bool RemoveNodesInPlace(const std::set<std::string>& names);
+  // Puts the named NodeResourceTopologies, added or edited, in config_, and drops the
+  // deleted ones; the nodes of those names that the engine has are then edited in
+  // place.
+  void SyncTopologies(const std::set<std::string>& names);
   // The usable Node / NodeResourceTopology object of that name, or null.
   const model::Node* NodeObject(const std::string& name) const;
   const model::NodeTopology* TopologyObject(const std::string& name) const;
@@ -294,14 +300,15 @@ class Reconciler {
   // (to tell real changes from status writes and heartbeats) and its decoded form.
   std::map<std::string, ConfigObject> config_objects_;
   bool config_dirty_ = false;
-  // Since the last Reconfigure: nodes added and nodes edited in place (names),
-  // NodeResourceTopologies added or edited (names), queues whose quotas alone
-  // changed, and whether anything else changed (a node removed, any other kind):
-  // then the engine is reconfigured as a whole, else only those nodes and quotas are
-  // added or updated.
+  // Since the last Reconfigure: nodes added, edited and removed in place (names),
+  // NodeResourceTopologies added, edited or deleted (names), queues whose quotas alone
+  // changed, and whether anything else changed (any other kind): then the engine is
+  // reconfigured as a whole, else only those nodes and quotas are added, updated or
+  // removed.
   std::set<std::string> nodes_added_;
   std::set<std::string> nodes_edited_;
-  std::set<std::string> topologies_put_;
+  std::set<std::string> nodes_removed_;
+  std::set<std::string> topologies_changed_;
   std::set<std::string> quotas_edited_;  // ClusterQueue and Cohort object ids
   bool config_rebuild_ = false;
   std::map<std::string, nlohmann::json> flavors_;  // ResourceFlavor objects by name

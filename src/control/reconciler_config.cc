@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "control/reconciler.h"
@@ -58,6 +59,10 @@ json Significant(const std::string& resource, const json& object) {
   return out;
 }
 
+// Removed nodes kept as tombstones before the cluster is built afresh (also up to a
+// quarter of its indexes): a rebuild re-places nothing, but costs O(running pods).
+constexpr int32_t kRemovedNodesKept = 64;
+
 constexpr const char* kClusterQueues = "clusterqueues.kueue.x-k8s.io";
 constexpr const char* kCohorts = "cohorts.kueue.x-k8s.io";
 
@@ -104,15 +109,22 @@ void ReplaceByName(std::vector<T>& items, const std::map<std::string, const T*>&
   }
 }
 
-// Puts `item` in `items` (kept in name order, as AssembleConfig lists them): in
-// place of the item of its name, keeping that one's input order, else inserted
-// with order `next_order++`.
+// Objects of one kind as AssembleConfig lists them: by (namespace, name).
+template <typename T>
+auto FindByName(std::vector<T>& items, const std::string& namespace_, const std::string& name) {
+  return std::lower_bound(items.begin(), items.end(), std::tie(namespace_, name),
+                          [](const T& existing, const auto& key) {
+                            return std::tie(existing.meta.namespace_, existing.meta.name) < key;
+                          });
+}
+
+// Puts `item` in `items` (kept in (namespace, name) order): in place of the item of
+// its name, keeping that one's input order, else inserted with order `next_order++`.
 template <typename T>
 void PutByName(std::vector<T>& items, const T& item, int64_t& next_order) {
-  auto at = std::lower_bound(
-      items.begin(), items.end(), item.meta.name,
-      [](const T& existing, const std::string& key) { return existing.meta.name < key; });
-  if (at != items.end() && at->meta.name == item.meta.name) {
+  auto at = FindByName(items, item.meta.namespace_, item.meta.name);
+  if (at != items.end() && at->meta.namespace_ == item.meta.namespace_ &&
+      at->meta.name == item.meta.name) {
     const int64_t order = at->meta.order;
     *at = item;
     at->meta.order = order;
@@ -120,6 +132,23 @@ void PutByName(std::vector<T>& items, const T& item, int64_t& next_order) {
     at = items.insert(at, item);
     at->meta.order = next_order++;
   }
+}
+
+// Takes the item `namespace_`/`name` out of `items` (kept in that order), if there.
+template <typename T>
+void EraseByName(std::vector<T>& items, const std::string& namespace_, const std::string& name) {
+  auto at = FindByName(items, namespace_, name);
+  if (at != items.end() && at->meta.namespace_ == namespace_ && at->meta.name == name) {
+    items.erase(at);
+  }
+}
+
+// The next input order after `items`' own.
+template <typename T>
+int64_t NextOrder(const std::vector<T>& items) {
+  int64_t next = 0;
+  for (const T& item : items) next = std::max(next, item.meta.order + 1);
+  return next;
 }
 
 template <typename T>
@@ -157,9 +186,24 @@ bool Reconciler::ApplyConfig(const Change& change) {
   const bool flavor = change.resource == "resourceflavors.kueue.x-k8s.io";
   if (change.type == ChangeType::kDeleted) {
     if (flavor) flavors_.erase(change.name);
-    const bool known = config_objects_.erase(id) != 0;
-    config_rebuild_ = config_rebuild_ || known;
-    return known;
+    auto it = config_objects_.find(id);
+    if (it == config_objects_.end()) return false;
+    // A node the engine has (or was about to get) leaves in place; an unusable one
+    // never reached it.
+    const bool usable = it->second.problem.empty();
+    const bool node = change.resource == "nodes" && it->second.decoded.nodes.size() == 1;
+    const bool topology =
+        change.resource == kNodeTopologies && it->second.decoded.node_topologies.size() == 1;
+    config_objects_.erase(it);
+    if (node && usable) {
+      nodes_edited_.erase(change.name);
+      if (nodes_added_.erase(change.name) == 0) nodes_removed_.insert(change.name);
+    } else if (topology && usable) {
+      topologies_changed_.insert(change.name);  // its node loses its NUMA zones
+    } else if (usable) {
+      config_rebuild_ = true;
+    }
+    return true;
   }
   json significant_json = Significant(change.resource, change.Object());
   std::string significant = significant_json.dump();
@@ -190,7 +234,7 @@ bool Reconciler::ApplyConfig(const Change& change) {
   } else if (fresh && one_node) {
     nodes_added_.insert(change.name);
   } else if ((usable || fresh) && one_topology) {
-    topologies_put_.insert(change.name);
+    topologies_changed_.insert(change.name);
   } else if (usable && queue && object.structure == it->second.structure) {
     quotas_edited_.insert(id);
   } else {
@@ -232,12 +276,15 @@ const model::NodeTopology* Reconciler::TopologyObject(const std::string& name) c
   return &it->second.decoded.node_topologies.front();
 }
 
-void Reconciler::PutTopologies(const std::set<std::string>& names) {
-  int64_t next_order = 0;
-  for (const auto& t : config_.node_topologies) next_order = std::max(next_order, t.meta.order + 1);
+void Reconciler::SyncTopologies(const std::set<std::string>& names) {
+  int64_t next_order = NextOrder(config_.node_topologies);
   for (const std::string& name : names) {
     const model::NodeTopology* topology = TopologyObject(name);
-    if (topology != nullptr) PutByName(config_.node_topologies, *topology, next_order);
+    if (topology != nullptr) {
+      PutByName(config_.node_topologies, *topology, next_order);
+    } else {
+      EraseByName(config_.node_topologies, "", name);
+    }
   }
 }
 
@@ -257,8 +304,7 @@ bool Reconciler::UpdateNodesInPlace(const std::set<std::string>& names) {
 }
 
 bool Reconciler::AddNodesInPlace(const std::set<std::string>& names) {
-  int64_t next_order = 0;
-  for (const auto& n : config_.nodes) next_order = std::max(next_order, n.meta.order + 1);
+  int64_t next_order = NextOrder(config_.nodes);
   for (const std::string& name : names) {
     const model::Node* node = NodeObject(name);
     if (node == nullptr) return false;
@@ -269,6 +315,21 @@ bool Reconciler::AddNodesInPlace(const std::set<std::string>& names) {
     ++stats_.node_adds;
   }
   return true;
+}
+
+bool Reconciler::RemoveNodesInPlace(const std::set<std::string>& names) {
+  for (const std::string& name : names) {
+    // Not in the engine: added and deleted between two reconfigurations after a
+    // rebuild that never saw it, nothing to take out.
+    if (!engine_->cluster().FindNode(name)) continue;
+    if (!engine_->RemoveNode(name).ok()) return false;
+    EraseByName(config_.nodes, "", name);
+    ++stats_.node_removes;
+  }
+  // A removed node keeps its index (and a slot of every per-node array) until the
+  // cluster is built afresh: bounded by a share of the cluster.
+  const placement::ClusterState& cluster = engine_->cluster();
+  return cluster.RemovedNodeCount() <= std::max(kRemovedNodesKept, cluster.NodeCount() / 4);
 }
 
 bool Reconciler::UpdateQuotasInPlace(const std::set<std::string>& ids) {
@@ -302,19 +363,22 @@ void Reconciler::Reconfigure() {
   const bool rebuild = config_rebuild_ || engine_ == nullptr || !engine_error_.empty();
   config_rebuild_ = false;
   const std::set<std::string> added = std::exchange(nodes_added_, {});
+  const std::set<std::string> removed = std::exchange(nodes_removed_, {});
   std::set<std::string> nodes = std::exchange(nodes_edited_, {});
-  const std::set<std::string> topologies = std::exchange(topologies_put_, {});
+  const std::set<std::string> topologies = std::exchange(topologies_changed_, {});
   const std::set<std::string> quotas = std::exchange(quotas_edited_, {});
   if (!rebuild) {
-    PutTopologies(topologies);
+    SyncTopologies(topologies);
     // A node's NodeResourceTopology is part of it; one for a node the engine does
     // not have yet waits for that node (AddNodesInPlace reads it).
     for (const std::string& name : topologies) {
-      if (added.count(name) == 0 && engine_->cluster().FindNode(name)) nodes.insert(name);
+      if (added.count(name) != 0 || removed.count(name) != 0) continue;
+      if (engine_->cluster().FindNode(name)) nodes.insert(name);
     }
   }
-  if (!rebuild && AddNodesInPlace(added) && UpdateNodesInPlace(nodes) &&
-      UpdateQuotasInPlace(quotas)) {
+  // Removals first: a node deleted and created again under its name is a new node.
+  if (!rebuild && RemoveNodesInPlace(removed) && AddNodesInPlace(added) &&
+      UpdateNodesInPlace(nodes) && UpdateQuotasInPlace(quotas)) {
     cycle_needed_ = true;
     queues_dirty_ = queues_dirty_ || !quotas.empty();
     return;

@@ -27,6 +27,7 @@ std::vector<std::string> GroupingKeys(const model::ManifestSet* config,
   }
   std::set<std::string> blocks, racks;
   for (int32_t i = 0; i < cluster.NodeCount(); ++i) {
+    if (cluster.NodeRemoved(i)) continue;
     for (const auto& [k, v] : cluster.GetNode(i).meta.labels) {
       if (k.ends_with("block")) blocks.insert(k);
       if (k.ends_with("rack")) racks.insert(k);
@@ -128,6 +129,15 @@ std::vector<NodeView> BuildNodeViews(const engine::Engine& engine,
       auto it = labels.find(key);
       v.topology.emplace_back(key, it == labels.end() ? "" : it->second);
     }
+  }
+  // Removed nodes keep an index (and so a view until here) and nothing else.
+  if (cluster.RemovedNodeCount() > 0) {
+    std::vector<NodeView> live;
+    live.reserve(views.size());
+    for (int32_t i = 0; i < cluster.NodeCount(); ++i) {
+      if (!cluster.NodeRemoved(i)) live.push_back(std::move(views[i]));
+    }
+    views = std::move(live);
   }
   std::sort(views.begin(), views.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });

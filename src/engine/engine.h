@@ -150,6 +150,14 @@ class Engine {
   // node, gang or queue is touched. AlreadyExists, or FailedPrecondition (changing
   // nothing) when the cluster must be rebuilt (HyperNodes select members by label).
   Status AddNode(const model::Node& node, const model::NodeTopology* numa);
+  // A node left (its Node object was deleted; engine_runtime.cc). Each gang with
+  // pods there is stopped (executor Stopped, kEvicted) and requeued with reason
+  // NodeFailure, as Kubernetes' pod garbage collector deleting the pods of a
+  // deleted node makes Kueue do; an admitted gang that has not started waits again.
+  // No other node, gang or queue is touched. NotFound for an unknown node;
+  // FailedPrecondition when this ClusterState cannot drop a node in place (its gangs
+  // are requeued all the same; Reconfigured then takes the rest).
+  Status RemoveNode(const std::string& node);
   // A ClusterQueue's or Cohort's quotas changed in place and nothing else of it
   // (Admitter::UpdateQuotas): admitted gangs keep their quota, waiting workloads are
   // looked at again in the next cycle. NotFound, or FailedPrecondition (changing

@@ -1,7 +1,7 @@
 // Engine changes a long-running server makes between cycles: workloads created and
 // deleted at runtime, workloads adopted where they already run after the engine
 // was rebuilt (server restart, cluster or queue configuration changed), and nodes
-// and queue quotas edited in place.
+// added, edited and removed and queue quotas edited in place.
 #include <fmt/format.h>
 
 #include <utility>
@@ -174,8 +174,46 @@ Status Engine::AddNode(const model::Node& node, const model::NodeTopology* numa)
     parts_.admitter->SetClusterCapacity(*cluster_total_);
   }
   parts_.admitter->NotifyCapacityChanged();
-  log_.Add({Now(), node.meta.name, "NodeAdded", "",
-            fmt::format("{} nodes", parts_.cluster->NodeCount())});
+  log_.Add(
+      {Now(), node.meta.name, "NodeAdded", "",
+       fmt::format("{} nodes", parts_.cluster->NodeCount() - parts_.cluster->RemovedNodeCount())});
+  return Status::Ok();
+}
+
+Status Engine::RemoveNode(const std::string& node) {
+  auto idx = parts_.cluster->FindNode(node);
+  if (!idx) return NotFound("node " + node + " not found");
+  const bool counted =
+      parts_.cluster->NodeReady(*idx) && !parts_.cluster->GetNode(*idx).unschedulable;
+  const ResourceList allocatable = parts_.cluster->GetNode(*idx).allocatable;
+  ++generation_;
+  // Its gangs first (sorted by key: a deterministic order); the cluster refuses to
+  // drop a node with pods bound.
+  const std::string detail = "node " + node + " was removed";
+  for (const std::string& key : parts_.cluster->WorkloadsOnNode(*idx)) {
+    WorkloadRecord* r = FindMutable(key);
+    if (r == nullptr || !r->Active()) {
+      errors_.push_back(fmt::format("node {} holds pods of {}, which is not active", node, key));
+      parts_.cluster->Release(key);
+      continue;
+    }
+    EvictAndRequeue(*r, Eviction{Now(), kReasonNodeFailure, detail, ""});
+  }
+  if (Status s = parts_.cluster->RemoveNode(*idx); !s.ok()) {
+    parts_.admitter->NotifyCapacityChanged();  // the evicted gangs' nodes are free
+    return s;
+  }
+  bridge_.Reset();  // plans of this pass may name it
+  if (!cluster_total_) {
+    UpdateClusterCapacity();
+  } else if (counted) {
+    *cluster_total_ -= allocatable;
+    parts_.admitter->SetClusterCapacity(*cluster_total_);
+  }
+  parts_.admitter->NotifyCapacityChanged();
+  log_.Add(
+      {Now(), node, "NodeRemoved", kReasonNodeFailure,
+       fmt::format("{} nodes", parts_.cluster->NodeCount() - parts_.cluster->RemovedNodeCount())});
   return Status::Ok();
 }
 

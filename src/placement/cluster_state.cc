@@ -48,6 +48,7 @@ IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
   std::sort(topologies_.begin(), topologies_.end(),
             [](const auto& a, const auto& b) { return a.meta.name < b.meta.name; });
   ready_.assign(n, true);
+  removed_.assign(n, false);
   pods_on_node_.resize(n);
   for (NodeIndex i = 0; i < n; ++i) usage_.push_back(EmptyUsage(infos_[i]));
   Reindex(std::move(hyper_nodes));
@@ -66,14 +67,16 @@ void IndexedClusterState::Reindex(std::vector<ResolvedHyperNode> hyper_nodes) {
   int32_t max_gpus = 0;
   for (NodeIndex i = 0; i < n; ++i) {
     by_rank_[infos_[i].name_rank] = i;
+    infos_[i].domains.clear();
+    if (removed_[i]) continue;
     by_name_.emplace(infos_[i].node.meta.name, i);
     max_gpus = std::max(max_gpus, static_cast<int32_t>(infos_[i].gpus.size()));
-    infos_[i].domains.clear();
   }
   max_gpus_ = max_gpus;
   free_index_.Reset(n, max_gpus + 1);
   for (int32_t r = 0; r < n; ++r) {
     const NodeIndex i = by_rank_[r];
+    if (removed_[i]) continue;  // in no bucket, label or domain
     const NodeInfo& info = infos_[i];
     free_index_.Set(r, FreeOf(i).gpus, FreeCapacityIndex::FreeOf(info.allocatable, usage_[i].used));
     for (const auto& [k, v] : info.node.meta.labels) labels_[k][v].push_back(r);
@@ -102,6 +105,7 @@ void IndexedClusterState::Reindex(std::vector<ResolvedHyperNode> hyper_nodes) {
     }
   }
   for (auto& hn : hyper_nodes) {
+    std::erase_if(hn.ranks, [this](int32_t r) { return removed_[by_rank_[r]]; });
     hyper_node_domains_.push_back(
         domains_.Add(Domain{DomainIndex::HyperNodeKey(hn.name), std::move(hn.ranks), hn.tier}));
   }
@@ -112,7 +116,7 @@ void IndexedClusterState::Reindex(std::vector<ResolvedHyperNode> hyper_nodes) {
   for (int32_t d = 0; d < domains_.Size(); ++d) {
     for (int32_t r : domains_.Get(d).ranks) infos_[by_rank_[r]].domains.push_back(d);
   }
-  for (NodeIndex i = 0; i < n; ++i) AddToDomains(i, FreeOf(i), +1);
+  for (NodeIndex i = 0; i < n; ++i) AddToDomains(i, FreeOf(i), +1);  // none for a removed one
 }
 
 const std::vector<int32_t>& IndexedClusterState::LevelDomains(const std::string& label_key) const {
@@ -140,6 +144,7 @@ void IndexedClusterState::AddToDomains(NodeIndex i, const NodeFree& f, int32_t s
 }
 
 void IndexedClusterState::SetNodeReady(NodeIndex i, bool ready) {
+  if (removed_[i]) return;  // gone for good: never ready, in no index
   ready_[i] = ready;
   const int32_t rank = infos_[i].name_rank;
   if (!ready) {
@@ -357,6 +362,13 @@ std::vector<std::string> IndexedClusterState::CheckInvariants() const {
       if (u.zone_used[z].HasNegative() || !u.zone_used[z].LessEqual(info.zones[z].allocatable)) {
         errs.push_back(name + ": zone " + info.zones[z].name + " over-committed");
       }
+    }
+    if (removed_[i]) {
+      if (free_index_.BucketOf(info.name_rank) != -1 || ready_[i] || !info.domains.empty() ||
+          !pods_on_node_[i].empty() || FindNode(name) == i) {
+        errs.push_back(name + ": removed but still indexed or holding pods");
+      }
+      continue;
     }
     if (free_index_.BucketOf(info.name_rank) != u.FreeWholeGpus()) {
       errs.push_back(name + ": free-GPU bucket is stale");

@@ -45,6 +45,9 @@ class IndexedClusterState final : public ClusterState {
   void SetNodeReady(NodeIndex i, bool ready) override;
   Status UpdateNode(NodeIndex i, const model::Node& node, const model::NodeTopology* numa) override;
   Result<NodeIndex> AddNode(const model::Node& node, const model::NodeTopology* numa) override;
+  Status RemoveNode(NodeIndex i) override;
+  bool NodeRemoved(NodeIndex i) const override { return removed_[i]; }
+  int32_t RemovedNodeCount() const override { return removed_count_; }
   bool NodeReady(NodeIndex i) const override { return ready_[i]; }
   std::vector<std::string> WorkloadsOnNode(NodeIndex i) const override;
   std::vector<std::string> CheckInvariants() const override;
@@ -88,9 +91,10 @@ class IndexedClusterState final : public ClusterState {
 
  private:
   // Builds every index (ranks, free-GPU buckets, labels, topology paths, domains and
-  // their free aggregates) from infos_, usage_ and ready_, pods bound or not.
-  // O(nodes x labels): at construction, when a node is added and when its resources
-  // or topology labels change.
+  // their free aggregates) from infos_, usage_ and ready_, pods bound or not; removed
+  // nodes keep their rank and are left out of everything else. O(nodes x labels): at
+  // construction, when a node is added or removed and when its resources or topology
+  // labels change.
   void Reindex(std::vector<ResolvedHyperNode> hyper_nodes);
   // Puts `fresh` in node i's place (its pods charged again when its resources
   // changed) and rebuilds the indexes; refused, changing nothing, where a bound pod
@@ -117,6 +121,8 @@ class IndexedClusterState final : public ClusterState {
   std::vector<NodeInfo> infos_;
   std::vector<NodeUsage> usage_;
   std::vector<bool> ready_;
+  std::vector<bool> removed_;  // see RemoveNode; a removed node is not ready either
+  int32_t removed_count_ = 0;
   std::set<int32_t> maybe_filtered_;  // see MaybeFilteredRanks
   std::vector<NodeIndex> by_rank_;
   std::map<std::string, NodeIndex> by_name_;

@@ -1,8 +1,9 @@
-// Nodes joining and changing in place (a long-running server). A change of labels
-// alone updates the label index; a node that joins, or whose resources (allocatable,
-// devices, NUMA zones, NVLink domains) or topology-domain labels change, is put in
-// place and the indexes are rebuilt from the nodes and what is bound on them: no node
-// moves to another index, so bound pods, plans and nominations stay valid.
+// Nodes joining, changing and leaving in place (a long-running server). A change of
+// labels alone updates the label index; a node that joins or leaves, or whose
+// resources (allocatable, devices, NUMA zones, NVLink domains) or topology-domain
+// labels change, is put in place (or marked removed) and the indexes are rebuilt from
+// the nodes and what is bound on them: no node moves to another index, so bound pods,
+// plans and nominations stay valid.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -26,6 +27,7 @@ Result<NodeIndex> IndexedClusterState::AddNode(const model::Node& node,
   infos_.push_back(MakeNodeInfo(node, numa));
   usage_.push_back(EmptyUsage(infos_.back()));
   ready_.push_back(true);
+  removed_.push_back(false);
   pods_on_node_.emplace_back();
   // Ranks are name order: the new node's and every later one's move up by one.
   int32_t rank = 0;
@@ -44,6 +46,7 @@ Result<NodeIndex> IndexedClusterState::AddNode(const model::Node& node,
 Status IndexedClusterState::UpdateNode(NodeIndex i, const model::Node& node,
                                        const model::NodeTopology* numa) {
   if (i < 0 || i >= NodeCount()) return InvalidArgument("no node index " + std::to_string(i));
+  if (removed_[i]) return NotFound("node " + infos_[i].node.meta.name + " was removed");
   const model::Node& old = infos_[i].node;
   auto refuse = [&](const std::string& what) {
     return FailedPrecondition("node " + old.meta.name + ": " + what +
@@ -100,6 +103,23 @@ Status IndexedClusterState::UpdateNode(NodeIndex i, const model::Node& node,
   } else {
     maybe_filtered_.erase(rank);
   }
+  return Status::Ok();
+}
+
+Status IndexedClusterState::RemoveNode(NodeIndex i) {
+  if (i < 0 || i >= NodeCount()) return InvalidArgument("no node index " + std::to_string(i));
+  const std::string& name = infos_[i].node.meta.name;
+  if (removed_[i]) return NotFound("node " + name + " was removed already");
+  if (!pods_on_node_[i].empty()) {
+    return FailedPrecondition("node " + name + " still has pods of " + WorkloadsOnNode(i)[0] +
+                              " bound");
+  }
+  // The index and rank stay taken (a tombstone) so no other node moves; a fresh
+  // build (the reconciler's, once tombstones pile up) drops them.
+  removed_[i] = true;
+  ++removed_count_;
+  ready_[i] = false;
+  Reindex(HyperNodesNow());
   return Status::Ok();
 }
 

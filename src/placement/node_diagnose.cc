@@ -53,6 +53,7 @@ struct NodeSearch::Tally {
 };
 
 void NodeSearch::Visit(PodSetContext& ctx, NodeIndex i, Tally& t) const {
+  if (ov_.Base().NodeRemoved(i)) return;  // not in the cluster any more
   ++t.total;
   FilterVerdict v = Filter(ctx, i);
   if (v != FilterVerdict::kFits) {
@@ -74,7 +75,9 @@ bool NodeSearch::TallyFromIndex(PodSetContext& ctx, Tally& t) const {
   // passes the filters and is in the index's bucket of its free whole GPUs.
   std::vector<int32_t> odd(base.MaybeFilteredRanks().begin(), base.MaybeFilteredRanks().end());
   for (NodeIndex i : ctx.excluded) {
-    if (i >= 0 && i < base.NodeCount()) odd.push_back(base.Info(i).name_rank);
+    if (i >= 0 && i < base.NodeCount() && !base.NodeRemoved(i)) {
+      odd.push_back(base.Info(i).name_rank);
+    }
   }
   for (NodeIndex i : ov_.TouchedNodes()) odd.push_back(base.Info(i).name_rank);
   std::sort(odd.begin(), odd.end());
@@ -86,7 +89,7 @@ bool NodeSearch::TallyFromIndex(PodSetContext& ctx, Tally& t) const {
     Visit(ctx, i, t);
     ++odd_in[base.Usage(i).FreeWholeGpus()];
   }
-  t.total = base.NodeCount();
+  t.total = base.NodeCount() - base.RemovedNodeCount();
   auto is_odd = [&](int32_t r) { return std::binary_search(odd.begin(), odd.end(), r); };
   const FreeCapacityIndex& free = base.FreeIndex();
   const FreeCapacityIndex::Amounts need = FreeCapacityIndex::NeedOf(ctx.shape.requests);

@@ -117,6 +117,20 @@ class ClusterState {
   virtual Result<NodeIndex> AddNode(const model::Node& node, const model::NodeTopology* /*numa*/) {
     return FailedPrecondition("this cluster state cannot add node " + node.meta.name + " in place");
   }
+  // A node left (a long-running server: its Node object was deleted). Its index
+  // stays taken, never reused, so bound pods, plans and nominations keep naming the
+  // same nodes; it is no longer found by name, takes no pods and is in no index,
+  // domain or count. FailedPrecondition, changing nothing, while pods are bound on
+  // it (the caller evicts them first) or where the cluster must be rebuilt; NotFound
+  // when it was removed already.
+  virtual Status RemoveNode(NodeIndex i) {
+    return FailedPrecondition("this cluster state cannot remove node " + std::to_string(i) +
+                              " in place");
+  }
+  // Whether node i was removed (RemoveNode): callers walking every index skip it.
+  virtual bool NodeRemoved(NodeIndex /*i*/) const { return false; }
+  // Removed nodes still holding an index (NodeCount() counts them).
+  virtual int32_t RemovedNodeCount() const { return 0; }
   // Workloads with pods bound on a node, sorted by key.
   virtual std::vector<std::string> WorkloadsOnNode(NodeIndex i) const = 0;
 

@@ -89,6 +89,7 @@ void SchedulerController::UpdateMetrics(double cycle_seconds) {
   int64_t total_gpus = 0;
   ResourceId gpu = ResourceNames::Intern("nvidia.com/gpu");
   for (int32_t i = 0; i < engine->cluster().NodeCount(); ++i) {
+    if (engine->cluster().NodeRemoved(i)) continue;
     total_gpus += engine->cluster().GetNode(i).allocatable.Get(gpu);
   }
   metrics_->Set(kGpusAllocated, {}, static_cast<double>(gpus));

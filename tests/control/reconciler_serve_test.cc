@@ -144,15 +144,63 @@ TEST_F(ReconcilerServeTest, ANodeJoiningIsAnEngineEventAndAWaitingGangStartsTher
   ASSERT_EQ(nodes.size(), 3u);
   EXPECT_EQ(nodes[1].meta.name, "gpu-1");
 
-  // A node removed still reconfigures; both gangs keep running where they were.
+  // A node removed leaves in place too; both gangs keep running where they were. One
+  // deleted and created again under its name in one batch is a new node.
   bench_.Create("nodes", "", Node("gpu-3", 4));
   bench_.Step();
   EXPECT_EQ(bench_.reconciler->stats().node_adds, 3);
   bench_.Delete("nodes", "", "gpu-3");
   bench_.Step();
-  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 1);
-  EXPECT_EQ(bench_.reconciler->engine()->cluster().NodeCount(), 3);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().node_removes, 1);
+  EXPECT_FALSE(bench_.reconciler->engine()->cluster().FindNode("gpu-3").has_value());
+  EXPECT_EQ(bench_.reconciler->config().nodes.size(), 3u);
+  bench_.Create("nodes", "", Node("gpu-3", 4));
+  bench_.Step();
+  bench_.Delete("nodes", "", "gpu-3");
+  bench_.Create("nodes", "", Node("gpu-3", 4));
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().node_removes, 2);
+  EXPECT_EQ(bench_.reconciler->stats().node_adds, 5);
+  EXPECT_EQ(bench_.reconciler->engine()->cluster().FindNode("gpu-3"),
+            std::optional<placement::NodeIndex>(5));
   EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "start ml/next"));
+  EXPECT_EQ(bench_.reconciler->engine(), &engine);
+}
+
+// Removed nodes keep an engine index each until there are too many of them: then the
+// cluster is built afresh, without them, and nothing that runs moves.
+TEST_F(ReconcilerServeTest, ManyNodesRemovedRebuildTheClusterOnce) {
+  bench_.Configure(70, 4, 16);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  const std::string ran_on = bench_.Workload("train")["status"]["placement"]["pods"][0]["node"];
+  int deleted = 0;
+  for (int i = 0; i < 70 && deleted < 40; ++i) {
+    const std::string name = "gpu-" + std::to_string(i);
+    if (name == ran_on) continue;
+    bench_.Delete("nodes", "", name);
+    ++deleted;
+  }
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->engine()->cluster().RemovedNodeCount(), 40);
+  for (int i = 0; i < 70 && deleted < 65; ++i) {
+    const std::string name = "gpu-" + std::to_string(i);
+    if (name == ran_on || !bench_.reconciler->engine()->cluster().FindNode(name)) continue;
+    bench_.Delete("nodes", "", name);
+    ++deleted;
+  }
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().node_removes, 65);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 1);
+  EXPECT_EQ(bench_.reconciler->engine()->cluster().NodeCount(), 5);
+  EXPECT_EQ(bench_.reconciler->engine()->cluster().RemovedNodeCount(), 0);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  EXPECT_EQ(bench_.reconciler->engine()->Find("ml/train")->phase, engine::Phase::kRunning);
 }
 
 // A kubelet registers its node before the device plugin advertises the GPUs: the
@@ -200,8 +248,9 @@ json NodeTopology(const std::string& node, int gpus_per_zone, const std::string&
           {"zones", zones}};
 }
 
-// A NodeResourceTopology is part of its node: added or edited, the node is edited in
-// place; its exporter rewriting `available` (its view of usage) changes nothing.
+// A NodeResourceTopology is part of its node: added, edited or deleted, the node is
+// edited in place; its exporter rewriting `available` (its view of usage) changes
+// nothing.
 TEST_F(ReconcilerServeTest, NodeResourceTopologyEditsAreNodeEditsAndUsageChangesNothing) {
   bench_.Configure(2, 4, 16);
   bench_.Build();
@@ -239,6 +288,27 @@ TEST_F(ReconcilerServeTest, NodeResourceTopologyEditsAreNodeEditsAndUsageChanges
   EXPECT_EQ(zones_of("gpu-7"), 2u);
   EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
   EXPECT_EQ(bench_.reconciler->engine()->Find("ml/train")->phase, engine::Phase::kRunning);
+
+  // Deleted, the node loses its NUMA zones in place; deleted with its node, nothing
+  // is left to edit.
+  bench_.Delete(kNrt, "", "gpu-7");
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().node_updates, 2);
+  EXPECT_EQ(zones_of("gpu-7"), 0u);
+  ASSERT_EQ(bench_.reconciler->config().node_topologies.size(), 1u);
+  EXPECT_EQ(bench_.reconciler->config().node_topologies[0].meta.name, ran_on);
+  bench_.Create(kNrt, "", NodeTopology("gpu-7", 2, "2"));
+  bench_.Step();
+  EXPECT_EQ(zones_of("gpu-7"), 2u);
+  bench_.Delete(kNrt, "", "gpu-7");
+  bench_.Delete("nodes", "", "gpu-7");
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().node_removes, 1);
+  EXPECT_EQ(bench_.reconciler->stats().node_updates, 3);
+  EXPECT_EQ(bench_.reconciler->config().node_topologies.size(), 1u);
+  EXPECT_EQ(bench_.reconciler->engine(), engine);
 }
 
 TEST_F(ReconcilerServeTest, CordonedNodeKeepsItsGangAndTakesNoNewOneUntilUncordoned) {
@@ -300,12 +370,19 @@ TEST_F(ReconcilerServeTest, ARemovedNodeEvictsItsGangWhichRunsAgainElsewhere) {
   const std::string node = wl["status"]["placement"]["pods"][0]["node"];
   bench_.Delete("nodes", "", node);
   bench_.Step();
-  // Stopped, requeued with the reason, and started again on the other node.
+  // Stopped, requeued with the reason, and started again on the other node: the node
+  // leaves in place, not through a reconfiguration.
   EXPECT_THAT(bench_.runtime.events,
               ElementsAre("start ml/train", "evicted ml/train", "start ml/train"));
   wl = bench_.Workload("train");
   EXPECT_NE(wl["status"]["placement"]["pods"][0]["node"], node);
   EXPECT_EQ(bench_.sink.Count(" Evicted"), 1);
+  const auto& evictions = bench_.reconciler->engine()->Find("ml/train")->evictions;
+  ASSERT_EQ(evictions.size(), 1u);
+  EXPECT_EQ(evictions[0].reason, "NodeFailure");
+  EXPECT_EQ(evictions[0].detail, "node " + node + " was removed");
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().node_removes, 1);
 }
 
 TEST_F(ReconcilerServeTest, QuotaRaisedAdmitsWhatWaits) {

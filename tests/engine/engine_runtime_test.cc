@@ -479,5 +479,54 @@ TEST_F(EngineRuntimeTest, NodeAddedTakesWaitingPodsAndLeavesRunningGangs) {
   ExpectInvariants(*engine);
 }
 
+TEST_F(EngineRuntimeTest, NodeRemovedRequeuesItsGangsAndLeavesTheOthers) {
+  auto engine = NewEngine(Cluster(12, {"node-1", "node-2"}), &a_executor_);
+  ASSERT_NE(engine, nullptr);
+  model::Workload a = Job("a", 1, 4), b = Job("b", 1, 4);
+  AddAndSubmit(*engine, a);
+  AddAndSubmit(*engine, b);
+  Cycle(*engine);
+  ASSERT_EQ(PhaseOf(*engine, "ml/a"), Phase::kRunning);
+  ASSERT_EQ(PhaseOf(*engine, "ml/b"), Phase::kRunning);
+  const std::string a_node =
+      engine->cluster().GetNode(engine->Find("ml/a")->plan.pods[0].node).meta.name;
+  const placement::NodeIndex b_index = engine->Find("ml/b")->plan.pods[0].node;
+
+  // ml/a's node goes: ml/a is stopped and waits again (the other node is full);
+  // ml/b stays where it runs, at the same node index.
+  clock_.Set(10);
+  ASSERT_TRUE(engine->RemoveNode(a_node).ok());
+  EXPECT_EQ(engine->RemoveNode(a_node).code(), StatusCode::kNotFound);
+  EXPECT_EQ(engine->RemoveNode("node-9").code(), StatusCode::kNotFound);
+  EXPECT_FALSE(engine->cluster().FindNode(a_node).has_value());
+  Cycle(*engine);
+  const WorkloadRecord* ra = engine->Find("ml/a");
+  EXPECT_EQ(ra->phase, Phase::kPending);
+  ASSERT_EQ(ra->evictions.size(), 1u);
+  EXPECT_EQ(ra->evictions[0].reason, kReasonNodeFailure);
+  EXPECT_EQ(ra->evictions[0].detail, "node " + a_node + " was removed");
+  EXPECT_EQ(ra->failures, 0);  // not counted against its restart budget
+  EXPECT_EQ(PhaseOf(*engine, "ml/b"), Phase::kRunning);
+  EXPECT_EQ(engine->Find("ml/b")->plan.pods[0].node, b_index);
+  ExpectInvariants(*engine);
+
+  // A node of the same name joins again: a new node, and ml/a starts on it.
+  clock_.Set(20);
+  ASSERT_TRUE(engine->AddNode(MakeNode(a_node, 4), nullptr).ok());
+  Cycle(*engine);
+  EXPECT_EQ(PhaseOf(*engine, "ml/a"), Phase::kRunning);
+  EXPECT_EQ(engine->cluster().GetNode(engine->Find("ml/a")->plan.pods[0].node).meta.name, a_node);
+  EXPECT_EQ(a_executor_.events, (std::vector<std::string>{"start ml/a @0", "start ml/b @0",
+                                                          "evicted ml/a @10", "start ml/a @20"}));
+  int removed = 0;
+  for (const LogEntry& e : engine->log().entries()) {
+    if (e.action != "NodeRemoved") continue;
+    ++removed;
+    EXPECT_EQ(e.message, "1 nodes");
+  }
+  EXPECT_EQ(removed, 1);
+  ExpectInvariants(*engine);
+}
+
 }  // namespace
 }  // namespace muster::engine
