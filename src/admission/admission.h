@@ -195,8 +195,24 @@ class Admitter {
   // Added: a ClusterQueue's spec.stopPolicy changed at runtime. HoldAndDrain evicts
   // (kEvict, reason ClusterQueueStopped) what the queue admitted on the next cycle
   // and holds its pending workloads; Hold only holds them; None resumes admission.
-  virtual void UpdateStopPolicy(const std::string& /*cluster_queue*/,
-                                model::StopPolicy /*policy*/) {}
+  // NotFound for an unknown queue.
+  virtual Status UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy /*policy*/) {
+    return FailedPrecondition("this admitter cannot stop ClusterQueue " + cluster_queue);
+  }
+
+  // Added: a LocalQueue created or edited (its stopPolicy: spec.clusterQueue is
+  // immutable, as in Kueue). Workloads held for it (LocalQueueNotFound,
+  // LocalQueueStopped) queue again, or its pending ones are held when it stops;
+  // HoldAndDrain evicts what it admitted on the next cycle. FailedPrecondition,
+  // changing nothing, when its clusterQueue changed: the caller rebuilds.
+  virtual Status PutLocalQueue(const model::LocalQueue& lq) {
+    return FailedPrecondition("this admitter cannot add LocalQueue " + lq.meta.name);
+  }
+  // Added: a LocalQueue deleted. Its pending workloads wait (LocalQueueNotFound);
+  // what it admitted keeps its quota and runs on, as in Kueue. NotFound.
+  virtual Status RemoveLocalQueue(const std::string& /*namespace_*/, const std::string& name) {
+    return FailedPrecondition("this admitter cannot remove LocalQueue " + name);
+  }
 
   // Added: a ClusterQueue's or Cohort's quotas (nominalQuota, borrowingLimit,
   // lendingLimit) changed and nothing else of it did. Its resource groups must name

@@ -55,7 +55,10 @@ class AdmitterImpl : public Admitter {
   std::optional<Decision> PendingReason(const std::string& workload_key) const override;
   std::vector<std::string> CheckInvariants() const override;
   void SetClusterCapacity(const ResourceList& total) override;
-  void UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) override;
+  // admitter_queue_edits.cc
+  Status UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) override;
+  Status PutLocalQueue(const model::LocalQueue& lq) override;
+  Status RemoveLocalQueue(const std::string& namespace_, const std::string& name) override;
   Status UpdateQuotas(const std::string& name,
                       const std::vector<model::ResourceGroup>& groups) override;  // build.cc
   Status Adopt(const std::shared_ptr<const model::Workload>& workload, const Assignment& assignment,
@@ -340,6 +343,12 @@ class AdmitterImpl : public Admitter {
   void Place(WorkloadState& stored);
   PendingQueue* QueueFor(const WorkloadState& ws);
   void Resolve(WorkloadState& ws);
+  // Resolve for a workload that is not admitted, taking it out of the queue it
+  // waits in first and putting it in the one it waits in now, if any
+  // (admitter_queue_edits.cc, as the next one).
+  void Reroute(WorkloadState& ws);
+  // Reroutes every workload of LocalQueue `ns`/`name` that is not admitted.
+  void RerouteLocalQueue(const std::string& ns, const std::string& name);
   void SetPending(WorkloadState& ws, std::string reason, std::string message,
                   std::vector<Decision>* out);
   void Charge(WorkloadState& ws);

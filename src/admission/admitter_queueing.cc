@@ -401,30 +401,6 @@ std::optional<int32_t> AdmitterImpl::FindClusterQueue(const std::string& name) c
   return *it;
 }
 
-void AdmitterImpl::UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) {
-  std::optional<int32_t> found = FindClusterQueue(cluster_queue);
-  if (!found) return;
-  int32_t c = *found;
-  if (cqs_[c].stop_policy == policy) return;
-  cqs_[c].stop_policy = policy;
-  BumpGeneration(c);
-  if (policy != model::StopPolicy::kNone) {
-    for (const QueueKey& k : cq_pending_[c].All()) {
-      WorkloadState& ws = *static_cast<WorkloadState*>(k.state);
-      cq_pending_[c].Erase(k);
-      physically_parked_.erase(ws.wl().key);
-      Resolve(ws);  // held with ClusterQueueStopped
-    }
-    return;
-  }
-  // Order of insertion does not matter: the pending queue is a sorted set.
-  for (auto& [key, ws] : workloads_) {
-    if (ws.admitted || ws.route != Route::kHeld || ws.queue != c) continue;
-    Resolve(ws);
-    if (PendingQueue* q = QueueFor(ws)) q->Push(ws.qkey);
-  }
-}
-
 QueueInfo AdmitterImpl::QueueOf(const std::string& key) const {
   QueueInfo info;
   auto it = workloads_.find(key);

@@ -27,6 +27,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "control/change.h"
@@ -87,19 +88,21 @@ class Reconciler {
  public:
   struct Stats {
     int64_t cycles = 0;
-    int64_t reconfigures = 0;   // in-memory configuration changes (no rebuild)
-    int64_t node_updates = 0;   // nodes edited in place (no reconfiguration)
-    int64_t node_adds = 0;      // nodes added in place (no reconfiguration)
-    int64_t node_removes = 0;   // nodes removed in place (no reconfiguration)
-    int64_t quota_updates = 0;  // ClusterQueue / Cohort quotas edited in place
-    int64_t writes = 0;         // writes submitted
-    int64_t conflicts = 0;      // writes refused with 409 (retried on a fresh object)
-    int64_t admitted = 0;       // cluster: jobs unsuspended
-    int64_t evicted = 0;        // cluster: jobs suspended (or Volcano pods deleted)
-    int64_t bindings = 0;       // cluster: pods bound
-    int64_t parked = 0;         // jobs the API server refused to start (4xx)
-    size_t jobs = 0;            // jobs known
-    size_t dirty = 0;           // jobs looked at by the last Step
+    int64_t reconfigures = 0;         // in-memory configuration changes (no rebuild)
+    int64_t node_updates = 0;         // nodes edited in place (no reconfiguration)
+    int64_t node_adds = 0;            // nodes added in place (no reconfiguration)
+    int64_t node_removes = 0;         // nodes removed in place (no reconfiguration)
+    int64_t quota_updates = 0;        // ClusterQueue / Cohort quotas or stopPolicy, in place
+    int64_t class_updates = 0;        // PriorityClass / WorkloadPriorityClass changes
+    int64_t local_queue_updates = 0;  // LocalQueues created, edited or deleted in place
+    int64_t writes = 0;               // writes submitted
+    int64_t conflicts = 0;            // writes refused with 409 (retried on a fresh object)
+    int64_t admitted = 0;             // cluster: jobs unsuspended
+    int64_t evicted = 0;              // cluster: jobs suspended (or Volcano pods deleted)
+    int64_t bindings = 0;             // cluster: pods bound
+    int64_t parked = 0;               // jobs the API server refused to start (4xx)
+    size_t jobs = 0;                  // jobs known
+    size_t dirty = 0;                 // jobs looked at by the last Step
   };
 
   // `runtime`: serve's executor (required in kServe, null in kCluster). The sink and
@@ -242,8 +245,16 @@ class Reconciler {
   // The usable Node / NodeResourceTopology object of that name, or null.
   const model::Node* NodeObject(const std::string& name) const;
   const model::NodeTopology* TopologyObject(const std::string& name) const;
-  // The same for ClusterQueues and Cohorts whose quotas alone changed (object ids).
+  // The same for ClusterQueues and Cohorts whose quotas or (ClusterQueue) stop
+  // policy alone changed (object ids).
   bool UpdateQuotasInPlace(const std::set<std::string>& ids);
+  // config_'s PriorityClasses and WorkloadPriorityClasses assembled again from the
+  // objects (the engine holds none: a job's priority is fixed when it is decoded).
+  void SyncPriorityClasses();
+  // The same for LocalQueues deleted ((namespace, name)) and created or edited
+  // (object ids) (Engine::RemoveLocalQueue, PutLocalQueue).
+  bool LocalQueuesInPlace(const std::set<std::pair<std::string, std::string>>& removed,
+                          const std::set<std::string>& put);
   model::ManifestSet AssembleConfig() const;
 
   // reconciler_sync.cc
@@ -302,14 +313,17 @@ class Reconciler {
   bool config_dirty_ = false;
   // Since the last Reconfigure: nodes added, edited and removed in place (names),
   // NodeResourceTopologies added, edited or deleted (names), queues whose quotas alone
-  // changed, and whether anything else changed (any other kind): then the engine is
-  // reconfigured as a whole, else only those nodes and quotas are added, updated or
-  // removed.
+  // changed, LocalQueues put or deleted, and whether anything else changed (any other
+  // kind): then the engine is reconfigured as a whole, else only those nodes, quotas
+  // and LocalQueues are added, updated or removed.
   std::set<std::string> nodes_added_;
   std::set<std::string> nodes_edited_;
   std::set<std::string> nodes_removed_;
   std::set<std::string> topologies_changed_;
-  std::set<std::string> quotas_edited_;  // ClusterQueue and Cohort object ids
+  std::set<std::string> quotas_edited_;     // ClusterQueue and Cohort object ids
+  bool classes_changed_ = false;            // a PriorityClass or WorkloadPriorityClass
+  std::set<std::string> local_queues_put_;  // LocalQueue object ids
+  std::set<std::pair<std::string, std::string>> local_queues_removed_;  // (namespace, name)
   bool config_rebuild_ = false;
   std::map<std::string, nlohmann::json> flavors_;  // ResourceFlavor objects by name
 

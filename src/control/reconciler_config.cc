@@ -64,6 +64,15 @@ json Significant(const std::string& resource, const json& object) {
 constexpr int32_t kRemovedNodesKept = 64;
 
 constexpr const char* kClusterQueues = "clusterqueues.kueue.x-k8s.io";
+constexpr const char* kLocalQueues = "localqueues.kueue.x-k8s.io";
+constexpr const char* kPriorityClasses = "priorityclasses.scheduling.k8s.io";
+constexpr const char* kWorkloadPriorityClasses = "workloadpriorityclasses.kueue.x-k8s.io";
+
+// Read only when a job is decoded (its priority is fixed then, as a pod's is at
+// admission): a change is for the jobs that come next, nothing for the engine.
+bool IsPriorityClass(const std::string& resource) {
+  return resource == kPriorityClasses || resource == kWorkloadPriorityClasses;
+}
 constexpr const char* kCohorts = "cohorts.kueue.x-k8s.io";
 
 // Erases the quota numbers of every resource of `spec.resourceGroups`.
@@ -86,12 +95,17 @@ void EraseQuotas(json& spec) {
   }
 }
 
-// A ClusterQueue or Cohort without its quota numbers (nominalQuota, borrowingLimit,
-// lendingLimit): equal before and after an edit that only moves quotas.
-std::string WithoutQuotas(json significant) {
-  if (significant.contains("spec")) EraseQuotas(significant["spec"]);
-  if (significant.contains("rest") && significant["rest"].contains("spec")) {
-    EraseQuotas(significant["rest"]["spec"]);
+// A ClusterQueue or Cohort without what changes in place: its quota numbers
+// (nominalQuota, borrowingLimit, lendingLimit) and a ClusterQueue's stopPolicy.
+// Equal before and after an edit that only moves those.
+std::string QueueStructure(json significant) {
+  for (json* spec : {significant.contains("spec") ? &significant["spec"] : nullptr,
+                     significant.contains("rest") && significant["rest"].contains("spec")
+                         ? &significant["rest"]["spec"]
+                         : nullptr}) {
+    if (spec == nullptr) continue;
+    EraseQuotas(*spec);
+    if (spec->is_object()) spec->erase("stopPolicy");
   }
   return significant.dump();
 }
@@ -194,12 +208,19 @@ bool Reconciler::ApplyConfig(const Change& change) {
     const bool node = change.resource == "nodes" && it->second.decoded.nodes.size() == 1;
     const bool topology =
         change.resource == kNodeTopologies && it->second.decoded.node_topologies.size() == 1;
+    const bool local_queue =
+        change.resource == kLocalQueues && it->second.decoded.local_queues.size() == 1;
     config_objects_.erase(it);
     if (node && usable) {
       nodes_edited_.erase(change.name);
       if (nodes_added_.erase(change.name) == 0) nodes_removed_.insert(change.name);
     } else if (topology && usable) {
       topologies_changed_.insert(change.name);  // its node loses its NUMA zones
+    } else if (local_queue && usable) {
+      local_queues_put_.erase(id);
+      local_queues_removed_.emplace(change.namespace_, change.name);
+    } else if (IsPriorityClass(change.resource)) {
+      classes_changed_ = true;
     } else if (usable) {
       config_rebuild_ = true;
     }
@@ -222,12 +243,14 @@ bool Reconciler::ApplyConfig(const Change& change) {
   // (Reconfigure).
   const bool queue = change.resource == kClusterQueues || change.resource == kCohorts;
   if (queue && object.problem.empty())
-    object.structure = WithoutQuotas(std::move(significant_json));
+    object.structure = QueueStructure(std::move(significant_json));
   const bool was_usable = it != config_objects_.end() && it->second.problem.empty();
   const bool usable = was_usable && object.problem.empty();
   const bool one_node = change.resource == "nodes" && object.decoded.nodes.size() == 1;
   const bool one_topology =
       change.resource == kNodeTopologies && object.decoded.node_topologies.size() == 1;
+  const bool one_local_queue =
+      change.resource == kLocalQueues && object.decoded.local_queues.size() == 1;
   const bool fresh = it == config_objects_.end() && object.problem.empty();
   if (usable && one_node) {
     nodes_edited_.insert(change.name);
@@ -235,6 +258,10 @@ bool Reconciler::ApplyConfig(const Change& change) {
     nodes_added_.insert(change.name);
   } else if ((usable || fresh) && one_topology) {
     topologies_changed_.insert(change.name);
+  } else if ((usable || fresh) && one_local_queue) {
+    local_queues_put_.insert(id);
+  } else if (IsPriorityClass(change.resource)) {
+    classes_changed_ = true;
   } else if (usable && queue && object.structure == it->second.structure) {
     quotas_edited_.insert(id);
   } else {
@@ -344,6 +371,7 @@ bool Reconciler::UpdateQuotasInPlace(const std::set<std::string>& ids) {
     if (decoded.cluster_queues.size() == 1) {
       const model::ClusterQueue& cq = decoded.cluster_queues.front();
       s = engine_->UpdateQuotas(cq.meta.name, cq.resource_groups);
+      if (s.ok()) s = engine_->SetStopPolicy(cq.meta.name, cq.stop_policy);
       queues.emplace(cq.meta.name, &cq);
     } else if (decoded.cohorts.size() == 1) {
       const model::Cohort& cohort = decoded.cohorts.front();
@@ -358,6 +386,49 @@ bool Reconciler::UpdateQuotasInPlace(const std::set<std::string>& ids) {
   return true;
 }
 
+bool Reconciler::LocalQueuesInPlace(const std::set<std::pair<std::string, std::string>>& removed,
+                                    const std::set<std::string>& put) {
+  for (const auto& [ns, name] : removed) {
+    // NotFound: created and deleted since the engine last heard of queues.
+    Status s = engine_->RemoveLocalQueue(ns, name);
+    if (!s.ok() && s.code() != StatusCode::kNotFound) return false;
+    EraseByName(config_.local_queues, ns, name);
+  }
+  int64_t next_order = NextOrder(config_.local_queues);
+  for (const std::string& id : put) {
+    auto it = config_objects_.find(id);
+    if (it == config_objects_.end() || it->second.decoded.local_queues.size() != 1) return false;
+    const model::LocalQueue& lq = it->second.decoded.local_queues.front();
+    if (!engine_->PutLocalQueue(lq).ok()) return false;
+    PutByName(config_.local_queues, lq, next_order);
+  }
+  stats_.local_queue_updates += static_cast<int64_t>(removed.size() + put.size());
+  return true;
+}
+
+void Reconciler::SyncPriorityClasses() {
+  model::ManifestSet classes;
+  int64_t order = 0;
+  for (const char* resource : {kPriorityClasses, kWorkloadPriorityClasses}) {
+    const std::string prefix = std::string(resource) + "/";
+    for (auto it = config_objects_.lower_bound(prefix);
+         it != config_objects_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+      if (!it->second.problem.empty()) continue;
+      for (const auto& pc : it->second.decoded.priority_classes) {
+        classes.priority_classes.push_back(pc);
+        classes.priority_classes.back().meta.order = order++;
+      }
+      for (const auto& wpc : it->second.decoded.workload_priority_classes) {
+        classes.workload_priority_classes.push_back(wpc);
+        classes.workload_priority_classes.back().meta.order = order++;
+      }
+    }
+  }
+  config_.priority_classes = std::move(classes.priority_classes);
+  config_.workload_priority_classes = std::move(classes.workload_priority_classes);
+  ++stats_.class_updates;
+}
+
 void Reconciler::Reconfigure() {
   config_dirty_ = false;
   const bool rebuild = config_rebuild_ || engine_ == nullptr || !engine_error_.empty();
@@ -367,6 +438,11 @@ void Reconciler::Reconfigure() {
   std::set<std::string> nodes = std::exchange(nodes_edited_, {});
   const std::set<std::string> topologies = std::exchange(topologies_changed_, {});
   const std::set<std::string> quotas = std::exchange(quotas_edited_, {});
+  const std::set<std::string> local_queues = std::exchange(local_queues_put_, {});
+  const std::set<std::pair<std::string, std::string>> local_queues_gone =
+      std::exchange(local_queues_removed_, {});
+  const bool classes = std::exchange(classes_changed_, false);
+  if (!rebuild && classes) SyncPriorityClasses();
   if (!rebuild) {
     SyncTopologies(topologies);
     // A node's NodeResourceTopology is part of it; one for a node the engine does
@@ -378,9 +454,11 @@ void Reconciler::Reconfigure() {
   }
   // Removals first: a node deleted and created again under its name is a new node.
   if (!rebuild && RemoveNodesInPlace(removed) && AddNodesInPlace(added) &&
-      UpdateNodesInPlace(nodes) && UpdateQuotasInPlace(quotas)) {
+      UpdateNodesInPlace(nodes) && UpdateQuotasInPlace(quotas) &&
+      LocalQueuesInPlace(local_queues_gone, local_queues)) {
     cycle_needed_ = true;
-    queues_dirty_ = queues_dirty_ || !quotas.empty();
+    queues_dirty_ =
+        queues_dirty_ || !quotas.empty() || !local_queues.empty() || !local_queues_gone.empty();
     return;
   }
   model::ManifestSet config = AssembleConfig();

@@ -163,6 +163,18 @@ class Engine {
   // looked at again in the next cycle. NotFound, or FailedPrecondition (changing
   // nothing) when the change needs the queues rebuilt: then Reconfigured takes it.
   Status UpdateQuotas(const std::string& queue, const std::vector<model::ResourceGroup>& groups);
+  // A ClusterQueue's spec.stopPolicy changed in place (Admitter::UpdateStopPolicy):
+  // Hold and HoldAndDrain hold its pending workloads (HoldAndDrain evicts what it
+  // admitted on the next cycle, reason ClusterQueueStopped); None queues them again.
+  // NotFound for an unknown queue.
+  Status SetStopPolicy(const std::string& cluster_queue, model::StopPolicy policy);
+  // A LocalQueue created or edited (its stopPolicy), or deleted, in place
+  // (Admitter::PutLocalQueue / RemoveLocalQueue): workloads waiting for it queue
+  // again, or wait with the reason (LocalQueueNotFound, LocalQueueStopped), from the
+  // next cycle; what it admitted keeps running (HoldAndDrain evicts it then).
+  // FailedPrecondition (changing nothing) when the queues must be rebuilt; NotFound.
+  Status PutLocalQueue(const model::LocalQueue& lq);
+  Status RemoveLocalQueue(const std::string& namespace_, const std::string& name);
 
   // The cluster, queue or flavor configuration changed (engine_reconfigure.cc): a new
   // engine with `parts`, built from `manifests`, takes over every workload of `old`

@@ -1,7 +1,8 @@
 // Engine changes a long-running server makes between cycles: workloads created and
 // deleted at runtime, workloads adopted where they already run after the engine
 // was rebuilt (server restart, cluster or queue configuration changed), and nodes
-// added, edited and removed and queue quotas edited in place.
+// added, edited and removed, queue quotas edited and LocalQueues put and removed in
+// place.
 #include <fmt/format.h>
 
 #include <utility>
@@ -221,6 +222,29 @@ Status Engine::UpdateQuotas(const std::string& queue,
                             const std::vector<model::ResourceGroup>& groups) {
   if (Status s = parts_.admitter->UpdateQuotas(queue, groups); !s.ok()) return s;
   log_.Add({Now(), queue, "QuotaUpdated", "", ""});
+  return Status::Ok();
+}
+
+Status Engine::SetStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) {
+  if (Status s = parts_.admitter->UpdateStopPolicy(cluster_queue, policy); !s.ok()) return s;
+  ++generation_;
+  static constexpr const char* kNames[] = {"None", "Hold", "HoldAndDrain"};
+  log_.Add({Now(), cluster_queue, "StopPolicy", "", kNames[static_cast<int>(policy)]});
+  return Status::Ok();
+}
+
+Status Engine::PutLocalQueue(const model::LocalQueue& lq) {
+  if (Status s = parts_.admitter->PutLocalQueue(lq); !s.ok()) return s;
+  ++generation_;
+  log_.Add({Now(), lq.meta.namespace_ + "/" + lq.meta.name, "LocalQueueUpdated", "",
+            "clusterQueue " + lq.cluster_queue});
+  return Status::Ok();
+}
+
+Status Engine::RemoveLocalQueue(const std::string& namespace_, const std::string& name) {
+  if (Status s = parts_.admitter->RemoveLocalQueue(namespace_, name); !s.ok()) return s;
+  ++generation_;
+  log_.Add({Now(), namespace_ + "/" + name, "LocalQueueRemoved", "", ""});
   return Status::Ok();
 }
 

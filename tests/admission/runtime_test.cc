@@ -1,4 +1,5 @@
 // Runtime changes and ordering details: stop policies changed while running,
+// LocalQueues created, stopped and deleted,
 // Volcano drf job order, and cached per-cohort results giving the same decisions
 // as recomputing everything every cycle.
 #include <gtest/gtest.h>
@@ -52,7 +53,7 @@ TEST(StopPolicyTest, UpdateAtRuntime) {
     h.Submit(Cpu("ns/c", "2", 3));
     h.Run();
     ASSERT_TRUE(h.Running("ns/a") && h.Running("ns/b"));
-    h.admitter->UpdateStopPolicy("cq", c.policy);
+    ASSERT_TRUE(h.admitter->UpdateStopPolicy("cq", c.policy).ok());
     h.Run();
     std::vector<std::string> evicted;
     for (const auto& [key, evs] : h.evictions) {
@@ -63,7 +64,7 @@ TEST(StopPolicyTest, UpdateAtRuntime) {
     EXPECT_FALSE(h.Running("ns/c"));
     EXPECT_EQ(h.Reason("ns/c"), c.c_reason);
     // None resumes: the queue admits again in creation order.
-    h.admitter->UpdateStopPolicy("cq", model::StopPolicy::kNone);
+    ASSERT_TRUE(h.admitter->UpdateStopPolicy("cq", model::StopPolicy::kNone).ok());
     h.Run();
     EXPECT_TRUE(h.Running("ns/a"));
     EXPECT_TRUE(h.Running("ns/b"));
@@ -74,12 +75,65 @@ TEST(StopPolicyTest, UpdateAtRuntime) {
   }
 }
 
-TEST(StopPolicyTest, UnknownQueueIsIgnored) {
+TEST(StopPolicyTest, UnknownQueueIsNotFoundAndChangesNothing) {
   Harness h(CpuQueue("4"));
   h.Submit(Cpu("ns/a", "2", 1));
-  h.admitter->UpdateStopPolicy("nope", model::StopPolicy::kHoldAndDrain);
+  EXPECT_EQ(h.admitter->UpdateStopPolicy("nope", model::StopPolicy::kHoldAndDrain).code(),
+            StatusCode::kNotFound);
   h.Run();
   EXPECT_TRUE(h.Running("ns/a"));
+}
+
+TEST(LocalQueueEditTest, CreatedLateAdmitsWhatWaitedAndStoppedHoldsIt) {
+  model::ManifestSet m = CpuQueue("4");
+  m.local_queues.clear();
+  Harness h(m);
+  h.Submit(Cpu("ns/a", "2", 1));
+  h.Run();
+  EXPECT_FALSE(h.Running("ns/a"));
+  EXPECT_EQ(h.Reason("ns/a"), "LocalQueueNotFound: LocalQueue lq doesn't exist");
+
+  ASSERT_TRUE(h.admitter->PutLocalQueue(LQ("ns", "lq", "cq")).ok());
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/a"));
+
+  // Stopped with Hold: what runs stays, what arrives waits; resumed, it is admitted.
+  model::LocalQueue stopped = LQ("ns", "lq", "cq");
+  stopped.stop_policy = model::StopPolicy::kHold;
+  ASSERT_TRUE(h.admitter->PutLocalQueue(stopped).ok());
+  h.Submit(Cpu("ns/b", "2", 2));
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/a"));
+  EXPECT_FALSE(h.Running("ns/b"));
+  EXPECT_EQ(h.Reason("ns/b"), "LocalQueueStopped: LocalQueue lq is stopped");
+  ASSERT_TRUE(h.admitter->PutLocalQueue(LQ("ns", "lq", "cq")).ok());
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/b"));
+
+  // spec.clusterQueue is immutable: refused, changing nothing.
+  EXPECT_EQ(h.admitter->PutLocalQueue(LQ("ns", "lq", "other")).code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(h.admitter->CheckInvariants().empty());
+}
+
+TEST(LocalQueueEditTest, DeletedKeepsWhatItAdmittedAndHoldsWhatWaits) {
+  Harness h(CpuQueue("4"));
+  h.Submit(Cpu("ns/a", "4", 1));
+  h.Submit(Cpu("ns/b", "2", 2));
+  h.Run();
+  ASSERT_TRUE(h.Running("ns/a"));
+  ASSERT_FALSE(h.Running("ns/b"));
+  ASSERT_TRUE(h.admitter->RemoveLocalQueue("ns", "lq").ok());
+  EXPECT_EQ(h.admitter->RemoveLocalQueue("ns", "lq").code(), StatusCode::kNotFound);
+  h.Finish("ns/a");  // its quota comes back when it finishes, not before
+  h.Run();
+  EXPECT_FALSE(h.Running("ns/b"));
+  EXPECT_EQ(h.Reason("ns/b"), "LocalQueueNotFound: LocalQueue lq doesn't exist");
+  EXPECT_TRUE(h.evictions.empty());
+  ASSERT_TRUE(h.admitter->PutLocalQueue(LQ("ns", "lq", "cq")).ok());
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/b"));
+  EXPECT_TRUE(h.admitter->CheckInvariants().empty());
 }
 
 TEST(QuotaUpdateTest, RaisedQuotaAdmitsWhatWaitsAndLoweredBelowUseIsRefused) {

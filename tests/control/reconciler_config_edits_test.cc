@@ -1,0 +1,219 @@
+// Configuration objects edited while jobs wait and run: LocalQueues created, stopped,
+// resumed and deleted, ClusterQueues stopped and resumed, PriorityClasses created and
+// deleted. Each is an engine event or less (no reconfiguration), with Kueue's
+// semantics: jobs submitted before their LocalQueue existed start once it does, a
+// stopped queue holds what waits (and HoldAndDrain evicts what runs), a deleted
+// LocalQueue leaves what it admitted running, and a priority is fixed when its job is
+// decoded.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "control/reconciler_harness.h"
+
+namespace muster::control {
+namespace {
+
+using testing::Bench;
+using testing::Condition;
+using ::testing::ElementsAre;
+using testing::IndexedJob;
+using testing::json;
+using testing::LocalQueue;
+
+constexpr const char* kLocalQueues = "localqueues.kueue.x-k8s.io";
+constexpr const char* kClusterQueues = "clusterqueues.kueue.x-k8s.io";
+
+// IndexedJob queued in LocalQueue `queue` instead of "team".
+json JobIn(const std::string& queue, const std::string& name, int pods, int gpus) {
+  json job = IndexedJob(name, pods, gpus);
+  job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = queue;
+  return job;
+}
+
+class ReconcilerConfigEditsTest : public ::testing::Test {
+ protected:
+  ReconcilerConfigEditsTest() : bench_(ReconcilerMode::kServe) {}
+  // The reason of the workload's QuotaReserved=False condition ("" when reserved).
+  std::string WaitReason(const std::string& job) {
+    std::string reason;
+    if (Condition(bench_.Workload(job), "QuotaReserved", &reason) != "False") return "";
+    return reason;
+  }
+  void SetStopPolicy(const std::string& queue, const std::string& policy) {
+    json lq = bench_.Get(kLocalQueues, "ml", queue);
+    lq["spec"]["stopPolicy"] = policy;
+    bench_.Replace(kLocalQueues, "ml", lq);
+  }
+  void SetClusterQueueStopPolicy(const std::string& policy) {
+    json cq = bench_.Get(kClusterQueues, "", "research");
+    cq["spec"]["stopPolicy"] = policy;
+    bench_.Replace(kClusterQueues, "", cq);
+  }
+  Bench bench_;
+};
+
+TEST_F(ReconcilerConfigEditsTest, AJobSubmittedBeforeItsLocalQueueStartsOnceItExists) {
+  bench_.Configure(2, 4, 16);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", JobIn("late", "train", 1, 4));
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ::testing::IsEmpty());
+  const std::string waiting = WaitReason("train");
+  EXPECT_FALSE(waiting.empty());
+
+  const engine::Engine* engine = bench_.reconciler->engine();
+  bench_.Create(kLocalQueues, "ml", LocalQueue("late", "research"));
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().local_queue_updates, 1);
+  EXPECT_EQ(bench_.reconciler->engine(), engine);
+  ASSERT_EQ(bench_.reconciler->config().local_queues.size(), 2u);
+  EXPECT_EQ(bench_.reconciler->config().local_queues[0].meta.name, "late");
+  EXPECT_EQ(bench_.reconciler->config().local_queues[1].meta.name, "team");
+}
+
+TEST_F(ReconcilerConfigEditsTest, StoppedHoldsWhatWaitsAndHoldAndDrainEvictsWhatRuns) {
+  bench_.Configure(2, 4, 16);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("running", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
+
+  // Hold: what runs stays, what arrives waits with the reason.
+  SetStopPolicy("team", "Hold");
+  bench_.Create("jobs.batch", "ml", IndexedJob("held", 1, 4));
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
+  EXPECT_FALSE(WaitReason("held").empty());
+
+  // HoldAndDrain: what it admitted is evicted too.
+  SetStopPolicy("team", "HoldAndDrain");
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/running", "evicted ml/running"));
+
+  // Resumed: both start.
+  SetStopPolicy("team", "None");
+  bench_.Step();
+  ASSERT_EQ(bench_.runtime.events.size(), 4u);
+  EXPECT_THAT(std::vector<std::string>(bench_.runtime.events.begin() + 2,
+                                       bench_.runtime.events.end()),
+              ::testing::UnorderedElementsAre("start ml/running", "start ml/held"));
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().local_queue_updates, 3);
+}
+
+TEST_F(ReconcilerConfigEditsTest, DeletedItLeavesWhatItAdmittedRunningAndHoldsWhatWaits) {
+  bench_.Configure(2, 4, 4);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("running", 1, 4));
+  bench_.Create("jobs.batch", "ml", IndexedJob("waiting", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
+
+  bench_.Delete(kLocalQueues, "ml", "team");
+  bench_.Step();
+  // As in Kueue: the admitted workload keeps its quota and runs on.
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
+  EXPECT_EQ(Condition(bench_.Workload("running"), "Admitted"), "True");
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_TRUE(bench_.reconciler->config().local_queues.empty());
+
+  // Its quota is still held: the waiting job starts only when it finishes and the
+  // queue is back.
+  bench_.Create(kLocalQueues, "ml", LocalQueue("team", "research"));
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
+  bench_.runtime.Finish("ml/running", true);
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events,
+              ElementsAre("start ml/running", "done ml/running", "start ml/waiting"));
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().local_queue_updates, 2);
+}
+
+// Deleted and created again in one batch, or pointed at another ClusterQueue (which
+// Kueue forbids): the latter rebuilds the queues, which decides.
+TEST_F(ReconcilerConfigEditsTest, ANewClusterQueueForALocalQueueRebuildsTheQueues) {
+  bench_.Configure(2, 4, 16);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  bench_.Delete(kLocalQueues, "ml", "team");
+  bench_.Create(kLocalQueues, "ml", LocalQueue("team", "research"));
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().local_queue_updates, 2);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+
+  bench_.Replace(kLocalQueues, "ml", LocalQueue("team", "elsewhere"));
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 1);
+}
+
+TEST_F(ReconcilerConfigEditsTest, AClusterQueueStoppedAndResumedInPlace) {
+  bench_.Configure(2, 4, 16);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("running", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
+  const engine::Engine* engine = bench_.reconciler->engine();
+
+  SetClusterQueueStopPolicy("Hold");
+  bench_.Create("jobs.batch", "ml", IndexedJob("held", 1, 4));
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
+  EXPECT_FALSE(WaitReason("held").empty());
+
+  SetClusterQueueStopPolicy("HoldAndDrain");
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/running", "evicted ml/running"));
+
+  // Resumed together with a quota change: both in place.
+  json cq = bench_.Get(kClusterQueues, "", "research");
+  cq["spec"]["stopPolicy"] = "None";
+  cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"][1]["nominalQuota"] = 8;
+  bench_.Replace(kClusterQueues, "", cq);
+  bench_.Step();
+  ASSERT_EQ(bench_.runtime.events.size(), 4u);
+  EXPECT_THAT(std::vector<std::string>(bench_.runtime.events.begin() + 2,
+                                       bench_.runtime.events.end()),
+              ::testing::UnorderedElementsAre("start ml/running", "start ml/held"));
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().quota_updates, 3);
+  EXPECT_EQ(bench_.reconciler->engine(), engine);
+  EXPECT_EQ(bench_.reconciler->config().cluster_queues.at(0).stop_policy,
+            model::StopPolicy::kNone);
+}
+
+TEST_F(ReconcilerConfigEditsTest, PriorityClassesChangeNothingThatRuns) {
+  bench_.Configure(2, 4, 16);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("urgent", 1, 4, "urgent"));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/urgent"));
+  const engine::Engine* engine = bench_.reconciler->engine();
+
+  bench_.Create("priorityclasses.scheduling.k8s.io", "", testing::PriorityClass("top", 5000));
+  bench_.Delete("priorityclasses.scheduling.k8s.io", "", "urgent");
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().class_updates, 1);
+  EXPECT_EQ(bench_.reconciler->engine(), engine);
+  ASSERT_EQ(bench_.reconciler->config().priority_classes.size(), 1u);
+  EXPECT_EQ(bench_.reconciler->config().priority_classes[0].meta.name, "top");
+  // The running job keeps the priority it was decoded with; the next one reads the
+  // new class.
+  EXPECT_EQ(engine->Find("ml/urgent")->workload.priority, 1000);
+  bench_.Create("jobs.batch", "ml", IndexedJob("top", 1, 4, "top"));
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/urgent", "start ml/top"));
+  EXPECT_EQ(engine->Find("ml/top")->workload.priority, 5000);
+}
+
+}  // namespace
+}  // namespace muster::control
