@@ -147,18 +147,27 @@ Status Engine::NodeLost(const std::string& node, const std::string& detail) {
   UpdateClusterCapacity();
   log_.Add({Now(), node, "NodeLost", "NodeFailure", detail});
   ++generation_;
+  for (WorkloadRecord* r : GangsOnNode(*idx, node)) {
+    HandleFailure(*r, Eviction{Now(), kReasonNodeFailure, detail, ""}, kEventPodFailed);
+  }
+  parts_.admitter->NotifyCapacityChanged();
+  return Status::Ok();
+}
+
+std::vector<WorkloadRecord*> Engine::GangsOnNode(placement::NodeIndex idx,
+                                                 const std::string& node) {
+  std::vector<WorkloadRecord*> out;
   // Sorted by key: evictions happen in a deterministic order.
-  for (const std::string& key : parts_.cluster->WorkloadsOnNode(*idx)) {
+  for (const std::string& key : parts_.cluster->WorkloadsOnNode(idx)) {
     WorkloadRecord* r = FindMutable(key);
     if (r == nullptr || !r->Active()) {
       errors_.push_back(fmt::format("node {} holds pods of {}, which is not active", node, key));
       parts_.cluster->Release(key);
       continue;
     }
-    HandleFailure(*r, Eviction{Now(), kReasonNodeFailure, detail, ""}, kEventPodFailed);
+    out.push_back(r);
   }
-  parts_.admitter->NotifyCapacityChanged();
-  return Status::Ok();
+  return out;
 }
 
 Status Engine::NodeBack(const std::string& node) {

@@ -240,6 +240,10 @@ class Engine {
   void EvictAndRequeue(WorkloadRecord& record, Eviction eviction);
   // A failure of an active workload: restart (requeue) or fail per lifecycle.
   void HandleFailure(WorkloadRecord& record, Eviction eviction, const std::string& event);
+  // The active records with pods on node `idx` (named `node`), sorted by key: what a
+  // lost or removed node stops. Pods of a workload that is not active are released
+  // there and reported (errors_): they should not have been bound.
+  std::vector<WorkloadRecord*> GangsOnNode(placement::NodeIndex idx, const std::string& node);
   void LogPending(WorkloadRecord& record, const admission::Decision& decision);
   void RememberQueue(WorkloadRecord& record);
   // Tells admission the physical total after nodes come and go.

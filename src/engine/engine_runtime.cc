@@ -191,13 +191,7 @@ Status Engine::RemoveNode(const std::string& node) {
   // Its gangs first (sorted by key: a deterministic order); the cluster refuses to
   // drop a node with pods bound.
   const std::string detail = "node " + node + " was removed";
-  for (const std::string& key : parts_.cluster->WorkloadsOnNode(*idx)) {
-    WorkloadRecord* r = FindMutable(key);
-    if (r == nullptr || !r->Active()) {
-      errors_.push_back(fmt::format("node {} holds pods of {}, which is not active", node, key));
-      parts_.cluster->Release(key);
-      continue;
-    }
+  for (WorkloadRecord* r : GangsOnNode(*idx, node)) {
     EvictAndRequeue(*r, Eviction{Now(), kReasonNodeFailure, detail, ""});
   }
   if (Status s = parts_.cluster->RemoveNode(*idx); !s.ok()) {

@@ -99,9 +99,9 @@ TEST_F(ReconcilerConfigEditsTest, StoppedHoldsWhatWaitsAndHoldAndDrainEvictsWhat
   SetStopPolicy("team", "None");
   bench_.Step();
   ASSERT_EQ(bench_.runtime.events.size(), 4u);
-  EXPECT_THAT(std::vector<std::string>(bench_.runtime.events.begin() + 2,
-                                       bench_.runtime.events.end()),
-              ::testing::UnorderedElementsAre("start ml/running", "start ml/held"));
+  EXPECT_THAT(
+      std::vector<std::string>(bench_.runtime.events.begin() + 2, bench_.runtime.events.end()),
+      ::testing::UnorderedElementsAre("start ml/running", "start ml/held"));
   EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
   EXPECT_EQ(bench_.reconciler->stats().local_queue_updates, 3);
 }
@@ -180,14 +180,13 @@ TEST_F(ReconcilerConfigEditsTest, AClusterQueueStoppedAndResumedInPlace) {
   bench_.Replace(kClusterQueues, "", cq);
   bench_.Step();
   ASSERT_EQ(bench_.runtime.events.size(), 4u);
-  EXPECT_THAT(std::vector<std::string>(bench_.runtime.events.begin() + 2,
-                                       bench_.runtime.events.end()),
-              ::testing::UnorderedElementsAre("start ml/running", "start ml/held"));
+  EXPECT_THAT(
+      std::vector<std::string>(bench_.runtime.events.begin() + 2, bench_.runtime.events.end()),
+      ::testing::UnorderedElementsAre("start ml/running", "start ml/held"));
   EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
   EXPECT_EQ(bench_.reconciler->stats().quota_updates, 3);
   EXPECT_EQ(bench_.reconciler->engine(), engine);
-  EXPECT_EQ(bench_.reconciler->config().cluster_queues.at(0).stop_policy,
-            model::StopPolicy::kNone);
+  EXPECT_EQ(bench_.reconciler->config().cluster_queues.at(0).stop_policy, model::StopPolicy::kNone);
 }
 
 TEST_F(ReconcilerConfigEditsTest, PriorityClassesChangeNothingThatRuns) {
