@@ -27,6 +27,15 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
   if (!preempts_later_.empty() && now != preempts_later_at_) ForgetPreemptsLater();
   preempts_later_at_ = now;
   DrainStopped(out);
+  for (const std::string& key : std::exchange(nominations_to_end_, {})) {
+    auto it = workloads_.find(key);
+    if (it == workloads_.end() || !it->second.nominated || it->second.route != Route::kHeld) {
+      continue;
+    }
+    oracle.Unnominate(key);
+    it->second.nominated = false;
+    UnparkNominationWaiters();
+  }
   if (!reserving_.empty()) ChargeReservations();
   volcano_.ComputeDeserved();
   Cycle cycle;

@@ -510,6 +510,9 @@ class AdmitterImpl : public Admitter {
   FlavorCatalog flavors_;
   std::unordered_map<std::string, WorkloadState> workloads_;  // lookup only
   std::set<std::string> physically_parked_;
+  // Preemptors held (their queue stopped or gone) while nodes were nominated for
+  // them: RunCycle ends those nominations through the oracle first.
+  std::vector<std::string> nominations_to_end_;
   // Some of them may be parked with kReasonNodesNominated (false: none are), so a
   // nomination's end scans physically_parked_ only when it can find one.
   bool nomination_waiters_ = false;

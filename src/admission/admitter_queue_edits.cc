@@ -12,10 +12,21 @@ std::string NamespaceOf(const std::string& ns) { return ns.empty() ? "default" :
 }  // namespace
 
 void AdmitterImpl::Reroute(WorkloadState& ws) {
+  const std::string& key = ws.wl().key;
   if (PendingQueue* q = QueueFor(ws)) q->Erase(ws.qkey);
-  physically_parked_.erase(ws.wl().key);
+  physically_parked_.erase(key);
   Resolve(ws);
-  if (PendingQueue* q = QueueFor(ws)) q->Push(ws.qkey);
+  if (ws.route == Route::kHeld) {
+    // Held, no cycle visits it: what it kept as a preemptor goes, its victims now
+    // and its nominated nodes at the next cycle (through the oracle).
+    ReleaseHeldVictims(key);
+    if (ws.nominated) nominations_to_end_.push_back(key);
+  }
+  if (PendingQueue* q = QueueFor(ws)) {
+    q->Push(ws.qkey);
+    // A victim held for its preemptor stays parked until the preemptor is done.
+    if (held_for_preemptor_.count(key) != 0) q->Park(ws.qkey);
+  }
 }
 
 Status AdmitterImpl::UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) {

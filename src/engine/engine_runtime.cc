@@ -56,6 +56,19 @@ Status CheckAdoptedPlan(const WorkloadRecord& record, const admission::Assignmen
   return Status::Ok();
 }
 
+// The manifest spelling (spec.stopPolicy), for the log.
+const char* StopPolicyName(model::StopPolicy policy) {
+  switch (policy) {
+    case model::StopPolicy::kNone:
+      return "None";
+    case model::StopPolicy::kHold:
+      return "Hold";
+    case model::StopPolicy::kHoldAndDrain:
+      return "HoldAndDrain";
+  }
+  return "None";
+}
+
 }  // namespace
 
 Status Engine::AddWorkload(model::Workload workload) {
@@ -222,16 +235,17 @@ Status Engine::UpdateQuotas(const std::string& queue,
 Status Engine::SetStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) {
   if (Status s = parts_.admitter->UpdateStopPolicy(cluster_queue, policy); !s.ok()) return s;
   ++generation_;
-  static constexpr const char* kNames[] = {"None", "Hold", "HoldAndDrain"};
-  log_.Add({Now(), cluster_queue, "StopPolicy", "", kNames[static_cast<int>(policy)]});
+  log_.Add({Now(), cluster_queue, "StopPolicy", "", StopPolicyName(policy)});
   return Status::Ok();
 }
 
 Status Engine::PutLocalQueue(const model::LocalQueue& lq) {
   if (Status s = parts_.admitter->PutLocalQueue(lq); !s.ok()) return s;
   ++generation_;
+  // The entry is the LocalQueue's (a namespaced key, withheld from readers of other
+  // namespaces); its message names no ClusterQueue, which would say whose it is.
   log_.Add({Now(), lq.meta.namespace_ + "/" + lq.meta.name, "LocalQueueUpdated", "",
-            "clusterQueue " + lq.cluster_queue});
+            std::string("stopPolicy ") + StopPolicyName(lq.stop_policy)});
   return Status::Ok();
 }
 

@@ -202,8 +202,11 @@ class FakeOracle : public PlacementOracle {
     used_[key] = Total(it->second, a);
   }
 
+  void Unnominate(const std::string& key) override { unnominated.push_back(key); }
+
   int can_place_calls = 0;
   std::vector<std::string> committed;
+  std::vector<std::string> unnominated;  // Unnominate calls, in order
 
  private:
   // Pods the assignment admits (partial admission may lower a pod set's count).

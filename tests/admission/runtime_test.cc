@@ -136,6 +136,39 @@ TEST(LocalQueueEditTest, DeletedKeepsWhatItAdmittedAndHoldsWhatWaits) {
   EXPECT_TRUE(h.admitter->CheckInvariants().empty());
 }
 
+TEST(LocalQueueEditTest, AStoppedPreemptorLetsGoOfItsNominatedNodes) {
+  model::ManifestSet m;
+  m.resource_flavors = {RF("default")};
+  model::ClusterQueue cq = CQ("cq", "", {Group({"cpu"}, {Flavor("default", {{"cpu", "8"}})})});
+  cq.preemption.within_cluster_queue = model::PreemptionPolicy::kLowerPriority;
+  m.cluster_queues = {cq};
+  m.local_queues = {LQ("ns", "lq", "cq"), LQ("ns", "urgent", "cq")};
+  // Quota for both, nodes for one: the preemption is for nodes, which are nominated.
+  Harness h(m, FakeOracle(ResourceList::FromQuantities({{"cpu", Q("4")}})));
+  h.Submit(Cpu("ns/low", "4", 1));
+  h.Run();
+  ASSERT_TRUE(h.Running("ns/low"));
+  W high("ns/high", "urgent");
+  high.PodSet("main", 1, {{"cpu", "4"}}).Order(2).Priority(100);
+  h.Submit(high);
+  bool preempted = false;
+  for (const Decision& d : h.admitter->RunCycle(0, h.oracle)) {
+    preempted = preempted || (d.kind == Decision::Kind::kPreempt && d.workload_key == "ns/high");
+  }
+  ASSERT_TRUE(preempted);
+
+  // Its LocalQueue stops before the eviction lands: held, no cycle visits it, so the
+  // next cycle ends its nomination (nodes kept from others for nothing otherwise).
+  model::LocalQueue stopped = LQ("ns", "urgent", "cq");
+  stopped.stop_policy = model::StopPolicy::kHold;
+  ASSERT_TRUE(h.admitter->PutLocalQueue(stopped).ok());
+  EXPECT_TRUE(h.oracle.unnominated.empty());
+  h.admitter->RunCycle(0, h.oracle);
+  EXPECT_EQ(h.oracle.unnominated, std::vector<std::string>{"ns/high"});
+  EXPECT_EQ(h.Reason("ns/high"), "LocalQueueStopped: LocalQueue urgent is stopped");
+  EXPECT_TRUE(h.admitter->CheckInvariants().empty());
+}
+
 TEST(QuotaUpdateTest, RaisedQuotaAdmitsWhatWaitsAndLoweredBelowUseIsRefused) {
   Harness h(CpuQueue("4"));
   h.Submit(Cpu("ns/a", "2", 1));
