@@ -117,7 +117,7 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
     for (size_t i = 0; i < n; ++i) {
       if (a->cqs_[i].name == lq.cluster_queue) s.cq = static_cast<int32_t>(i);
     }
-    std::string ns = lq.meta.namespace_.empty() ? "default" : lq.meta.namespace_;
+    const std::string ns = NamespaceOf(lq.meta.namespace_);
     a->local_queues_[ns + "/" + lq.meta.name] = s;
   }
 

@@ -39,6 +39,10 @@ ResourceList AssignedRequest(const model::Workload& wl, const Assignment& assign
 // `base` (its flavors) with an elastic workload's minimum counts.
 Assignment ElasticMinimum(const model::Workload& wl, const Assignment& base);
 
+// A namespaced object's namespace, "default" when its manifest named none (as the
+// API server defaults it).
+inline std::string NamespaceOf(const std::string& ns) { return ns.empty() ? "default" : ns; }
+
 class AdmitterImpl : public Admitter {
  public:
   static Result<std::unique_ptr<AdmitterImpl>> Build(const model::ManifestSet& manifests);

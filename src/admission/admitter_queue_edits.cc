@@ -5,12 +5,6 @@
 
 namespace muster::admission {
 
-namespace {
-
-std::string NamespaceOf(const std::string& ns) { return ns.empty() ? "default" : ns; }
-
-}  // namespace
-
 void AdmitterImpl::Reroute(WorkloadState& ws) {
   const std::string& key = ws.wl().key;
   if (PendingQueue* q = QueueFor(ws)) q->Erase(ws.qkey);

@@ -51,7 +51,7 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
     ws.pending = PendingDecision(wl.key, std::move(reason), std::move(message));
   };
   if (!wl.local_queue.empty()) {
-    std::string ns = wl.meta.namespace_.empty() ? "default" : wl.meta.namespace_;
+    const std::string ns = NamespaceOf(wl.meta.namespace_);
     auto it = local_queues_.find(ns + "/" + wl.local_queue);
     if (it == local_queues_.end()) {
       return hold("LocalQueueNotFound", "LocalQueue " + wl.local_queue + " doesn't exist");

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "control/scheduler_view_parts.h"
+#include "model/kueue_names.h"
 
 namespace muster::control {
 namespace {
@@ -25,18 +26,6 @@ const char* PolicyName(model::PreemptionPolicy p) {
       return "Any";
   }
   return "Never";
-}
-
-const char* StopPolicyName(model::StopPolicy p) {
-  switch (p) {
-    case model::StopPolicy::kNone:
-      return "None";
-    case model::StopPolicy::kHold:
-      return "Hold";
-    case model::StopPolicy::kHoldAndDrain:
-      return "HoldAndDrain";
-  }
-  return "None";
 }
 
 void AddRequest(Amounts& into, const model::Workload& w) {
@@ -201,7 +190,7 @@ std::vector<QueueView> BuildQueueViews(const engine::Engine& engine,
       }
       v.queueing_strategy =
           cq->strategy == model::QueueingStrategy::kStrictFIFO ? "StrictFIFO" : "BestEffortFIFO";
-      v.stop_policy = StopPolicyName(cq->stop_policy);
+      v.stop_policy = model::StopPolicyName(cq->stop_policy);
       v.preemption =
           std::string("withinClusterQueue=") + PolicyName(cq->preemption.within_cluster_queue) +
           ", reclaimWithinCohort=" + PolicyName(cq->preemption.reclaim_within_cohort) +

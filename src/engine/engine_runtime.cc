@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "engine/engine.h"
+#include "model/kueue_names.h"
 
 namespace muster::engine {
 namespace {
@@ -54,19 +55,6 @@ Status CheckAdoptedPlan(const WorkloadRecord& record, const admission::Assignmen
                                        wl.key, total, wl.min_available));
   }
   return Status::Ok();
-}
-
-// The manifest spelling (spec.stopPolicy), for the log.
-const char* StopPolicyName(model::StopPolicy policy) {
-  switch (policy) {
-    case model::StopPolicy::kNone:
-      return "None";
-    case model::StopPolicy::kHold:
-      return "Hold";
-    case model::StopPolicy::kHoldAndDrain:
-      return "HoldAndDrain";
-  }
-  return "None";
 }
 
 }  // namespace
@@ -235,7 +223,7 @@ Status Engine::UpdateQuotas(const std::string& queue,
 Status Engine::SetStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) {
   if (Status s = parts_.admitter->UpdateStopPolicy(cluster_queue, policy); !s.ok()) return s;
   ++generation_;
-  log_.Add({Now(), cluster_queue, "StopPolicy", "", StopPolicyName(policy)});
+  log_.Add({Now(), cluster_queue, "StopPolicy", "", model::StopPolicyName(policy)});
   return Status::Ok();
 }
 
@@ -245,7 +233,7 @@ Status Engine::PutLocalQueue(const model::LocalQueue& lq) {
   // The entry is the LocalQueue's (a namespaced key, withheld from readers of other
   // namespaces); its message names no ClusterQueue, which would say whose it is.
   log_.Add({Now(), lq.meta.namespace_ + "/" + lq.meta.name, "LocalQueueUpdated", "",
-            std::string("stopPolicy ") + StopPolicyName(lq.stop_policy)});
+            std::string("stopPolicy ") + model::StopPolicyName(lq.stop_policy)});
   return Status::Ok();
 }
 
