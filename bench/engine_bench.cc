@@ -6,6 +6,8 @@
 //   quota edited) costs a server today: Engine::Reconfigured rebuilds admission and
 //   placement and carries every workload over (running gangs re-adopted in memory).
 //   Its cost grows with what runs, which is what an incremental path would remove.
+// - ReadmitRunning: the same for a queue-only change (Engine::Readmitted: admission
+//   rebuilt, placement kept); the other *Running benchmarks are in-place edits.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "admission/admission.h"
 #include "core/clock.h"
 #include "core/quantity.h"
 #include "engine/engine.h"
@@ -186,6 +189,33 @@ void RunEditPairs(benchmark::State& state, EditPair edit_pair) {
   state.counters["edits/s"] = benchmark::Counter(2, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The same cluster, its queue configuration changed in a way the quota tree cannot
+// take in place (a ClusterQueue created, a flavor or preemption policy edited):
+// Engine::Readmitted rebuilds admission only, every running gang keeps its bound
+// plan in the same cluster state. Compare with ReconfigureRunning.
+void BM_ReadmitRunning(benchmark::State& state) {
+  auto full = MakeFullCluster(state, static_cast<int32_t>(state.range(0)));
+  if (full == nullptr) return;
+  for (auto _ : state) {
+    auto admitter = admission::MakeAdmitter(full->manifests);
+    if (!admitter.ok()) {
+      state.SkipWithError(admitter.status().message().c_str());
+      return;
+    }
+    full->engine = engine::Engine::Readmitted(std::move(full->engine), full->manifests,
+                                              std::move(admitter).value());
+    state.PauseTiming();
+    Status cycle = full->engine->RunCycle();
+    state.ResumeTiming();
+    if (!cycle.ok()) {
+      state.SkipWithError("cycle failed");
+      return;
+    }
+  }
+  state.counters["running"] = static_cast<double>(full->running);
+  state.counters["workloads"] = static_cast<double>(full->total);
+}
+
 // The same cluster, one node cordoned in place (Engine::UpdateNode) and uncordoned
 // again: what `kubectl cordon` costs where the whole engine was rebuilt before.
 void BM_CordonNodeRunning(benchmark::State& state) {
@@ -313,6 +343,8 @@ BENCHMARK(BM_ReconfigureRunning)
     ->Arg(1000)
     ->Arg(4000)
     ->Unit(benchmark::kMillisecond);
+
+BENCHMARK(BM_ReadmitRunning)->ArgName("nodes")->Arg(1000)->Arg(4000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace muster

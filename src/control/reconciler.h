@@ -89,11 +89,12 @@ class Reconciler {
   struct Stats {
     int64_t cycles = 0;
     int64_t reconfigures = 0;         // in-memory configuration changes (no rebuild)
+    int64_t readmissions = 0;         // queue changes: admission rebuilt, placement kept
     int64_t node_updates = 0;         // nodes edited in place (no reconfiguration)
     int64_t node_adds = 0;            // nodes added in place (no reconfiguration)
     int64_t node_removes = 0;         // nodes removed in place (no reconfiguration)
     int64_t quota_updates = 0;        // ClusterQueue / Cohort quotas or stopPolicy, in place
-    int64_t class_updates = 0;        // PriorityClass / WorkloadPriorityClass changes
+    int64_t decoding_updates = 0;     // PriorityClasses, PodGroups, TrainingRuntimes changed
     int64_t local_queue_updates = 0;  // LocalQueues created, edited or deleted in place
     int64_t writes = 0;               // writes submitted
     int64_t conflicts = 0;            // writes refused with 409 (retried on a fresh object)
@@ -248,9 +249,19 @@ class Reconciler {
   // The same for ClusterQueues and Cohorts whose quotas or (ClusterQueue) stop
   // policy alone changed (object ids).
   bool UpdateQuotasInPlace(const std::set<std::string>& ids);
-  // config_'s PriorityClasses and WorkloadPriorityClasses assembled again from the
-  // objects (the engine holds none: a job's priority is fixed when it is decoded).
-  void SyncPriorityClasses();
+  // config_'s PriorityClasses, WorkloadPriorityClasses, PodGroups and
+  // TrainingRuntimes assembled again from the objects: the engine holds none (a job's
+  // priority and shape are fixed when it is decoded); jobs waiting for a runtime or
+  // their PodGroup are looked at again.
+  void SyncDecodingInputs();
+  // Queue objects changed beyond what UpdateQuotasInPlace and LocalQueuesInPlace
+  // take: admission is rebuilt from the objects, placement kept (Engine::Readmitted).
+  // False when the queue configuration is not usable (engine_error_ says why; the
+  // engine goes on as it was).
+  bool Readmit();
+  // After the engine was replaced: the runtime follows it, jobs parked without a
+  // runtime are tried again, a cycle and a queue status pass are due.
+  void EngineReplaced();
   // The same for LocalQueues deleted ((namespace, name)) and created or edited
   // (object ids) (Engine::RemoveLocalQueue, PutLocalQueue).
   bool LocalQueuesInPlace(const std::set<std::pair<std::string, std::string>>& removed,
@@ -313,17 +324,19 @@ class Reconciler {
   bool config_dirty_ = false;
   // Since the last Reconfigure: nodes added, edited and removed in place (names),
   // NodeResourceTopologies added, edited or deleted (names), queues whose quotas alone
-  // changed, LocalQueues put or deleted, and whether anything else changed (any other
-  // kind): then the engine is reconfigured as a whole, else only those nodes, quotas
-  // and LocalQueues are added, updated or removed.
+  // changed, LocalQueues put or deleted, whether another queue object changed
+  // (admission is rebuilt) and whether anything else changed (any other kind): then
+  // the engine is reconfigured as a whole, else only those nodes, quotas and
+  // LocalQueues are added, updated or removed.
   std::set<std::string> nodes_added_;
   std::set<std::string> nodes_edited_;
   std::set<std::string> nodes_removed_;
   std::set<std::string> topologies_changed_;
   std::set<std::string> quotas_edited_;     // ClusterQueue and Cohort object ids
-  bool classes_changed_ = false;            // a PriorityClass or WorkloadPriorityClass
+  bool decoding_changed_ = false;           // an object only job decoding reads
   std::set<std::string> local_queues_put_;  // LocalQueue object ids
   std::set<std::pair<std::string, std::string>> local_queues_removed_;  // (namespace, name)
+  bool admission_rebuild_ = false;  // a queue object changed beyond quotas / stopPolicy
   bool config_rebuild_ = false;
   std::map<std::string, nlohmann::json> flavors_;  // ResourceFlavor objects by name
 

@@ -20,7 +20,6 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr const char* kPodGroups = "podgroups.scheduling.volcano.sh";
 // InFlight::epoch of job-object writes that are not an admission.
 constexpr int64_t kSuspendWrite = -2;
 constexpr int64_t kRestoreWrite = -1;

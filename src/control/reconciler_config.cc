@@ -2,10 +2,14 @@
 // the scheduler / Kueue configuration objects. Each object is decoded once, when what
 // the engine reads of it changes (node heartbeats and our own queue status writes
 // change nothing). A node added, a node edited in place (cordoned, labelled,
-// tainted, resized, its NodeResourceTopology added or edited) and a queue whose
-// quotas alone moved are engine events that touch that node or quota tree alone;
-// any other change reconfigures the engine in memory, once per Step however many
-// objects changed, and running gangs stay where they run.
+// tainted, resized, its NodeResourceTopology added or edited, deleted), a queue
+// whose quotas or stopPolicy alone moved and a LocalQueue put or deleted are engine
+// events that touch that node or queue alone; objects only job decoding reads
+// (PriorityClasses, PodGroups, TrainingRuntimes) change nothing in the engine; any
+// other queue change (ClusterQueues, Cohorts, ResourceFlavors, Volcano Queues)
+// rebuilds admission and keeps placement; the rest (HyperNodes, Topologies, the
+// scheduler and Kueue configuration) reconfigures the engine in memory. Each at most
+// once per Step however many objects changed; running gangs stay where they run.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -67,13 +71,27 @@ constexpr const char* kClusterQueues = "clusterqueues.kueue.x-k8s.io";
 constexpr const char* kLocalQueues = "localqueues.kueue.x-k8s.io";
 constexpr const char* kPriorityClasses = "priorityclasses.scheduling.k8s.io";
 constexpr const char* kWorkloadPriorityClasses = "workloadpriorityclasses.kueue.x-k8s.io";
+constexpr const char* kTrainingRuntimes = "trainingruntimes.trainer.kubeflow.org";
+constexpr const char* kClusterTrainingRuntimes = "clustertrainingruntimes.trainer.kubeflow.org";
+constexpr const char* kResourceFlavors = "resourceflavors.kueue.x-k8s.io";
+constexpr const char* kVolcanoQueues = "queues.scheduling.volcano.sh";
 
-// Read only when a job is decoded (its priority is fixed then, as a pod's is at
-// admission): a change is for the jobs that come next, nothing for the engine.
-bool IsPriorityClass(const std::string& resource) {
-  return resource == kPriorityClasses || resource == kWorkloadPriorityClasses;
+// Read only when a job is decoded (its priority and shape are fixed then, as a pod's
+// priority is at admission): a change is for the jobs that come next, nothing for
+// the engine.
+bool IsDecodingInput(const std::string& resource) {
+  return resource == kPriorityClasses || resource == kWorkloadPriorityClasses ||
+         resource == kPodGroups || resource == kTrainingRuntimes ||
+         resource == kClusterTrainingRuntimes;
 }
 constexpr const char* kCohorts = "cohorts.kueue.x-k8s.io";
+
+// Read by admission alone (quota tree, flavors, queues): a change rebuilds
+// admission and keeps placement (Engine::Readmitted).
+bool IsQueueInput(const std::string& resource) {
+  return resource == kClusterQueues || resource == kCohorts || resource == kLocalQueues ||
+         resource == kResourceFlavors || resource == kVolcanoQueues;
+}
 
 // Erases the quota numbers of every resource of `spec.resourceGroups`.
 void EraseQuotas(json& spec) {
@@ -197,7 +215,7 @@ void AppendManifests(model::ManifestSet& into, model::ManifestSet from, int64_t&
 
 bool Reconciler::ApplyConfig(const Change& change) {
   const std::string id = change.resource + "/" + change.namespace_ + "/" + change.name;
-  const bool flavor = change.resource == "resourceflavors.kueue.x-k8s.io";
+  const bool flavor = change.resource == kResourceFlavors;
   if (change.type == ChangeType::kDeleted) {
     if (flavor) flavors_.erase(change.name);
     auto it = config_objects_.find(id);
@@ -219,8 +237,10 @@ bool Reconciler::ApplyConfig(const Change& change) {
     } else if (local_queue && usable) {
       local_queues_put_.erase(id);
       local_queues_removed_.emplace(change.namespace_, change.name);
-    } else if (IsPriorityClass(change.resource)) {
-      classes_changed_ = true;
+    } else if (IsDecodingInput(change.resource)) {
+      decoding_changed_ = true;
+    } else if (usable && IsQueueInput(change.resource)) {
+      admission_rebuild_ = true;
     } else if (usable) {
       config_rebuild_ = true;
     }
@@ -260,10 +280,13 @@ bool Reconciler::ApplyConfig(const Change& change) {
     topologies_changed_.insert(change.name);
   } else if ((usable || fresh) && one_local_queue) {
     local_queues_put_.insert(id);
-  } else if (IsPriorityClass(change.resource)) {
-    classes_changed_ = true;
+  } else if (IsDecodingInput(change.resource)) {
+    decoding_changed_ = true;
   } else if (usable && queue && object.structure == it->second.structure) {
     quotas_edited_.insert(id);
+  } else if (IsQueueInput(change.resource)) {
+    // An unusable object that never was one changes nothing the engine reads.
+    admission_rebuild_ = admission_rebuild_ || was_usable || object.problem.empty();
   } else {
     config_rebuild_ = true;
   }
@@ -406,33 +429,53 @@ bool Reconciler::LocalQueuesInPlace(const std::set<std::pair<std::string, std::s
   return true;
 }
 
-void Reconciler::SyncPriorityClasses() {
-  model::ManifestSet classes;
+void Reconciler::SyncDecodingInputs() {
+  model::ManifestSet inputs;
   int64_t order = 0;
-  for (const char* resource : {kPriorityClasses, kWorkloadPriorityClasses}) {
+  for (const char* resource : {kPriorityClasses, kWorkloadPriorityClasses, kPodGroups,
+                               kClusterTrainingRuntimes, kTrainingRuntimes}) {
     const std::string prefix = std::string(resource) + "/";
     for (auto it = config_objects_.lower_bound(prefix);
          it != config_objects_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
-      if (!it->second.problem.empty()) continue;
-      for (const auto& pc : it->second.decoded.priority_classes) {
-        classes.priority_classes.push_back(pc);
-        classes.priority_classes.back().meta.order = order++;
-      }
-      for (const auto& wpc : it->second.decoded.workload_priority_classes) {
-        classes.workload_priority_classes.push_back(wpc);
-        classes.workload_priority_classes.back().meta.order = order++;
-      }
+      if (it->second.problem.empty()) AppendManifests(inputs, it->second.decoded, order);
     }
   }
-  config_.priority_classes = std::move(classes.priority_classes);
-  config_.workload_priority_classes = std::move(classes.workload_priority_classes);
-  ++stats_.class_updates;
+  config_.priority_classes = std::move(inputs.priority_classes);
+  config_.workload_priority_classes = std::move(inputs.workload_priority_classes);
+  config_.pod_groups = std::move(inputs.pod_groups);
+  config_.training_runtimes = std::move(inputs.training_runtimes);
+  ++stats_.decoding_updates;
+  RetryWithoutRuntime();  // a runtime may have arrived
+}
+
+bool Reconciler::Readmit() {
+  model::ManifestSet config = AssembleConfig();
+  auto admitter = admission::MakeAdmitter(config);
+  if (!admitter.ok()) {
+    engine_error_ = "the queue configuration is not usable: " + admitter.status().message();
+    Log(engine_error_ + " (scheduling goes on with the last good one)");
+    return false;
+  }
+  engine_ = engine::Engine::Readmitted(std::move(engine_), config, std::move(admitter).value());
+  ++stats_.readmissions;
+  config_ = std::move(config);
+  EngineReplaced();
+  return true;
+}
+
+void Reconciler::EngineReplaced() {
+  ++engines_made_;
+  if (runtime_ != nullptr) runtime_->SetEngine(engine_.get());
+  RetryWithoutRuntime();  // a runtime may have arrived
+  cycle_needed_ = true;
+  queues_dirty_ = true;
 }
 
 void Reconciler::Reconfigure() {
   config_dirty_ = false;
   const bool rebuild = config_rebuild_ || engine_ == nullptr || !engine_error_.empty();
   config_rebuild_ = false;
+  bool readmit = std::exchange(admission_rebuild_, false);
   const std::set<std::string> added = std::exchange(nodes_added_, {});
   const std::set<std::string> removed = std::exchange(nodes_removed_, {});
   std::set<std::string> nodes = std::exchange(nodes_edited_, {});
@@ -441,8 +484,7 @@ void Reconciler::Reconfigure() {
   const std::set<std::string> local_queues = std::exchange(local_queues_put_, {});
   const std::set<std::pair<std::string, std::string>> local_queues_gone =
       std::exchange(local_queues_removed_, {});
-  const bool classes = std::exchange(classes_changed_, false);
-  if (!rebuild && classes) SyncPriorityClasses();
+  if (std::exchange(decoding_changed_, false) && !rebuild) SyncDecodingInputs();
   if (!rebuild) {
     SyncTopologies(topologies);
     // A node's NodeResourceTopology is part of it; one for a node the engine does
@@ -453,9 +495,18 @@ void Reconciler::Reconfigure() {
     }
   }
   // Removals first: a node deleted and created again under its name is a new node.
+  // Queue edits in place unless admission is rebuilt anyway; one refused (quota
+  // lowered below use, a LocalQueue moved to another ClusterQueue) rebuilds it.
   if (!rebuild && RemoveNodesInPlace(removed) && AddNodesInPlace(added) &&
-      UpdateNodesInPlace(nodes) && UpdateQuotasInPlace(quotas) &&
-      LocalQueuesInPlace(local_queues_gone, local_queues)) {
+      UpdateNodesInPlace(nodes)) {
+    if (!readmit) {
+      readmit =
+          !UpdateQuotasInPlace(quotas) || !LocalQueuesInPlace(local_queues_gone, local_queues);
+    }
+    if (readmit) {
+      Readmit();
+      return;
+    }
     cycle_needed_ = true;
     queues_dirty_ =
         queues_dirty_ || !quotas.empty() || !local_queues.empty() || !local_queues_gone.empty();
@@ -473,30 +524,26 @@ void Reconciler::Reconfigure() {
     // In memory: running gangs keep their nodes and quota (those that lost their
     // node or queue are evicted, with the reason); no JSON, no re-adoption.
     engine_ = engine::Engine::Reconfigured(std::move(engine_), config, std::move(parts).value());
-    ++engines_made_;
-    config_ = std::move(config);
     ++stats_.reconfigures;
-  } else {
-    engine::EngineOptions eo;
-    eo.check_invariants = options_.check_invariants;
-    eo.max_cycles_per_call = options_.max_cycles_per_step;
-    eo.pods_ready_reported = true;  // SyncWorkload reports each gang's readiness
-    engine_ = std::make_unique<engine::Engine>(config, std::vector<model::Workload>{},
-                                               std::move(parts).value(), clock_, eo);
-    ++engines_made_;
-    engine_->SetExecutor(runtime_);
     config_ = std::move(config);
-    // Jobs that arrived while no configuration was usable.
-    for (auto& [key, job] : jobs_) {
-      if (job->in_engine || job->finished || !job->parked.empty()) continue;
-      auto workload = DecodeState(*job);
-      if (workload.ok()) SubmitToEngine(*job, std::move(workload).value());
-    }
+    EngineReplaced();
+    return;
   }
-  if (runtime_ != nullptr) runtime_->SetEngine(engine_.get());
-  RetryWithoutRuntime();  // a runtime may have arrived
-  cycle_needed_ = true;
-  queues_dirty_ = true;
+  engine::EngineOptions eo;
+  eo.check_invariants = options_.check_invariants;
+  eo.max_cycles_per_call = options_.max_cycles_per_step;
+  eo.pods_ready_reported = true;  // SyncWorkload reports each gang's readiness
+  engine_ = std::make_unique<engine::Engine>(config, std::vector<model::Workload>{},
+                                             std::move(parts).value(), clock_, eo);
+  engine_->SetExecutor(runtime_);
+  config_ = std::move(config);
+  // Jobs that arrived while no configuration was usable.
+  for (auto& [key, job] : jobs_) {
+    if (job->in_engine || job->finished || !job->parked.empty()) continue;
+    auto workload = DecodeState(*job);
+    if (workload.ok()) SubmitToEngine(*job, std::move(workload).value());
+  }
+  EngineReplaced();
 }
 
 }  // namespace muster::control

@@ -306,7 +306,7 @@ void Reconciler::SyncVolcanoPodGroup(PodGang& gang, const engine::WorkloadRecord
   gang.group_status = status;
   WriteOp op;
   op.kind = WriteKind::kMergeStatus;
-  op.resource = "podgroups.scheduling.volcano.sh";
+  op.resource = kPodGroups;
   op.namespace_ = gang.id.namespace_;
   op.name = gang.id.name;
   op.object = {{"status", std::move(status)}};

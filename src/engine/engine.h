@@ -188,6 +188,15 @@ class Engine {
   static std::unique_ptr<Engine> Reconfigured(std::unique_ptr<Engine> old,
                                               const model::ManifestSet& manifests,
                                               EngineParts parts);
+  // Only the queue configuration changed (ClusterQueues, Cohorts, ResourceFlavors,
+  // Volcano Queues created, edited or deleted; engine_reconfigure.cc): as
+  // Reconfigured, but `old`'s cluster state and planner carry over as they are, so
+  // running gangs keep their bound plans without being committed again (the cost is
+  // admission's, not O(nodes + running pods) of placement). Only `admitter` is new;
+  // a running gang the new queues no longer take is evicted (ConfigurationChanged).
+  static std::unique_ptr<Engine> Readmitted(std::unique_ptr<Engine> old,
+                                            const model::ManifestSet& manifests,
+                                            std::unique_ptr<admission::Admitter> admitter);
 
   // The decision-log entries since the last call, moved out (a long-running server
   // consumes them; the log would otherwise grow for ever).
@@ -246,6 +255,10 @@ class Engine {
   std::vector<WorkloadRecord*> GangsOnNode(placement::NodeIndex idx, const std::string& node);
   void LogPending(WorkloadRecord& record, const admission::Decision& decision);
   void RememberQueue(WorkloadRecord& record);
+  // Reconfigured and Readmitted: `fresh` takes `old`'s workloads. With
+  // `placement_kept`, fresh's cluster is old's (plans stay bound); otherwise running
+  // plans are committed to fresh's cluster by node name.
+  static void CarryOver(Engine& old, Engine& fresh, bool placement_kept);
   // Tells admission the physical total after nodes come and go.
   void UpdateClusterCapacity();
   // Plans bound by admission that no decision took: unbind them, loudly.

@@ -1,9 +1,9 @@
-// Engine::Reconfigured: the cluster, queue or flavor configuration of a long-running
-// server changed (a node added, relabelled or removed, a queue's quota edited...).
-// The lower layers are rebuilt from the new manifests, and every workload carries
-// over in memory: its record, its order, its history, and, for a running gang, its
-// nodes and quota. Nothing is re-read or re-adopted from stored objects and the
-// executor hears only of gangs that must stop.
+// Engine::Reconfigured and Engine::Readmitted: the cluster, queue or flavor
+// configuration of a long-running server changed in a way no in-place event covers.
+// The lower layers (Readmitted: admission only) are rebuilt from the new manifests,
+// and every workload carries over in memory: its record, its order, its history, and,
+// for a running gang, its nodes and quota. Nothing is re-read or re-adopted from
+// stored objects and the executor hears only of gangs that must stop.
 #include <fmt/format.h>
 
 #include <utility>
@@ -17,15 +17,33 @@ std::unique_ptr<Engine> Engine::Reconfigured(std::unique_ptr<Engine> old,
                                              EngineParts parts) {
   auto fresh = std::make_unique<Engine>(manifests, std::vector<model::Workload>{}, std::move(parts),
                                         old->clock_, old->options_);
-  Engine& e = *fresh;
-  e.executor_ = old->executor_;
-  e.log_ = std::move(old->log_);
-  e.cycles_ = old->cycles_;
-  e.generation_ = old->generation_ + 1;
-  e.errors_ = std::move(old->errors_);
-  e.records_ = std::move(old->records_);
+  CarryOver(*old, *fresh, /*placement_kept=*/false);
+  return fresh;
+}
+
+std::unique_ptr<Engine> Engine::Readmitted(std::unique_ptr<Engine> old,
+                                           const model::ManifestSet& manifests,
+                                           std::unique_ptr<admission::Admitter> admitter) {
+  EngineParts parts;
+  parts.admitter = std::move(admitter);
+  // The same objects: fresh's bridge binds to the state old's bound pods are in.
+  parts.cluster = std::move(old->parts_.cluster);
+  parts.planner = std::move(old->parts_.planner);
+  auto fresh = std::make_unique<Engine>(manifests, std::vector<model::Workload>{}, std::move(parts),
+                                        old->clock_, old->options_);
+  CarryOver(*old, *fresh, /*placement_kept=*/true);
+  return fresh;
+}
+
+void Engine::CarryOver(Engine& old, Engine& e, bool placement_kept) {
+  e.executor_ = old.executor_;
+  e.log_ = std::move(old.log_);
+  e.cycles_ = old.cycles_;
+  e.generation_ = old.generation_ + 1;
+  e.errors_ = std::move(old.errors_);
+  e.records_ = std::move(old.records_);
   e.UpdateClusterCapacity();
-  const placement::ClusterState& before = *old->parts_.cluster;
+  placement::ClusterState& cluster = *e.parts_.cluster;
   const Time now = e.Now();
 
   // Waiting workloads queue again at their original submission time (their place in
@@ -40,6 +58,8 @@ std::unique_ptr<Engine> Engine::Reconfigured(std::unique_ptr<Engine> old,
       continue;
     }
     if (r.phase == Phase::kAdmitted) {
+      // A kept cluster may hold its plan; a fresh one never saw it.
+      if (placement_kept && r.bound) cluster.Release(r.key());
       r.assignment = admission::Assignment{};
       r.plan.pods.clear();
       r.bound = false;
@@ -47,25 +67,29 @@ std::unique_ptr<Engine> Engine::Reconfigured(std::unique_ptr<Engine> old,
     }
     e.parts_.admitter->Enqueue(r.SharedWorkload(), r.submit_time.value_or(now));
   }
-  // Running gangs stay on their nodes (indices mapped by name) with their quota.
+  // Running gangs stay on their nodes with their quota: in a kept cluster as they
+  // are, in a fresh one committed again (node indices mapped by name).
   size_t kept = 0;
   for (WorkloadRecord* r : running) {
     placement::GangPlan plan = r->plan;
     std::string lost;
-    for (placement::PodPlacement& pod : plan.pods) {
-      const std::string& name = before.GetNode(pod.node).meta.name;
-      auto index = e.parts_.cluster->FindNode(name);
-      if (!index) {
-        lost = "node " + name + " was removed";
-        break;
+    Status st = Status::Ok();
+    if (!placement_kept) {
+      const placement::ClusterState& before = *old.parts_.cluster;
+      for (placement::PodPlacement& pod : plan.pods) {
+        const std::string& name = before.GetNode(pod.node).meta.name;
+        auto index = cluster.FindNode(name);
+        if (!index) {
+          lost = "node " + name + " was removed";
+          break;
+        }
+        pod.node = *index;
       }
-      pod.node = *index;
+      st = lost.empty() ? cluster.Commit(plan, r->workload) : FailedPrecondition(lost);
     }
-    Status st = lost.empty() ? Status::Ok() : FailedPrecondition(lost);
-    if (st.ok()) st = e.parts_.cluster->Commit(plan, r->workload);
     if (st.ok()) {
       st = e.parts_.admitter->Adopt(r->SharedWorkload(), r->assignment, now);
-      if (!st.ok()) e.parts_.cluster->Release(r->key());
+      if (!st.ok()) cluster.Release(r->key());
     }
     if (st.ok()) {
       r->plan = std::move(plan);
@@ -87,9 +111,9 @@ std::unique_ptr<Engine> Engine::Reconfigured(std::unique_ptr<Engine> old,
     e.parts_.admitter->Enqueue(r->SharedWorkload(), r->submit_time.value_or(now));
   }
   e.parts_.admitter->NotifyCapacityChanged();
-  e.log_.Add({now, "", "Reconfigured", "",
-              fmt::format("{} nodes, {} running gangs kept", e.parts_.cluster->NodeCount(), kept)});
-  return fresh;
+  e.log_.Add({now, "", "Reconfigured", placement_kept ? "QueuesChanged" : "",
+              fmt::format("{} nodes, {} running gangs kept",
+                          cluster.NodeCount() - cluster.RemovedNodeCount(), kept)});
 }
 
 }  // namespace muster::engine

@@ -4,7 +4,9 @@
 // semantics: jobs submitted before their LocalQueue existed start once it does, a
 // stopped queue holds what waits (and HoldAndDrain evicts what runs), a deleted
 // LocalQueue leaves what it admitted running, and a priority is fixed when its job is
-// decoded.
+// decoded. Queue changes the quota tree cannot take in place (a new team's flavor,
+// ClusterQueue and LocalQueue; a preemption policy) rebuild admission only: the
+// cluster state and the gangs bound in it stay.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -150,9 +152,12 @@ TEST_F(ReconcilerConfigEditsTest, ANewClusterQueueForALocalQueueRebuildsTheQueue
   EXPECT_EQ(bench_.reconciler->stats().local_queue_updates, 2);
   EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
 
+  // Moved to another ClusterQueue (immutable in Kueue; refused in place): admission
+  // is rebuilt, placement kept.
   bench_.Replace(kLocalQueues, "ml", LocalQueue("team", "elsewhere"));
   bench_.Step();
-  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 1);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().readmissions, 1);
 }
 
 TEST_F(ReconcilerConfigEditsTest, AClusterQueueStoppedAndResumedInPlace) {
@@ -201,7 +206,7 @@ TEST_F(ReconcilerConfigEditsTest, PriorityClassesChangeNothingThatRuns) {
   bench_.Delete("priorityclasses.scheduling.k8s.io", "", "urgent");
   bench_.Step();
   EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
-  EXPECT_EQ(bench_.reconciler->stats().class_updates, 1);
+  EXPECT_EQ(bench_.reconciler->stats().decoding_updates, 1);
   EXPECT_EQ(bench_.reconciler->engine(), engine);
   ASSERT_EQ(bench_.reconciler->config().priority_classes.size(), 1u);
   EXPECT_EQ(bench_.reconciler->config().priority_classes[0].meta.name, "top");
@@ -212,6 +217,39 @@ TEST_F(ReconcilerConfigEditsTest, PriorityClassesChangeNothingThatRuns) {
   bench_.Step();
   EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/urgent", "start ml/top"));
   EXPECT_EQ(engine->Find("ml/top")->workload.priority, 5000);
+}
+
+TEST_F(ReconcilerConfigEditsTest, ANewTeamsQueuesRebuildAdmissionAndKeepWhatRuns) {
+  bench_.Configure(2, 4, 4);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  const placement::ClusterState* cluster = &bench_.reconciler->engine()->cluster();
+
+  // A second team onboards: a flavor, a ClusterQueue and a LocalQueue in one batch.
+  // Admission is rebuilt once; the cluster, and the gang on it, stay as they are.
+  bench_.Create("resourceflavors.kueue.x-k8s.io", "", testing::Flavor("spare"));
+  bench_.Create(kClusterQueues, "", testing::ClusterQueue("vision", 4));
+  bench_.Create(kLocalQueues, "ml", LocalQueue("vision", "vision"));
+  bench_.Create("jobs.batch", "ml", JobIn("vision", "see", 1, 4));
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "start ml/see"));
+  EXPECT_EQ(bench_.reconciler->stats().readmissions, 1);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(&bench_.reconciler->engine()->cluster(), cluster);
+  EXPECT_EQ(bench_.reconciler->config().cluster_queues.size(), 2u);
+  EXPECT_EQ(bench_.reconciler->config().resource_flavors.size(), 2u);
+
+  // An edit the quota tree cannot take in place (preemption policy): the same path.
+  json cq = bench_.Get(kClusterQueues, "", "vision");
+  cq["spec"]["preemption"]["withinClusterQueue"] = "Never";
+  bench_.Replace(kClusterQueues, "", cq);
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().readmissions, 2);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train", "start ml/see"));
+  EXPECT_EQ(bench_.reconciler->config().cluster_queues.at(1).preemption.within_cluster_queue,
+            model::PreemptionPolicy::kNever);
 }
 
 }  // namespace

@@ -424,20 +424,22 @@ TEST_F(ReconcilerServeTest, QuotaLoweredBelowUseEvictsAsAReconfiguration) {
   bench_.Replace("clusterqueues.kueue.x-k8s.io", "", cq);
   bench_.Step();
   // Quota is never over-committed: the in-place edit is refused and the rebuilt
-  // queues take back only what fits.
+  // queues take back only what fits (admission rebuilt, nodes kept).
   EXPECT_EQ(bench_.reconciler->stats().quota_updates, 0);
-  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 1);
+  EXPECT_EQ(bench_.reconciler->stats().readmissions, 1);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
   EXPECT_EQ(bench_.runtime.running.size(), 1u);
   EXPECT_EQ(bench_.sink.Count(" Evicted"), 1);
 
-  // A structural change (a resource added to the group) is a reconfiguration too.
+  // A structural change (a resource added to the group) rebuilds admission too.
   cq = bench_.Get("clusterqueues.kueue.x-k8s.io", "", "research");
   cq["spec"]["resourceGroups"][0]["coveredResources"].push_back("memory");
   cq["spec"]["resourceGroups"][0]["flavors"][0]["resources"].push_back(
       {{"name", "memory"}, {"nominalQuota", "1Ti"}});
   bench_.Replace("clusterqueues.kueue.x-k8s.io", "", cq);
   bench_.Step();
-  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 2);
+  EXPECT_EQ(bench_.reconciler->stats().readmissions, 2);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
   EXPECT_EQ(bench_.runtime.running.size(), 1u);
 }
 

@@ -91,10 +91,16 @@ TEST_F(ReconcilerTrainJobTest, WaitsForAMissingRuntimeThenRuns) {
   bench_.Steps(2);
   EXPECT_EQ(bench_.sink.log.size(), writes);  // said once
 
+  const engine::Engine* engine = bench_.reconciler->engine();
   bench_.Create("clustertrainingruntimes.trainer.kubeflow.org", "", Runtime("later"));
   bench_.Step();
   EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/llm"));
   EXPECT_EQ(Condition(Get("llm"), "Created"), "True");
+  // Only job decoding reads a runtime: the engine is not rebuilt for it.
+  EXPECT_EQ(bench_.reconciler->engine(), engine);
+  EXPECT_EQ(bench_.reconciler->stats().decoding_updates, 1);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->stats().readmissions, 0);
 }
 
 TEST_F(ReconcilerTrainJobTest, ATrainJobStoredBeforeAStartWaitsForItsRuntimeToo) {

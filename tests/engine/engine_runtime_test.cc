@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "admission/admission.h"
 #include "engine/engine.h"
 #include "engine/scenario.h"
 #include "workloads/workloads.h"
@@ -525,6 +526,64 @@ TEST_F(EngineRuntimeTest, NodeRemovedRequeuesItsGangsAndLeavesTheOthers) {
     EXPECT_EQ(e.message, "1 nodes");
   }
   EXPECT_EQ(removed, 1);
+  ExpectInvariants(*engine);
+}
+
+TEST_F(EngineRuntimeTest, ReadmittedKeepsTheClusterAndRebuildsOnlyTheQueues) {
+  auto engine = NewEngine(Cluster(8, {"node-1", "node-2", "node-3"}), &a_executor_);
+  ASSERT_NE(engine, nullptr);
+  model::Workload a = Job("a", 1, 4), b = Job("b", 1, 4), c = Job("c", 1, 4);
+  AddAndSubmit(*engine, a);
+  AddAndSubmit(*engine, b);
+  AddAndSubmit(*engine, c);
+  Cycle(*engine);
+  ASSERT_EQ(PhaseOf(*engine, "ml/c"), Phase::kPending);  // quota 8: two of three run
+  const placement::ClusterState* cluster = &engine->cluster();
+  const std::string a_plan = PlanString(engine->Find("ml/a")->plan, *engine);
+
+  // The queue's quota grows to 12 (and could have changed in any other way): admission
+  // is rebuilt, the cluster is the same object with the same bound pods, nothing that
+  // runs is stopped, and ml/c starts on the third node.
+  clock_.Set(10);
+  model::ManifestSet wider = Cluster(12, {"node-1", "node-2", "node-3"});
+  auto admitter = admission::MakeAdmitter(wider);
+  ASSERT_TRUE(admitter.ok()) << admitter.status().ToString();
+  engine = Engine::Readmitted(std::move(engine), wider, std::move(admitter).value());
+  EXPECT_EQ(&engine->cluster(), cluster);
+  EXPECT_EQ(PlanString(engine->Find("ml/a")->plan, *engine), a_plan);
+  EXPECT_EQ(FreeGpus(*engine), 4);
+  ExpectInvariants(*engine);
+  Cycle(*engine);
+  EXPECT_EQ(PhaseOf(*engine, "ml/c"), Phase::kRunning);
+  EXPECT_EQ(a_executor_.events,
+            (std::vector<std::string>{"start ml/a @0", "start ml/b @0", "start ml/c @10"}));
+  const LogEntry* reconfigured = nullptr;
+  for (const LogEntry& e : engine->log().entries()) {
+    if (e.action == "Reconfigured") reconfigured = &e;
+  }
+  ASSERT_NE(reconfigured, nullptr);
+  EXPECT_EQ(reconfigured->reason, "QueuesChanged");
+  EXPECT_EQ(reconfigured->message, "3 nodes, 2 running gangs kept");
+
+  // The ClusterQueue is gone: what it admitted is stopped, its nodes freed, and it
+  // waits again with the reason.
+  clock_.Set(20);
+  model::ManifestSet queueless = Cluster(12, {"node-1", "node-2", "node-3"});
+  queueless.cluster_queues.clear();
+  admitter = admission::MakeAdmitter(queueless);
+  ASSERT_TRUE(admitter.ok()) << admitter.status().ToString();
+  engine = Engine::Readmitted(std::move(engine), queueless, std::move(admitter).value());
+  EXPECT_EQ(&engine->cluster(), cluster);
+  EXPECT_EQ(FreeGpus(*engine), 12);
+  for (const char* key : {"ml/a", "ml/b", "ml/c"}) {
+    const WorkloadRecord* r = engine->Find(key);
+    EXPECT_EQ(r->phase, Phase::kPending) << key;
+    ASSERT_EQ(r->evictions.size(), 1u) << key;
+    EXPECT_EQ(r->evictions[0].reason, kReasonConfigurationChanged);
+  }
+  Cycle(*engine);
+  EXPECT_EQ(PhaseOf(*engine, "ml/a"), Phase::kPending);
+  EXPECT_EQ(a_executor_.events.size(), 6u);
   ExpectInvariants(*engine);
 }
 
