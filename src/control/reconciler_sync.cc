@@ -83,8 +83,9 @@ void Reconciler::Decide() {
     if (runtime_ != nullptr) handle(runtime_->Poll(now));
     if (options_.mode == ReconcilerMode::kServe) EnforceDeadlines(now);
     if (!dirty_.empty()) cycle_needed_ = true;
-    // A waitForPodsReady timeout or backoff that fell due acts in this step.
-    if (auto due = engine_->NextPodsReadyDeadline(); due && now >= *due) cycle_needed_ = true;
+    // A waitForPodsReady timeout or backoff, or a NoExecute taint's eviction, that
+    // fell due acts in this step.
+    if (auto due = engine_->NextTimedEvent(); due && now >= *due) cycle_needed_ = true;
     if (cycle_needed_ || !last_cycle_ || now - *last_cycle_ >= options_.resync_seconds) {
       if (Status s = engine_->RunCycle(); !s.ok()) Log("scheduling cycle: " + s.message());
       ++stats_.cycles;

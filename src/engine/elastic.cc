@@ -178,6 +178,7 @@ bool Engine::GrowOne(WorkloadRecord& r) {
                         workloads::ElasticSourceName(r.workload.elastic))});
   ++generation_;
   TrackGrowth(r);
+  ApplyNoExecute(r, false);  // its new pods' nodes
   if (executor_ != nullptr) executor_->Resized(r, added, {}, Now());
   return true;
 }
@@ -206,6 +207,7 @@ void Engine::ShrinkGang(WorkloadRecord& r, const std::vector<int32_t>& keep, con
                         why.by.empty() ? "" : " by " + why.by)});
   ++generation_;
   TrackGrowth(r);
+  ApplyNoExecute(r, false);  // the pods it kept
   if (executor_ != nullptr) executor_->Resized(r, {}, removed, Now());
 }
 

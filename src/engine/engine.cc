@@ -229,11 +229,15 @@ void Engine::Start(WorkloadRecord& record, placement::GangPlan plan) {
   placement_waits_.erase(record.key());
   log_.Add({Now(), record.key(), "Start", "", fmt::format("{} pods", record.plan.pods.size())});
   TrackGrowth(record);
+  // Placed on a node with a NoExecute taint it tolerates for a while: due then (the
+  // filter let no pod onto one it does not tolerate).
+  ApplyNoExecute(record, false);
   if (executor_ != nullptr) executor_->Started(record, Now());
 }
 
 void Engine::StopGang(WorkloadRecord& record, StopCause cause) {
   growable_.erase(record.key());
+  taint_evictions_.erase(record.key());
   record.pods_ready = false;
   record.ready_lost_time.reset();
   if (record.bound) {
@@ -284,6 +288,7 @@ Status Engine::RunCycle() {
   settled_ = false;
   // Time moves only between calls: readiness timeouts and backoffs fall due here.
   RunPodsReadyTimers();
+  RunTaintEvictions();
   for (int i = 0; i < options_.max_cycles_per_instant; ++i) {
     if (options_.max_cycles_per_call > 0 && i == options_.max_cycles_per_call) {
       return Status::Ok();  // not settled: the next call goes on

@@ -102,6 +102,10 @@ class Engine {
   // The earliest instant a waitForPodsReady timeout or requeue backoff falls due
   // (the next RunCycle at or after it acts); nullopt when none is pending.
   std::optional<Time> NextPodsReadyDeadline() const;
+  // The earliest instant anything timed falls due: that, or a gang's eviction for a
+  // NoExecute taint it tolerates for tolerationSeconds (taint_eviction.cc). Callers
+  // run a cycle at or after it.
+  std::optional<Time> NextTimedEvent() const;
   // What a Workload object recorded of waitForPodsReady's requeues (a restarted
   // server): status.requeueState and spec.active=false.
   struct RequeueState {
@@ -278,6 +282,26 @@ class Engine {
   // Every workload in line shows why it waits while admission is blocked.
   void MarkBlocked();
 
+  // ---- NoExecute taints (taint_eviction.cc) ----
+  struct TaintEviction {
+    int64_t after_seconds = 0;  // 0: at once
+    std::string detail;         // which node, taint and pod
+  };
+  struct ScheduledEviction {
+    Time due = 0;
+    std::string detail;
+  };
+  // When the taint manager would evict the running gang's earliest pod for a
+  // NoExecute taint of its node; nullopt when none would.
+  std::optional<TaintEviction> NoExecuteVerdict(const WorkloadRecord& record) const;
+  // Evicts the running gang now (`evict_now`, and a pod does not tolerate a taint;
+  // true then), schedules its eviction, or cancels a scheduled one.
+  bool ApplyNoExecute(WorkloadRecord& record, bool evict_now);
+  // The taints of node `idx` changed: ApplyNoExecute for each gang on it.
+  bool NodeTaintsChanged(placement::NodeIndex idx, const std::string& node);
+  // Scheduled evictions that fell due. True if one evicted.
+  bool RunTaintEvictions();
+
   // ---- Elastic gangs (elastic.cc) ----
   // Whether the running workload may change size (workloads::IsElastic in its queue)
   // and the executor can start and stop pods of a running gang.
@@ -309,7 +333,9 @@ class Engine {
   bool drf_growth_order_ = true;
   std::optional<ResourceList> cluster_total_;  // ready, schedulable nodes; lazily
   model::WaitForPodsReadyConfig pods_ready_;   // Kueue Configuration waitForPodsReady
-  bool admission_blocked_ = false;             // as of the last admission pass
+  // Running gangs a tolerated NoExecute taint evicts later, by key.
+  std::map<std::string, ScheduledEviction> taint_evictions_;
+  bool admission_blocked_ = false;  // as of the last admission pass
   DecisionLog log_;
   int64_t cycles_ = 0;
   bool settled_ = true;

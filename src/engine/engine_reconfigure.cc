@@ -42,6 +42,7 @@ void Engine::CarryOver(Engine& old, Engine& e, bool placement_kept) {
   e.generation_ = old.generation_ + 1;
   e.errors_ = std::move(old.errors_);
   e.records_ = std::move(old.records_);
+  e.taint_evictions_ = std::move(old.taint_evictions_);
   e.UpdateClusterCapacity();
   placement::ClusterState& cluster = *e.parts_.cluster;
   const Time now = e.Now();
@@ -94,6 +95,9 @@ void Engine::CarryOver(Engine& old, Engine& e, bool placement_kept) {
     if (st.ok()) {
       r->plan = std::move(plan);
       e.RememberQueue(*r);
+      // Its nodes' NoExecute taints as they are now (a rebuild may have changed
+      // them): evicted at the next cycle if it does not tolerate one.
+      e.ApplyNoExecute(*r, false);
       ++kept;
       continue;
     }
@@ -102,6 +106,7 @@ void Engine::CarryOver(Engine& old, Engine& e, bool placement_kept) {
     // it resolved when the gang started) and waits again.
     const std::string reason = lost.empty() ? kReasonConfigurationChanged : kReasonNodeFailure;
     if (e.executor_ != nullptr) e.executor_->Stopped(*r, now, StopCause::kEvicted);
+    e.taint_evictions_.erase(r->key());
     r->bound = false;
     r->plan.pods.clear();
     r->assignment = admission::Assignment{};

@@ -122,7 +122,8 @@ Status Engine::Adopt(const std::string& key, const admission::Assignment& assign
   // waitForPodsReady's recoveryTimeout applies), not timed out from its old admission.
   r->pods_ready = true;
   ++generation_;
-  TrackGrowth(*r);  // an adopted elastic gang below its counts may grow again
+  TrackGrowth(*r);            // an adopted elastic gang below its counts may grow again
+  ApplyNoExecute(*r, false);  // a NoExecute taint set while no server watched
   log_.Add({Now(), key, "Adopt", "",
             fmt::format("{} pods, admitted at {}, started at {}", r->plan.pods.size(), admitted_at,
                         started_at)});
@@ -145,7 +146,8 @@ Status Engine::UpdateNode(const model::Node& node, const model::NodeTopology* nu
   if (cordon_changed) note(node.unschedulable ? "cordoned" : "uncordoned");
   if (resized) note("allocatable");
   if (before.meta.labels != node.meta.labels) note("labels");
-  if (before.taints != node.taints) note("taints");
+  const std::vector<model::Taint> before_taints = before.taints;
+  if (before_taints != node.taints) note("taints");
   if (before.meta.annotations != node.meta.annotations) note("annotations");
   if (Status s = parts_.cluster->UpdateNode(*idx, node, numa); !s.ok()) return s;
   // Placement results of this pass may have read the old node.
@@ -159,8 +161,10 @@ Status Engine::UpdateNode(const model::Node& node, const model::NodeTopology* nu
       parts_.admitter->SetClusterCapacity(*cluster_total_);
     }
   }
+  // Running pods stay, as on a cordoned or resized Kubernetes node, unless a
+  // NoExecute taint turns them out.
+  if (before_taints != node.taints && NodeTaintsChanged(*idx, node.meta.name)) ++generation_;
   parts_.admitter->NotifyCapacityChanged();
-  // Running pods stay, as on a cordoned or resized Kubernetes node.
   log_.Add({Now(), node.meta.name, "NodeUpdated", "", std::move(what)});
   return Status::Ok();
 }

@@ -40,6 +40,9 @@ inline constexpr const char* kReasonRequeuingLimitExceeded = "RequeuingLimitExce
 inline constexpr const char* kReasonClusterQueueStopped = "ClusterQueueStopped";
 // The cluster or queue configuration changed and no longer takes a running gang.
 inline constexpr const char* kReasonConfigurationChanged = "ConfigurationChanged";
+// A NoExecute taint on its node that a pod does not tolerate, or no longer does
+// (the DisruptionTarget reason Kubernetes' taint manager gives the pod).
+inline constexpr const char* kReasonTaintEviction = "DeletionByTaintManager";
 
 struct Eviction {
   Time time = 0;

@@ -93,7 +93,7 @@ Status Simulator::Run() {
 
 void Simulator::ScheduleTimer(Time now) {
   if (timer_ && *timer_ <= now) timer_.reset();
-  std::optional<Time> due = engine_->NextPodsReadyDeadline();
+  std::optional<Time> due = engine_->NextTimedEvent();
   if (!due || *due <= now || (timer_ && *timer_ <= *due)) return;
   // Timers alone could go on for ever (a gang that never gets nodes, requeued
   // without a backoffLimitCount): they wake the engine only while something

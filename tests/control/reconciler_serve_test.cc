@@ -385,6 +385,28 @@ TEST_F(ReconcilerServeTest, ARemovedNodeEvictsItsGangWhichRunsAgainElsewhere) {
   EXPECT_EQ(bench_.reconciler->stats().node_removes, 1);
 }
 
+TEST_F(ReconcilerServeTest, ANoExecuteTaintEvictsTheGangsThatDoNotTolerateIt) {
+  bench_.Configure(2, 4, 8);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Step();
+  const std::string node = bench_.Workload("train")["status"]["placement"]["pods"][0]["node"];
+  json tainted = bench_.Get("nodes", "", node);
+  tainted["spec"]["taints"] = json::array({{{"key", "maintenance"}, {"effect", "NoExecute"}}});
+  bench_.Replace("nodes", "", tainted);
+  bench_.Step();
+  // As Kubernetes' taint manager: its pod is turned out at once, and the gang runs
+  // again on the other node; the node is edited in place.
+  EXPECT_THAT(bench_.runtime.events,
+              ElementsAre("start ml/train", "evicted ml/train", "start ml/train"));
+  EXPECT_NE(bench_.Workload("train")["status"]["placement"]["pods"][0]["node"], node);
+  const auto& evictions = bench_.reconciler->engine()->Find("ml/train")->evictions;
+  ASSERT_EQ(evictions.size(), 1u);
+  EXPECT_EQ(evictions[0].reason, "DeletionByTaintManager");
+  EXPECT_EQ(bench_.reconciler->stats().node_updates, 1);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+}
+
 TEST_F(ReconcilerServeTest, QuotaRaisedAdmitsWhatWaits) {
   bench_.Configure(2, 4, 4);
   bench_.Build();
