@@ -90,6 +90,7 @@ class Reconciler {
     int64_t cycles = 0;
     int64_t reconfigures = 0;         // in-memory configuration changes (no rebuild)
     int64_t readmissions = 0;         // queue changes: admission rebuilt, placement kept
+    int64_t hyper_node_updates = 0;   // HyperNodes changed in place (no reconfiguration)
     int64_t node_updates = 0;         // nodes edited in place (no reconfiguration)
     int64_t node_adds = 0;            // nodes added in place (no reconfiguration)
     int64_t node_removes = 0;         // nodes removed in place (no reconfiguration)
@@ -259,6 +260,9 @@ class Reconciler {
   // False when the queue configuration is not usable (engine_error_ says why; the
   // engine goes on as it was).
   bool Readmit();
+  // The usable HyperNode objects to the engine (Engine::SetHyperNodes) and config_;
+  // false when the cluster must be rebuilt.
+  bool SyncHyperNodes();
   // After the engine was replaced: the runtime follows it, jobs parked without a
   // runtime are tried again, a cycle and a queue status pass are due.
   void EngineReplaced();
@@ -336,7 +340,8 @@ class Reconciler {
   bool decoding_changed_ = false;           // an object only job decoding reads
   std::set<std::string> local_queues_put_;  // LocalQueue object ids
   std::set<std::pair<std::string, std::string>> local_queues_removed_;  // (namespace, name)
-  bool admission_rebuild_ = false;  // a queue object changed beyond quotas / stopPolicy
+  bool admission_rebuild_ = false;    // a queue object changed beyond quotas / stopPolicy
+  bool hyper_nodes_changed_ = false;  // a Volcano HyperNode created, edited or deleted
   bool config_rebuild_ = false;
   std::map<std::string, nlohmann::json> flavors_;  // ResourceFlavor objects by name
 

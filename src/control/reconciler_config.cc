@@ -7,8 +7,9 @@
 // events that touch that node or queue alone; objects only job decoding reads
 // (PriorityClasses, PodGroups, TrainingRuntimes) change nothing in the engine; any
 // other queue change (ClusterQueues, Cohorts, ResourceFlavors, Volcano Queues)
-// rebuilds admission and keeps placement; the rest (HyperNodes, Topologies, the
-// scheduler and Kueue configuration) reconfigures the engine in memory. Each at most
+// rebuilds admission and keeps placement; HyperNodes are resolved again over the
+// nodes in place; the rest (Kueue Topologies, the scheduler and Kueue
+// configuration) reconfigures the engine in memory. Each at most
 // once per Step however many objects changed; running gangs stay where they run.
 #include <algorithm>
 #include <map>
@@ -75,6 +76,7 @@ constexpr const char* kTrainingRuntimes = "trainingruntimes.trainer.kubeflow.org
 constexpr const char* kClusterTrainingRuntimes = "clustertrainingruntimes.trainer.kubeflow.org";
 constexpr const char* kResourceFlavors = "resourceflavors.kueue.x-k8s.io";
 constexpr const char* kVolcanoQueues = "queues.scheduling.volcano.sh";
+constexpr const char* kHyperNodes = "hypernodes.topology.volcano.sh";
 
 // Read only when a job is decoded (its priority and shape are fixed then, as a pod's
 // priority is at admission): a change is for the jobs that come next, nothing for
@@ -211,6 +213,18 @@ void AppendManifests(model::ManifestSet& into, model::ManifestSet from, int64_t&
   if (from.scheduler_config) into.scheduler_config = std::move(from.scheduler_config);
 }
 
+// Appends the usable objects of `resource` among `objects` (config_objects_) to
+// `into`, by (namespace, name), numbering them from `order` on.
+template <typename Objects>
+void AppendUsable(const Objects& objects, const std::string& resource, model::ManifestSet& into,
+                  int64_t& order) {
+  const std::string prefix = resource + "/";
+  for (auto it = objects.lower_bound(prefix);
+       it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+    if (it->second.problem.empty()) AppendManifests(into, it->second.decoded, order);
+  }
+}
+
 }  // namespace
 
 bool Reconciler::ApplyConfig(const Change& change) {
@@ -239,6 +253,8 @@ bool Reconciler::ApplyConfig(const Change& change) {
       local_queues_removed_.emplace(change.namespace_, change.name);
     } else if (IsDecodingInput(change.resource)) {
       decoding_changed_ = true;
+    } else if (usable && change.resource == kHyperNodes) {
+      hyper_nodes_changed_ = true;
     } else if (usable && IsQueueInput(change.resource)) {
       admission_rebuild_ = true;
     } else if (usable) {
@@ -282,6 +298,9 @@ bool Reconciler::ApplyConfig(const Change& change) {
     local_queues_put_.insert(id);
   } else if (IsDecodingInput(change.resource)) {
     decoding_changed_ = true;
+  } else if (change.resource == kHyperNodes) {
+    // An unusable object that never was one changes nothing the engine reads.
+    hyper_nodes_changed_ = hyper_nodes_changed_ || was_usable || object.problem.empty();
   } else if (usable && queue && object.structure == it->second.structure) {
     quotas_edited_.insert(id);
   } else if (IsQueueInput(change.resource)) {
@@ -300,13 +319,8 @@ model::ManifestSet Reconciler::AssembleConfig() const {
   int64_t order = 0;
   // By kind in ConfigResources() order, then by (namespace, name): the order a
   // snapshot of the store lists them in.
-  for (const auto& resource : ConfigResources()) {
-    const std::string prefix = resource + "/";
-    for (auto it = config_objects_.lower_bound(prefix);
-         it != config_objects_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
-      if (it->second.problem.empty()) AppendManifests(config, it->second.decoded, order);
-    }
-  }
+  for (const auto& resource : ConfigResources())
+    AppendUsable(config_objects_, resource, config, order);
   if (options_.scheduler_config) config.scheduler_config = options_.scheduler_config;
   if (options_.kueue_config) config.kueue_config = options_.kueue_config;
   return config;
@@ -434,11 +448,7 @@ void Reconciler::SyncDecodingInputs() {
   int64_t order = 0;
   for (const char* resource : {kPriorityClasses, kWorkloadPriorityClasses, kPodGroups,
                                kClusterTrainingRuntimes, kTrainingRuntimes}) {
-    const std::string prefix = std::string(resource) + "/";
-    for (auto it = config_objects_.lower_bound(prefix);
-         it != config_objects_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
-      if (it->second.problem.empty()) AppendManifests(inputs, it->second.decoded, order);
-    }
+    AppendUsable(config_objects_, resource, inputs, order);
   }
   config_.priority_classes = std::move(inputs.priority_classes);
   config_.workload_priority_classes = std::move(inputs.workload_priority_classes);
@@ -446,6 +456,16 @@ void Reconciler::SyncDecodingInputs() {
   config_.training_runtimes = std::move(inputs.training_runtimes);
   ++stats_.decoding_updates;
   RetryWithoutRuntime();  // a runtime may have arrived
+}
+
+bool Reconciler::SyncHyperNodes() {
+  model::ManifestSet hyper;
+  int64_t order = 0;
+  AppendUsable(config_objects_, kHyperNodes, hyper, order);
+  if (!engine_->SetHyperNodes(hyper.hyper_nodes).ok()) return false;
+  config_.hyper_nodes = std::move(hyper.hyper_nodes);
+  ++stats_.hyper_node_updates;
+  return true;
 }
 
 bool Reconciler::Readmit() {
@@ -476,6 +496,7 @@ void Reconciler::Reconfigure() {
   const bool rebuild = config_rebuild_ || engine_ == nullptr || !engine_error_.empty();
   config_rebuild_ = false;
   bool readmit = std::exchange(admission_rebuild_, false);
+  const bool hyper_nodes = std::exchange(hyper_nodes_changed_, false);
   const std::set<std::string> added = std::exchange(nodes_added_, {});
   const std::set<std::string> removed = std::exchange(nodes_removed_, {});
   std::set<std::string> nodes = std::exchange(nodes_edited_, {});
@@ -498,7 +519,7 @@ void Reconciler::Reconfigure() {
   // Queue edits in place unless admission is rebuilt anyway; one refused (quota
   // lowered below use, a LocalQueue moved to another ClusterQueue) rebuilds it.
   if (!rebuild && RemoveNodesInPlace(removed) && AddNodesInPlace(added) &&
-      UpdateNodesInPlace(nodes)) {
+      UpdateNodesInPlace(nodes) && (!hyper_nodes || SyncHyperNodes())) {
     if (!readmit) {
       readmit =
           !UpdateQuotasInPlace(quotas) || !LocalQueuesInPlace(local_queues_gone, local_queues);

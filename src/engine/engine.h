@@ -162,6 +162,11 @@ class Engine {
   // FailedPrecondition when this ClusterState cannot drop a node in place (its gangs
   // are requeued all the same; Reconfigured then takes the rest).
   Status RemoveNode(const std::string& node);
+  // The Volcano HyperNodes changed (engine_runtime.cc): the network domains are
+  // resolved again over the nodes; running gangs stay where they run (Volcano does
+  // not move them), pending ones see the new domains from the next cycle.
+  // FailedPrecondition, changing nothing, when the cluster must be rebuilt.
+  Status SetHyperNodes(const std::vector<model::HyperNode>& hyper_nodes);
   // A ClusterQueue's or Cohort's quotas changed in place and nothing else of it
   // (Admitter::UpdateQuotas): admitted gangs keep their quota, waiting workloads are
   // looked at again in the next cycle. NotFound, or FailedPrecondition (changing

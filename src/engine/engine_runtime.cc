@@ -186,6 +186,15 @@ Status Engine::AddNode(const model::Node& node, const model::NodeTopology* numa)
   return Status::Ok();
 }
 
+Status Engine::SetHyperNodes(const std::vector<model::HyperNode>& hyper_nodes) {
+  if (Status s = parts_.cluster->SetHyperNodes(hyper_nodes); !s.ok()) return s;
+  bridge_.Reset();  // plans of this pass were made with the old domains
+  parts_.admitter->NotifyCapacityChanged();
+  ++generation_;
+  log_.Add({Now(), "", "HyperNodesChanged", "", fmt::format("{} HyperNodes", hyper_nodes.size())});
+  return Status::Ok();
+}
+
 Status Engine::RemoveNode(const std::string& node) {
   auto idx = parts_.cluster->FindNode(node);
   if (!idx) return NotFound("node " + node + " not found");

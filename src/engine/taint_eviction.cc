@@ -49,6 +49,13 @@ TaintVerdict VerdictFor(const std::vector<model::Taint>& taints,
   return verdict;
 }
 
+bool HasNoExecute(const std::vector<model::Taint>& taints) {
+  for (const model::Taint& taint : taints) {
+    if (taint.effect == model::TaintEffect::kNoExecute) return true;
+  }
+  return false;
+}
+
 std::string TaintString(const model::Taint& taint) {
   return taint.key + (taint.value.empty() ? "" : "=" + taint.value) + ":NoExecute";
 }
@@ -60,7 +67,7 @@ std::optional<Engine::TaintEviction> Engine::NoExecuteVerdict(const WorkloadReco
   std::optional<placement::PlacementRequest> request;  // built only when a node has taints
   for (const placement::PodPlacement& pod : record.plan.pods) {
     const model::Node& node = parts_.cluster->GetNode(pod.node);
-    if (node.taints.empty()) continue;
+    if (!HasNoExecute(node.taints)) continue;  // most nodes: nothing to build
     if (pod.pod_set < 0 || static_cast<size_t>(pod.pod_set) >= record.workload.pod_sets.size())
       continue;
     // What the pod carries: its template's tolerations and its flavor's (Kueue

@@ -29,21 +29,18 @@ Result<std::unique_ptr<ClusterState>> BuildClusterState(
   std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
     return infos[a].node.meta.name < infos[b].node.meta.name;
   });
-  std::vector<NodeLabels> by_rank;
-  for (size_t r = 0; r < order.size(); ++r) {
-    infos[order[r]].name_rank = static_cast<int32_t>(r);
-    by_rank.push_back({&infos[order[r]].node.meta.name, &infos[order[r]].node.meta.labels});
-  }
-  std::vector<ResolvedHyperNode> resolved = ResolveHyperNodes(hyper_nodes, by_rank);
+  for (size_t r = 0; r < order.size(); ++r) infos[order[r]].name_rank = static_cast<int32_t>(r);
   std::unique_ptr<ClusterState> out =
-      std::make_unique<IndexedClusterState>(std::move(infos), topologies, std::move(resolved));
+      std::make_unique<IndexedClusterState>(std::move(infos), topologies, hyper_nodes);
   return out;
 }
 
 IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
                                          std::vector<model::Topology> topologies,
-                                         std::vector<ResolvedHyperNode> hyper_nodes)
-    : infos_(std::move(infos)), topologies_(std::move(topologies)) {
+                                         std::vector<model::HyperNode> hyper_node_specs)
+    : infos_(std::move(infos)),
+      topologies_(std::move(topologies)),
+      hyper_node_specs_(std::move(hyper_node_specs)) {
   const auto n = static_cast<int32_t>(infos_.size());
   std::sort(topologies_.begin(), topologies_.end(),
             [](const auto& a, const auto& b) { return a.meta.name < b.meta.name; });
@@ -51,7 +48,7 @@ IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
   removed_.assign(n, false);
   pods_on_node_.resize(n);
   for (NodeIndex i = 0; i < n; ++i) usage_.push_back(EmptyUsage(infos_[i]));
-  Reindex(std::move(hyper_nodes));
+  Reindex(HyperNodesNow());
 }
 
 void IndexedClusterState::Reindex(std::vector<ResolvedHyperNode> hyper_nodes) {

@@ -29,8 +29,10 @@ struct BoundPod {
 
 class IndexedClusterState final : public ClusterState {
  public:
+  // `hyper_node_specs` are kept to resolve HyperNode membership again when nodes
+  // join or change labels.
   IndexedClusterState(std::vector<NodeInfo> infos, std::vector<model::Topology> topologies,
-                      std::vector<ResolvedHyperNode> hyper_nodes);
+                      std::vector<model::HyperNode> hyper_node_specs);
   // Not copyable: pods_on_node_ points at bound_'s keys.
   IndexedClusterState(const IndexedClusterState&) = delete;
   IndexedClusterState& operator=(const IndexedClusterState&) = delete;
@@ -46,6 +48,7 @@ class IndexedClusterState final : public ClusterState {
   Status UpdateNode(NodeIndex i, const model::Node& node, const model::NodeTopology* numa) override;
   Result<NodeIndex> AddNode(const model::Node& node, const model::NodeTopology* numa) override;
   Status RemoveNode(NodeIndex i) override;
+  Status SetHyperNodes(const std::vector<model::HyperNode>& hyper_nodes) override;
   bool NodeRemoved(NodeIndex i) const override { return removed_[i]; }
   int32_t RemovedNodeCount() const override { return removed_count_; }
   bool NodeReady(NodeIndex i) const override { return ready_[i]; }
@@ -100,7 +103,8 @@ class IndexedClusterState final : public ClusterState {
   // changed) and rebuilds the indexes; refused, changing nothing, where a bound pod
   // no longer fits.
   Status ReplaceNode(NodeIndex i, NodeInfo fresh, bool resources_changed);
-  // The HyperNodes as resolved when the cluster was built (Reindex's input).
+  // The HyperNodes resolved against the nodes as they are now (Reindex's input):
+  // members by name, regex or label, so a node that joins or is relabelled may move.
   std::vector<ResolvedHyperNode> HyperNodesNow() const;
   // Charges `pod` to its node and appends it to `into` (the workload's bound_ entry).
   // `key` is that entry's own key (pods_on_node_ keeps its address).
@@ -136,6 +140,7 @@ class IndexedClusterState final : public ClusterState {
   std::vector<int64_t> domain_free_mem_;
   std::map<std::string, std::vector<int32_t>> level_domains_;  // label key -> domain ids
   std::vector<model::Topology> topologies_;
+  std::vector<model::HyperNode> hyper_node_specs_;
   std::vector<int32_t> hyper_node_domains_;
   std::vector<std::vector<std::vector<std::string>>> paths_;  // [topology][node]
   // A tree, not a hash map: keys mostly arrive in order, so its insert path stays

@@ -1,9 +1,10 @@
 // Nodes joining, changing and leaving in place (a long-running server). A change of
 // labels alone updates the label index; a node that joins or leaves, or whose
 // resources (allocatable, devices, NUMA zones, NVLink domains) or topology-domain
-// labels change, is put in place (or marked removed) and the indexes are rebuilt from
-// the nodes and what is bound on them: no node moves to another index, so bound pods,
-// plans and nominations stay valid.
+// labels change (any label while HyperNodes exist: they select by label), is put in
+// place (or marked removed) and the indexes are rebuilt from the nodes and what is
+// bound on them, HyperNodes resolved again: no node moves to another index, so bound
+// pods, plans and nominations stay valid.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -17,11 +18,6 @@ Result<NodeIndex> IndexedClusterState::AddNode(const model::Node& node,
                                                const model::NodeTopology* numa) {
   if (by_name_.count(node.meta.name) != 0) {
     return AlreadyExists("node " + node.meta.name + " already exists");
-  }
-  // HyperNodes select their members by label: a new node may join one.
-  if (!hyper_node_domains_.empty()) {
-    return FailedPrecondition("node " + node.meta.name +
-                              " added while HyperNodes exist; the cluster is rebuilt");
   }
   const auto i = static_cast<NodeIndex>(infos_.size());
   infos_.push_back(MakeNodeInfo(node, numa));
@@ -39,7 +35,7 @@ Result<NodeIndex> IndexedClusterState::AddNode(const model::Node& node,
     }
   }
   infos_[i].name_rank = rank;
-  Reindex({});
+  Reindex(HyperNodesNow());  // a HyperNode may select it by name or label
   return i;
 }
 
@@ -58,9 +54,9 @@ Status IndexedClusterState::UpdateNode(NodeIndex i, const model::Node& node,
   bool domains_changed = false;
   const bool labels_changed = node.meta.labels != old.meta.labels;
   if (labels_changed) {
-    // Domains are made of labels: a HyperNode may select its members by any label,
-    // a Topology by its levels' labels.
-    if (!hyper_node_domains_.empty()) return refuse("labels (HyperNodes select by label)");
+    // Domains are made of labels: a HyperNode may select its members by any label
+    // (resolved again), a Topology by its levels' labels.
+    domains_changed = !hyper_node_specs_.empty();
     auto value = [](const model::Node& n, const std::string& key) -> const std::string* {
       auto it = n.meta.labels.find(key);
       return it == n.meta.labels.end() ? nullptr : &it->second;
@@ -149,14 +145,21 @@ Status IndexedClusterState::ReplaceNode(NodeIndex i, NodeInfo fresh, bool resour
   return Status::Ok();
 }
 
+Status IndexedClusterState::SetHyperNodes(const std::vector<model::HyperNode>& hyper_nodes) {
+  hyper_node_specs_ = hyper_nodes;
+  Reindex(HyperNodesNow());
+  return Status::Ok();
+}
+
 std::vector<ResolvedHyperNode> IndexedClusterState::HyperNodesNow() const {
-  const std::string prefix = DomainIndex::HyperNodeKey("");
-  std::vector<ResolvedHyperNode> out;
-  for (int32_t d : hyper_node_domains_) {
-    const Domain& domain = domains_.Get(d);
-    out.push_back(ResolvedHyperNode{domain.key.substr(prefix.size()), domain.tier, domain.ranks});
+  if (hyper_node_specs_.empty()) return {};
+  // By name rank, as the ranks are now (AddNode moves them before it reindexes);
+  // a removed node may match and is filtered out by Reindex.
+  std::vector<NodeLabels> by_rank(infos_.size());
+  for (const NodeInfo& info : infos_) {
+    by_rank[info.name_rank] = NodeLabels{&info.node.meta.name, &info.node.meta.labels};
   }
-  return out;
+  return ResolveHyperNodes(hyper_node_specs_, by_rank);
 }
 
 }  // namespace muster::placement

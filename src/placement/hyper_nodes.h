@@ -1,6 +1,7 @@
 // Volcano HyperNodes (topology.volcano.sh): tiers of network domains whose members
-// are nodes (by exact name, regex or labels) or other HyperNodes. Resolved once,
-// when the cluster is built, into sorted member node sets.
+// are nodes (by exact name, regex or labels) or other HyperNodes. Resolved into
+// sorted member node sets when the cluster is built, and again when a node joins,
+// is relabelled or the HyperNodes change.
 #pragma once
 
 #include <cstdint>

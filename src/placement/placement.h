@@ -127,6 +127,12 @@ class ClusterState {
     return FailedPrecondition("this cluster state cannot remove node " + std::to_string(i) +
                               " in place");
   }
+  // The Volcano HyperNodes were created, edited or deleted: membership is resolved
+  // again and the domains rebuilt; bound pods stay where they are.
+  // FailedPrecondition, changing nothing, where the cluster must be rebuilt.
+  virtual Status SetHyperNodes(const std::vector<model::HyperNode>& /*hyper_nodes*/) {
+    return FailedPrecondition("this cluster state cannot change HyperNodes in place");
+  }
   // Whether node i was removed (RemoveNode): callers walking every index skip it.
   virtual bool NodeRemoved(NodeIndex /*i*/) const { return false; }
   // Removed nodes still holding an index (NodeCount() counts them).

@@ -407,6 +407,54 @@ TEST_F(ReconcilerServeTest, ANoExecuteTaintEvictsTheGangsThatDoNotTolerateIt) {
   EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
 }
 
+TEST_F(ReconcilerServeTest, HyperNodesAndTheLabelsTheySelectChangeInPlace) {
+  bench_.Configure(2, 4, 8);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  const placement::ClusterState* cluster = &bench_.reconciler->engine()->cluster();
+  auto members = [&] {
+    const auto& indexed =
+        dynamic_cast<const placement::IndexedClusterState&>(bench_.reconciler->engine()->cluster());
+    std::vector<std::string> out;
+    for (int32_t d : indexed.HyperNodeDomains()) {
+      for (int32_t r : indexed.Domains().Get(d).ranks) {
+        out.push_back(indexed.GetNode(indexed.NodeAtRank(r)).meta.name);
+      }
+    }
+    return out;
+  };
+  // A HyperNode taking the nodes labelled rack=r1: none yet.
+  bench_.Create(
+      "hypernodes.topology.volcano.sh", "",
+      {{"apiVersion", "topology.volcano.sh/v1alpha1"},
+       {"kind", "HyperNode"},
+       {"metadata", {{"name", "s0"}}},
+       {"spec",
+        {{"tier", 1},
+         {"members",
+          json::array({{{"type", "Node"},
+                        {"selector", {{"labelMatch", {{"matchLabels", {{"rack", "r1"}}}}}}}}})}}}});
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->stats().hyper_node_updates, 1);
+  EXPECT_EQ(bench_.reconciler->config().hyper_nodes.size(), 1u);
+  EXPECT_THAT(members(), ::testing::IsEmpty());
+  // A node labelled into it joins it; neither change rebuilds anything.
+  json node = bench_.Get("nodes", "", "gpu-1");
+  node["metadata"]["labels"]["rack"] = "r1";
+  bench_.Replace("nodes", "", node);
+  bench_.Step();
+  EXPECT_THAT(members(), ElementsAre("gpu-1"));
+  bench_.Delete("hypernodes.topology.volcano.sh", "", "s0");
+  bench_.Step();
+  EXPECT_THAT(members(), ::testing::IsEmpty());
+  EXPECT_EQ(bench_.reconciler->stats().hyper_node_updates, 2);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(&bench_.reconciler->engine()->cluster(), cluster);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+}
+
 TEST_F(ReconcilerServeTest, QuotaRaisedAdmitsWhatWaits) {
   bench_.Configure(2, 4, 4);
   bench_.Build();

@@ -82,24 +82,66 @@ TEST(NodeAdd, TakesItsNumaZones) {
   EXPECT_EQ(dynamic_cast<IndexedClusterState&>(*s).Info(1).zones.size(), 2u);
 }
 
-TEST(NodeAdd, RefusesADuplicateAndHyperNodes) {
+TEST(NodeAdd, RefusesADuplicate) {
   auto s = Build({MakeNode("a", 8)});
   auto dup = s->AddNode(MakeNode("a", 8), nullptr);
   EXPECT_EQ(dup.status().code(), StatusCode::kAlreadyExists);
   EXPECT_EQ(s->NodeCount(), 1);
+}
 
-  model::HyperNode hn;
-  hn.meta.name = "s0";
-  hn.tier = 1;
-  model::HyperNodeMember m;
-  m.type = model::HyperNodeMember::Type::kNode;
-  m.exact_name = "a";
-  hn.members.push_back(m);
-  auto with_hyper = Build({MakeNode("a", 8)}, {}, {}, {hn});
-  auto refused = with_hyper->AddNode(MakeNode("b", 8), nullptr);
-  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ(with_hyper->NodeCount(), 1);
-  EXPECT_FALSE(with_hyper->FindNode("b").has_value());
+// Member node names of each HyperNode domain, "name: a b".
+std::vector<std::string> HyperNodeMembers(const IndexedClusterState& s) {
+  std::vector<std::string> out;
+  for (int32_t d : s.HyperNodeDomains()) {
+    const Domain& domain = s.Domains().Get(d);
+    std::string line = domain.key + ":";
+    for (int32_t r : domain.ranks) line += " " + s.GetNode(s.NodeAtRank(r)).meta.name;
+    out.push_back(line);
+  }
+  return out;
+}
+
+TEST(NodeAdd, ANodeJoinsTheHyperNodesThatSelectIt) {
+  // s0 takes node "a" by name and every node labelled rack=r1; s1 (tier 2) takes s0.
+  model::HyperNode s0;
+  s0.meta.name = "s0";
+  model::HyperNodeMember by_name;
+  by_name.exact_name = "a";
+  model::HyperNodeMember by_label;
+  by_label.labels = {{kRack, "r1"}};
+  s0.members = {by_name, by_label};
+  model::HyperNode s1;
+  s1.meta.name = "s1";
+  s1.tier = 2;
+  model::HyperNodeMember child;
+  child.type = model::HyperNodeMember::Type::kHyperNode;
+  child.exact_name = "s0";
+  s1.members = {child};
+  auto s = Build({MakeNode("a", 8), MakeNode("c", 8)}, {}, {}, {s0, s1});
+  ASSERT_TRUE(s->AddNode(MakeNode("b", 8, {{kRack, "r1"}}), nullptr).ok());
+  ASSERT_TRUE(s->AddNode(MakeNode("d", 8, {{kRack, "r2"}}), nullptr).ok());
+  auto fresh = Build({MakeNode("a", 8), MakeNode("b", 8, {{kRack, "r1"}}), MakeNode("c", 8),
+                      MakeNode("d", 8, {{kRack, "r2"}})},
+                     {}, {}, {s0, s1});
+  const auto& indexed = dynamic_cast<const IndexedClusterState&>(*s);
+  EXPECT_EQ(HyperNodeMembers(indexed),
+            (std::vector<std::string>{DomainIndex::HyperNodeKey("s0") + ": a b",
+                                      DomainIndex::HyperNodeKey("s1") + ": a b"}));
+  EXPECT_EQ(HyperNodeMembers(indexed),
+            HyperNodeMembers(dynamic_cast<const IndexedClusterState&>(*fresh)));
+  EXPECT_EQ(indexed.DomainFreeGpus(indexed.HyperNodeDomains()[0]), 16);
+
+  // The HyperNodes themselves change: s0 now takes rack r2 as well.
+  model::HyperNodeMember r2;
+  r2.labels = {{kRack, "r2"}};
+  s0.members.push_back(r2);
+  ASSERT_TRUE(s->SetHyperNodes({s0, s1}).ok());
+  EXPECT_EQ(HyperNodeMembers(indexed),
+            (std::vector<std::string>{DomainIndex::HyperNodeKey("s0") + ": a b d",
+                                      DomainIndex::HyperNodeKey("s1") + ": a b d"}));
+  ASSERT_TRUE(s->SetHyperNodes({}).ok());
+  EXPECT_TRUE(indexed.HyperNodeDomains().empty());
+  EXPECT_TRUE(s->CheckInvariants().empty());
 }
 
 // Random clusters with pods bound: a node added in place against the same cluster

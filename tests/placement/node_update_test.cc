@@ -189,7 +189,7 @@ TEST(NodeUpdate, NumaZonesArriveInPlace) {
   EXPECT_TRUE(s->CheckInvariants().empty());
 }
 
-TEST(NodeUpdate, HyperNodesStayThroughAResizeAndRefuseLabels) {
+TEST(NodeUpdate, HyperNodesStayThroughAResizeAndFollowLabels) {
   model::HyperNode hn;
   hn.meta.name = "s0";
   hn.tier = 1;
@@ -208,8 +208,22 @@ TEST(NodeUpdate, HyperNodesStayThroughAResizeAndRefuseLabels) {
   EXPECT_EQ(domain.key, DomainIndex::HyperNodeKey("s0"));
   EXPECT_EQ(domain.ranks, std::vector<int32_t>{0});
   EXPECT_EQ(indexed.DomainFreeGpus(indexed.HyperNodeDomains()[0]), 8);
-  a.meta.labels["team"] = "ml";
-  EXPECT_EQ(s->UpdateNode(0, a, nullptr).code(), StatusCode::kFailedPrecondition);
+  // A HyperNode selecting by label: "b" joins it when labelled, in place.
+  model::HyperNodeMember team;
+  team.labels = {{"team", "ml"}};
+  hn.members.push_back(team);
+  ASSERT_TRUE(s->SetHyperNodes({hn}).ok());
+  model::Node b = s->GetNode(1);
+  b.meta.labels["team"] = "ml";
+  ASSERT_TRUE(s->UpdateNode(1, b, nullptr).ok());
+  ASSERT_EQ(indexed.HyperNodeDomains().size(), 1u);
+  EXPECT_EQ(indexed.Domains().Get(indexed.HyperNodeDomains()[0]).ranks,
+            (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(indexed.DomainFreeGpus(indexed.HyperNodeDomains()[0]), 12);
+  b.meta.labels.erase("team");
+  ASSERT_TRUE(s->UpdateNode(1, b, nullptr).ok());
+  EXPECT_EQ(indexed.Domains().Get(indexed.HyperNodeDomains()[0]).ranks, std::vector<int32_t>{0});
+  EXPECT_TRUE(s->CheckInvariants().empty());
   // A label no topology level reads is taken in place when no HyperNode exists.
   auto plain = Build({MakeNode("a", 8)});
   model::Node other = plain->GetNode(0);
