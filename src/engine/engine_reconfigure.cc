@@ -98,6 +98,7 @@ void Engine::CarryOver(Engine& old, Engine& e, bool placement_kept) {
       // Its nodes' NoExecute taints as they are now (a rebuild may have changed
       // them): evicted at the next cycle if it does not tolerate one.
       e.ApplyNoExecute(*r, false);
+      e.TrackGrowth(*r);  // an elastic gang below its counts may still grow
       ++kept;
       continue;
     }

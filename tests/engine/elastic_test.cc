@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "admission/admission.h"
 #include "engine/engine.h"
 #include "engine/scenario.h"
 
@@ -101,6 +102,37 @@ TEST(ElasticEngine, AdmittedWithWhatFitsThenGrows) {
   EXPECT_THAT(f.exec.events, ElementsAre("start ml/blocker @0", "start ml/elastic @10",
                                          "done ml/blocker @600", "resize ml/elastic +4 -0 @600"));
   EXPECT_THAT(f.engine->CheckInvariants(), IsEmpty());
+}
+
+// The queues rebuilt under it (Readmitted, as for a new ClusterQueue) and the whole
+// engine rebuilt (Reconfigured): still below its counts, it still grows.
+TEST(ElasticEngine, StillGrowsAfterItsEngineIsRebuilt) {
+  for (bool placement_kept : {true, false}) {
+    model::ManifestSet m = TwoNodes(8);
+    m.jobs.push_back(MakeJob("blocker", 1, 4, "lq"));
+    m.jobs.push_back(ElasticJob("elastic", 8, 2, "lq"));
+    Fixture f(m);
+    ASSERT_TRUE(f.engine->Submit("ml/blocker").ok());
+    ASSERT_TRUE(f.engine->Submit("ml/elastic").ok());
+    f.Cycle();
+    ASSERT_EQ(Pods(*f.engine, "ml/elastic"), 4);
+    model::ManifestSet config = m;
+    config.jobs.clear();
+    if (placement_kept) {
+      auto admitter = admission::MakeAdmitter(config);
+      ASSERT_TRUE(admitter.ok());
+      f.engine = Engine::Readmitted(std::move(f.engine), config, std::move(admitter).value());
+    } else {
+      auto parts = BuildEngineParts(config);
+      ASSERT_TRUE(parts.ok());
+      f.engine = Engine::Reconfigured(std::move(f.engine), config, std::move(parts).value());
+    }
+    f.At(600);
+    ASSERT_TRUE(f.engine->Succeed("ml/blocker").ok());
+    f.Cycle();
+    EXPECT_EQ(Pods(*f.engine, "ml/elastic"), 8) << placement_kept;
+    EXPECT_THAT(f.engine->CheckInvariants(), IsEmpty());
+  }
 }
 
 // Not even the minimum fits: it waits whole, like any gang.
