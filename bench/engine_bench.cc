@@ -147,15 +147,15 @@ std::unique_ptr<FullCluster> MakeFullCluster(benchmark::State& state, int32_t no
   return out;
 }
 
-// A configuration change with every GPU taken: the whole engine rebuilt in memory.
-void BM_ReconfigureRunning(benchmark::State& state) {
+// Runs `rebuild(engine)` (returns the engine that replaces it) once per iteration on
+// a full cluster; the cycle after it (every pending head looked at again) is not
+// counted.
+template <typename Rebuild>
+void RunRebuilds(benchmark::State& state, Rebuild rebuild) {
   auto full = MakeFullCluster(state, static_cast<int32_t>(state.range(0)));
   if (full == nullptr) return;
   for (auto _ : state) {
-    auto fresh = engine::BuildEngineParts(full->manifests);
-    full->engine = engine::Engine::Reconfigured(std::move(full->engine), full->manifests,
-                                                std::move(fresh).value());
-    // The cycle after it (every pending head looked at again) is not counted.
+    full->engine = rebuild(std::move(full->engine), full->manifests);
     state.PauseTiming();
     Status cycle = full->engine->RunCycle();
     state.ResumeTiming();
@@ -166,6 +166,13 @@ void BM_ReconfigureRunning(benchmark::State& state) {
   }
   state.counters["running"] = static_cast<double>(full->running);
   state.counters["workloads"] = static_cast<double>(full->total);
+}
+
+// A configuration change with every GPU taken: the whole engine rebuilt in memory.
+void BM_ReconfigureRunning(benchmark::State& state) {
+  RunRebuilds(state, [](std::unique_ptr<engine::Engine> old, const model::ManifestSet& m) {
+    return engine::Engine::Reconfigured(std::move(old), m, engine::BuildEngineParts(m).value());
+  });
 }
 
 // Runs `edit_pair(full, i)` (two in-place edits, the second undoing the first) once
@@ -194,26 +201,9 @@ void RunEditPairs(benchmark::State& state, EditPair edit_pair) {
 // Engine::Readmitted rebuilds admission only, every running gang keeps its bound
 // plan in the same cluster state. Compare with ReconfigureRunning.
 void BM_ReadmitRunning(benchmark::State& state) {
-  auto full = MakeFullCluster(state, static_cast<int32_t>(state.range(0)));
-  if (full == nullptr) return;
-  for (auto _ : state) {
-    auto admitter = admission::MakeAdmitter(full->manifests);
-    if (!admitter.ok()) {
-      state.SkipWithError(admitter.status().message().c_str());
-      return;
-    }
-    full->engine = engine::Engine::Readmitted(std::move(full->engine), full->manifests,
-                                              std::move(admitter).value());
-    state.PauseTiming();
-    Status cycle = full->engine->RunCycle();
-    state.ResumeTiming();
-    if (!cycle.ok()) {
-      state.SkipWithError("cycle failed");
-      return;
-    }
-  }
-  state.counters["running"] = static_cast<double>(full->running);
-  state.counters["workloads"] = static_cast<double>(full->total);
+  RunRebuilds(state, [](std::unique_ptr<engine::Engine> old, const model::ManifestSet& m) {
+    return engine::Engine::Readmitted(std::move(old), m, admission::MakeAdmitter(m).value());
+  });
 }
 
 // The same cluster, one node cordoned in place (Engine::UpdateNode) and uncordoned
