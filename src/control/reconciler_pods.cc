@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "control/gang_binder.h"
 #include "control/reconciler.h"
 #include "control/reconciler_state.h"
 #include "control/workload_objects.h"
@@ -70,7 +71,9 @@ bool Reconciler::IntakeBarePod(const json& pod) {
 void Reconciler::ApplyBarePod(const Change& change) {
   const std::string pod_id = change.namespace_ + "/" + change.name;
   auto known = bare_pods_.find(pod_id);
-  if (change.type == ChangeType::kDeleted) {
+  // A pod being deleted (a finalizer holds it, or its grace period runs) has left its
+  // workload already, as Kueue counts a terminating pod out of its group.
+  if (change.type == ChangeType::kDeleted || PodDeleting(change.Object())) {
     if (known == bare_pods_.end()) return;
     const std::string key = known->second;
     bare_pods_.erase(known);

@@ -30,4 +30,13 @@ std::vector<std::string> SplitTrimmed(std::string_view s, char sep) {
   return out;
 }
 
+std::string JoinStrings(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
 }  // namespace muster

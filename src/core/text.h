@@ -19,4 +19,7 @@ std::string_view TrimSpace(std::string_view s);
 // `s` split at every `sep`, each piece trimmed; empty pieces are kept ("a,,b" has 3).
 std::vector<std::string> SplitTrimmed(std::string_view s, char sep);
 
+// `parts` with `sep` between each two ({"a", "b"}, ", " -> "a, b").
+std::string JoinStrings(const std::vector<std::string>& parts, std::string_view sep);
+
 }  // namespace muster

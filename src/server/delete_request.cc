@@ -5,6 +5,7 @@
 #include <string>
 
 #include "server/api_status.h"
+#include "server/graceful_deletion.h"
 #include "server/owner_graph.h"
 #include "server/watch_stream.h"
 
@@ -107,7 +108,12 @@ ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequ
   // dependents right after it (docs/serve.md).
   auto deleted = store.Delete(key, rv, uid);
   if (!deleted.ok()) return StoreError(deleted.status(), t, t.name);
-  return Object(PresentObject(std::move(*deleted), *t.type, t.version));
+  // Still there (finalizers hold it: graceful_deletion.h). As kube-apiserver, 202
+  // only for a client that asked for its dependents to go (orphanDependents=false);
+  // 200 otherwise, which older clients expect.
+  const int code = BeingDeleted(*deleted) && orphan_dependents == false ? 202 : 200;
+  return ApiResponse{code, "application/json",
+                     ToWire(PresentObject(std::move(*deleted), *t.type, t.version))};
 }
 
 }  // namespace muster::server

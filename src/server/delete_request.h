@@ -1,7 +1,8 @@
 // DELETE of one object as kube-apiserver answers it: DeleteOptions from the query or
 // the body (preconditions on resourceVersion and uid, propagationPolicy or the legacy
 // orphanDependents, each kind's default policy), dryRun, and the `orphan` finalizer an
-// owner leaves with when its dependents are orphaned (garbage_collector.h).
+// owner leaves with when its dependents are orphaned (garbage_collector.h). An object
+// its finalizers hold is marked and answered as it is now (graceful_deletion.h).
 #pragma once
 
 #include "server/api_handler.h"

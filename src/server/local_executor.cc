@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "control/workload_objects.h"
+#include "core/text.h"
 #include "server/local_node.h"
 #include "server/pod_object.h"
 #include "server/pod_paths.h"
@@ -17,12 +18,6 @@ namespace {
 using json = nlohmann::json;
 
 constexpr int kFirstMasterPort = 29500;
-
-std::string Join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
 
 model::StringMap StringMapAt(const json& object, const char* section, const char* field) {
   model::StringMap out;
@@ -287,7 +282,7 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
   }
   // Like the NVIDIA device plugin: a pod sees exactly the GPUs it was given, so a
   // pod without GPUs sees none.
-  input.identity_env.emplace_back("CUDA_VISIBLE_DEVICES", Join(visible, ","));
+  input.identity_env.emplace_back("CUDA_VISIBLE_DEVICES", JoinStrings(visible, ","));
   // GPU ids are nvidia-smi's (PCI bus order); CUDA's default order is fastest-first.
   input.identity_env.emplace_back("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
   input.mpi_hostfile = identity.mpi_hostfile;
@@ -325,7 +320,7 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
   pod.image_wait = pod.retry_start = false;
   pod.state = PodState::kRunning;
   pod.reason.clear();
-  pod.message = plan->warnings.empty() ? "" : Join(plan->warnings, "; ");
+  pod.message = plan->warnings.empty() ? "" : JoinStrings(plan->warnings, "; ");
   by_process_[pod.id] = {attempt, i};
 }
 

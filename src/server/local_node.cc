@@ -13,6 +13,7 @@
 
 #include "control/resource_types.h"
 #include "core/quantity.h"
+#include "core/text.h"
 #include "server/api_handler.h"
 
 namespace muster::server {
@@ -46,12 +47,6 @@ std::string ReadFileOrEmpty(const fs::path& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::string Join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
 }
 
 bool IsAlnum(char c) {
@@ -267,7 +262,7 @@ std::vector<json> LocalNodeManifests(const LocalMachine& m) {
       labels["nvidia.com/gpu.memory"] = std::to_string(m.gpus.front().memory_mib);
     }
     resources[kGpuResource] = std::to_string(m.gpus.size());
-    metadata["annotations"] = {{kGpuIdsAnnotation, Join(gpu_ids, ",")}};
+    metadata["annotations"] = {{kGpuIdsAnnotation, JoinStrings(gpu_ids, ",")}};
   }
   metadata["labels"] = std::move(labels);
   std::vector<json> out;
@@ -373,7 +368,8 @@ std::string DescribeLocalMachine(const LocalMachine& m) {
   std::vector<std::string> numa_ids;
   for (int n : numa) numa_ids.push_back(std::to_string(n));
   out += std::to_string(m.gpus.size()) + (m.gpus.size() == 1 ? " GPU (" : " GPUs (") +
-         Join(parts, ", ") + ", NUMA " + (numa.empty() ? "unknown" : Join(numa_ids, ",")) + ")";
+         JoinStrings(parts, ", ") + ", NUMA " +
+         (numa.empty() ? "unknown" : JoinStrings(numa_ids, ",")) + ")";
   return out;
 }
 

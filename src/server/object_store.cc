@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "server/graceful_deletion.h"
 #include "server/sqlite_stmt.h"
 
 namespace muster::server {
@@ -552,7 +553,9 @@ Result<json> ObjectStore::MutateNow(const control::ObjectKey& key, const Mutator
     // Identity and server-set fields are not the client's to change.
     json& md = Metadata(next);
     const json& cur_md = current["metadata"];
-    for (const char* f : {"name", "namespace", "uid", "creationTimestamp", "generation"}) {
+    // An update can neither clear nor move a deletion mark (graceful_deletion.h).
+    for (const char* f : {"name", "namespace", "uid", "creationTimestamp", "generation",
+                          "deletionTimestamp", "deletionGracePeriodSeconds"}) {
       if (cur_md.contains(f)) {
         md[f] = cur_md[f];
       } else {
@@ -567,7 +570,10 @@ Result<json> ObjectStore::MutateNow(const control::ObjectKey& key, const Mutator
   if (next == current) return next;  // a no-op write keeps its resourceVersion
   WriteExtras extras;
   if (decoded != nullptr) extras.decoded = *decoded;
-  auto rv = CommitLocked(key, control::ChangeType::kModified, next, &extras);
+  // The update took the last finalizer off an object being deleted: it goes now.
+  const bool gone = BeingDeleted(next) && !HeldByFinalizers(next);
+  auto rv = CommitLocked(key, gone ? control::ChangeType::kDeleted : control::ChangeType::kModified,
+                         next, &extras);
   if (!rv.ok()) return rv.status();
   return next;
 }
@@ -591,6 +597,14 @@ Result<json> ObjectStore::DeleteNow(const control::ObjectKey& key,
   }
   if (expected_uid && *expected_uid != object["metadata"].value("uid", "")) {
     return Conflict("precondition failed: uid does not match");
+  }
+  if (HeldByFinalizers(object)) {
+    // Marked, not removed: it goes once an update takes its last finalizer off.
+    if (BeingDeleted(object)) return object;
+    MarkForDeletion(object, Now());
+    auto rv = CommitLocked(key, control::ChangeType::kModified, object);
+    if (!rv.ok()) return rv.status();
+    return object;
   }
   auto rv = CommitLocked(key, control::ChangeType::kDeleted, object);
   if (!rv.ok()) return rv.status();

@@ -130,7 +130,9 @@ class ObjectStore : public control::ObjectReader {
       const std::shared_ptr<const control::DecodedJob>* decoded = nullptr);
 
   // Removes the object and returns it as it was. `expected_rv`/`expected_uid`:
-  // DeleteOptions preconditions (kConflict on mismatch).
+  // DeleteOptions preconditions (kConflict on mismatch). An object a finalizer holds
+  // is only marked (graceful_deletion.h) and returned as it is now; an update that
+  // takes the last finalizer off a marked object removes it (a DELETED change).
   Result<nlohmann::json> Delete(const control::ObjectKey& key,
                                 std::optional<int64_t> expected_rv = {},
                                 std::optional<std::string> expected_uid = {});

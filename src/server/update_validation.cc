@@ -3,6 +3,7 @@
 #include "control/store_snapshot.h"
 #include "control/workload_objects.h"
 #include "server/core_validation.h"
+#include "server/graceful_deletion.h"
 #include "server/meta_validation.h"
 #include "server/rbac_validation.h"
 
@@ -223,6 +224,16 @@ std::vector<StatusCause> ValidateUpdate(const control::ResourceType& type, const
                                         const json& next, const UpdateContext& context) {
   std::vector<StatusCause> out =
       ValidateObjectMeta(type, At(next, {"metadata"}), /*check_name=*/false);
+  if (BeingDeleted(current)) {
+    if (auto added = AddedFinalizers(current, next); !added.empty()) {
+      std::string list;
+      for (const std::string& f : added) list += (list.empty() ? "\"" : ", \"") + f + "\"";
+      out.push_back(Forbidden("metadata.finalizers",
+                              "no new finalizers can be added if the object is being deleted, "
+                              "found new finalizers []string{" +
+                                  list + "}"));
+    }
+  }
   const bool is_job = control::IsJobResource(type.StoreKey());
   if (is_job && context.admitted) {
     const json old_queue = At(current, {"metadata", "labels", kQueueNameLabel});

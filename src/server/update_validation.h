@@ -11,7 +11,8 @@
 // while admitted); Kueue's queue-name label while the job is admitted (its
 // Workload holds quota); LocalQueue clusterQueue; Workload podSets and queueName
 // while admitted; PriorityClass value and preemptionPolicy; Pod spec (image,
-// activeDeadlineSeconds and added tolerations only).
+// activeDeadlineSeconds and added tolerations only). Any kind: no finalizer added
+// while the object is being deleted.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -145,6 +145,35 @@ TEST_F(ReconcilerPodsTest, DeletingARunningPodRemovesItsWorkloadAndFreesItsQuota
   EXPECT_EQ(bench_.Get("workloads.kueue.x-k8s.io", "ml", "pod-long"), json());
 }
 
+TEST_F(ReconcilerPodsTest, APodAFinalizerHoldsLeavesItsWorkloadWhenMarkedForDeletion) {
+  bench_.Configure(1, 4, 4);
+  bench_.Build();
+  json held = BarePod("held", 4);
+  held["metadata"]["finalizers"] = {"example.com/keep"};
+  bench_.Create("pods", "ml", held);
+  bench_.Create("pods", "ml", BarePod("next", 4));
+  bench_.Steps(2);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/pod-held"));
+  // What the store writes for a DELETE of a pod its finalizer holds.
+  json marked = Pod("held");
+  marked["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
+  marked["metadata"]["deletionGracePeriodSeconds"] = 0;
+  bench_.Replace("pods", "ml", marked);
+  for (int i = 0; i < 3; ++i) {
+    bench_.clock.Advance(2);
+    bench_.Step();
+  }
+  EXPECT_THAT(bench_.runtime.events,
+              ElementsAre("start ml/pod-held", "deleted ml/pod-held", "start ml/pod-next"));
+  // Later writes of the marked pod (its status) do not make it a workload again.
+  marked = Pod("held");
+  marked["status"]["phase"] = "Failed";
+  bench_.Replace("pods", "ml", marked);
+  bench_.Steps(2);
+  EXPECT_EQ(bench_.reconciler->engine()->Find("ml/pod-held"), nullptr);
+  EXPECT_EQ(bench_.runtime.events.size(), 3u);
+}
+
 TEST_F(ReconcilerPodsTest, AGroupPodWithoutItsTotalCountSaysWhy) {
   bench_.Configure(1, 4, 4);
   bench_.Build();

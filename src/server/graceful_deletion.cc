@@ -1,0 +1,55 @@
+#include "server/graceful_deletion.h"
+
+#include <algorithm>
+
+#include "server/owner_graph.h"
+
+namespace muster::server {
+namespace {
+
+using nlohmann::json;
+
+const json* Finalizers(const json& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return nullptr;
+  auto list = meta->find("finalizers");
+  return list != meta->end() && list->is_array() ? &*list : nullptr;
+}
+
+}  // namespace
+
+bool BeingDeleted(const json& object) {
+  auto meta = object.find("metadata");
+  return meta != object.end() && meta->is_object() && meta->contains("deletionTimestamp") &&
+         !(*meta)["deletionTimestamp"].is_null();
+}
+
+bool HeldByFinalizers(const json& object) {
+  const json* list = Finalizers(object);
+  if (list == nullptr) return false;
+  return std::any_of(list->begin(), list->end(), [](const json& f) {
+    return !(f.is_string() && (f == kOrphanFinalizer || f == kForegroundFinalizer));
+  });
+}
+
+void MarkForDeletion(json& object, const std::string& now) {
+  json& meta = object["metadata"];
+  if (!BeingDeleted(object)) meta["deletionTimestamp"] = now;
+  meta["deletionGracePeriodSeconds"] = 0;
+}
+
+std::vector<std::string> AddedFinalizers(const json& current, const json& next) {
+  std::vector<std::string> added;
+  const json* after = Finalizers(next);
+  if (after == nullptr) return added;
+  const json* before = Finalizers(current);
+  for (const json& f : *after) {
+    if (!f.is_string()) continue;
+    if (before != nullptr && std::find(before->begin(), before->end(), f) != before->end())
+      continue;
+    added.push_back(f.get<std::string>());
+  }
+  return added;
+}
+
+}  // namespace muster::server

@@ -1,0 +1,29 @@
+// Finalizers and metadata.deletionTimestamp, as kube-apiserver's registry keeps
+// them: deleting an object that names finalizers only marks it (deletionTimestamp
+// set, deletionGracePeriodSeconds 0) and it stays, terminating, until an update
+// leaves it with none; a second delete changes nothing; an update can neither clear
+// nor move the mark, nor add a finalizer while it is set (update_validation.h).
+//
+// "orphan" and "foregroundDeletion" are the garbage collector's own: serve's
+// collector carries them out when the object goes (orphaning its dependents, or
+// deleting them after it), so they alone never hold an object.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace muster::server {
+
+inline constexpr const char* kForegroundFinalizer = "foregroundDeletion";
+
+// metadata.deletionTimestamp is set.
+bool BeingDeleted(const nlohmann::json& object);
+// Names a finalizer other than the garbage collector's: a delete only marks it.
+bool HeldByFinalizers(const nlohmann::json& object);
+// Sets the mark (deletionTimestamp `now`, RFC 3339; grace period 0).
+void MarkForDeletion(nlohmann::json& object, const std::string& now);
+// The finalizers `next` names that `current` does not.
+std::vector<std::string> AddedFinalizers(const nlohmann::json& current, const nlohmann::json& next);
+
+}  // namespace muster::server

@@ -1,0 +1,184 @@
+// Finalizers and deletionTimestamp (graceful_deletion.h) through the store and the
+// API: a delete marks what a finalizer holds, an update that takes the last one off
+// removes it, and the mark can be neither moved nor cleared nor given new finalizers.
+#include "server/graceful_deletion.h"
+
+#include <deque>
+#include <string>
+
+#include "server/api_fixture.h"
+#include "server/garbage_collector.h"
+#include "server/object_store.h"
+
+namespace muster::server {
+namespace {
+
+using nlohmann::json;
+
+class GracefulDeletionTest : public testing::ApiFixture {
+ protected:
+  void SetUp() override {
+    testing::ApiFixture::SetUp();
+    subscription_ =
+        store_->hub().Subscribe([this](const WatchHub::ChangePtr& c) { changes_.push_back(*c); });
+  }
+  void TearDown() override {
+    store_->hub().Unsubscribe(subscription_);
+    testing::ApiFixture::TearDown();
+  }
+  // A ConfigMap with these finalizers, through the API.
+  void CreateConfigMap(const std::string& name, const json& finalizers) {
+    json cm = {{"apiVersion", "v1"},
+               {"kind", "ConfigMap"},
+               {"metadata", {{"name", name}, {"finalizers", finalizers}}},
+               {"data", {{"k", "v"}}}};
+    auto r = Call("POST", "/api/v1/namespaces/default/configmaps", cm.dump());
+    ASSERT_EQ(r.code, 201) << r.body;
+  }
+  std::string Path(const std::string& name) {
+    return "/api/v1/namespaces/default/configmaps/" + name;
+  }
+  std::optional<json> Stored(const std::string& name) {
+    auto got = store_->Get({"configmaps", "default", name});
+    if (!got.ok()) return std::nullopt;
+    return *got;
+  }
+  // The types of the changes recorded for `name` since the last call.
+  std::vector<control::ChangeType> ChangesOf(const std::string& name) {
+    std::vector<control::ChangeType> types;
+    for (const control::Change& c : changes_) {
+      if (c.name == name) types.push_back(c.type);
+    }
+    changes_.clear();
+    return types;
+  }
+
+  std::deque<control::Change> changes_;
+  WatchHub::SubscriptionId subscription_ = 0;
+};
+
+TEST(GracefulDeletion, OnlyFinalizersOtherThanTheCollectorsHoldAnObject) {
+  EXPECT_FALSE(HeldByFinalizers(json::object()));
+  EXPECT_FALSE(HeldByFinalizers({{"metadata", {{"finalizers", json::array()}}}}));
+  EXPECT_FALSE(
+      HeldByFinalizers({{"metadata", {{"finalizers", {"orphan", "foregroundDeletion"}}}}}));
+  EXPECT_TRUE(HeldByFinalizers({{"metadata", {{"finalizers", {"orphan", "example.com/x"}}}}}));
+  json marked = {{"metadata", {{"name", "a"}}}};
+  EXPECT_FALSE(BeingDeleted(marked));
+  MarkForDeletion(marked, "2026-01-01T00:00:00Z");
+  EXPECT_TRUE(BeingDeleted(marked));
+  MarkForDeletion(marked, "2027-01-01T00:00:00Z");  // the first mark stays
+  EXPECT_EQ(marked["metadata"]["deletionTimestamp"], "2026-01-01T00:00:00Z");
+  EXPECT_EQ(marked["metadata"]["deletionGracePeriodSeconds"], 0);
+  EXPECT_EQ(AddedFinalizers({{"metadata", {{"finalizers", {"a"}}}}},
+                            {{"metadata", {{"finalizers", {"a", "b"}}}}}),
+            std::vector<std::string>{"b"});
+}
+
+TEST_F(GracefulDeletionTest, DeleteMarksAndTheLastFinalizerRemovedDeletes) {
+  CreateConfigMap("held", {"example.com/a", "example.com/b"});
+  changes_.clear();
+  auto r = Call("DELETE", Path("held"));
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_TRUE(Body(r)["metadata"].contains("deletionTimestamp")) << r.body;
+  auto held = Stored("held");
+  ASSERT_TRUE(held.has_value()) << "a finalizer holds it";
+  EXPECT_TRUE(BeingDeleted(*held));
+  EXPECT_EQ((*held)["metadata"]["deletionGracePeriodSeconds"], 0);
+  EXPECT_EQ(ChangesOf("held"), std::vector{control::ChangeType::kModified});
+  const std::string mark = (*held)["metadata"]["deletionTimestamp"];
+
+  // Deleting again changes nothing.
+  r = Call("DELETE", Path("held"));
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_TRUE(ChangesOf("held").empty());
+
+  // A controller takes one finalizer off: still there, the mark unmoved even when
+  // the update tries to clear it.
+  json next = *held;
+  next["metadata"]["finalizers"] = {"example.com/b"};
+  next["metadata"].erase("deletionTimestamp");
+  next["data"]["k"] = "w";
+  r = Call("PUT", Path("held"), next.dump());
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(Body(r)["metadata"]["deletionTimestamp"], mark);
+  EXPECT_EQ(ChangesOf("held"), std::vector{control::ChangeType::kModified});
+
+  // No finalizer may be added while it is being deleted.
+  json patch = {{"metadata", {{"finalizers", {"example.com/b", "example.com/c"}}}}};
+  r = Call("PATCH", Path("held"), patch.dump(), "application/merge-patch+json");
+  EXPECT_EQ(r.code, 422) << r.body;
+  EXPECT_NE(r.body.find("metadata.finalizers"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("example.com/c"), std::string::npos) << r.body;
+
+  // The last one off: gone, as a DELETED change.
+  patch = {{"metadata", {{"finalizers", nullptr}}}};
+  r = Call("PATCH", Path("held"), patch.dump(), "application/merge-patch+json");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_FALSE(Stored("held").has_value());
+  EXPECT_EQ(ChangesOf("held"), std::vector{control::ChangeType::kDeleted});
+  EXPECT_EQ(Call("GET", Path("held")).code, 404);
+}
+
+TEST_F(GracefulDeletionTest, UnmarkedObjectsTakeAndDropFinalizersFreely) {
+  CreateConfigMap("free", json::array());
+  json patch = {{"metadata", {{"finalizers", {"example.com/a"}}}}};
+  auto r = Call("PATCH", Path("free"), patch.dump(), "application/merge-patch+json");
+  ASSERT_EQ(r.code, 200) << r.body;
+  // A client cannot mark it by writing the field.
+  patch = {{"metadata", {{"deletionTimestamp", "2020-01-01T00:00:00Z"}, {"finalizers", nullptr}}}};
+  r = Call("PATCH", Path("free"), patch.dump(), "application/merge-patch+json");
+  ASSERT_EQ(r.code, 200) << r.body;
+  ASSERT_TRUE(Stored("free").has_value());
+  EXPECT_FALSE(BeingDeleted(*Stored("free")));
+  // Without finalizers a delete removes it at once.
+  EXPECT_EQ(Call("DELETE", Path("free")).code, 200);
+  EXPECT_FALSE(Stored("free").has_value());
+}
+
+TEST_F(GracefulDeletionTest, AcceptedWhenDependentsWereAskedToGo) {
+  CreateConfigMap("held", {"example.com/a"});
+  auto r = Call("DELETE", Path("held") + "?orphanDependents=false");
+  EXPECT_EQ(r.code, 202) << r.body;
+  EXPECT_TRUE(Stored("held").has_value());
+}
+
+TEST_F(GracefulDeletionTest, TheCollectorsOwnFinalizersHoldNothing) {
+  // Orphan puts "orphan" on the object; with nothing else there it goes at once.
+  CreateConfigMap("orphaned", json::array());
+  ASSERT_EQ(Call("DELETE", Path("orphaned") + "?propagationPolicy=Orphan").code, 200);
+  EXPECT_FALSE(Stored("orphaned").has_value());
+  // With a finalizer of its own it stays, carrying "orphan" for the collector, and
+  // goes when the finalizer does.
+  CreateConfigMap("both", {"example.com/a"});
+  ASSERT_EQ(Call("DELETE", Path("both") + "?propagationPolicy=Orphan").code, 200);
+  auto held = Stored("both");
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ((*held)["metadata"]["finalizers"], json({"example.com/a", "orphan"}));
+  json patch = {{"metadata", {{"finalizers", {"orphan"}}}}};
+  ASSERT_EQ(Call("PATCH", Path("both"), patch.dump(), "application/merge-patch+json").code, 200);
+  EXPECT_FALSE(Stored("both").has_value());
+}
+
+TEST_F(GracefulDeletionTest, StatusWritesKeepTheMark) {
+  // Store-level: the status scope of a marked object keeps its metadata.
+  const control::ObjectKey key{"configmaps", "default", "s"};
+  ASSERT_TRUE(store_
+                  ->Create(key, {{"metadata", {{"name", "s"}, {"finalizers", {"example.com/a"}}}},
+                                 {"data", json::object()}})
+                  .ok());
+  auto marked = store_->Delete(key);
+  ASSERT_TRUE(marked.ok());
+  EXPECT_TRUE(BeingDeleted(*marked));
+  json next = *marked;
+  next["metadata"].erase("deletionTimestamp");
+  next["metadata"].erase("finalizers");
+  next["status"] = {{"phase", "x"}};
+  auto written = store_->Update(key, next, WriteScope::kStatus);
+  ASSERT_TRUE(written.ok());
+  EXPECT_TRUE(BeingDeleted(*written));
+  EXPECT_TRUE(store_->Get(key).ok()) << "a status write takes no finalizer off";
+}
+
+}  // namespace
+}  // namespace muster::server
