@@ -192,6 +192,11 @@ void DecodeClusterQueue(const YamlValue& root, model::ObjectMeta meta, DecodeRes
   cq.flavor_fungibility = DecodeFungibility(spec.Get("flavorFungibility"));
   cq.fair_sharing = DecodeFairSharing(spec.Get("fairSharing"));
   cq.stop_policy = DecodeStopPolicy(spec.Get("stopPolicy"));
+  // Kueue's TerminateClusterQueue: being deleted, it admits nothing new and what it
+  // admitted runs on.
+  cq.terminating = root.Get("metadata").Get("deletionTimestamp").IsSet();
+  if (cq.terminating && cq.stop_policy == model::StopPolicy::kNone)
+    cq.stop_policy = model::StopPolicy::kHold;
   cq.meta = std::move(meta);
   if (!root.ctx().has_errors()) out.manifests.cluster_queues.push_back(std::move(cq));
 }

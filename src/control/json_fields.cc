@@ -15,4 +15,23 @@ std::string StringField(const nlohmann::json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+bool RemoveFinalizer(nlohmann::json& object, const std::string& finalizer) {
+  if (!object.is_object()) return false;
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return false;
+  auto list = meta->find("finalizers");
+  if (list == meta->end() || !list->is_array()) return false;
+  nlohmann::json kept = nlohmann::json::array();
+  for (const auto& f : *list) {
+    if (!(f.is_string() && f == finalizer)) kept.push_back(f);
+  }
+  if (kept.size() == list->size()) return false;
+  if (kept.empty()) {
+    meta->erase("finalizers");
+  } else {
+    *list = std::move(kept);
+  }
+  return true;
+}
+
 }  // namespace muster::control

@@ -14,4 +14,8 @@ const nlohmann::json& ObjectField(const nlohmann::json& object, const char* key)
 // object[key] when `object` is an object and that field is a string, else "".
 std::string StringField(const nlohmann::json& object, const char* key);
 
+// Takes `finalizer` off object.metadata.finalizers (the field goes with its last
+// entry); false when the object did not name it.
+bool RemoveFinalizer(nlohmann::json& object, const std::string& finalizer);
+
 }  // namespace muster::control

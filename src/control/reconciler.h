@@ -370,6 +370,8 @@ class Reconciler {
   int write_round_ = 0;
   bool queues_dirty_ = true;
   std::map<std::string, nlohmann::json> written_queue_status_;
+  // Terminating ClusterQueues whose resource-in-use finalizer removal was submitted.
+  std::set<std::string> released_queues_;
   std::set<std::string> recorded_admissions_;  // see TakeRecordedAdmissions
   std::map<uint64_t, InFlight> in_flight_;     // by op id
   uint64_t next_op_ = 1;

@@ -28,6 +28,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr const char* kNodeTopologies = "noderesourcetopologies.topology.node.k8s.io";
+constexpr const char* kClusterQueues = "clusterqueues.kueue.x-k8s.io";
 
 // What the engine reads of a configuration object. Node heartbeats and conditions
 // change every few seconds: only labels, annotations, spec (taints, unschedulable)
@@ -39,6 +40,8 @@ json Significant(const std::string& resource, const json& object) {
   if (!meta.is_object()) meta = json::object();
   json kept = {{"labels", meta.value("labels", json::object())},
                {"annotations", meta.value("annotations", json::object())}};
+  // A ClusterQueue being deleted holds what waits (model::ClusterQueue::terminating).
+  if (resource == kClusterQueues && meta.contains("deletionTimestamp")) kept["terminating"] = true;
   json out = {{"metadata", kept}, {"spec", object.value("spec", json())}};
   if (resource == "nodes") {
     const json status = object.value("status", json::object());
@@ -68,7 +71,6 @@ json Significant(const std::string& resource, const json& object) {
 // quarter of its indexes): a rebuild re-places nothing, but costs O(running pods).
 constexpr int32_t kRemovedNodesKept = 64;
 
-constexpr const char* kClusterQueues = "clusterqueues.kueue.x-k8s.io";
 constexpr const char* kLocalQueues = "localqueues.kueue.x-k8s.io";
 constexpr const char* kPriorityClasses = "priorityclasses.scheduling.k8s.io";
 constexpr const char* kWorkloadPriorityClasses = "workloadpriorityclasses.kueue.x-k8s.io";
@@ -116,9 +118,11 @@ void EraseQuotas(json& spec) {
 }
 
 // A ClusterQueue or Cohort without what changes in place: its quota numbers
-// (nominalQuota, borrowingLimit, lendingLimit) and a ClusterQueue's stopPolicy.
-// Equal before and after an edit that only moves those.
+// (nominalQuota, borrowingLimit, lendingLimit) and a ClusterQueue's stopPolicy (which
+// its deletion sets to at least Hold). Equal before and after an edit that only
+// moves those.
 std::string QueueStructure(json significant) {
+  if (significant.contains("metadata")) significant["metadata"].erase("terminating");
   for (json* spec : {significant.contains("spec") ? &significant["spec"] : nullptr,
                      significant.contains("rest") && significant["rest"].contains("spec")
                          ? &significant["rest"]["spec"]

@@ -201,6 +201,12 @@ void Reconciler::ApplyResults() {
         retry_ = true;
       }
       if (!result.status.ok() && result.status.code() != StatusCode::kNotFound &&
+          pending.op.kind == WriteKind::kRemoveFinalizer) {
+        released_queues_.erase(pending.op.name);  // taken off again next time
+        queues_dirty_ = true;
+        retry_ = true;
+      }
+      if (!result.status.ok() && result.status.code() != StatusCode::kNotFound &&
           pending.op.kind != WriteKind::kMergeStatus)
         Log("cannot write " + pending.op.resource + " " + pending.op.namespace_ + "/" +
             pending.op.name + ": " + result.status.message());
@@ -398,10 +404,26 @@ void Reconciler::SyncQueues() {
     op.object = {{"status", std::move(status)}};
     Submit(nullptr, std::move(op));
   };
+  std::set<std::string> terminating;
   for (const auto& cq : config_.cluster_queues) {
-    write("clusterqueues.kueue.x-k8s.io", "", cq.meta.name,
-          ClusterQueueStatus(cq, counts.cluster_queues[cq.meta.name], usage));
+    const QueueCounts::Count& count = counts.cluster_queues[cq.meta.name];
+    write("clusterqueues.kueue.x-k8s.io", "", cq.meta.name, ClusterQueueStatus(cq, count, usage));
+    if (!cq.terminating) continue;
+    terminating.insert(cq.meta.name);
+    // Kueue's ClusterQueueEmpty: nothing it admitted is left, so its finalizer comes
+    // off and the API server removes it (once).
+    if (count.admitted == 0 && released_queues_.insert(cq.meta.name).second) {
+      WriteOp op;
+      op.kind = WriteKind::kRemoveFinalizer;
+      op.resource = "clusterqueues.kueue.x-k8s.io";
+      op.name = cq.meta.name;
+      op.object = kResourceInUseFinalizer;
+      Submit(nullptr, std::move(op));
+    }
   }
+  // Gone (or never released): a ClusterQueue made again under the name starts afresh.
+  std::erase_if(released_queues_,
+                [&](const std::string& name) { return !terminating.count(name); });
   for (const auto& lq : config_.local_queues) {
     write("localqueues.kueue.x-k8s.io", lq.meta.namespace_, lq.meta.name,
           QueueCountStatus(counts.local_queues[lq.meta.namespace_ + "/" + lq.meta.name]));

@@ -33,6 +33,9 @@ enum class WriteKind {
   kEvent,  // create the v1 Event `object`
   kBind,   // bind the pods `bindings` (pod, node), concurrently if the sink can
   kDeletePod,
+  // Take the finalizer `object` (a string) off the object; the API server removes an
+  // object being deleted once its last finalizer is gone.
+  kRemoveFinalizer,
 };
 
 struct WriteOp {

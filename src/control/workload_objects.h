@@ -94,6 +94,11 @@ RecordedAdmission ReadRecordedAdmission(const nlohmann::json& admission,
 // restarted controller keeps counting where the last one stopped.
 engine::Engine::RequeueState ReadRequeueState(const nlohmann::json& workload);
 
+// Kueue's finalizer on a ClusterQueue (added when it is created: serve's create
+// path, as Kueue's webhook): a ClusterQueue deleted while it holds admitted
+// workloads stays, terminating, until they are done; the reconciler then takes it off.
+inline constexpr const char* kResourceInUseFinalizer = "kueue.x-k8s.io/resource-in-use";
+
 // Pending and admitted workloads per ClusterQueue (by name) and LocalQueue (by
 // "<namespace>/<name>"): what queue status reports. Finished workloads count nowhere.
 struct QueueCounts {

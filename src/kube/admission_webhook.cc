@@ -1,11 +1,13 @@
 #include "kube/admission_webhook.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
 
 #include "control/job_templates.h"
 #include "control/json_fields.h"
+#include "control/workload_objects.h"
 #include "core/base64.h"
 
 namespace muster::kube {
@@ -159,6 +161,28 @@ void AddSchedulerName(const json& object, const std::string& scheduler_name, jso
   }
 }
 
+// Allowed, with `patch` (a JSON patch) when it changes anything.
+json AllowedWith(const std::string& api_version, const std::string& uid, const json& patch) {
+  json review_out = Allowed(api_version, uid);
+  if (patch.empty()) return review_out;
+  review_out["response"]["patchType"] = "JSONPatch";
+  review_out["response"]["patch"] = EncodeBase64(patch.dump());
+  return review_out;
+}
+
+// Kueue's ClusterQueue webhook: the resource-in-use finalizer, so that deleting the
+// queue waits for what it admitted (the reconciler takes it off).
+json ResourceInUsePatch(const json& metadata) {
+  const json finalizer = control::kResourceInUseFinalizer;
+  auto list = metadata.find("finalizers");
+  if (list == metadata.end() || !list->is_array()) {
+    return json::array(
+        {{{"op", "add"}, {"path", "/metadata/finalizers"}, {"value", json::array({finalizer})}}});
+  }
+  if (std::find(list->begin(), list->end(), finalizer) != list->end()) return json::array();
+  return json::array({{{"op", "add"}, {"path", "/metadata/finalizers/-"}, {"value", finalizer}}});
+}
+
 json Decide(const json& review, const WebhookOptions& options) {
   if (!review.is_object()) return Denied("", "", "the AdmissionReview is not a JSON object");
   const std::string api_version = control::StringField(review, "apiVersion");
@@ -191,6 +215,8 @@ json Decide(const json& review, const WebhookOptions& options) {
   const json* metadata = ObjectAt(*object, "metadata");
   if (metadata == nullptr) return Denied(api_version, uid, "request.object.metadata is missing");
 
+  if (group == "kueue.x-k8s.io" && kind == "ClusterQueue")
+    return AllowedWith(api_version, uid, ResourceInUsePatch(*metadata));
   const ManagedKind* managed = FindManagedKind(group, kind);
   // A kind muster does not manage (a webhook rule broader than muster's kinds) is let
   // through: refusing it would block that kind cluster-wide under failurePolicy Fail.
@@ -205,11 +231,7 @@ json Decide(const json& review, const WebhookOptions& options) {
   json patch = SuspendPatch(*object, managed->suspend, why);
   if (!why.empty()) return Denied(api_version, uid, why);
   AddSchedulerName(*object, options.scheduler_name, patch);
-  if (patch.empty()) return Allowed(api_version, uid);
-  json review_out = Allowed(api_version, uid);
-  review_out["response"]["patchType"] = "JSONPatch";
-  review_out["response"]["patch"] = EncodeBase64(patch.dump());
-  return review_out;
+  return AllowedWith(api_version, uid, patch);
 }
 
 }  // namespace

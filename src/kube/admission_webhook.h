@@ -4,6 +4,9 @@
 // unsuspends it on admission. Semantics follow Kueue's job webhooks (default suspend
 // when the job names a queue and its controlling owner is not itself a managed job).
 //
+// A Kueue ClusterQueue gets the resource-in-use finalizer on CREATE, as Kueue's
+// webhook adds it (control/workload_objects.h).
+//
 // Suspend fields by kind:
 //   batch/v1 Job, jobset.x-k8s.io JobSet          spec.suspend
 //   kubeflow.org PyTorchJob, TFJob, MPIJob         spec.runPolicy.suspend

@@ -2,9 +2,12 @@
 
 #include <utility>
 
+#include "control/json_fields.h"
+
 namespace muster::kube {
 
 using json = nlohmann::json;
+using control::RemoveFinalizer;
 using control::WriteKind;
 using control::WriteOp;
 using control::WriteResult;
@@ -102,6 +105,15 @@ WriteResult ApiSink::Run(WriteOp& op) {
       return WriteJob(op, /*status=*/true);
     case WriteKind::kMergeStatus:
       return From(op, writer_.MergePatchStatus(op.resource, op.namespace_, op.name, op.object));
+    case WriteKind::kRemoveFinalizer: {
+      // Read, then replaced at that resourceVersion: a conflict is tried again later.
+      auto current = writer_.Get(op.resource, op.namespace_, op.name);
+      if (!current.ok()) return From(op, std::move(current));
+      json next = std::move(current).value();
+      if (!RemoveFinalizer(next, op.object.is_string() ? op.object.get<std::string>() : ""))
+        return From(op, Result<json>(std::move(next)));
+      return From(op, writer_.Replace(op.resource, next));
+    }
     case WriteKind::kEvent: {
       Status s = writer_.CreateEvent(op.object, /*repeat=*/!op.create);
       return From(op, s.ok() ? Result<json>(json()) : Result<json>(s));

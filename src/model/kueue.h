@@ -82,7 +82,11 @@ struct ClusterQueue {
   ClusterQueuePreemption preemption;
   FlavorFungibility flavor_fungibility;
   FairSharingSpec fair_sharing;
+  // The effective policy: Hold at least while the ClusterQueue is terminating.
   StopPolicy stop_policy = StopPolicy::kNone;
+  // metadata.deletionTimestamp is set: Kueue's resource-in-use finalizer keeps it
+  // until what it admitted is done, and it admits nothing new meanwhile.
+  bool terminating = false;
 };
 
 struct LocalQueue {

@@ -16,6 +16,7 @@
 #include "server/create_admission.h"
 #include "server/delete_request.h"
 #include "server/discovery.h"
+#include "server/kueue_defaults.h"
 #include "server/kueue_visibility.h"
 #include "server/list_response.h"
 #include "server/managed_fields.h"
@@ -303,6 +304,7 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
   // create; other kinds with a status subresource start without one.
   if (type.has_status && type.kind != "Node") body->erase("status");
   DefaultCoreObject(type, *body, nullptr);
+  DefaultKueueObject(type, *body, nullptr);
   if (auto causes = ValidateObjectMeta(type, meta); !causes.empty()) {
     return ErrorResponse(InvalidObject(type, name, std::move(causes)));
   }
@@ -367,6 +369,7 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
       {t.type->StoreKey(), t.namespace_, t.name},
       [&](const json& current) -> Result<json> {
         auth::KeepOwner(current, *body);  // immutable: the value sent is ignored
+        if (scope != WriteScope::kStatus) DefaultKueueObject(*t.type, *body, &current);
         KeepManagedFields(current, *body);
         RecordManager(t, r, &current, *body);
         if (scope != WriteScope::kStatus) invalid = CheckUpdate(t, current, *body, admitted);
@@ -426,7 +429,10 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
         json next;
         invalid = PatchObject(patch, current, next);
         if (invalid) return InvalidArgument("invalid");
-        if (scope != WriteScope::kStatus) DefaultCoreObject(*t.type, next, &current);
+        if (scope != WriteScope::kStatus) {
+          DefaultCoreObject(*t.type, next, &current);
+          DefaultKueueObject(*t.type, next, &current);
+        }
         auth::KeepOwner(current, next);  // immutable: the value sent is ignored
         if (patch.type != PatchType::kApply) RecordManager(t, r, &current, next);
         RequestTarget same = t;

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "control/json_fields.h"
+
 namespace muster::server {
 
 using json = nlohmann::json;
@@ -43,6 +45,17 @@ Result<json> StoreSink::Write(const control::WriteOp& op) {
     }
     case WriteKind::kJob:
       return store_.Update(key, op.object, WriteScope::kSpec);
+    case WriteKind::kRemoveFinalizer: {
+      const std::string finalizer = op.object.is_string() ? op.object.get<std::string>() : "";
+      return store_.Mutate(
+          key,
+          [&](const json& current) -> Result<json> {
+            json next = current;
+            control::RemoveFinalizer(next, finalizer);
+            return next;
+          },
+          WriteScope::kAll);
+    }
     case WriteKind::kBind:
       return FailedPrecondition("serve's executor binds its own pods");
   }

@@ -194,6 +194,45 @@ TEST_F(ReconcilerConfigEditsTest, AClusterQueueStoppedAndResumedInPlace) {
   EXPECT_EQ(bench_.reconciler->config().cluster_queues.at(0).stop_policy, model::StopPolicy::kNone);
 }
 
+// Kueue's resource-in-use finalizer: a ClusterQueue deleted while it has admitted
+// workloads stays, terminating, admits nothing new, and lets what it admitted run;
+// once that is done the finalizer comes off and the API server removes it.
+TEST_F(ReconcilerConfigEditsTest, ADeletedClusterQueueTerminatesOnceWhatItAdmittedIsDone) {
+  bench_.Configure(2, 4, 16);
+  json cq = bench_.Get(kClusterQueues, "", "research");
+  cq["metadata"]["finalizers"] = {"kueue.x-k8s.io/resource-in-use"};
+  bench_.Replace(kClusterQueues, "", cq);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("running", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
+  const engine::Engine* engine = bench_.reconciler->engine();
+
+  // What the API server writes for the DELETE: the mark, nothing else.
+  cq = bench_.Get(kClusterQueues, "", "research");
+  cq["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
+  bench_.Replace(kClusterQueues, "", cq);
+  bench_.Create("jobs.batch", "ml", IndexedJob("late", 1, 4));
+  bench_.Steps(2);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
+  EXPECT_FALSE(WaitReason("late").empty());
+  EXPECT_EQ(Condition(bench_.Workload("running"), "Admitted"), "True");
+  EXPECT_EQ(bench_.sink.Count("remove-finalizer"), 0);
+  EXPECT_FALSE(bench_.Get(kClusterQueues, "", "research").is_null());
+  // In place: no rebuild of admission for the mark.
+  EXPECT_EQ(bench_.reconciler->engine(), engine);
+  EXPECT_TRUE(bench_.reconciler->config().cluster_queues.at(0).terminating);
+
+  bench_.runtime.Finish("ml/running", true);
+  bench_.Steps(3);
+  EXPECT_EQ(bench_.sink.Count("remove-finalizer clusterqueues.kueue.x-k8s.io /research"), 1);
+  EXPECT_TRUE(bench_.Get(kClusterQueues, "", "research").is_null());
+  EXPECT_TRUE(bench_.reconciler->config().cluster_queues.empty());
+  // The job that came meanwhile still waits: its LocalQueue names no ClusterQueue.
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/running", "done ml/running"));
+  EXPECT_FALSE(WaitReason("late").empty());
+}
+
 TEST_F(ReconcilerConfigEditsTest, PriorityClassesChangeNothingThatRuns) {
   bench_.Configure(2, 4, 16);
   bench_.Build();

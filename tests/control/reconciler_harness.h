@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "control/gang_runtime.h"
+#include "control/json_fields.h"
 #include "control/memory_objects.h"
 #include "control/reconciler.h"
 #include "control/status_sink.h"
@@ -110,6 +111,8 @@ class RecordingSink : public StatusSink {
         return "bind";
       case WriteKind::kDeletePod:
         return "delete-pod";
+      case WriteKind::kRemoveFinalizer:
+        return "remove-finalizer";
     }
     return "?";
   }
@@ -168,6 +171,23 @@ class RecordingSink : public StatusSink {
       case WriteKind::kDeletePod:
         done = objects_.Delete(op.resource, op.namespace_, op.name);
         break;
+      case WriteKind::kRemoveFinalizer: {
+        // As the API server: an object being deleted goes with its last finalizer.
+        auto current = objects_.Get({op.resource, op.namespace_, op.name});
+        if (!current.ok()) {
+          done = current.status();
+          break;
+        }
+        json next = *current;
+        RemoveFinalizer(next, op.object.get<std::string>());
+        const json& meta = next["metadata"];
+        if (meta.contains("deletionTimestamp") && !meta.contains("finalizers")) {
+          done = objects_.Delete(op.resource, op.namespace_, op.name);
+        } else {
+          done = objects_.Replace(op.resource, op.namespace_, next);
+        }
+        break;
+      }
       case WriteKind::kBind:
         for (const auto& [pod, node] : op.bindings) {
           auto current = objects_.Get({"pods", op.namespace_, pod});

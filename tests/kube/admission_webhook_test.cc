@@ -215,6 +215,20 @@ TEST(AdmissionWebhookTest, OtherKindsAreAllowedUnchanged) {
   EXPECT_TRUE(PatchOf(ReviewJobCreate(Review(deployment), {})).is_null());
 }
 
+TEST(AdmissionWebhookTest, ClusterQueuesGetKueuesResourceInUseFinalizer) {
+  json cq = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+             {"kind", "ClusterQueue"},
+             {"metadata", {{"name", "research"}}},
+             {"spec", {{"namespaceSelector", json::object()}}}};
+  EXPECT_EQ(Mutated(cq)["metadata"]["finalizers"], json({"kueue.x-k8s.io/resource-in-use"}));
+  cq["metadata"]["finalizers"] = {"example.com/keep"};
+  EXPECT_EQ(Mutated(cq)["metadata"]["finalizers"],
+            json({"example.com/keep", "kueue.x-k8s.io/resource-in-use"}));
+  cq["metadata"]["finalizers"] = {"kueue.x-k8s.io/resource-in-use"};
+  EXPECT_TRUE(PatchOf(ReviewJobCreate(Review(cq), {})).is_null()) << "already there";
+  EXPECT_EQ(Mutated(cq)["spec"], json({{"namespaceSelector", json::object()}}));
+}
+
 TEST(AdmissionWebhookTest, KindFallsBackToTheObject) {
   json review = Review(BatchJob());
   review["request"].erase("kind");

@@ -50,7 +50,14 @@ TEST_F(ApiHandlerTest, CreateGetConflictDelete) {
   auto conflict = Call("PUT", cqs_ + "/team-a", stale.dump());
   EXPECT_EQ(conflict.code, 409);
   EXPECT_EQ(Body(conflict)["reason"], "Conflict");
+  // Kueue's resource-in-use finalizer holds a deleted ClusterQueue until the scheduler
+  // (not running here) takes it off.
   EXPECT_EQ(Call("DELETE", cqs_ + "/team-a").code, 200);
+  EXPECT_TRUE(Body(Call("GET", cqs_ + "/team-a"))["metadata"].contains("deletionTimestamp"));
+  ASSERT_EQ(Call("PATCH", cqs_ + "/team-a", R"({"metadata":{"finalizers":null}})",
+                 "application/merge-patch+json")
+                .code,
+            200);
   auto missing = Call("GET", cqs_ + "/team-a");
   EXPECT_EQ(missing.code, 404);
   EXPECT_EQ(Body(missing)["reason"], "NotFound");

@@ -160,6 +160,34 @@ TEST_F(GracefulDeletionTest, TheCollectorsOwnFinalizersHoldNothing) {
   EXPECT_FALSE(Stored("both").has_value());
 }
 
+TEST_F(GracefulDeletionTest, AClusterQueueCarriesKueuesFinalizer) {
+  const std::string path = "/apis/kueue.x-k8s.io/v1beta1/clusterqueues/cq";
+  json cq = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+             {"kind", "ClusterQueue"},
+             {"metadata", {{"name", "cq"}}},
+             {"spec", {{"namespaceSelector", json::object()}}}};
+  auto r = Call("POST", "/apis/kueue.x-k8s.io/v1beta1/clusterqueues", cq.dump());
+  ASSERT_EQ(r.code, 201) << r.body;
+  EXPECT_EQ(Body(r)["metadata"]["finalizers"], json({"kueue.x-k8s.io/resource-in-use"}));
+  // A replace that drops it gets it back, as Kueue's webhook defaults it.
+  json replaced = Body(r);
+  replaced["metadata"].erase("finalizers");
+  replaced["metadata"]["labels"] = {{"a", "b"}};
+  r = Call("PUT", path, replaced.dump());
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(Body(r)["metadata"]["finalizers"], json({"kueue.x-k8s.io/resource-in-use"}));
+  // Deleted, it stays until the scheduler takes the finalizer off (not running here);
+  // an update while it terminates adds nothing back.
+  ASSERT_EQ(Call("DELETE", path).code, 200);
+  auto held = store_->Get({"clusterqueues.kueue.x-k8s.io", "", "cq"});
+  ASSERT_TRUE(held.ok());
+  EXPECT_TRUE(BeingDeleted(*held));
+  json patch = {{"metadata", {{"finalizers", nullptr}}}};
+  r = Call("PATCH", path, patch.dump(), "application/merge-patch+json");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(Call("GET", path).code, 404);
+}
+
 TEST_F(GracefulDeletionTest, StatusWritesKeepTheMark) {
   // Store-level: the status scope of a marked object keeps its metadata.
   const control::ObjectKey key{"configmaps", "default", "s"};

@@ -205,6 +205,33 @@ sleep 1
 check "--cascade=orphan keeps the dependent, without the reference" '^gc-kept $' \
   $K get pod gc-kept -o 'jsonpath={.metadata.name} {.metadata.ownerReferences}{"\n"}' --allow-missing-template-keys=true
 
+# Finalizers: a delete marks what one holds (kubectl does not wait for it here), and
+# taking the last one off removes it. A ClusterQueue carries Kueue's resource-in-use
+# finalizer, which the scheduler takes off at once when it admitted nothing.
+$K create configmap held >/dev/null
+$K patch configmap held --type=merge -p '{"metadata":{"finalizers":["example.com/hold"]}}' >/dev/null
+$K delete configmap held --wait=false >/dev/null
+check "a finalizer holds a deleted object, marked" '^held [0-9TZ:-]+$' \
+  $K get configmap held -o 'jsonpath={.metadata.name} {.metadata.deletionTimestamp}{"\n"}'
+check_fails "no finalizer is added to an object being deleted" 'no new finalizers can be added' \
+  $K patch configmap held --type=merge -p '{"metadata":{"finalizers":["example.com/hold","example.com/more"]}}'
+$K patch configmap held --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null
+check_fails "its last finalizer taken off, it is gone" 'NotFound|not found' $K get configmap held
+$K apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: doomed}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: default-flavor, resources: [{name: cpu, nominalQuota: 1}]}]
+YAML
+check "a ClusterQueue carries Kueue's resource-in-use finalizer" '^kueue.x-k8s.io/resource-in-use$' \
+  $K get cq doomed -o 'jsonpath={.metadata.finalizers[0]}{"\n"}'
+check "an empty ClusterQueue is deleted at once" 'deleted' timeout 20 $K delete cq doomed
+check_fails "and is gone" 'NotFound|not found' $K get cq doomed
+
 # Optimistic concurrency: replacing with a stale resourceVersion is a 409.
 $K get cq team-a -o json >"$TMP/old.json"
 $K label cq team-a bump=1 >/dev/null
