@@ -26,15 +26,8 @@ using nlohmann::json;
 constexpr int64_t kMaxPods = 110;
 constexpr const char* kGpuResource = "nvidia.com/gpu";
 
-std::string_view Trim(std::string_view s) {
-  const char* kSpace = " \t\r\n";
-  size_t b = s.find_first_not_of(kSpace);
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(kSpace) - b + 1);
-}
-
 std::optional<int64_t> ParseInt(std::string_view s) {
-  s = Trim(s);
+  s = TrimSpace(s);
   int64_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
@@ -169,17 +162,17 @@ int64_t ParseMemTotalBytes(std::string_view meminfo) {
   if (at == std::string_view::npos) return 0;
   std::string_view rest = meminfo.substr(at + 9);
   rest = rest.substr(0, rest.find('\n'));
-  rest = Trim(rest);
+  rest = TrimSpace(rest);
   size_t digits = 0;
   while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
   auto value = ParseInt(rest.substr(0, digits));
   if (!value) return 0;
   // The kernel writes "kB" and means KiB.
-  return Trim(rest.substr(digits)) == "kB" ? *value * 1024 : *value;
+  return TrimSpace(rest.substr(digits)) == "kB" ? *value * 1024 : *value;
 }
 
 int64_t CountCpuList(std::string_view cpulist) {
-  cpulist = Trim(cpulist);
+  cpulist = TrimSpace(cpulist);
   int64_t count = 0;
   while (!cpulist.empty()) {
     size_t comma = cpulist.find(',');
@@ -287,7 +280,7 @@ std::vector<std::string> PhysicalGpuIds(const json& node) {
     std::string_view text = (*annotations)[kGpuIdsAnnotation].get_ref<const std::string&>();
     while (!text.empty()) {
       size_t comma = text.find(',');
-      std::string_view id = Trim(text.substr(0, comma));
+      std::string_view id = TrimSpace(text.substr(0, comma));
       if (!id.empty()) ids.emplace_back(id);
       text.remove_prefix(comma == std::string_view::npos ? text.size() : comma + 1);
     }
@@ -362,10 +355,12 @@ std::string DescribeLocalMachine(const LocalMachine& m) {
     if (g.numa_node >= 0) numa.insert(g.numa_node);
   }
   std::vector<std::string> parts;
+  parts.reserve(models.size());
   for (const auto& [model, n] : models) {
     parts.push_back(models.size() == 1 && n == 1 ? model : std::to_string(n) + "x " + model);
   }
   std::vector<std::string> numa_ids;
+  numa_ids.reserve(numa.size());
   for (int n : numa) numa_ids.push_back(std::to_string(n));
   out += std::to_string(m.gpus.size()) + (m.gpus.size() == 1 ? " GPU (" : " GPUs (") +
          JoinStrings(parts, ", ") + ", NUMA " +
