@@ -195,8 +195,10 @@ class Admitter {
   // Added: a ClusterQueue's spec.stopPolicy changed at runtime. HoldAndDrain evicts
   // (kEvict, reason ClusterQueueStopped) what the queue admitted on the next cycle
   // and holds its pending workloads; Hold only holds them; None resumes admission.
-  // NotFound for an unknown queue.
-  virtual Status UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy /*policy*/) {
+  // NotFound for an unknown queue. `terminating`: the queue is being deleted (what
+  // waits is held as Kueue says: "terminating or missing").
+  virtual Status UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy /*policy*/,
+                                  bool /*terminating*/ = false) {
     return FailedPrecondition("this admitter cannot stop ClusterQueue " + cluster_queue);
   }
 

@@ -87,6 +87,7 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
     spec.fair_weight_milli = cq.fair_sharing.weight_milli;
     weights[spec.node] = cq.fair_sharing.weight_milli;
     spec.stop_policy = cq.stop_policy;
+    spec.terminating = cq.terminating;
     set_quotas(spec.node, cq.resource_groups, &spec);
     a->cqs_.push_back(std::move(spec));
   }

@@ -60,7 +60,8 @@ class AdmitterImpl : public Admitter {
   std::vector<std::string> CheckInvariants() const override;
   void SetClusterCapacity(const ResourceList& total) override;
   // admitter_queue_edits.cc
-  Status UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) override;
+  Status UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy,
+                          bool terminating = false) override;
   Status PutLocalQueue(const model::LocalQueue& lq) override;
   Status RemoveLocalQueue(const std::string& namespace_, const std::string& name) override;
   Status UpdateQuotas(const std::string& name,

@@ -23,12 +23,14 @@ void AdmitterImpl::Reroute(WorkloadState& ws) {
   }
 }
 
-Status AdmitterImpl::UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) {
+Status AdmitterImpl::UpdateStopPolicy(const std::string& cluster_queue, model::StopPolicy policy,
+                                      bool terminating) {
   std::optional<int32_t> found = FindClusterQueue(cluster_queue);
   if (!found) return NotFound("no ClusterQueue " + cluster_queue);
   int32_t c = *found;
-  if (cqs_[c].stop_policy == policy) return Status::Ok();
+  if (cqs_[c].stop_policy == policy && cqs_[c].terminating == terminating) return Status::Ok();
   cqs_[c].stop_policy = policy;
+  cqs_[c].terminating = terminating;
   BumpGeneration(c);
   if (policy != model::StopPolicy::kNone) {
     for (const QueueKey& k : cq_pending_[c].All()) {

@@ -63,6 +63,10 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
     ws.queue = lq.cq;  // for QueueOf even while held
     const ClusterQueueSpec& cq = cqs_[lq.cq];
     if (!cq.inactive_message.empty()) return hold("ClusterQueueInactive", cq.inactive_message);
+    if (cq.terminating) {
+      return hold("ClusterQueueTerminating",
+                  "ClusterQueue " + cq.name + " is terminating or missing");
+    }
     if (cq.stop_policy != model::StopPolicy::kNone) {
       return hold("ClusterQueueStopped", "ClusterQueue " + cq.name + " is stopped");
     }

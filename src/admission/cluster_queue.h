@@ -39,6 +39,7 @@ struct ClusterQueueSpec {
   model::FlavorFungibility fungibility;
   int64_t fair_weight_milli = 1000;
   model::StopPolicy stop_policy = model::StopPolicy::kNone;
+  bool terminating = false;      // being deleted (model::ClusterQueue::terminating)
   std::string inactive_message;  // non-empty: misconfigured (e.g. a missing flavor)
 };
 

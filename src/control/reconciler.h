@@ -372,6 +372,12 @@ class Reconciler {
   std::map<std::string, nlohmann::json> written_queue_status_;
   // Terminating ClusterQueues whose resource-in-use finalizer removal was submitted.
   std::set<std::string> released_queues_;
+  // Each ClusterQueue's Active condition status and since when (SyncQueues).
+  struct ConditionSince {
+    std::string status;
+    std::string time;
+  };
+  std::map<std::string, ConditionSince> cq_active_since_;
   std::set<std::string> recorded_admissions_;  // see TakeRecordedAdmissions
   std::map<uint64_t, InFlight> in_flight_;     // by op id
   uint64_t next_op_ = 1;

@@ -412,7 +412,7 @@ bool Reconciler::UpdateQuotasInPlace(const std::set<std::string>& ids) {
     if (decoded.cluster_queues.size() == 1) {
       const model::ClusterQueue& cq = decoded.cluster_queues.front();
       s = engine_->UpdateQuotas(cq.meta.name, cq.resource_groups);
-      if (s.ok()) s = engine_->SetStopPolicy(cq.meta.name, cq.stop_policy);
+      if (s.ok()) s = engine_->SetStopPolicy(cq.meta.name, cq.stop_policy, cq.terminating);
       queues.emplace(cq.meta.name, &cq);
     } else if (decoded.cohorts.size() == 1) {
       const model::Cohort& cohort = decoded.cohorts.front();

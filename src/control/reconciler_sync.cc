@@ -405,9 +405,22 @@ void Reconciler::SyncQueues() {
     Submit(nullptr, std::move(op));
   };
   std::set<std::string> terminating;
+  std::set<std::string> flavors;
+  for (const auto& f : config_.resource_flavors) flavors.insert(f.meta.name);
+  std::map<std::string, ConditionSince> active_since;
   for (const auto& cq : config_.cluster_queues) {
     const QueueCounts::Count& count = counts.cluster_queues[cq.meta.name];
-    write("clusterqueues.kueue.x-k8s.io", "", cq.meta.name, ClusterQueueStatus(cq, count, usage));
+    json status = ClusterQueueStatus(cq, count, usage);
+    // As metav1 conditions: the time moves only when the status does.
+    json active = ClusterQueueActiveCondition(cq, flavors);
+    ConditionSince since{active["status"].get<std::string>(), Now()};
+    if (auto was = cq_active_since_.find(cq.meta.name);
+        was != cq_active_since_.end() && was->second.status == since.status)
+      since = was->second;
+    active["lastTransitionTime"] = since.time;
+    active_since.emplace(cq.meta.name, std::move(since));
+    status["conditions"] = json::array({std::move(active)});
+    write("clusterqueues.kueue.x-k8s.io", "", cq.meta.name, std::move(status));
     if (!cq.terminating) continue;
     terminating.insert(cq.meta.name);
     // Kueue's ClusterQueueEmpty: nothing it admitted is left, so its finalizer comes
@@ -421,6 +434,7 @@ void Reconciler::SyncQueues() {
       Submit(nullptr, std::move(op));
     }
   }
+  cq_active_since_ = std::move(active_since);
   // Gone (or never released): a ClusterQueue made again under the name starts afresh.
   std::erase_if(released_queues_,
                 [&](const std::string& name) { return !terminating.count(name); });

@@ -477,6 +477,37 @@ QueueCounts CountQueueWorkloads(const engine::Engine& engine) {
   return out;
 }
 
+json ClusterQueueActiveCondition(const model::ClusterQueue& cq,
+                                 const std::set<std::string>& flavors) {
+  auto inactive = [](const char* reason, const std::string& message) {
+    return json{{"type", "Active"}, {"status", "False"}, {"reason", reason}, {"message", message}};
+  };
+  if (cq.terminating)
+    return inactive("Terminating", "Can't admit new workloads; clusterQueue is terminating");
+  std::vector<std::string> reasons, messages, missing;
+  for (const auto& group : cq.resource_groups) {
+    for (const auto& f : group.flavors) {
+      if (flavors.count(f.name) == 0) missing.push_back(f.name);
+    }
+  }
+  if (cq.stop_policy != model::StopPolicy::kNone) {
+    reasons.emplace_back("Stopped");
+    messages.emplace_back("is stopped");
+  }
+  if (!missing.empty()) {
+    reasons.emplace_back("FlavorNotFound");
+    messages.push_back("references missing ResourceFlavor(s): " + JoinStrings(missing, ","));
+  }
+  if (reasons.empty()) {
+    return {{"type", "Active"},
+            {"status", "True"},
+            {"reason", "Ready"},
+            {"message", "Can admit new workloads"}};
+  }
+  return inactive(reasons.front().c_str(),
+                  "Can't admit new workloads: " + JoinStrings(messages, ", ") + ".");
+}
+
 json QueueCountStatus(const QueueCounts::Count& count) {
   // Kueue counts a workload holding quota as both reserving and admitted.
   return {{"pendingWorkloads", count.pending},

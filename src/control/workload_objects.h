@@ -7,6 +7,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -110,6 +111,12 @@ struct QueueCounts {
   std::map<std::string, Count> local_queues;
 };
 QueueCounts CountQueueWorkloads(const engine::Engine& engine);
+
+// Kueue's Active condition of a ClusterQueue, without its lastTransitionTime: True
+// (Ready) or why it admits nothing new: Terminating, Stopped, FlavorNotFound (the
+// flavors it names that `flavors` lacks), as Kueue's clusterQueue.inactiveReason.
+nlohmann::json ClusterQueueActiveCondition(const model::ClusterQueue& cq,
+                                           const std::set<std::string>& flavors);
 
 // The counting part of a ClusterQueue's or LocalQueue's status.
 nlohmann::json QueueCountStatus(const QueueCounts::Count& count);

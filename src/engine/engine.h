@@ -175,8 +175,10 @@ class Engine {
   // A ClusterQueue's spec.stopPolicy changed in place (Admitter::UpdateStopPolicy):
   // Hold and HoldAndDrain hold its pending workloads (HoldAndDrain evicts what it
   // admitted on the next cycle, reason ClusterQueueStopped); None queues them again.
-  // NotFound for an unknown queue.
-  Status SetStopPolicy(const std::string& cluster_queue, model::StopPolicy policy);
+  // NotFound for an unknown queue. `terminating`: it is being deleted (held as Kueue
+  // holds a terminating queue's workloads).
+  Status SetStopPolicy(const std::string& cluster_queue, model::StopPolicy policy,
+                       bool terminating = false);
   // A LocalQueue created or edited (its stopPolicy), or deleted, in place
   // (Admitter::PutLocalQueue / RemoveLocalQueue): workloads waiting for it queue
   // again, or wait with the reason (LocalQueueNotFound, LocalQueueStopped), from the

@@ -233,10 +233,13 @@ Status Engine::UpdateQuotas(const std::string& queue,
   return Status::Ok();
 }
 
-Status Engine::SetStopPolicy(const std::string& cluster_queue, model::StopPolicy policy) {
-  if (Status s = parts_.admitter->UpdateStopPolicy(cluster_queue, policy); !s.ok()) return s;
+Status Engine::SetStopPolicy(const std::string& cluster_queue, model::StopPolicy policy,
+                             bool terminating) {
+  if (Status s = parts_.admitter->UpdateStopPolicy(cluster_queue, policy, terminating); !s.ok())
+    return s;
   ++generation_;
-  log_.Add({Now(), cluster_queue, "StopPolicy", "", model::StopPolicyName(policy)});
+  log_.Add({Now(), cluster_queue, "StopPolicy", "",
+            terminating ? std::string("Terminating") : model::StopPolicyName(policy)});
   return Status::Ok();
 }
 
