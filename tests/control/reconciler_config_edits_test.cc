@@ -49,6 +49,8 @@ class ReconcilerConfigEditsTest : public ::testing::Test {
     lq["spec"]["stopPolicy"] = policy;
     bench_.Replace(kLocalQueues, "ml", lq);
   }
+  // ClusterQueue research's Active condition.
+  json Active() { return bench_.Get(kClusterQueues, "", "research")["status"]["conditions"][0]; }
   void SetClusterQueueStopPolicy(const std::string& policy) {
     json cq = bench_.Get(kClusterQueues, "", "research");
     cq["spec"]["stopPolicy"] = policy;
@@ -168,21 +170,18 @@ TEST_F(ReconcilerConfigEditsTest, AClusterQueueStoppedAndResumedInPlace) {
   ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
   const engine::Engine* engine = bench_.reconciler->engine();
 
-  auto active = [&] {
-    return bench_.Get(kClusterQueues, "", "research")["status"]["conditions"][0];
-  };
-  const json ready_since = active()["lastTransitionTime"];
+  const json ready_since = Active()["lastTransitionTime"];
   bench_.clock.Advance(5);
   bench_.Create("jobs.batch", "ml", JobIn("nowhere", "stray", 1, 4));  // syncs the queues
   bench_.Step();
-  EXPECT_EQ(active()["lastTransitionTime"], ready_since) << "moves only with the status";
+  EXPECT_EQ(Active()["lastTransitionTime"], ready_since) << "moves only with the status";
 
   SetClusterQueueStopPolicy("Hold");
   bench_.Create("jobs.batch", "ml", IndexedJob("held", 1, 4));
   bench_.Step();
-  EXPECT_EQ(active()["reason"], "Stopped");
-  EXPECT_EQ(active()["message"], "Can't admit new workloads: is stopped.");
-  EXPECT_NE(active()["lastTransitionTime"], ready_since);
+  EXPECT_EQ(Active()["reason"], "Stopped");
+  EXPECT_EQ(Active()["message"], "Can't admit new workloads: is stopped.");
+  EXPECT_NE(Active()["lastTransitionTime"], ready_since);
   EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
   EXPECT_FALSE(WaitReason("held").empty());
 
@@ -219,11 +218,8 @@ TEST_F(ReconcilerConfigEditsTest, ADeletedClusterQueueTerminatesOnceWhatItAdmitt
   bench_.Step();
   ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
   const engine::Engine* engine = bench_.reconciler->engine();
-  auto active = [&] {
-    return bench_.Get(kClusterQueues, "", "research")["status"]["conditions"][0];
-  };
-  EXPECT_EQ(active()["status"], "True");
-  EXPECT_EQ(active()["reason"], "Ready");
+  EXPECT_EQ(Active()["status"], "True");
+  EXPECT_EQ(Active()["reason"], "Ready");
 
   // What the API server writes for the DELETE: the mark, nothing else.
   cq = bench_.Get(kClusterQueues, "", "research");
@@ -237,9 +233,9 @@ TEST_F(ReconcilerConfigEditsTest, ADeletedClusterQueueTerminatesOnceWhatItAdmitt
               ::testing::HasSubstr("ClusterQueue research is terminating or missing"));
   EXPECT_EQ(Condition(bench_.Workload("running"), "Admitted"), "True");
   EXPECT_EQ(bench_.sink.Count("remove-finalizer"), 0);
-  EXPECT_EQ(active()["status"], "False");
-  EXPECT_EQ(active()["reason"], "Terminating");
-  EXPECT_EQ(active()["message"], "Can't admit new workloads; clusterQueue is terminating");
+  EXPECT_EQ(Active()["status"], "False");
+  EXPECT_EQ(Active()["reason"], "Terminating");
+  EXPECT_EQ(Active()["message"], "Can't admit new workloads; clusterQueue is terminating");
   EXPECT_FALSE(bench_.Get(kClusterQueues, "", "research").is_null());
   // In place: no rebuild of admission for the mark.
   EXPECT_EQ(bench_.reconciler->engine(), engine);
