@@ -408,12 +408,13 @@ void Reconciler::SyncQueues() {
   std::set<std::string> flavors;
   for (const auto& f : config_.resource_flavors) flavors.insert(f.meta.name);
   std::map<std::string, ConditionSince> active_since;
+  const std::string now = Now();  // one formatting for every queue's condition
   for (const auto& cq : config_.cluster_queues) {
     const QueueCounts::Count& count = counts.cluster_queues[cq.meta.name];
     json status = ClusterQueueStatus(cq, count, usage);
     // As metav1 conditions: the time moves only when the status does.
     json active = ClusterQueueActiveCondition(cq, flavors);
-    ConditionSince since{active["status"].get<std::string>(), Now()};
+    ConditionSince since{active["status"].get<std::string>(), now};
     if (auto was = cq_active_since_.find(cq.meta.name);
         was != cq_active_since_.end() && was->second.status == since.status)
       since = was->second;
