@@ -31,11 +31,13 @@ torch_install=$!
 # >100 MB) costs CI minutes in compile and link time. -O1, not the -O2 users build:
 # measured on three of the heaviest files (stop 24), 25% less compile CPU, which is
 # what lets the ThreadSanitizer tree into CI's hour; the sanitizer trees test -O0/-O1.
-# MUSTER_UNITY: the layer libraries compile in batches of 8 files (CMakeLists.txt), in
-# all three trees; MUSTER_UNITY=OFF builds file by file, as developers do. Test files
-# compile one by one: in a batch a test's helper call bound silently to another
-# file's overload of the same name (runtime_test's Cpu to queueing_test's).
+# MUSTER_UNITY: the layer libraries and the test binaries compile in batches of 8 files
+# (CMakeLists.txt), in all three trees; MUSTER_UNITY=OFF builds file by file, as
+# developers do. In a batch a test's helper call can bind to another file's overload
+# of the same name (runtime_test's Cpu went to queueing_test's), so before anything
+# builds, scripts/check-unity-tests.py refuses two test files that define one.
 unity="-DMUSTER_UNITY=${MUSTER_UNITY:-ON}"
+python3 scripts/check-unity-tests.py
 scripts/build.sh build -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" "$unity"
 
 # A build whose status file, build/NAME.rc, appears only once it has ended (written

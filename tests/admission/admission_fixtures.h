@@ -319,4 +319,30 @@ struct Harness {
   }
 };
 
+// One ClusterQueue "cq" with `cpu` CPUs of flavor "default", one LocalQueue ns/lq.
+inline model::ManifestSet CpuQueue(const char* cpu) {
+  model::ManifestSet m;
+  m.resource_flavors = {RF("default")};
+  m.cluster_queues = {CQ("cq", "", {Group({"cpu"}, {Flavor("default", {{"cpu", cpu}})})})};
+  m.local_queues = {LQ("ns", "lq", "cq")};
+  return m;
+}
+
+// A ClusterQueue of `nominal` GPUs of flavor "gpu", lending up to `borrowing`.
+inline model::ClusterQueue GpuCQ(const std::string& name, const std::string& cohort,
+                                 const char* nominal,
+                                 std::optional<std::string> borrowing = std::nullopt) {
+  return CQ(
+      name, cohort,
+      {Group({"nvidia.com/gpu"}, {Flavor("gpu", {R("nvidia.com/gpu", nominal, borrowing)})})});
+}
+
+// A one-pod workload asking for n GPUs.
+inline W Gpus(const std::string& key, const std::string& lq, const std::string& n, int32_t prio,
+              int64_t order) {
+  W w(key, lq);
+  w.PodSet("main", 1, {{"nvidia.com/gpu", n}}).Priority(prio).Order(order);
+  return w;
+}
+
 }  // namespace muster::admission::testing

@@ -8,14 +8,7 @@
 namespace muster::admission::testing {
 namespace {
 
-model::ClusterQueue GpuCQ(const std::string& name, const std::string& cohort, const char* nominal,
-                          std::optional<std::string> borrowing = std::nullopt) {
-  return CQ(
-      name, cohort,
-      {Group({"nvidia.com/gpu"}, {Flavor("gpu", {R("nvidia.com/gpu", nominal, borrowing)})})});
-}
-
-W Gpus(const std::string& key, const std::string& lq, const std::string& n, int64_t order) {
+W OrderedGpus(const std::string& key, const std::string& lq, const std::string& n, int64_t order) {
   W w(key, lq);
   w.PodSet("main", 1, {{"nvidia.com/gpu", n}}).Order(order);
   return w;
@@ -46,15 +39,15 @@ void ExpectInvariants(const Harness& h) {
 
 TEST(AdoptTest, KueueBorrowedQuotaCountsLikeAdmitted) {
   Harness h(Cohort());
-  model::Workload x = Gpus("ns/x", "a", "6", 1);  // 4 own + 2 borrowed from b
+  model::Workload x = OrderedGpus("ns/x", "a", "6", 1);  // 4 own + 2 borrowed from b
   ASSERT_TRUE(h.admitter->Adopt(x, Asg(x, kOnGpu), 0).ok());
   ExpectInvariants(h);
   EXPECT_EQ(h.admitter->QueueOf("ns/x").cluster_queue, "a");
   EXPECT_FALSE(h.admitter->PendingReason("ns/x").has_value()) << "adopted = admitted";
 
   // The cohort has 8 GPUs, 6 adopted: b's 4-GPU job waits, its 2-GPU job fits exactly.
-  h.Submit(Gpus("ns/y", "b", "4", 2));
-  h.Submit(Gpus("ns/z", "b", "2", 3));
+  h.Submit(OrderedGpus("ns/y", "b", "4", 2));
+  h.Submit(OrderedGpus("ns/z", "b", "2", 3));
   h.Run();
   EXPECT_FALSE(h.Running("ns/y"));
   EXPECT_EQ(h.Reason("ns/y").rfind("QuotaExceeded", 0), 0u) << h.Reason("ns/y");
@@ -62,7 +55,7 @@ TEST(AdoptTest, KueueBorrowedQuotaCountsLikeAdmitted) {
   EXPECT_EQ(h.LastAdmit("ns/x"), nullptr) << "an adopted workload is never admitted again";
 
   // Nothing is left in the cohort: one more GPU is refused and nothing changes.
-  model::Workload w = Gpus("ns/w", "a", "1", 4);
+  model::Workload w = OrderedGpus("ns/w", "a", "1", 4);
   Status st = h.admitter->Adopt(w, Asg(w, kOnGpu), 0);
   EXPECT_EQ(st.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(st.message().find("exceeds what ClusterQueue a may use now (0)"), std::string::npos)
@@ -80,19 +73,19 @@ TEST(AdoptTest, KueueBorrowedQuotaCountsLikeAdmitted) {
 TEST(AdoptTest, KueueBorrowingLimitIsHonored) {
   Harness h(Cohort());
   // a may use 4 nominal + 4 borrowed = 8, even though the cohort has 8 free.
-  model::Workload big = Gpus("ns/big", "a", "9", 1);
+  model::Workload big = OrderedGpus("ns/big", "a", "9", 1);
   EXPECT_EQ(h.admitter->Adopt(big, Asg(big, kOnGpu), 0).code(), StatusCode::kFailedPrecondition);
-  model::Workload fits = Gpus("ns/fits", "a", "8", 2);
+  model::Workload fits = OrderedGpus("ns/fits", "a", "8", 2);
   EXPECT_TRUE(h.admitter->Adopt(fits, Asg(fits, kOnGpu), 0).ok());
   ExpectInvariants(h);
-  h.Submit(Gpus("ns/b1", "b", "1", 3));
+  h.Submit(OrderedGpus("ns/b1", "b", "1", 3));
   h.Run();
   EXPECT_FALSE(h.Running("ns/b1")) << "b lent all of its 4 GPUs to a";
 }
 
 TEST(AdoptTest, PendingWorkloadLeavesItsQueue) {
   Harness h(Cohort());
-  model::Workload p = Gpus("ns/p", "a", "4", 1);
+  model::Workload p = OrderedGpus("ns/p", "a", "4", 1);
   h.Submit(p, 5);
   ASSERT_TRUE(h.admitter->Adopt(p, Asg(p, kOnGpu), 10).ok());
   h.Run();
@@ -105,7 +98,7 @@ TEST(AdoptTest, PendingWorkloadLeavesItsQueue) {
   EXPECT_EQ(again.message(), "cannot adopt ns/p: it is admitted already");
 
   // a's own 4 GPUs are used; 4 more may be borrowed from b, 5 may not.
-  h.Submit(Gpus("ns/q", "a", "5", 2));
+  h.Submit(OrderedGpus("ns/q", "a", "5", 2));
   h.Run();
   EXPECT_FALSE(h.Running("ns/q"));
   h.Finish("ns/p");
@@ -116,7 +109,7 @@ TEST(AdoptTest, PendingWorkloadLeavesItsQueue) {
 
 TEST(AdoptTest, RefusalsChangeNothing) {
   Harness h(Cohort());
-  model::Workload p = Gpus("ns/p", "a", "2", 1);
+  model::Workload p = OrderedGpus("ns/p", "a", "2", 1);
   h.Submit(p);
 
   struct Case {
@@ -126,7 +119,7 @@ TEST(AdoptTest, RefusalsChangeNothing) {
     StatusCode code;
     std::string message;
   };
-  model::Workload unknown_lq = Gpus("ns/u", "nope", "1", 2);
+  model::Workload unknown_lq = OrderedGpus("ns/u", "nope", "1", 2);
   Assignment too_many = Asg(p, kOnGpu);
   too_many.pod_sets[0].count = 2;
   std::vector<Case> cases = {

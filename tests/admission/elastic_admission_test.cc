@@ -10,8 +10,9 @@ namespace {
 
 using namespace testing;  // NOLINT: fixtures
 
-model::ManifestSet OneQueue(const std::string& gpus, model::QueueingStrategy strategy =
-                                                         model::QueueingStrategy::kBestEffortFIFO) {
+model::ManifestSet OneGpuQueue(
+    const std::string& gpus,
+    model::QueueingStrategy strategy = model::QueueingStrategy::kBestEffortFIFO) {
   model::ManifestSet m;
   m.resource_flavors = {RF("gpu")};
   auto cq = CQ("cq", "", {Group({"nvidia.com/gpu"}, {Flavor("gpu", {{"nvidia.com/gpu", gpus}})})});
@@ -37,7 +38,7 @@ int32_t AdmittedCount(const Harness& h, const std::string& key) {
 }
 
 TEST(ElasticAdmission, KueueAdmitsTheMostThatFitsQuota) {
-  Harness h(OneQueue("8"));
+  Harness h(OneGpuQueue("8"));
   h.Submit(W("ml/other", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "5"}}).Order(0));
   h.Submit(W(Elastic("ml/el", "lq", 8, 2)).Order(1));
   h.Run();
@@ -61,7 +62,7 @@ TEST(ElasticAdmission, VolcanoAdmitsTheMostThatFitsNodes) {
   h.Run();
   EXPECT_EQ(AdmittedCount(h, "ml/el"), 4);
   // A Volcano minimum does not make a Kueue-queued job elastic: Kueue admits it whole.
-  Harness k(OneQueue("8"), FakeOracle(cap));
+  Harness k(OneGpuQueue("8"), FakeOracle(cap));
   model::Workload kw = Elastic("ml/k", "lq", 6, 2);
   kw.elastic = model::ElasticSource::kVolcanoMinAvailable;
   k.Submit(kw);
@@ -70,7 +71,7 @@ TEST(ElasticAdmission, VolcanoAdmitsTheMostThatFitsNodes) {
 }
 
 TEST(ElasticAdmission, ResizeKeepsQuotaEqualToWhatRuns) {
-  Harness h(OneQueue("8"));
+  Harness h(OneGpuQueue("8"));
   h.Submit(W("ml/other", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "4"}}).Order(0));
   h.Submit(W(Elastic("ml/el", "lq", 8, 2)).Order(1));
   h.Run();
@@ -97,7 +98,7 @@ TEST(ElasticAdmission, ResizeKeepsQuotaEqualToWhatRuns) {
 }
 
 TEST(ElasticAdmission, StrictFifoGrowsOnlyWhenNothingWaitsAhead) {
-  Harness h(OneQueue("8", model::QueueingStrategy::kStrictFIFO));
+  Harness h(OneGpuQueue("8", model::QueueingStrategy::kStrictFIFO));
   h.Submit(W("ml/other", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "4"}}).Order(0));
   h.Submit(W(Elastic("ml/el", "lq", 8, 2)).Order(1));
   h.Run();
@@ -112,7 +113,7 @@ TEST(ElasticAdmission, StrictFifoGrowsOnlyWhenNothingWaitsAhead) {
 }
 
 TEST(ElasticAdmission, VictimAboveItsMinimumShrinksInstead) {
-  model::ManifestSet m = OneQueue("8");
+  model::ManifestSet m = OneGpuQueue("8");
   Harness h(m);
   h.Submit(Elastic("ml/el", "lq", 8, 2));
   h.Run();
@@ -130,7 +131,7 @@ TEST(ElasticAdmission, VictimAboveItsMinimumShrinksInstead) {
 }
 
 TEST(ElasticAdmission, VictimAtItsMinimumIsEvictedWhole) {
-  Harness h(OneQueue("8"));
+  Harness h(OneGpuQueue("8"));
   h.Submit(Elastic("ml/el", "lq", 8, 7));
   h.Run();
   h.Submit(W("ml/urgent", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "3"}}).Priority(10), 1);

@@ -13,7 +13,7 @@ using model::PreemptionPolicy;
 constexpr auto kFinal = FairSharingPreemptionStrategy::kLessThanOrEqualToFinalShare;
 constexpr auto kInitial = FairSharingPreemptionStrategy::kLessThanInitialShare;
 
-model::Cohort Cohort(const std::string& name, const std::string& parent, int64_t weight_milli) {
+model::Cohort CohortNode(const std::string& name, const std::string& parent, int64_t weight_milli) {
   model::Cohort c;
   c.meta.name = name;
   c.parent = parent;
@@ -21,7 +21,7 @@ model::Cohort Cohort(const std::string& name, const std::string& parent, int64_t
   return c;
 }
 
-model::ClusterQueue GpuCQ(const std::string& name, const std::string& cohort) {
+model::ClusterQueue ReclaimingCQ(const std::string& name, const std::string& cohort) {
   auto cq =
       CQ(name, cohort, {Group({"nvidia.com/gpu"}, {Flavor("gpu", {R("nvidia.com/gpu", "3")})})});
   cq.preemption.reclaim_within_cohort = PreemptionPolicy::kAny;
@@ -33,9 +33,10 @@ model::ManifestSet Org(std::vector<FairSharingPreemptionStrategy> strategies, in
                        int64_t weight_b) {
   model::ManifestSet m;
   m.resource_flavors = {RF("gpu")};
-  m.cohorts = {Cohort("org", "", 1000), Cohort("team-a", "org", weight_a),
-               Cohort("team-b", "org", weight_b)};
-  m.cluster_queues = {GpuCQ("a", "team-a"), GpuCQ("b", "team-b"), GpuCQ("c", "org")};
+  m.cohorts = {CohortNode("org", "", 1000), CohortNode("team-a", "org", weight_a),
+               CohortNode("team-b", "org", weight_b)};
+  m.cluster_queues = {ReclaimingCQ("a", "team-a"), ReclaimingCQ("b", "team-b"),
+                      ReclaimingCQ("c", "org")};
   m.local_queues = {LQ("ns", "a", "a"), LQ("ns", "b", "b"), LQ("ns", "c", "c")};
   m.kueue_config = model::KueueConfiguration{};
   m.kueue_config->fair_sharing.enable = true;

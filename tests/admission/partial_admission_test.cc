@@ -8,14 +8,6 @@
 namespace muster::admission::testing {
 namespace {
 
-model::ManifestSet CpuQueue(const char* cpu) {
-  model::ManifestSet m;
-  m.resource_flavors = {RF("default")};
-  m.cluster_queues = {CQ("cq", "", {Group({"cpu"}, {Flavor("default", {{"cpu", cpu}})})})};
-  m.local_queues = {LQ("ns", "lq", "cq")};
-  return m;
-}
-
 struct PartialCase {
   std::string name;
   const char* quota;

@@ -10,16 +10,9 @@ namespace {
 
 using model::PreemptionPolicy;
 
-model::ClusterQueue GpuCQ(const std::string& name, const char* nominal) {
+model::ClusterQueue ClaimsCQ(const std::string& name, const char* nominal) {
   return CQ(name, "co",
             {Group({"nvidia.com/gpu"}, {Flavor("gpu", {R("nvidia.com/gpu", nominal)})})});
-}
-
-W Gpus(const std::string& key, const std::string& lq, const std::string& n, int32_t prio,
-       int64_t order) {
-  W w(key, lq);
-  w.PodSet("main", 1, {{"nvidia.com/gpu", n}}).Priority(prio).Order(order);
-  return w;
 }
 
 // A borrows 2 from B. A's preemptor (borrowing too) evicts A's own low-priority
@@ -29,9 +22,9 @@ W Gpus(const std::string& key, const std::string& lq, const std::string& n, int3
 TEST(PreemptionClaimTest, QuotaAVictimFreesGoesToItsPreemptor) {
   model::ManifestSet m;
   m.resource_flavors = {RF("gpu")};
-  auto a = GpuCQ("a", "4");
+  auto a = ClaimsCQ("a", "4");
   a.preemption.within_cluster_queue = PreemptionPolicy::kLowerPriority;
-  m.cluster_queues = {a, GpuCQ("b", "4")};
+  m.cluster_queues = {a, ClaimsCQ("b", "4")};
   m.local_queues = {LQ("ns", "a", "a"), LQ("ns", "b", "b")};
   Harness h(m);
   h.Submit(Gpus("ns/a-low", "a", "2", 1, 1));

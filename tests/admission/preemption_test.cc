@@ -8,20 +8,6 @@ namespace {
 
 using model::PreemptionPolicy;
 
-model::ClusterQueue GpuCQ(const std::string& name, const std::string& cohort, const char* nominal,
-                          std::optional<std::string> borrowing = std::nullopt) {
-  return CQ(
-      name, cohort,
-      {Group({"nvidia.com/gpu"}, {Flavor("gpu", {R("nvidia.com/gpu", nominal, borrowing)})})});
-}
-
-W Gpus(const std::string& key, const std::string& lq, const std::string& n, int32_t prio,
-       int64_t order) {
-  W w(key, lq);
-  w.PodSet("main", 1, {{"nvidia.com/gpu", n}}).Priority(prio).Order(order);
-  return w;
-}
-
 model::ManifestSet Cohort2(model::ClusterQueuePreemption a_policy) {
   model::ManifestSet m;
   m.resource_flavors = {RF("gpu")};

@@ -10,15 +10,7 @@
 namespace muster::admission::testing {
 namespace {
 
-model::ManifestSet CpuQueue(const char* cpu) {
-  model::ManifestSet m;
-  m.resource_flavors = {RF("default")};
-  m.cluster_queues = {CQ("cq", "", {Group({"cpu"}, {Flavor("default", {{"cpu", cpu}})})})};
-  m.local_queues = {LQ("ns", "lq", "cq")};
-  return m;
-}
-
-W Cpu(const std::string& key, const std::string& cpu, int64_t order) {
+W OrderedCpu(const std::string& key, const std::string& cpu, int64_t order) {
   W w(key, "lq");
   w.PodSet("main", 1, {{"cpu", cpu}}).Order(order);
   return w;
@@ -48,9 +40,9 @@ TEST(StopPolicyTest, UpdateAtRuntime) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     Harness h(CpuQueue("4"));
-    h.Submit(Cpu("ns/a", "2", 1));
-    h.Submit(Cpu("ns/b", "2", 2));
-    h.Submit(Cpu("ns/c", "2", 3));
+    h.Submit(OrderedCpu("ns/a", "2", 1));
+    h.Submit(OrderedCpu("ns/b", "2", 2));
+    h.Submit(OrderedCpu("ns/c", "2", 3));
     h.Run();
     ASSERT_TRUE(h.Running("ns/a") && h.Running("ns/b"));
     ASSERT_TRUE(h.admitter->UpdateStopPolicy("cq", c.policy).ok());
@@ -77,7 +69,7 @@ TEST(StopPolicyTest, UpdateAtRuntime) {
 
 TEST(StopPolicyTest, UnknownQueueIsNotFoundAndChangesNothing) {
   Harness h(CpuQueue("4"));
-  h.Submit(Cpu("ns/a", "2", 1));
+  h.Submit(OrderedCpu("ns/a", "2", 1));
   EXPECT_EQ(h.admitter->UpdateStopPolicy("nope", model::StopPolicy::kHoldAndDrain).code(),
             StatusCode::kNotFound);
   h.Run();
@@ -88,7 +80,7 @@ TEST(LocalQueueEditTest, CreatedLateAdmitsWhatWaitedAndStoppedHoldsIt) {
   model::ManifestSet m = CpuQueue("4");
   m.local_queues.clear();
   Harness h(m);
-  h.Submit(Cpu("ns/a", "2", 1));
+  h.Submit(OrderedCpu("ns/a", "2", 1));
   h.Run();
   EXPECT_FALSE(h.Running("ns/a"));
   EXPECT_EQ(h.Reason("ns/a"), "LocalQueueNotFound: LocalQueue lq doesn't exist");
@@ -101,7 +93,7 @@ TEST(LocalQueueEditTest, CreatedLateAdmitsWhatWaitedAndStoppedHoldsIt) {
   model::LocalQueue stopped = LQ("ns", "lq", "cq");
   stopped.stop_policy = model::StopPolicy::kHold;
   ASSERT_TRUE(h.admitter->PutLocalQueue(stopped).ok());
-  h.Submit(Cpu("ns/b", "2", 2));
+  h.Submit(OrderedCpu("ns/b", "2", 2));
   h.Run();
   EXPECT_TRUE(h.Running("ns/a"));
   EXPECT_FALSE(h.Running("ns/b"));
@@ -118,8 +110,8 @@ TEST(LocalQueueEditTest, CreatedLateAdmitsWhatWaitedAndStoppedHoldsIt) {
 
 TEST(LocalQueueEditTest, DeletedKeepsWhatItAdmittedAndHoldsWhatWaits) {
   Harness h(CpuQueue("4"));
-  h.Submit(Cpu("ns/a", "4", 1));
-  h.Submit(Cpu("ns/b", "2", 2));
+  h.Submit(OrderedCpu("ns/a", "4", 1));
+  h.Submit(OrderedCpu("ns/b", "2", 2));
   h.Run();
   ASSERT_TRUE(h.Running("ns/a"));
   ASSERT_FALSE(h.Running("ns/b"));
@@ -145,7 +137,7 @@ TEST(LocalQueueEditTest, AStoppedPreemptorLetsGoOfItsNominatedNodes) {
   m.local_queues = {LQ("ns", "lq", "cq"), LQ("ns", "urgent", "cq")};
   // Quota for both, nodes for one: the preemption is for nodes, which are nominated.
   Harness h(m, FakeOracle(ResourceList::FromQuantities({{"cpu", Q("4")}})));
-  h.Submit(Cpu("ns/low", "4", 1));
+  h.Submit(OrderedCpu("ns/low", "4", 1));
   h.Run();
   ASSERT_TRUE(h.Running("ns/low"));
   W high("ns/high", "urgent");
@@ -171,9 +163,9 @@ TEST(LocalQueueEditTest, AStoppedPreemptorLetsGoOfItsNominatedNodes) {
 
 TEST(QuotaUpdateTest, RaisedQuotaAdmitsWhatWaitsAndLoweredBelowUseIsRefused) {
   Harness h(CpuQueue("4"));
-  h.Submit(Cpu("ns/a", "2", 1));
-  h.Submit(Cpu("ns/b", "2", 2));
-  h.Submit(Cpu("ns/c", "2", 3));
+  h.Submit(OrderedCpu("ns/a", "2", 1));
+  h.Submit(OrderedCpu("ns/b", "2", 2));
+  h.Submit(OrderedCpu("ns/c", "2", 3));
   h.Run();
   ASSERT_TRUE(h.Running("ns/a") && h.Running("ns/b"));
   ASSERT_FALSE(h.Running("ns/c"));
@@ -187,7 +179,7 @@ TEST(QuotaUpdateTest, RaisedQuotaAdmitsWhatWaitsAndLoweredBelowUseIsRefused) {
 
   // Below the 6 in use: refused, nothing changes (the caller rebuilds and evicts).
   EXPECT_EQ(h.admitter->UpdateQuotas("cq", groups("5")).code(), StatusCode::kFailedPrecondition);
-  h.Submit(Cpu("ns/d", "1", 4));
+  h.Submit(OrderedCpu("ns/d", "1", 4));
   h.Run();
   EXPECT_FALSE(h.Running("ns/d"));
   // A different shape (another flavor, another resource) is not a quota edit.
@@ -216,8 +208,8 @@ TEST(QuotaUpdateTest, CohortQuotaLentToItsQueues) {
   m.cohorts = {pool};
   m.local_queues = {LQ("ns", "lq", "cq")};
   Harness h(m);
-  h.Submit(Cpu("ns/a", "2", 1));
-  h.Submit(Cpu("ns/b", "2", 2));
+  h.Submit(OrderedCpu("ns/a", "2", 1));
+  h.Submit(OrderedCpu("ns/b", "2", 2));
   h.Run();
   ASSERT_TRUE(h.Running("ns/a"));
   ASSERT_FALSE(h.Running("ns/b"));

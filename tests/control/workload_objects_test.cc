@@ -42,7 +42,7 @@ model::Node MakeNode(const std::string& name, int64_t gpus) {
   return n;
 }
 
-model::PodSet MakePodSet(const std::string& name, int32_t count, int64_t gpus) {
+model::PodSet GpuPodSet(const std::string& name, int32_t count, int64_t gpus) {
   model::PodSet ps;
   ps.name = name;
   ps.count = count;
@@ -71,7 +71,7 @@ class WorkloadObjectsTest : public ::testing::Test {
     record_.workload.local_queue = "team-a";
     record_.workload.priority = 5;
     record_.workload.priority_class = "high";
-    record_.workload.pod_sets = {MakePodSet("master", 1, 2), MakePodSet("worker", 2, 1)};
+    record_.workload.pod_sets = {GpuPodSet("master", 1, 2), GpuPodSet("worker", 2, 1)};
     record_.workload.min_available = 3;
     record_.submitted = true;
     record_.submit_time = 100;

@@ -9,7 +9,7 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string DecodeBase64(const std::string& text) {
+std::string Base64Text(const std::string& text) {
   static const std::string kAlphabet =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
@@ -76,7 +76,7 @@ json PatchOf(const json& review) {
     return nullptr;
   }
   EXPECT_EQ(response.at("patchType"), "JSONPatch");
-  return json::parse(DecodeBase64(response.at("patch").get<std::string>()));
+  return json::parse(Base64Text(response.at("patch").get<std::string>()));
 }
 
 // Applies the webhook's patch to `object` and returns the result (the object itself

@@ -19,6 +19,7 @@
 #include "kube/fake_api_server.h"
 #include "kube/kube_controller.h"
 #include "kube/reflector.h"
+#include "kube/wait_for.h"
 #include "ui/view_reader.h"
 
 namespace muster::kube {
@@ -26,15 +27,6 @@ namespace {
 
 using json = nlohmann::json;
 using testing::FakeApiServer;
-
-bool WaitFor(const std::function<bool()>& done, int seconds = 20) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return done();
-}
 
 // An API server stand-in that records the Authorization header of every request and
 // decides SelfSubjectAccessReviews by token: "alice" may read workloadviews and

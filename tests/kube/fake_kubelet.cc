@@ -8,7 +8,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string Now() {
+std::string StatusTime() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&t, &tm);
@@ -77,7 +77,7 @@ void FakeKubelet::ReportRunning(const StoreChangeWorker::Batch& batch) {
               return Status(StatusCode::kNotFound, "replaced");
             }
             json next = current;
-            const std::string now = Now();
+            const std::string now = StatusTime();
             json& status = next["status"];
             if (status.value("phase", "") == "Running") return next;
             status["phase"] = "Running";

@@ -24,6 +24,7 @@
 #include "kube/fake_api_server.h"
 #include "kube/kube_controller.h"
 #include "kube/reflector.h"
+#include "kube/wait_for.h"
 #include "server/yaml_json.h"
 #include "sim/simulator.h"
 
@@ -32,15 +33,6 @@ namespace {
 
 using json = nlohmann::json;
 namespace fs = std::filesystem;
-
-bool WaitFor(const std::function<bool()>& done, int seconds = 30) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-  }
-  return done();
-}
 
 bool ArrivesLater(const json& object) {
   const json a = object.value("metadata", json::object()).value("annotations", json::object());
@@ -219,7 +211,7 @@ TEST_P(KubeConformanceTest, FirstDecisionsEqualTheSimulation) {
     }
     return got.size() == want.size();
   };
-  bool decided = WaitFor(read);
+  bool decided = WaitFor(read, 30);
   controller.Stop();
   for (auto& r : reflectors) r->Stop();
   ASSERT_TRUE(decided) << "muster kube decided " << got.size() << " of " << want.size()

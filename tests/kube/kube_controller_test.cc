@@ -15,21 +15,13 @@
 #include "api/decode.h"
 #include "kube/fake_api_server.h"
 #include "kube/reflector.h"
+#include "kube/wait_for.h"
 
 namespace muster::kube {
 namespace {
 
 using json = nlohmann::json;
 using testing::FakeApiServer;
-
-bool WaitFor(const std::function<bool()>& done, int seconds = 20) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return done();
-}
 
 json Cluster() {
   return json::parse(R"([

@@ -19,20 +19,12 @@
 #include "kube/cluster_connection.h"
 #include "kube/kube_controller.h"
 #include "kube/reflector.h"
+#include "kube/wait_for.h"
 
 namespace muster::kube {
 namespace {
 
 using json = nlohmann::json;
-
-bool WaitFor(const std::function<bool()>& done, int seconds) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  }
-  return done();
-}
 
 TEST(KubeE2E, QueuedJobIsAdmittedBoundAndCompletes) {
   const char* kubeconfig = std::getenv("MUSTER_E2E_KUBECONFIG");

@@ -171,7 +171,7 @@ TEST(LeaderElectionTest, CreateRaceLosesWithoutLeading) {
 
 // Waits for `pred` (the electors' threads run on real time); fails after 10 s.
 template <typename Pred>
-bool WaitFor(Pred pred) {
+bool WaitForLeases(Pred pred) {
   const auto deadline = std::chrono::steady_clock::now() + seconds(10);
   while (!pred()) {
     if (std::chrono::steady_clock::now() > deadline) return false;
@@ -195,16 +195,16 @@ TEST(LeaderElectionTest, TwoReplicasOneLeadsAndStopHandsOver) {
   LeaderElector a(client, config("a", a_started, a_stopped));
   LeaderElector b(client, config("b", b_started, b_stopped));
   a.Start();
-  ASSERT_TRUE(WaitFor([&] { return a.is_leader(); }));
+  ASSERT_TRUE(WaitForLeases([&] { return a.is_leader(); }));
   b.Start();
-  ASSERT_TRUE(WaitFor([&] { return b.observed_holder() == "a"; }));
+  ASSERT_TRUE(WaitForLeases([&] { return b.observed_holder() == "a"; }));
   EXPECT_FALSE(b.is_leader());
   EXPECT_EQ(a_started.load(), 1);
 
   a.Stop();  // releases the lease
   EXPECT_FALSE(a.is_leader());
   EXPECT_EQ(a_stopped.load(), 1);
-  ASSERT_TRUE(WaitFor([&] { return b.is_leader(); }));
+  ASSERT_TRUE(WaitForLeases([&] { return b.is_leader(); }));
   EXPECT_EQ(b_started.load(), 1);
   EXPECT_EQ(GetLease(client)["spec"]["holderIdentity"], "b");
   EXPECT_EQ(GetLease(client)["spec"]["leaseTransitions"], 1);
@@ -222,7 +222,7 @@ TEST(LeaderElectionTest, LeaderStepsDownWhenAnotherTookTheLease) {
   c.on_stopped_leading = [&stopped] { ++stopped; };
   LeaderElector a(client, c);
   a.Start();
-  ASSERT_TRUE(WaitFor([&] { return a.is_leader(); }));
+  ASSERT_TRUE(WaitForLeases([&] { return a.is_leader(); }));
   // Another replica overwrites the lease (say, after a partition made it think a's had
   // expired): a must stop leading at its next attempt, not after renew_deadline.
   for (int attempt = 0; attempt < 10; ++attempt) {
@@ -230,7 +230,7 @@ TEST(LeaderElectionTest, LeaderStepsDownWhenAnotherTookTheLease) {
     lease["spec"]["holderIdentity"] = "intruder";
     if (client.Request("PUT", kLease, lease.dump()).code == 200) break;
   }
-  ASSERT_TRUE(WaitFor([&] { return !a.is_leader(); }));
+  ASSERT_TRUE(WaitForLeases([&] { return !a.is_leader(); }));
   EXPECT_EQ(stopped.load(), 1);
   a.Stop();
   EXPECT_EQ(stopped.load(), 1);

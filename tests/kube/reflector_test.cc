@@ -28,7 +28,7 @@ const control::ResourceType& TypeOf(const std::string& group, const std::string&
   return control::ResourceTypes().front();
 }
 
-json PodJson(const std::string& name) {
+json ListedPodJson(const std::string& name) {
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata", {{"name", name}, {"namespace", "default"}}},
@@ -156,7 +156,7 @@ class ReflectorTest : public ::testing::Test {
 };
 
 TEST_F(ReflectorTest, PagedInitialListFillsTheCacheAndMarksSynced) {
-  for (const char* name : {"a", "b", "c"}) server_->Create(PodJson(name));
+  for (const char* name : {"a", "b", "c"}) server_->Create(ListedPodJson(name));
   server_->Create(NodeJson("gpu-0"));  // another resource: not mirrored here
   ReflectorOptions options = Options();
   options.page_size = 2;
@@ -187,8 +187,8 @@ TEST_F(ReflectorTest, WatchDeliversChangesInOrder) {
   Reflector& r = StartPods();
   ASSERT_TRUE(WaitFor([&] { return r.synced(); }));
   EXPECT_TRUE(Changes().empty());
-  server_->Create(PodJson("a"));
-  server_->Create(PodJson("b"));
+  server_->Create(ListedPodJson("a"));
+  server_->Create(ListedPodJson("b"));
   Label("a", "1");
   Delete("pods", "default", "b");
   ASSERT_TRUE(WaitFor([&] { return ChangeCount() >= 4; }));
@@ -201,13 +201,13 @@ TEST_F(ReflectorTest, WatchDeliversChangesInOrder) {
 }
 
 TEST_F(ReflectorTest, DroppedStreamsResumeFromTheLastVersionWithoutRelist) {
-  server_->Create(PodJson("a"));
+  server_->Create(ListedPodJson("a"));
   server_->EndWatchesAfter(1);  // every watch ends after one event
   Reflector& r = StartPods();
   ASSERT_TRUE(WaitFor([&] { return r.synced(); }));
-  server_->Create(PodJson("b"));
+  server_->Create(ListedPodJson("b"));
   Label("a", "1");
-  server_->Create(PodJson("c"));
+  server_->Create(ListedPodJson("c"));
   Label("a", "2");
   Delete("pods", "default", "b");
   Label("c", "1");
@@ -235,14 +235,14 @@ TEST_F(ReflectorTest, DroppedStreamsResumeFromTheLastVersionWithoutRelist) {
 }
 
 TEST_F(ReflectorTest, GoneWatchEventRelistsAndReportsDeletionsMissedMeanwhile) {
-  server_->Create(PodJson("a"));
-  server_->Create(PodJson("b"));
+  server_->Create(ListedPodJson("a"));
+  server_->Create(ListedPodJson("b"));
   server_->FailNext("GET", "watch=1", 500, 1000000);  // no watch runs until cleared
   Reflector& r = StartPods();
   ASSERT_TRUE(WaitFor([&] { return r.synced() && r.counters().errors >= 2; }));
   // Changes the reflector cannot see as events.
   Delete("pods", "default", "b");
-  server_->Create(PodJson("c"));
+  server_->Create(ListedPodJson("c"));
   server_->GoneOnNextWatch("watch=1");  // answered before the failures
   ASSERT_TRUE(WaitFor([&] { return r.counters().relists_410 == 1 && r.counters().lists == 2; }));
   server_->ClearFailures();
@@ -250,7 +250,7 @@ TEST_F(ReflectorTest, GoneWatchEventRelistsAndReportsDeletionsMissedMeanwhile) {
   EXPECT_EQ(Summary(), (std::vector<std::string>{"ADDED a", "ADDED b", "ADDED c", "DELETED b"}));
   EXPECT_EQ(CachedPodNames(), (std::vector<std::string>{"a", "c"}));
   // After the relist the watch continues as usual.
-  server_->Create(PodJson("d"));
+  server_->Create(ListedPodJson("d"));
   ASSERT_TRUE(WaitFor([&] { return ChangeCount() >= 5; }));
   EXPECT_EQ(Summary(4), (std::vector<std::string>{"ADDED d"}));
   EXPECT_EQ(r.counters().lists, 2u);
@@ -259,13 +259,13 @@ TEST_F(ReflectorTest, GoneWatchEventRelistsAndReportsDeletionsMissedMeanwhile) {
 
 TEST_F(ReflectorTest, CompactedHistoryAnswers410AndTheRelistCatchesUp) {
   StartServer({.event_retention = 3});
-  server_->Create(PodJson("a"));
+  server_->Create(ListedPodJson("a"));
   server_->FailNext("GET", "watch=1", 503, 1000000);
   Reflector& r = StartPods();
   ASSERT_TRUE(WaitFor([&] { return r.synced() && r.counters().errors >= 1; }));
   // More changes than the server retains: the list's version is compacted away.
   Delete("pods", "default", "a");
-  for (const char* name : {"p1", "p2", "p3", "p4"}) server_->Create(PodJson(name));
+  for (const char* name : {"p1", "p2", "p3", "p4"}) server_->Create(ListedPodJson(name));
   server_->ClearFailures();
   // The real handler answers the watch with HTTP 410; the reflector relists.
   ASSERT_TRUE(WaitFor([&] { return r.counters().lists == 2; }));
@@ -277,7 +277,7 @@ TEST_F(ReflectorTest, CompactedHistoryAnswers410AndTheRelistCatchesUp) {
 }
 
 TEST_F(ReflectorTest, BookmarkAdvancesTheVersionOnly) {
-  server_->Create(PodJson("a"));
+  server_->Create(ListedPodJson("a"));
   server_->FailNext("GET", "watch=1", 500, 1000000);
   Reflector& r = StartPods();
   ASSERT_TRUE(WaitFor([&] { return r.synced() && r.counters().errors >= 1; }));
@@ -293,13 +293,13 @@ TEST_F(ReflectorTest, BookmarkAdvancesTheVersionOnly) {
   EXPECT_EQ(Summary(), (std::vector<std::string>{"ADDED a"}));  // no change from a bookmark
   EXPECT_EQ(r.counters().events, 1u);
   EXPECT_EQ(r.counters().lists, 1u);
-  server_->Create(PodJson("b"));
+  server_->Create(ListedPodJson("b"));
   ASSERT_TRUE(WaitFor([&] { return ChangeCount() >= 2; }));
   EXPECT_EQ(Summary(1), (std::vector<std::string>{"ADDED b"}));
 }
 
 TEST_F(ReflectorTest, ServerErrorsBackOffThenRecover) {
-  server_->Create(PodJson("a"));
+  server_->Create(ListedPodJson("a"));
   server_->FailNext("GET", "/api/v1/pods?limit=", 500, 3);
   server_->FailNext("GET", "watch=1", 503, 2);
   Reflector& r = StartPods();
@@ -307,7 +307,7 @@ TEST_F(ReflectorTest, ServerErrorsBackOffThenRecover) {
   EXPECT_EQ(r.counters().lists, 1u);
   EXPECT_EQ(server_->CountRequests("GET", "/api/v1/pods?limit="), 4);
   ASSERT_TRUE(WaitFor([&] { return r.counters().errors == 5; }));
-  server_->Create(PodJson("b"));
+  server_->Create(ListedPodJson("b"));
   ASSERT_TRUE(WaitFor([&] { return ChangeCount() >= 2; }));
   EXPECT_EQ(Summary(), (std::vector<std::string>{"ADDED a", "ADDED b"}));
   EXPECT_EQ(r.counters().errors, 5u);
@@ -327,7 +327,7 @@ TEST_F(ReflectorTest, WatchErrorEventOtherThanGoneRewatchesWithoutRelist) {
       {"kind", "Status"}, {"code", 500}, {"reason", "InternalError"}, {"message", "etcd hiccup"}};
   server_->InjectNextWatch("watch=1", json{{"type", "ERROR"}, {"object", status}}.dump() + "\n");
   server_->ClearFailures();
-  server_->Create(PodJson("a"));
+  server_->Create(ListedPodJson("a"));
   // The watch that delivers "a" comes after the one answered with the ERROR event.
   ASSERT_TRUE(WaitFor([&] { return ChangeCount() >= 1; }));
   EXPECT_GT(r.counters().errors, errors);
@@ -336,11 +336,11 @@ TEST_F(ReflectorTest, WatchErrorEventOtherThanGoneRewatchesWithoutRelist) {
 }
 
 TEST_F(ReflectorTest, SlowResponsesStillSync) {
-  server_->Create(PodJson("a"));
+  server_->Create(ListedPodJson("a"));
   server_->SetDelay(std::chrono::milliseconds(50));
   Reflector& r = StartPods();
   ASSERT_TRUE(WaitFor([&] { return r.synced(); }));
-  server_->Create(PodJson("b"));
+  server_->Create(ListedPodJson("b"));
   ASSERT_TRUE(WaitFor([&] { return ChangeCount() >= 2; }));
   EXPECT_EQ(Summary(), (std::vector<std::string>{"ADDED a", "ADDED b"}));
   EXPECT_EQ(r.counters().errors, 0u);

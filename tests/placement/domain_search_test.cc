@@ -52,7 +52,7 @@ int32_t RackDomain(const ClusterState& s, int rack) {
       DomainIndex::LabelKey("example.com/rack", "rack-" + std::to_string(rack)));
 }
 
-std::string RackOf(const ClusterState& s, const GangPlan& plan) {
+std::string RackOfPlan(const ClusterState& s, const GangPlan& plan) {
   std::string rack = s.GetNode(plan.pods.front().node).meta.labels.at("example.com/rack");
   for (const auto& p : plan.pods) {
     EXPECT_EQ(s.GetNode(p.node).meta.labels.at("example.com/rack"), rack);
@@ -98,7 +98,7 @@ TEST(DomainSearch, RequiredGangTakesTheFullestRackThatFits) {
   auto g = Gang("ns/gang", 7, 4);  // 28 GPUs: rack-1 has 32, rack-2 28, rack-0 20
   auto r = planner->Plan(*s, Request(g));
   ASSERT_TRUE(std::holds_alternative<GangPlan>(r)) << std::get<PlacementFailure>(r).message;
-  EXPECT_EQ(RackOf(*s, std::get<GangPlan>(r)), "rack-2");
+  EXPECT_EQ(RackOfPlan(*s, std::get<GangPlan>(r)), "rack-2");
 }
 
 TEST(DomainSearch, FallsBackWhenTheBoundOverEstimates) {
@@ -116,12 +116,12 @@ TEST(DomainSearch, FallsBackWhenTheBoundOverEstimates) {
   auto g = Gang("ns/gang", 9, 2);
   auto r = planner->Plan(*s, Request(g));
   ASSERT_TRUE(std::holds_alternative<GangPlan>(r)) << std::get<PlacementFailure>(r).message;
-  EXPECT_EQ(RackOf(*s, std::get<GangPlan>(r)), "rack-1");
+  EXPECT_EQ(RackOfPlan(*s, std::get<GangPlan>(r)), "rack-1");
   // 6 pods fit rack-0 but 9 do not; nor does any rack hold 17.
   auto six = Gang("ns/six", 6, 2);
   auto r6 = planner->Plan(*s, Request(six));
   ASSERT_TRUE(std::holds_alternative<GangPlan>(r6));
-  EXPECT_EQ(RackOf(*s, std::get<GangPlan>(r6)), "rack-0");
+  EXPECT_EQ(RackOfPlan(*s, std::get<GangPlan>(r6)), "rack-0");
   auto big = Gang("ns/big", 17, 2);
   auto rb = planner->Plan(*s, Request(big));
   ASSERT_TRUE(std::holds_alternative<PlacementFailure>(rb));

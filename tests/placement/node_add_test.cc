@@ -19,20 +19,6 @@ namespace {
 
 using namespace testing;  // NOLINT: test builders
 
-constexpr const char* kZone = "example.com/zone";
-constexpr const char* kRack = "example.com/rack";
-
-std::variant<GangPlan, PlacementFailure> PlanOn(const ClusterState& s, const model::Workload& w) {
-  return MakeGangPlanner(model::SchedulerConfiguration{})->Plan(s, Request(w));
-}
-
-model::Topology ZoneRackTopology() {
-  model::Topology t;
-  t.meta.name = "default";
-  t.levels = {kZone, kRack};
-  return t;
-}
-
 TEST(NodeAdd, JoinsBetweenByNameAndKeepsBoundPods) {
   model::Node a = MakeNode("a", 8, {{kZone, "z1"}, {kRack, "r1"}});
   model::Node c = MakeNode("c", 8, {{kZone, "z1"}, {kRack, "r2"}});

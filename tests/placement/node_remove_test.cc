@@ -21,20 +21,6 @@ namespace {
 
 using namespace testing;  // NOLINT: test builders
 
-constexpr const char* kZone = "example.com/zone";
-constexpr const char* kRack = "example.com/rack";
-
-std::variant<GangPlan, PlacementFailure> PlanOn(const ClusterState& s, const model::Workload& w) {
-  return MakeGangPlanner(model::SchedulerConfiguration{})->Plan(s, Request(w));
-}
-
-model::Topology ZoneRackTopology() {
-  model::Topology t;
-  t.meta.name = "default";
-  t.levels = {kZone, kRack};
-  return t;
-}
-
 model::HyperNode HyperNodeOf(const std::string& name, const std::vector<std::string>& nodes) {
   model::HyperNode hn;
   hn.meta.name = name;

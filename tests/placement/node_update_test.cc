@@ -18,14 +18,9 @@ namespace {
 
 using namespace testing;  // NOLINT: test builders
 
-constexpr const char* kRack = "example.com/rack";
 constexpr const char* kHost = "kubernetes.io/hostname";
 
-std::variant<GangPlan, PlacementFailure> PlanIt(const ClusterState& s, const model::Workload& w) {
-  return MakeGangPlanner(model::SchedulerConfiguration{})->Plan(s, Request(w));
-}
-
-std::vector<NodeIndex> NodesOf(const std::variant<GangPlan, PlacementFailure>& p) {
+std::vector<NodeIndex> PlannedNodes(const std::variant<GangPlan, PlacementFailure>& p) {
   std::vector<NodeIndex> out;
   if (const auto* plan = std::get_if<GangPlan>(&p)) {
     for (const auto& pod : plan->pods) out.push_back(pod.node);
@@ -36,8 +31,8 @@ std::vector<NodeIndex> NodesOf(const std::variant<GangPlan, PlacementFailure>& p
 TEST(NodeUpdate, CordonKeepsBoundPodsAndTurnsNewOnesAway) {
   auto s = Build({MakeNode("a", 8), MakeNode("b", 8)});
   auto first = MakeWorkload("ns/first", {MakePodSet("worker", 1, 4)});
-  auto p = PlanIt(*s, first);
-  ASSERT_EQ(NodesOf(p), std::vector<NodeIndex>{0});
+  auto p = PlanOn(*s, first);
+  ASSERT_EQ(PlannedNodes(p), std::vector<NodeIndex>{0});
   ASSERT_TRUE(s->Commit(std::get<GangPlan>(p), first).ok());
 
   model::Node a = s->GetNode(0);
@@ -47,12 +42,12 @@ TEST(NodeUpdate, CordonKeepsBoundPodsAndTurnsNewOnesAway) {
   EXPECT_EQ(s->WorkloadsOnNode(0), std::vector<std::string>{"ns/first"});
   EXPECT_TRUE(s->CheckInvariants().empty());
   // Node a still has 4 free GPUs, but takes no new pod.
-  EXPECT_EQ(NodesOf(PlanIt(*s, MakeWorkload("ns/next", {MakePodSet("worker", 1, 4)}))),
+  EXPECT_EQ(PlannedNodes(PlanOn(*s, MakeWorkload("ns/next", {MakePodSet("worker", 1, 4)}))),
             std::vector<NodeIndex>{1});
 
   a.unschedulable = false;
   ASSERT_TRUE(s->UpdateNode(0, a, nullptr).ok());
-  EXPECT_EQ(NodesOf(PlanIt(*s, MakeWorkload("ns/next", {MakePodSet("worker", 1, 4)}))),
+  EXPECT_EQ(PlannedNodes(PlanOn(*s, MakeWorkload("ns/next", {MakePodSet("worker", 1, 4)}))),
             std::vector<NodeIndex>{0});
 }
 
@@ -71,7 +66,7 @@ TEST(NodeUpdate, LabelsAndTaintsReachTheLabelIndexAndTheFilter) {
   EXPECT_EQ(*indexed->NodesWithLabel("gpu", "h100"), (std::vector<int32_t>{0}));
   auto w = MakeWorkload("ns/w", {MakePodSet("worker", 1, 1)});
   w.pod_sets[0].node_selector = {{"pool", "y"}};
-  EXPECT_EQ(NodesOf(PlanIt(*s, w)), std::vector<NodeIndex>{0});
+  EXPECT_EQ(PlannedNodes(PlanOn(*s, w)), std::vector<NodeIndex>{0});
 
   // A NoSchedule taint: a pod without the toleration goes elsewhere.
   model::Node b = s->GetNode(1);
@@ -79,7 +74,7 @@ TEST(NodeUpdate, LabelsAndTaintsReachTheLabelIndexAndTheFilter) {
   ASSERT_TRUE(s->UpdateNode(1, b, nullptr).ok());
   EXPECT_EQ(indexed->MaybeFilteredRanks().count(1), 1u);
   auto plain = MakeWorkload("ns/plain", {MakePodSet("worker", 2, 4)});
-  EXPECT_EQ(NodesOf(PlanIt(*s, plain)), (std::vector<NodeIndex>{0, 0}));
+  EXPECT_EQ(PlannedNodes(PlanOn(*s, plain)), (std::vector<NodeIndex>{0, 0}));
   // The label index and ranks are as a cluster built with these nodes has them.
   auto rebuilt = Build({a, b});
   auto* fresh = dynamic_cast<IndexedClusterState*>(rebuilt.get());
@@ -106,17 +101,17 @@ TEST(NodeUpdate, NodeThatGainsGpusKeepsItsPodsAndOffersThem) {
   model::Node b = MakeNode("b", 4, {{kRack, "r1"}, {kHost, "b"}});
   auto s = Build({a, b}, {}, {RackHostTopology()});
   auto cpu = MakeWorkload("ns/cpu", {MakePodSet("worker", 1, 0)});
-  auto placed = PlanIt(*s, cpu);
-  ASSERT_EQ(NodesOf(placed), std::vector<NodeIndex>{0});
+  auto placed = PlanOn(*s, cpu);
+  ASSERT_EQ(PlannedNodes(placed), std::vector<NodeIndex>{0});
   ASSERT_TRUE(s->Commit(std::get<GangPlan>(placed), cpu).ok());
   auto big = MakeWorkload("ns/big", {MakePodSet("worker", 1, 8)});
-  EXPECT_TRUE(std::holds_alternative<PlacementFailure>(PlanIt(*s, big)));
+  EXPECT_TRUE(std::holds_alternative<PlacementFailure>(PlanOn(*s, big)));
 
   a.allocatable.Set(kNvidiaGpu, 8);
   ASSERT_TRUE(s->UpdateNode(0, a, nullptr).ok());
   EXPECT_EQ(s->WorkloadsOnNode(0), std::vector<std::string>{"ns/cpu"});
   EXPECT_EQ(dynamic_cast<IndexedClusterState&>(*s).MaxGpusPerNode(), 8);
-  EXPECT_EQ(NodesOf(PlanIt(*s, big)), std::vector<NodeIndex>{0});
+  EXPECT_EQ(PlannedNodes(PlanOn(*s, big)), std::vector<NodeIndex>{0});
   auto built = Build({a, b}, {}, {RackHostTopology()});
   ASSERT_TRUE(built->Commit(std::get<GangPlan>(placed), cpu).ok());
   ExpectSameIndexes(*s, *built, {kRack, kHost}, "a has 8 GPUs");
@@ -125,8 +120,8 @@ TEST(NodeUpdate, NodeThatGainsGpusKeepsItsPodsAndOffersThem) {
 TEST(NodeUpdate, ShrinkUnderItsPodsAndRenameAreRefusedChangingNothing) {
   auto s = Build({MakeNode("a", 8, {{kRack, "r1"}}), MakeNode("b", 8)}, {}, {RackHostTopology()});
   auto w = MakeWorkload("ns/w", {MakePodSet("worker", 1, 6)});
-  auto placed = PlanIt(*s, w);
-  ASSERT_EQ(NodesOf(placed), std::vector<NodeIndex>{0});
+  auto placed = PlanOn(*s, w);
+  ASSERT_EQ(PlannedNodes(placed), std::vector<NodeIndex>{0});
   ASSERT_TRUE(s->Commit(std::get<GangPlan>(placed), w).ok());
   model::Node a = s->GetNode(0);
 
@@ -158,7 +153,7 @@ TEST(NodeUpdate, TopologyLabelsMoveTheNodeBetweenDomains) {
   model::Node c = MakeNode("c", 8, {{kRack, "r2"}, {kHost, "c"}});
   auto s = Build({a, b, c}, {}, {RackHostTopology()});
   auto w = MakeWorkload("ns/w", {MakePodSet("worker", 1, 3)});
-  auto placed = PlanIt(*s, w);
+  auto placed = PlanOn(*s, w);
   ASSERT_TRUE(std::holds_alternative<GangPlan>(placed));
   ASSERT_TRUE(s->Commit(std::get<GangPlan>(placed), w).ok());
 
@@ -174,7 +169,7 @@ TEST(NodeUpdate, TopologyLabelsMoveTheNodeBetweenDomains) {
 TEST(NodeUpdate, NumaZonesArriveInPlace) {
   auto s = Build({MakeNode("a", 8)});
   auto w = MakeWorkload("ns/w", {MakePodSet("worker", 1, 2)});
-  auto placed = PlanIt(*s, w);
+  auto placed = PlanOn(*s, w);
   ASSERT_TRUE(s->Commit(std::get<GangPlan>(placed), w).ok());
   auto numa = MakeNuma("a", model::TopologyManagerPolicy::kSingleNumaNode,
                        model::TopologyManagerScope::kPod, 2, 4);
@@ -254,7 +249,7 @@ TEST(NodeUpdate, RandomEditsMatchFreshlyBuiltClusters) {
       auto wl = MakeWorkload("ns/w" + std::to_string(w),
                              {MakePodSet("worker", 1 + static_cast<int32_t>(rng() % 2),
                                          static_cast<int64_t>(rng() % 5))});
-      auto plan = PlanIt(*s, wl);
+      auto plan = PlanOn(*s, wl);
       if (!std::holds_alternative<GangPlan>(plan)) continue;
       ASSERT_TRUE(s->Commit(std::get<GangPlan>(plan), wl).ok());
       bound.emplace_back(wl, std::get<GangPlan>(plan));
@@ -285,7 +280,7 @@ TEST(NodeUpdate, RandomEditsMatchFreshlyBuiltClusters) {
       ++taken;
       ExpectSameIndexes(*s, *built, {kRack, kHost}, where);
       auto probe = MakeWorkload("ns/probe", {MakePodSet("worker", 2, 2)});
-      EXPECT_EQ(NodesOf(PlanIt(*s, probe)), NodesOf(PlanIt(*built, probe))) << where;
+      EXPECT_EQ(PlannedNodes(PlanOn(*s, probe)), PlannedNodes(PlanOn(*built, probe))) << where;
     } else {
       ++refused;
       auto unchanged = Build(nodes, {}, {RackHostTopology()});

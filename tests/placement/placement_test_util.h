@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "placement/cluster_state.h"
@@ -86,6 +87,23 @@ inline PlacementRequest Request(const model::Workload& w) {
   PlacementRequest r;
   r.workload = &w;
   return r;
+}
+
+// The zone and rack label keys of the node change tests, and a Topology of both.
+inline constexpr const char* kZone = "example.com/zone";
+inline constexpr const char* kRack = "example.com/rack";
+
+inline model::Topology ZoneRackTopology() {
+  model::Topology t;
+  t.meta.name = "default";
+  t.levels = {kZone, kRack};
+  return t;
+}
+
+// The default configuration's plan for w.
+inline std::variant<GangPlan, PlacementFailure> PlanOn(const ClusterState& s,
+                                                       const model::Workload& w) {
+  return MakeGangPlanner(model::SchedulerConfiguration{})->Plan(s, Request(w));
 }
 
 }  // namespace muster::placement::testing

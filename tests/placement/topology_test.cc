@@ -39,7 +39,7 @@ model::Workload RackGang(const std::string& key, Mode mode,
   return MakeWorkload(key, {ps});
 }
 
-const std::string& RackOf(const ClusterState& s, NodeIndex i) {
+const std::string& RackLabelOf(const ClusterState& s, NodeIndex i) {
   return s.GetNode(i).meta.labels.at("example.com/rack");
 }
 
@@ -60,7 +60,7 @@ TEST(Tas, RequiredRackLandsInRackWithRoom) {
   ASSERT_TRUE(std::holds_alternative<GangPlan>(p));
   std::set<NodeIndex> nodes;
   for (const auto& pod : std::get<GangPlan>(p).pods) {
-    EXPECT_EQ(RackOf(*s, pod.node), "rack-2");
+    EXPECT_EQ(RackLabelOf(*s, pod.node), "rack-2");
     nodes.insert(pod.node);
   }
   EXPECT_EQ(nodes.size(), 4u);
@@ -84,12 +84,12 @@ TEST(Tas, PreferredFallsBackToWiderLevel) {
   auto p = MakeGangPlanner({})->Plan(*s, Request(gang));
   ASSERT_TRUE(std::holds_alternative<GangPlan>(p));
   std::map<std::string, int> per_rack;
-  for (const auto& pod : std::get<GangPlan>(p).pods) ++per_rack[RackOf(*s, pod.node)];
+  for (const auto& pod : std::get<GangPlan>(p).pods) ++per_rack[RackLabelOf(*s, pod.node)];
   EXPECT_EQ(per_rack.size(), 2u);  // fewest racks: 4 + 2
   // Consecutive ranks within a rack.
   const auto& pods = std::get<GangPlan>(p).pods;
   for (size_t k = 1; k < pods.size(); ++k) {
-    EXPECT_LE(RackOf(*s, pods[k - 1].node), RackOf(*s, pods[k].node));
+    EXPECT_LE(RackLabelOf(*s, pods[k - 1].node), RackLabelOf(*s, pods[k].node));
   }
 }
 
@@ -103,7 +103,7 @@ TEST(Tas, BestFitPicksTheFullestRackThatFits) {
   auto gang = RackGang("ns/small", Mode::kRequired, "example.com/rack", 2);
   auto p = MakeGangPlanner({})->Plan(*s, Request(gang));
   ASSERT_TRUE(std::holds_alternative<GangPlan>(p));
-  for (const auto& pod : std::get<GangPlan>(p).pods) EXPECT_EQ(RackOf(*s, pod.node), "rack-2");
+  for (const auto& pod : std::get<GangPlan>(p).pods) EXPECT_EQ(RackLabelOf(*s, pod.node), "rack-2");
 }
 
 model::HyperNode Hn(const std::string& name, int tier,
@@ -143,7 +143,7 @@ TEST(HyperNodes, HardTierKeepsGangInOneHyperNode) {
   gang.network_topology = model::NetworkTopologySpec{model::NetworkTopologyMode::kHard, 1};
   auto p = MakeGangPlanner({})->Plan(*s, Request(gang));
   ASSERT_TRUE(std::holds_alternative<GangPlan>(p));
-  for (const auto& pod : std::get<GangPlan>(p).pods) EXPECT_EQ(RackOf(*s, pod.node), "rack-1");
+  for (const auto& pod : std::get<GangPlan>(p).pods) EXPECT_EQ(RackLabelOf(*s, pod.node), "rack-1");
 
   // 6 pods exceed any tier-1 HyperNode: hard tier 1 fails, tier 2 spans both.
   auto six = MakeWorkload("ns/six", {MakePodSet("worker", 6, 2)});

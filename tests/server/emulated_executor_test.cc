@@ -23,7 +23,7 @@ namespace {
 using nlohmann::json;
 
 // Generous: these are functional deadlines on a loaded machine, not timings.
-constexpr auto kDeadline = std::chrono::seconds(30);
+constexpr auto kEmulatedDeadline = std::chrono::seconds(30);
 
 class EmulatedExecutorTest : public ::testing::Test {
  protected:
@@ -132,7 +132,7 @@ class EmulatedExecutorTest : public ::testing::Test {
   }
 
   static bool WaitFor(const std::function<bool()>& done) {
-    auto deadline = std::chrono::steady_clock::now() + kDeadline;
+    auto deadline = std::chrono::steady_clock::now() + kEmulatedDeadline;
     while (!done()) {
       if (std::chrono::steady_clock::now() > deadline) return false;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));

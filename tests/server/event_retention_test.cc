@@ -35,7 +35,7 @@ std::vector<control::ObjectKey> EventsToDelete(const std::vector<json>& events, 
   return times.ToDelete(now, retention);
 }
 
-std::vector<std::string> Names(const std::vector<control::ObjectKey>& keys) {
+std::vector<std::string> EventNames(const std::vector<control::ObjectKey>& keys) {
   std::vector<std::string> out;
   for (const auto& key : keys) {
     EXPECT_EQ(key.resource, "events");
@@ -56,10 +56,10 @@ TEST(EventRetentionTest, EventsGoAnHourAfterTheyWereLastRecorded) {
       {{"metadata", {{"name", "no-time"}, {"namespace", "team-a"}}}},  // kept: no time at all
       {{"metadata", {{"name", "garbled"}, {"creationTimestamp", "yesterday"}}}},
   };
-  EXPECT_EQ(Names(EventsToDelete(events, kNow, {3600, 0})),
+  EXPECT_EQ(EventNames(EventsToDelete(events, kNow, {3600, 0})),
             (std::vector<std::string>{"old", "stale-micro"}));
   // The limit does not apply while the rest fit under it.
-  EXPECT_EQ(Names(EventsToDelete(events, kNow, {3600, 5})),
+  EXPECT_EQ(EventNames(EventsToDelete(events, kNow, {3600, 5})),
             (std::vector<std::string>{"old", "stale-micro"}));
 }
 
@@ -75,7 +75,7 @@ TEST(EventRetentionTest, OverTheLimitTheOldestGoFirst) {
       {{"metadata", {{"name", "no-time"}, {"namespace", "team-a"}}}},
       Event("d", "eventTime", "2025-11-25T02:00:04.5Z"),
   };
-  std::vector<std::string> doomed = Names(EventsToDelete(events, kNow, {3600, 3}));
+  std::vector<std::string> doomed = EventNames(EventsToDelete(events, kNow, {3600, 3}));
   ASSERT_EQ(doomed.size(), 4u);  // expired, then 3 of the 6 left
   EXPECT_EQ(doomed[0], "expired");
   std::sort(doomed.begin() + 1, doomed.end());
@@ -114,10 +114,10 @@ TEST(EventRetentionTest, EventTimesFollowTheStoresChanges) {
   times.Apply(change(control::ChangeType::kAdded, "pods",
                      Event("c", "creationTimestamp", "2025-11-25T01:00:00Z")));
   EXPECT_EQ(times.size(), 2u);
-  EXPECT_EQ(Names(times.ToDelete(kNow, {3600, 0})), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(EventNames(times.ToDelete(kNow, {3600, 0})), (std::vector<std::string>{"a", "b"}));
   times.Apply(change(control::ChangeType::kModified, "events",
                      Event("a", "lastTimestamp", "2025-11-25T02:00:00Z")));
-  EXPECT_EQ(Names(times.ToDelete(kNow, {3600, 0})), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(EventNames(times.ToDelete(kNow, {3600, 0})), (std::vector<std::string>{"b"}));
   times.Apply(change(control::ChangeType::kDeleted, "events",
                      Event("b", "creationTimestamp", "2025-11-25T01:00:00Z")));
   EXPECT_EQ(times.size(), 1u);

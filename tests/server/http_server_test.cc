@@ -48,14 +48,15 @@ ApiResult Echo(const ApiRequest& r) {
   return ApiResponse{200, "text/plain", r.method + " " + r.path + " " + r.body};
 }
 
-std::string Get(const std::string& path, const std::string& extra = "") {
+std::string GetRequest(const std::string& path, const std::string& extra = "") {
   return "GET " + path + " HTTP/1.1\r\nHost: x\r\n" + extra + "\r\n";
 }
 
 TEST(HttpServerTest, KeepAlivePipeliningAndHead) {
   Running s(Echo, {});
   RawClient c(s.port());
-  ASSERT_TRUE(c.Send(Get("/a") + Get("/b") + "POST /c HTTP/1.1\r\nContent-Length: 3\r\n\r\nxyz" +
+  ASSERT_TRUE(c.Send(GetRequest("/a") + GetRequest("/b") +
+                     "POST /c HTTP/1.1\r\nContent-Length: 3\r\n\r\nxyz" +
                      "HEAD /d HTTP/1.1\r\nConnection: close\r\n\r\n"));
   for (const char* want : {"GET /a ", "GET /b ", "POST /c xyz"}) {
     auto r = c.Read();
@@ -139,7 +140,7 @@ TEST(HttpServerTest, SlowAndIdleClientsAreTimedOut) {
   EXPECT_EQ(r->code, 408);
   EXPECT_TRUE(slow.Closed());
   RawClient idle(s.port());
-  ASSERT_TRUE(idle.Send(Get("/x")));
+  ASSERT_TRUE(idle.Send(GetRequest("/x")));
   ASSERT_TRUE(idle.Read());
   EXPECT_TRUE(idle.Closed());  // after the idle timeout
 }
@@ -157,7 +158,7 @@ TEST(HttpServerTest, ManyIdleConnectionsDoNotDelayANewRequest) {
     idle.back()->Send("GET /slow HTTP/1.1\r\nX-A: ");
   }
   RawClient c(s.port(), 2000);
-  ASSERT_TRUE(c.Send(Get("/fresh")));
+  ASSERT_TRUE(c.Send(GetRequest("/fresh")));
   auto r = c.Read();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->body, "GET /fresh ");
@@ -170,11 +171,11 @@ TEST(HttpServerTest, PerClientLimitEvictsTheOldestIdleConnection) {
   std::vector<std::unique_ptr<RawClient>> conns;
   for (int i = 0; i < 5; ++i) {
     conns.push_back(std::make_unique<RawClient>(s.port(), 1000));
-    ASSERT_TRUE(conns.back()->Send(Get("/warm")));  // accepted and served: idle now
+    ASSERT_TRUE(conns.back()->Send(GetRequest("/warm")));  // accepted and served: idle now
     ASSERT_TRUE(conns.back()->Read());
   }
   RawClient extra(s.port());
-  ASSERT_TRUE(extra.Send(Get("/new")));
+  ASSERT_TRUE(extra.Send(GetRequest("/new")));
   auto r = extra.Read();
   ASSERT_TRUE(r);
   EXPECT_EQ(r->body, "GET /new ");
@@ -210,7 +211,7 @@ TEST(HttpServerTest, TooManyConnectionsWithNoneIdleAreRefusedWithAStatus) {
   EXPECT_EQ(done->body, "GET /slow ");
   EXPECT_TRUE(busy[0]->Closed());
   RawClient later(s.port());
-  ASSERT_TRUE(later.Send(Get("/later")));
+  ASSERT_TRUE(later.Send(GetRequest("/later")));
   auto ok = later.Read();
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->body, "GET /later ");
@@ -233,17 +234,17 @@ TEST(HttpServerTest, BusyWorkersAnswer429AndHealthStillAnswers) {
   o.max_inflight = 2;
   Running s(handler, o);
   RawClient a(s.port()), b(s.port());
-  ASSERT_TRUE(a.Send(Get("/block")));
-  ASSERT_TRUE(b.Send(Get("/block")));
+  ASSERT_TRUE(a.Send(GetRequest("/block")));
+  ASSERT_TRUE(b.Send(GetRequest("/block")));
   while (blocked < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   RawClient c(s.port());
-  ASSERT_TRUE(c.Send(Get("/more")));
+  ASSERT_TRUE(c.Send(GetRequest("/more")));
   auto busy = c.Read();
   ASSERT_TRUE(busy);
   EXPECT_EQ(busy->code, 429);
   EXPECT_NE(busy->head.find("Retry-After: 1"), std::string::npos);
   EXPECT_EQ(json::parse(busy->body)["reason"], "TooManyRequests");
-  ASSERT_TRUE(c.Send(Get("/healthz")));
+  ASSERT_TRUE(c.Send(GetRequest("/healthz")));
   auto health = c.Read();
   ASSERT_TRUE(health);
   EXPECT_EQ(health->body, "ok");
@@ -262,7 +263,7 @@ TEST(HttpServerTest, AClientThatStopsReadingIsDropped) {
   const std::string big(64 << 20, 'x');
   Running s([&](const ApiRequest&) -> ApiResult { return ApiResponse{200, "text/plain", big}; }, o);
   RawClient c(s.port());
-  ASSERT_TRUE(c.Send(Get("/big")));  // and never read
+  ASSERT_TRUE(c.Send(GetRequest("/big")));  // and never read
   for (int i = 0; i < 100 && s.server().stats().connections == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -288,7 +289,7 @@ TEST_F(HttpWatchTest, WatchesHoldNoWorkerAndSeeEveryChange) {
       "/api/v1/namespaces?watch=1&resourceVersion=" + std::to_string(store_->resource_version());
   for (int i = 0; i < 130; ++i) {
     watches.push_back(std::make_unique<RawClient>(s.port()));
-    ASSERT_TRUE(watches.back()->Send(Get(path)));
+    ASSERT_TRUE(watches.back()->Send(GetRequest(path)));
   }
   for (int i = 0; i < 100 && s.server().stats().streams < 130; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -347,7 +348,7 @@ TEST(HttpWatchHistoryTest, AWatchFromAnOldVersionSkipsManyOtherChangesQuickly) {
       },
       {});
   RawClient c(s.port(), 3000);
-  ASSERT_TRUE(c.Send(Get("/api/v1/namespaces?watch=1&resourceVersion=0")));
+  ASSERT_TRUE(c.Send(GetRequest("/api/v1/namespaces?watch=1&resourceVersion=0")));
   std::string seen;
   for (int i = 0; i < 10 && seen.find("wanted") == std::string::npos; ++i) seen += c.ReadSome();
   EXPECT_NE(seen.find("\"name\":\"wanted\""), std::string::npos) << seen.substr(0, 300);

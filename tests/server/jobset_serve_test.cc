@@ -21,7 +21,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr auto kDeadline = std::chrono::seconds(60);
+constexpr auto kJobSetDeadline = std::chrono::seconds(60);
 
 constexpr char kQueues[] = R"(
 apiVersion: v1
@@ -150,7 +150,7 @@ class JobSetServeTest : public ::testing::Test {
   }
 
   static bool WaitFor(const std::function<bool()>& done) {
-    return testing_util::WaitFor(done, kDeadline);
+    return testing_util::WaitFor(done, kJobSetDeadline);
   }
 
   std::filesystem::path dir_;

@@ -12,7 +12,9 @@ json Doc() {
                          "spec":{"args":["one","two"],"n":1}})");
 }
 
-Result<json> Apply(const std::string& patch) { return ApplyJsonPatch(Doc(), json::parse(patch)); }
+Result<json> JsonPatched(const std::string& patch) {
+  return ApplyJsonPatch(Doc(), json::parse(patch));
+}
 
 TEST(JsonPatchTest, Pointers) {
   auto tokens = ParseJsonPointer("/a~1b/~0c/0/-");
@@ -25,7 +27,7 @@ TEST(JsonPatchTest, Pointers) {
 }
 
 TEST(JsonPatchTest, EveryOperation) {
-  auto r = Apply(R"([
+  auto r = JsonPatched(R"([
     {"op":"add","path":"/metadata/labels/b","value":"4"},
     {"op":"add","path":"/spec/args/-","value":"three"},
     {"op":"add","path":"/spec/args/0","value":"zero"},
@@ -41,30 +43,30 @@ TEST(JsonPatchTest, EveryOperation) {
 }
 
 TEST(JsonPatchTest, FailuresAreWordedAsUpstream) {
-  auto failed = Apply(R"([{"op":"test","path":"/spec/n","value":2}])");
+  auto failed = JsonPatched(R"([{"op":"test","path":"/spec/n","value":2}])");
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(failed.status().message(), "testing value /spec/n failed: test failed");
-  EXPECT_EQ(Apply(R"([{"op":"add","path":"/nope/x","value":1}])").status().message(),
+  EXPECT_EQ(JsonPatched(R"([{"op":"add","path":"/nope/x","value":1}])").status().message(),
             "add operation does not apply: doc is missing path: \"/nope/x\": missing value");
-  EXPECT_EQ(Apply(R"([{"op":"remove","path":"/spec/zz"}])").status().message(),
+  EXPECT_EQ(JsonPatched(R"([{"op":"remove","path":"/spec/zz"}])").status().message(),
             "error in remove for path: '/spec/zz': Unable to remove nonexistent key: zz: "
             "missing value");
-  EXPECT_EQ(Apply(R"([{"op":"replace","path":"/spec/zz","value":1}])").status().message(),
+  EXPECT_EQ(JsonPatched(R"([{"op":"replace","path":"/spec/zz","value":1}])").status().message(),
             "replace operation does not apply: doc is missing key: /spec/zz: missing value");
-  EXPECT_EQ(Apply(R"([{"op":"add","path":"/spec/args/5","value":1}])").status().message(),
+  EXPECT_EQ(JsonPatched(R"([{"op":"add","path":"/spec/args/5","value":1}])").status().message(),
             "error in add for path: '/spec/args/5': Unable to access invalid index: 5: invalid "
             "index referenced");
-  EXPECT_EQ(Apply(R"([{"op":"bogus","path":"/spec"}])").status().message(),
+  EXPECT_EQ(JsonPatched(R"([{"op":"bogus","path":"/spec"}])").status().message(),
             "Unexpected kind: bogus");
-  EXPECT_FALSE(Apply(R"([{"op":"move","from":"/spec","path":"/spec/n/x"}])").ok());
+  EXPECT_FALSE(JsonPatched(R"([{"op":"move","from":"/spec","path":"/spec/n/x"}])").ok());
   // Nothing of a failed patch applies: the caller's document is a copy.
-  EXPECT_EQ(Apply(R"({"op":"add"})").status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(Apply(R"([1])").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(JsonPatched(R"({"op":"add"})").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(JsonPatched(R"([1])").status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(JsonPatchTest, WholeDocument) {
-  auto r = Apply(R"([{"op":"replace","path":"","value":{"a":1}},
+  auto r = JsonPatched(R"([{"op":"replace","path":"","value":{"a":1}},
                      {"op":"test","path":"","value":{"a":1}}])");
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(*r, json::parse(R"({"a":1})"));

@@ -25,7 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class NoSources : public VolumeSources {
+class NoVolumeSources : public VolumeSources {
  public:
   const model::StringMap* ConfigMap(const std::string&) const override { return nullptr; }
   const model::StringMap* Secret(const std::string& name) const override {
@@ -38,7 +38,7 @@ class NoSources : public VolumeSources {
   model::StringMap creds_ = {{"token", "s3cret"}};
 };
 
-bool Has(const std::vector<std::string>& argv, const std::string& arg) {
+bool HasArg(const std::vector<std::string>& argv, const std::string& arg) {
   return std::find(argv.begin(), argv.end(), arg) != argv.end();
 }
 
@@ -93,7 +93,7 @@ class PodmanPodTest : public ::testing::Test {
     input.node = "workstation";
     input.hosts = "127.1.0.2\ttrain-0\n";
     input.identity_env = {{"RANK", "0"}, {"CUDA_VISIBLE_DEVICES", gpus}};
-    return PlanLocalPod(config, input, NoSources());
+    return PlanLocalPod(config, input, NoVolumeSources());
   }
   std::string PodDir() const { return data_ + "/pods/team-a_train-0"; }
 
@@ -111,12 +111,12 @@ TEST_F(PodmanPodTest, RunsPodmanAsTheServerAndTheImageAsTheOwner) {
   EXPECT_EQ(argv[0], "/usr/bin/podman");
   EXPECT_EQ(plan->spec.id, "team-a_train-0");
   EXPECT_TRUE(
-      Has(argv, "--user=" + std::to_string(server_.uid) + ":" + std::to_string(server_.gid)));
-  EXPECT_TRUE(Has(argv, "--hostname=train-0"));
-  EXPECT_TRUE(Has(argv, "--volume=" + PodDir() + "/hosts:/etc/hosts:ro"));
+      HasArg(argv, "--user=" + std::to_string(server_.uid) + ":" + std::to_string(server_.gid)));
+  EXPECT_TRUE(HasArg(argv, "--hostname=train-0"));
+  EXPECT_TRUE(HasArg(argv, "--volume=" + PodDir() + "/hosts:/etc/hosts:ro"));
   EXPECT_EQ(ReadAll(PodDir() + "/hosts"), "127.1.0.2\ttrain-0\n");
-  EXPECT_TRUE(Has(argv, "--pull=missing"));  // tagged: IfNotPresent
-  EXPECT_TRUE(Has(argv, "--label=muster.dev/pod=team-a/train-0"));
+  EXPECT_TRUE(HasArg(argv, "--pull=missing"));  // tagged: IfNotPresent
+  EXPECT_TRUE(HasArg(argv, "--label=muster.dev/pod=team-a/train-0"));
   // args alone keep the image's entrypoint; $(VAR) is expanded.
   EXPECT_EQ(argv[argv.size() - 3], "localhost/trainer:2");
   EXPECT_EQ(argv.back(), "3");
@@ -131,7 +131,7 @@ TEST_F(PodmanPodTest, EnvGoesThroughAPrivateFile) {
   auto plan = Plan();
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   const std::string file = PodDir() + "/container.env";
-  EXPECT_TRUE(Has(plan->spec.argv, "--env-file=" + file));
+  EXPECT_TRUE(HasArg(plan->spec.argv, "--env-file=" + file));
   std::string env = ReadAll(file);
   EXPECT_NE(env.find("EPOCHS=3\n"), std::string::npos) << env;
   EXPECT_NE(env.find("RANK=0\n"), std::string::npos) << env;
@@ -148,8 +148,8 @@ TEST_F(PodmanPodTest, EnvGoesThroughAPrivateFile) {
 TEST_F(PodmanPodTest, GpusArePassedAndRenumberedInside) {
   auto plan = Plan("2,3");
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_TRUE(Has(plan->spec.argv, "--device=/dev/nvidia2"));
-  EXPECT_TRUE(Has(plan->spec.argv, "--device=/dev/nvidia3"));
+  EXPECT_TRUE(HasArg(plan->spec.argv, "--device=/dev/nvidia2"));
+  EXPECT_TRUE(HasArg(plan->spec.argv, "--device=/dev/nvidia3"));
   // Inside, the container sees exactly its GPUs, numbered from 0: the host's ids
   // would hide them.
   EXPECT_EQ(ReadAll(PodDir() + "/container.env").find("CUDA_VISIBLE_DEVICES"), std::string::npos);
@@ -159,7 +159,7 @@ TEST_F(PodmanPodTest, CommandReplacesTheEntrypoint) {
   Spec().containers[0].command = {"python3", "train.py"};
   auto plan = Plan();
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_TRUE(Has(plan->spec.argv, "--entrypoint=[\"python3\",\"train.py\"]"));
+  EXPECT_TRUE(HasArg(plan->spec.argv, "--entrypoint=[\"python3\",\"train.py\"]"));
 }
 
 TEST_F(PodmanPodTest, LimitsAndWorkingDir) {
@@ -169,10 +169,10 @@ TEST_F(PodmanPodTest, LimitsAndWorkingDir) {
   c.working_dir = "/workspace";
   auto plan = Plan();
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_TRUE(Has(plan->spec.argv, "--cpus=2"));
-  EXPECT_TRUE(Has(plan->spec.argv, "--memory=1073741824"));
-  EXPECT_TRUE(Has(plan->spec.argv, "--workdir=/workspace"));
-  EXPECT_TRUE(Has(plan->spec.argv, "--ulimit=nofile=4096:4096"));
+  EXPECT_TRUE(HasArg(plan->spec.argv, "--cpus=2"));
+  EXPECT_TRUE(HasArg(plan->spec.argv, "--memory=1073741824"));
+  EXPECT_TRUE(HasArg(plan->spec.argv, "--workdir=/workspace"));
+  EXPECT_TRUE(HasArg(plan->spec.argv, "--ulimit=nofile=4096:4096"));
 }
 
 TEST_F(PodmanPodTest, VolumesMountAnywhereInTheContainer) {
@@ -190,9 +190,9 @@ TEST_F(PodmanPodTest, VolumesMountAnywhereInTheContainer) {
   auto plan = Plan();
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_TRUE(
-      Has(plan->spec.argv, "--volume=" + PodDir() + "/volumes/creds:/no-such-dir/creds:ro"));
+      HasArg(plan->spec.argv, "--volume=" + PodDir() + "/volumes/creds:/no-such-dir/creds:ro"));
   EXPECT_TRUE(
-      Has(plan->spec.argv, "--volume=" + PodDir() + "/volumes/scratch:/no-such-dir/scratch"));
+      HasArg(plan->spec.argv, "--volume=" + PodDir() + "/volumes/scratch:/no-such-dir/scratch"));
   EXPECT_EQ(ReadAll(PodDir() + "/volumes/creds/token"), "s3cret");
   EXPECT_FALSE(fs::exists("/no-such-dir"));
 }
@@ -332,11 +332,11 @@ TEST_F(FakePodmanTest, PodmanRunPullsOnlyWhatWentMissingAfterThePullStep) {
   Spec().containers[0].image_pull_policy = "Always";
   auto plan = Plan();
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_TRUE(Has(plan->spec.argv, "--pull=missing"));
+  EXPECT_TRUE(HasArg(plan->spec.argv, "--pull=missing"));
   Spec().containers[0].image_pull_policy = "Never";
   plan = Plan();
   ASSERT_TRUE(plan.ok()) << plan.status().message();
-  EXPECT_TRUE(Has(plan->spec.argv, "--pull=never"));
+  EXPECT_TRUE(HasArg(plan->spec.argv, "--pull=never"));
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing_util::ProcessGone;
-using testing_util::ReadFile;
+using testing_util::ReadText;
 using testing_util::WaitFor;
 
 class ProcessIsolationTest : public ::testing::Test {
@@ -91,14 +91,14 @@ TEST_F(ProcessIsolationTest, LogsAreCappedAndRotated) {
   }
   EXPECT_FALSE(fs::exists(log + ".3"));
   EXPECT_GT(total, 8192u);
-  std::string live = ReadFile(log);
+  std::string live = ReadText(log);
   ASSERT_GE(live.size(), 100u);
   EXPECT_EQ(live.substr(live.size() - 100, 6), "00899 ");  // the last line is kept
 
   // A restart keeps the previous run's files as log.previous*.
   ASSERT_TRUE(supervisor_->Start(Shell("chatty", "echo again")).ok());
   EXPECT_EQ(WaitForExit("chatty").exit_code, 0);
-  EXPECT_EQ(ReadFile(log), "again\n");
+  EXPECT_EQ(ReadText(log), "again\n");
   EXPECT_FALSE(fs::exists(log + ".1"));
   EXPECT_TRUE(fs::exists(supervisor_->PreviousLogPath("chatty") + ".2"));
 }
@@ -118,8 +118,8 @@ TEST_F(ProcessIsolationTest, SetsidChildrenDieWithThePod) {
                                          "; exec sleep 300' & sleep 0.5; exit 0"))
                   .ok());
   EXPECT_EQ(WaitForExit("d").exit_code, 0);
-  ASSERT_TRUE(WaitFor([&] { return !ReadFile(pidfile).empty(); }));
-  int daemon = std::stoi(ReadFile(pidfile));
+  ASSERT_TRUE(WaitFor([&] { return !ReadText(pidfile).empty(); }));
+  int daemon = std::stoi(ReadText(pidfile));
   EXPECT_TRUE(WaitFor([&] { return ProcessGone(daemon); }));
 
   // Terminated while running (the deletion of its pod): the daemon goes as well.
@@ -128,13 +128,13 @@ TEST_F(ProcessIsolationTest, SetsidChildrenDieWithThePod) {
                                          "2; trap \"\" TERM; exec sleep 300' & "
                                          "while true; do sleep 0.05; done"))
                   .ok());
-  ASSERT_TRUE(WaitFor([&] { return !ReadFile(pidfile + "2").empty(); }));
-  int second = std::stoi(ReadFile(pidfile + "2"));
+  ASSERT_TRUE(WaitFor([&] { return !ReadText(pidfile + "2").empty(); }));
+  int second = std::stoi(ReadText(pidfile + "2"));
   supervisor_->Terminate("t", 0.2);
   EXPECT_EQ(WaitForExit("t").signal, SIGKILL);
   EXPECT_TRUE(WaitFor([&] { return ProcessGone(second); }));
   // The cgroup is gone with the process.
-  auto state = nlohmann::json::parse(ReadFile(root_ + "/pods/t/state.json"));
+  auto state = nlohmann::json::parse(ReadText(root_ + "/pods/t/state.json"));
   for (const auto& dir : state["cgroup"]["dirs"]) EXPECT_FALSE(fs::exists(dir.get<std::string>()));
 }
 
@@ -148,11 +148,11 @@ TEST_F(ProcessIsolationTest, MemoryLimitAndOomKill) {
   spec.limits.memory_bytes = 32 << 20;
   spec.limits.cpu_millis = 500;
   ASSERT_TRUE(supervisor_->Start(spec).ok());
-  auto state = nlohmann::json::parse(ReadFile(root_ + "/pods/oom/state.json"));
+  auto state = nlohmann::json::parse(ReadText(root_ + "/pods/oom/state.json"));
   std::string memory = state["cgroup"]["memory"].get<std::string>();
   ASSERT_FALSE(memory.empty());
   std::string limit =
-      ReadFile(memory + (state["cgroup"]["v2_memory"].get<bool>() ? "/memory.max"
+      ReadText(memory + (state["cgroup"]["v2_memory"].get<bool>() ? "/memory.max"
                                                                   : "/memory.limit_in_bytes"));
   EXPECT_EQ(std::stoll(limit), 32 << 20);
   ProcessExit exit = WaitForExit("oom");
@@ -174,7 +174,7 @@ TEST_F(ProcessIsolationTest, RunsAsTheGivenAccountInItsOwnWorkDir) {
   ::chmod(root_.c_str(), 0755);
   ASSERT_TRUE(supervisor_->Start(spec).ok());
   EXPECT_EQ(WaitForExit("u").exit_code, 0);
-  std::string log = ReadFile(supervisor_->LogPath("u"));
+  std::string log = ReadText(supervisor_->LogPath("u"));
   EXPECT_EQ(log.substr(0, log.find('\n')), std::to_string(nobody->pw_uid)) << log;
   EXPECT_NE(log.find("denied"), std::string::npos) << log;
   struct stat st {};
@@ -204,13 +204,13 @@ TEST_F(ProcessIsolationTest, PrivateHostnameHostsAndDataDirectory) {
                  {MountStep::Kind::kBind, root_ + "/hosts", "/etc/hosts", true, true, false, ""}};
   ASSERT_TRUE(supervisor_->Start(spec).ok());
   EXPECT_EQ(WaitForExit("n").exit_code, 0);
-  EXPECT_EQ(ReadFile(supervisor_->LogPath("n")),
+  EXPECT_EQ(ReadText(supervisor_->LogPath("n")),
             "my-pod\n127.77.0.1      my-pod.my-svc my-pod\npods\n" + work + "\nhidden\n");
   char host[256] = {};
   ::gethostname(host, sizeof(host));
   EXPECT_NE(std::string(host), "my-pod");
-  EXPECT_EQ(ReadFile(root_ + "/store"), "the store\n");
-  EXPECT_EQ(ReadFile("/etc/hosts").find("my-pod.my-svc"), std::string::npos);
+  EXPECT_EQ(ReadText(root_ + "/store"), "the store\n");
+  EXPECT_EQ(ReadText("/etc/hosts").find("my-pod.my-svc"), std::string::npos);
 }
 
 TEST_F(ProcessIsolationTest, AMountThatFailsFailsThePodWithTheReason) {
@@ -221,7 +221,7 @@ TEST_F(ProcessIsolationTest, AMountThatFailsFailsThePodWithTheReason) {
   spec.mounts = {{MountStep::Kind::kBind, root_ + "/missing", "/mnt", false, false, false, ""}};
   ASSERT_TRUE(supervisor_->Start(spec).ok());
   EXPECT_EQ(WaitForExit("m").exit_code, 127);
-  std::string log = ReadFile(supervisor_->LogPath("m"));
+  std::string log = ReadText(supervisor_->LogPath("m"));
   EXPECT_NE(log.find("cannot open volume source " + root_ + "/missing"), std::string::npos) << log;
   EXPECT_EQ(log.find("should-not-run"), std::string::npos);
 }

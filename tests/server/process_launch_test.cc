@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing_util::ProcessGone;
-using testing_util::ReadFile;
+using testing_util::ReadText;
 
 class ProcessLaunchTest : public ::testing::Test {
  protected:
@@ -69,7 +69,7 @@ TEST_F(ProcessLaunchTest, AShimTheServerNeverReleasedDoesNotRunTheCommand) {
   const int child = started->child_pid;
   ServerDiesBeforeRelease(*started);
 
-  EXPECT_FALSE(fs::exists(runs_)) << ReadFile(runs_);
+  EXPECT_FALSE(fs::exists(runs_)) << ReadText(runs_);
   // No exit file either: nothing ran whose end a server should report.
   EXPECT_FALSE(fs::exists(root_ + "/pod/" + kExitFileName));
   EXPECT_TRUE(ProcessGone(child));
@@ -104,7 +104,7 @@ TEST_F(ProcessLaunchTest, APodStartedAgainAfterAnUnrecordedStartRunsOnce) {
   ProcessExit exit = testing_util::WaitForExit(restarted, "default_job-0");
   EXPECT_EQ(exit.exit_code, 0);
   EXPECT_FALSE(exit.lost);
-  EXPECT_EQ(ReadFile(runs_), "start\ndone\n");
+  EXPECT_EQ(ReadText(runs_), "start\ndone\n");
 }
 
 }  // namespace

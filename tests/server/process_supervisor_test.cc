@@ -26,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using testing_util::ProcessGone;
-using testing_util::ReadFile;
+using testing_util::ReadText;
 using testing_util::WaitFor;
 
 class ProcessSupervisorTest : public ::testing::Test {
@@ -56,7 +56,7 @@ class ProcessSupervisorTest : public ::testing::Test {
 
   bool WaitForLog(const std::string& id, const std::string& text) {
     return WaitFor(
-        [&] { return ReadFile(supervisor_->LogPath(id)).find(text) != std::string::npos; });
+        [&] { return ReadText(supervisor_->LogPath(id)).find(text) != std::string::npos; });
   }
 
   std::string root_;
@@ -73,7 +73,7 @@ TEST_F(ProcessSupervisorTest, ReportsExitCodeAndLogsBothStreams) {
   EXPECT_EQ(exit.exit_code, 3);
   EXPECT_EQ(exit.signal, 0);
   EXPECT_FALSE(exit.lost);
-  EXPECT_EQ(ReadFile(supervisor_->LogPath("p")), "out\nerr\n");
+  EXPECT_EQ(ReadText(supervisor_->LogPath("p")), "out\nerr\n");
   EXPECT_FALSE(supervisor_->Running("p"));
   EXPECT_TRUE(supervisor_->Poll().empty());  // reported exactly once
   EXPECT_EQ(supervisor_->LogPath("p"), root_ + "/p/log");
@@ -104,7 +104,7 @@ TEST_F(ProcessSupervisorTest, PassesEnvAndWorkingDirButNotTheServerEnv) {
   ASSERT_TRUE(supervisor_->Start(spec).ok());
   EXPECT_EQ(WaitForExit("env").exit_code, 0);
   std::string canonical = fs::canonical(work).string();
-  EXPECT_EQ(ReadFile(supervisor_->LogPath("env")), "3 hello world " + canonical + " unset\n");
+  EXPECT_EQ(ReadText(supervisor_->LogPath("env")), "3 hello world " + canonical + " unset\n");
   ::unsetenv("MUSTER_TEST_SERVER_ONLY");
   // The pod's own directory exists all the same (its HOME, its private view's mount).
   EXPECT_TRUE(fs::is_directory(root_ + "/env/work"));
@@ -112,7 +112,7 @@ TEST_F(ProcessSupervisorTest, PassesEnvAndWorkingDirButNotTheServerEnv) {
   // Default working directory: <root>/<id>/work.
   ASSERT_TRUE(supervisor_->Start(Shell("dflt", "pwd")).ok());
   EXPECT_EQ(WaitForExit("dflt").exit_code, 0);
-  EXPECT_EQ(ReadFile(supervisor_->LogPath("dflt")),
+  EXPECT_EQ(ReadText(supervisor_->LogPath("dflt")),
             fs::canonical(root_ + "/dflt/work").string() + "\n");
 }
 
@@ -128,7 +128,7 @@ TEST_F(ProcessSupervisorTest, TerminateIsGraceful) {
   ProcessExit exit = WaitForExit("t");
   EXPECT_EQ(exit.exit_code, 0);
   EXPECT_EQ(exit.signal, 0);
-  EXPECT_NE(ReadFile(supervisor_->LogPath("t")).find("got-term"), std::string::npos);
+  EXPECT_NE(ReadText(supervisor_->LogPath("t")).find("got-term"), std::string::npos);
   supervisor_->Terminate("t", 5);  // finished: no-op
   supervisor_->Terminate("unknown", 5);
 }
@@ -160,8 +160,8 @@ TEST_F(ProcessSupervisorTest, TerminateSignalsTheWholeGroup) {
   spec.argv = {"sh", script};  // not `sh -c "sh script"`: that sh would have no trap
   ASSERT_TRUE(supervisor_->Start(spec).ok());
   ASSERT_TRUE(WaitForLog("g", "ready"));
-  ASSERT_TRUE(WaitFor([&] { return !ReadFile(root_ + "/child.pid").empty(); }));
-  int child = std::stoi(ReadFile(root_ + "/child.pid"));
+  ASSERT_TRUE(WaitFor([&] { return !ReadText(root_ + "/child.pid").empty(); }));
+  int child = std::stoi(ReadText(root_ + "/child.pid"));
   ASSERT_FALSE(ProcessGone(child));
 
   supervisor_->Terminate("g", 5);
@@ -169,7 +169,7 @@ TEST_F(ProcessSupervisorTest, TerminateSignalsTheWholeGroup) {
   EXPECT_EQ(exit.exit_code, 0);
   EXPECT_EQ(exit.signal, 0);
   EXPECT_TRUE(WaitFor([&] { return ProcessGone(child); }));
-  std::string log = ReadFile(supervisor_->LogPath("g"));
+  std::string log = ReadText(supervisor_->LogPath("g"));
   EXPECT_NE(log.find("child-term"), std::string::npos) << log;
   EXPECT_NE(log.find("parent-term"), std::string::npos) << log;
 }
@@ -178,7 +178,7 @@ TEST_F(ProcessSupervisorTest, MainExitKillsLeftoverGroupMembers) {
   ASSERT_TRUE(
       supervisor_->Start(Shell("left", "sleep 100 & echo $! > " + root_ + "/bg.pid; exit 0")).ok());
   EXPECT_EQ(WaitForExit("left").exit_code, 0);
-  int background = std::stoi(ReadFile(root_ + "/bg.pid"));
+  int background = std::stoi(ReadText(root_ + "/bg.pid"));
   EXPECT_TRUE(WaitFor([&] { return ProcessGone(background); }));
 }
 
@@ -213,7 +213,7 @@ TEST_F(ProcessSupervisorTest, RecoverAdoptsRunningAndReportsFinished) {
   ProcessExit exit = WaitForExit("long");
   EXPECT_EQ(exit.exit_code, 4);
   EXPECT_FALSE(exit.lost);
-  EXPECT_NE(ReadFile(supervisor_->LogPath("long")).find("bye"), std::string::npos);
+  EXPECT_NE(ReadText(supervisor_->LogPath("long")).find("bye"), std::string::npos);
 }
 
 TEST_F(ProcessSupervisorTest, ProcessAndExitStatusSurviveKill9OfTheServer) {
@@ -247,7 +247,7 @@ TEST_F(ProcessSupervisorTest, ProcessAndExitStatusSurviveKill9OfTheServer) {
   ProcessExit exit = WaitForExit("survivor");  // from the exit file of the orphaned shim
   EXPECT_EQ(exit.exit_code, 5);
   EXPECT_FALSE(exit.lost);
-  EXPECT_NE(ReadFile(supervisor_->LogPath("survivor")).find("bye"), std::string::npos);
+  EXPECT_NE(ReadText(supervisor_->LogPath("survivor")).find("bye"), std::string::npos);
 }
 
 TEST_F(ProcessSupervisorTest, StartRefusesAProcessLeftByAnEarlierServer) {
@@ -264,7 +264,7 @@ TEST_F(ProcessSupervisorTest, StartRefusesAProcessLeftByAnEarlierServer) {
 TEST_F(ProcessSupervisorTest, RecoverReportsLostWhenShimAndProcessDied) {
   ASSERT_TRUE(supervisor_->Start(Shell("lost", "echo ready; exec sleep 100")).ok());
   ASSERT_TRUE(WaitForLog("lost", "ready"));
-  auto state = nlohmann::json::parse(ReadFile(root_ + "/lost/state.json"));
+  auto state = nlohmann::json::parse(ReadText(root_ + "/lost/state.json"));
   int shim = state.at("shim_pid").get<int>();
   int pid = state.at("pid").get<int>();
   supervisor_.reset();
@@ -289,8 +289,8 @@ TEST_F(ProcessSupervisorTest, KeepsThePreviousLog) {
   WaitForExit("r");
   ASSERT_TRUE(supervisor_->Start(Shell("r", "echo second")).ok());
   WaitForExit("r");
-  EXPECT_EQ(ReadFile(supervisor_->LogPath("r")), "second\n");
-  EXPECT_EQ(ReadFile(supervisor_->PreviousLogPath("r")), "first\n");
+  EXPECT_EQ(ReadText(supervisor_->LogPath("r")), "second\n");
+  EXPECT_EQ(ReadText(supervisor_->PreviousLogPath("r")), "first\n");
   EXPECT_EQ(supervisor_->PreviousLogPath("r"), root_ + "/r/log.previous");
 }
 
@@ -325,7 +325,7 @@ TEST_F(ProcessSupervisorTest, ExecFailureAfterStartExits127) {
   spec.argv = {script};
   ASSERT_TRUE(supervisor_->Start(spec).ok());
   EXPECT_EQ(WaitForExit("broken").exit_code, 127);
-  EXPECT_NE(ReadFile(supervisor_->LogPath("broken")).find("cannot execute"), std::string::npos);
+  EXPECT_NE(ReadText(supervisor_->LogPath("broken")).find("cannot execute"), std::string::npos);
 }
 
 TEST_F(ProcessSupervisorTest, RemoveDeletesOnlyFinishedProcesses) {

@@ -17,7 +17,7 @@
 
 namespace muster::server::testing_util {
 
-inline std::string ReadFile(const std::string& path) {
+inline std::string ReadText(const std::string& path) {
   std::ifstream in(path);
   std::ostringstream out;
   out << in.rdbuf();

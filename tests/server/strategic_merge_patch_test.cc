@@ -11,7 +11,7 @@ using nlohmann::json;
 
 const PatchSchema* PodSchema() { return SchemaOf(*control::FindByKind("v1", "Pod")); }
 
-json Pod() {
+json PodDoc() {
   return json::parse(R"({"metadata":{"name":"p","finalizers":["a","b"]},
     "spec":{"containers":[
       {"name":"main","image":"i:1","args":["x"],
@@ -23,7 +23,7 @@ json Pod() {
 }
 
 json Patched(const std::string& patch, const PatchSchema* schema = PodSchema()) {
-  auto r = ApplyStrategicMergePatch(Pod(), json::parse(patch), schema);
+  auto r = ApplyStrategicMergePatch(PodDoc(), json::parse(patch), schema);
   EXPECT_TRUE(r.ok()) << r.status().message();
   return r.ok() ? *r : json();
 }
@@ -84,29 +84,31 @@ TEST(StrategicMergePatchTest, SetElementOrder) {
   json f = Patched(R"({"metadata":{"$setElementOrder/finalizers":["b","c","a"],
       "finalizers":["c"]}})");
   EXPECT_EQ(f["metadata"]["finalizers"], json::parse(R"(["b","c","a"])"));
-  EXPECT_FALSE(ApplyStrategicMergePatch(
-                   Pod(), json::parse(R"({"spec":{"$setElementOrder/containers":1}})"), PodSchema())
-                   .ok());
+  EXPECT_FALSE(
+      ApplyStrategicMergePatch(
+          PodDoc(), json::parse(R"({"spec":{"$setElementOrder/containers":1}})"), PodSchema())
+          .ok());
 }
 
 TEST(StrategicMergePatchTest, Errors) {
   auto no_key = ApplyStrategicMergePatch(
-      Pod(), json::parse(R"({"spec":{"containers":[{"image":"x"}]}})"), PodSchema());
+      PodDoc(), json::parse(R"({"spec":{"containers":[{"image":"x"}]}})"), PodSchema());
   ASSERT_FALSE(no_key.ok());
   EXPECT_EQ(no_key.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(no_key.status().message().find("does not contain declared merge key: name"),
             std::string::npos);
-  auto bad =
-      ApplyStrategicMergePatch(Pod(), json::parse(R"({"spec":{"$patch":"bogus"}})"), PodSchema());
+  auto bad = ApplyStrategicMergePatch(PodDoc(), json::parse(R"({"spec":{"$patch":"bogus"}})"),
+                                      PodSchema());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   for (const char* odd :
        {R"({"spec":{"$patch":7}})", R"({"spec":{"containers":[{"name":"a","$patch":{}}]}})",
         R"({"spec":{"tolerations":{"$patch":1}}})"}) {
-    auto r = ApplyStrategicMergePatch(Pod(), json::parse(odd), PodSchema());
+    auto r = ApplyStrategicMergePatch(PodDoc(), json::parse(odd), PodSchema());
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << odd;
   }
   auto retain = ApplyStrategicMergePatch(
-      Pod(), json::parse(R"({"spec":{"$retainKeys":["volumes"],"tolerations":[]}})"), PodSchema());
+      PodDoc(), json::parse(R"({"spec":{"$retainKeys":["volumes"],"tolerations":[]}})"),
+      PodSchema());
   EXPECT_EQ(retain.status().code(), StatusCode::kFailedPrecondition);
 }
 

@@ -13,7 +13,7 @@ namespace {
 // Two 4-GPU nodes in rack r1; ClusterQueue team-a has 8 GPUs of quota. Three gangs
 // of two 2-GPU pods (4 GPUs each), all submitted at 0, 100 s each: a and b run at
 // once, c waits for quota until 100 and finishes at 200.
-std::string Scenario() {
+std::string TwoNodeScenario() {
   std::string yaml;
   for (const char* node : {"n1", "n2"}) {
     yaml += std::string(R"(
@@ -81,7 +81,7 @@ spec:
 
 SimulationResult RunScenario() {
   api::DecodeResult decoded;
-  api::DecodeText(Scenario(), "report.yaml", decoded);
+  api::DecodeText(TwoNodeScenario(), "report.yaml", decoded);
   for (const auto& d : decoded.diagnostics) ADD_FAILURE() << d.ToString();
   SimOptions options;
   options.check_invariants = true;

@@ -112,7 +112,7 @@ SimulationResult RunStarvation(const std::string& reservation_after) {
   return result.ok() ? *result : SimulationResult{};
 }
 
-const WorkloadResult& Find(const SimulationResult& r, const std::string& name) {
+const WorkloadResult& FindWorkload(const SimulationResult& r, const std::string& name) {
   for (const auto& w : r.workloads) {
     if (w.name == name) return w;
   }
@@ -123,29 +123,29 @@ const WorkloadResult& Find(const SimulationResult& r, const std::string& name) {
 
 TEST(ReservationSimTest, WithoutReservationsTheGangStarves) {
   SimulationResult r = RunStarvation("");
-  const WorkloadResult& big = Find(r, "default/big");
+  const WorkloadResult& big = FindWorkload(r, "default/big");
   EXPECT_EQ(big.phase, "Pending");
   EXPECT_FALSE(big.start_time.has_value());
   // Every small job that arrived started right away.
-  EXPECT_EQ(Find(r, "default/small-100").start_time, 500.0);
+  EXPECT_EQ(FindWorkload(r, "default/small-100").start_time, 500.0);
 }
 
 TEST(ReservationSimTest, ReservationStartsTheGangAndShortJobsBackfill) {
   SimulationResult r = RunStarvation("60s");
-  const WorkloadResult& big = Find(r, "default/big");
+  const WorkloadResult& big = FindWorkload(r, "default/big");
   // Starving from t=70; the small jobs running then end by t=165 (small-13,
   // submitted at 65), and nothing that ends later was placed on its nodes.
   ASSERT_TRUE(big.start_time.has_value()) << big.pending_reason.value_or("");
   EXPECT_EQ(*big.start_time, 165.0);
   EXPECT_EQ(big.finish_time, 465.0);
   // Before the reservation small jobs start on arrival; after it they wait.
-  EXPECT_EQ(Find(r, "default/small-13").start_time, 65.0);
-  EXPECT_EQ(Find(r, "default/small-14").start_time, 465.0);
+  EXPECT_EQ(FindWorkload(r, "default/small-13").start_time, 65.0);
+  EXPECT_EQ(FindWorkload(r, "default/small-14").start_time, 465.0);
   // Short jobs end before the gang's earliest start: they backfill at once.
-  EXPECT_EQ(Find(r, "default/short-0").start_time, 72.0);
-  EXPECT_EQ(Find(r, "default/short-1").start_time, 77.0);
+  EXPECT_EQ(FindWorkload(r, "default/short-0").start_time, 72.0);
+  EXPECT_EQ(FindWorkload(r, "default/short-1").start_time, 77.0);
   // After the gang the stream runs again.
-  EXPECT_EQ(Find(r, "default/small-199").phase, "Running");
+  EXPECT_EQ(FindWorkload(r, "default/small-199").phase, "Running");
 }
 
 TEST(ReservationSimTest, SameInputSameResult) {

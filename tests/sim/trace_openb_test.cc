@@ -11,7 +11,7 @@
 namespace muster::sim {
 namespace {
 
-const ResourceId kMilli = ResourceNames::Intern(kGpuMilliResourceName);
+const ResourceId kGpuMilli = ResourceNames::Intern(kGpuMilliResourceName);
 
 TEST(CsvTest, SplitsAndDropsCarriageReturn) {
   auto row = csv::SplitLine("a,,c\r");
@@ -81,7 +81,7 @@ TEST(OpenbPodsTest, WholeSharedAndCpuOnlyPods) {
   EXPECT_EQ(whole.meta.kind, "Pod");
   ASSERT_EQ(whole.pod_sets.size(), 1u);
   EXPECT_EQ(whole.pod_sets[0].requests.Get(kNvidiaGpu), 8);
-  EXPECT_EQ(whole.pod_sets[0].requests.Get(kMilli), 0);
+  EXPECT_EQ(whole.pod_sets[0].requests.Get(kGpuMilli), 0);
   EXPECT_EQ(whole.pod_sets[0].requests.Get(kCpu), 88000);
   EXPECT_EQ(whole.pod_sets[0].requests.Get(kMemory), int64_t{327680} << 20);
   EXPECT_DOUBLE_EQ(whole.sim.submit_at, 100);
@@ -92,7 +92,7 @@ TEST(OpenbPodsTest, WholeSharedAndCpuOnlyPods) {
 
   model::Workload share = OpenbPodToWorkload((*pods)[0]);
   EXPECT_EQ(share.pod_sets[0].requests.Get(kNvidiaGpu), 0);
-  EXPECT_EQ(share.pod_sets[0].requests.Get(kMilli), 220);
+  EXPECT_EQ(share.pod_sets[0].requests.Get(kGpuMilli), 220);
   EXPECT_EQ(WorkloadGpuMilli(share), 220);
 
   model::Workload cpu = OpenbPodToWorkload((*pods)[1]);
@@ -152,7 +152,7 @@ TEST(OpenbTraceTest, ReadsPublishedDefaultTrace) {
     EXPECT_GE(w->sim.submit_at, last_submit);
     last_submit = w->sim.submit_at;
     gpu_pods += WorkloadGpuMilli(*w) > 0;
-    shared += w->pod_sets[0].requests.Get(kMilli) > 0;
+    shared += w->pod_sets[0].requests.Get(kGpuMilli) > 0;
   }
   EXPECT_EQ(count, 8152);
   EXPECT_EQ(gpu_pods, 8152 - 1088);  // 1,088 CPU-only pods

@@ -26,7 +26,7 @@ control::WorkloadView Workload(const std::string& ns, const std::string& job,
 
 // team-a's and team-b's workloads on one node: b/train holds GPU 0, a/eval GPU 1;
 // a/wait is pending and could preempt b/train; a/eval was once evicted by b/train.
-control::SchedulerView MakeView() {
+control::SchedulerView MakeReaderView() {
   control::SchedulerView v;
   v.generation = 3;
   auto eval = Workload("team-a", "eval", "Running");
@@ -78,7 +78,7 @@ json Read(const control::SchedulerView& v, const ViewReader& reader, const std::
 }
 
 TEST(ViewReaderTest, ListAcrossNamespacesHoldsOnlyReadableOnes) {
-  const auto v = MakeView();
+  const auto v = MakeReaderView();
   int asked = 0;
   const ViewReader reader = TeamA(&asked);
   json list = Read(v, reader, "workloadviews");
@@ -96,7 +96,7 @@ TEST(ViewReaderTest, ListAcrossNamespacesHoldsOnlyReadableOnes) {
 }
 
 TEST(ViewReaderTest, PagesCountWhatTheReaderSees) {
-  auto v = MakeView();
+  auto v = MakeReaderView();
   for (int i = 0; i < 5; ++i)
     v.workloads.push_back(Workload("team-c", std::to_string(i), "Pending"));
   ViewRequest r;
@@ -113,7 +113,7 @@ TEST(ViewReaderTest, PagesCountWhatTheReaderSees) {
 }
 
 TEST(ViewReaderTest, OtherNamespacesAreWithheldInAWorkloadView) {
-  const auto v = MakeView();
+  const auto v = MakeReaderView();
   const ViewReader reader = TeamA();
   json wait = Read(v, reader, "workloadviews", "team-a", "job-wait");
   EXPECT_EQ(wait["message"], "waits for (another namespace) to finish; needs nvidia.com/gpu");
@@ -133,7 +133,7 @@ TEST(ViewReaderTest, OtherNamespacesAreWithheldInAWorkloadView) {
 }
 
 TEST(ViewReaderTest, NodesShowBusyGpusWithoutOtherNamespacesHolders) {
-  const auto v = MakeView();
+  const auto v = MakeReaderView();
   json node = Read(v, TeamA(), "nodeviews", "", "node-1");
   EXPECT_EQ(node["gpus"][0]["workload"], kWithheldWorkload);
   EXPECT_FALSE(node["gpus"][0].contains("pod"));
@@ -147,7 +147,7 @@ TEST(ViewReaderTest, NodesShowBusyGpusWithoutOtherNamespacesHolders) {
 }
 
 TEST(ViewReaderTest, TimelineAndCountsFollowTheReader) {
-  const auto v = MakeView();
+  const auto v = MakeReaderView();
   const ViewReader reader = TeamA();
   json timeline = Read(v, reader, "clusterviews", "", "cluster", "timeline");
   ASSERT_EQ(timeline["entries"].size(), 4u);
