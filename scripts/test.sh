@@ -203,14 +203,7 @@ timeout 900 bash bench/decisions_check.sh --muster build/muster
 if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
   stage "sanitizer build (ASan + UBSan)"
   await_build asan-build "$sanitizer_builds"
-  # One process per test binary (ctest starts one per test: ~580 starts of large ASan
-  # binaries cost minutes); four binaries at a time, a failing one's output printed.
-  export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
-  ls build-asan/*_test | xargs -P4 -I{} sh -c \
-    'if {} >{}.log 2>&1; then echo "ok   $(basename {}): $(grep -o "PASSED.*" {}.log)"; else cat {}.log;
-     echo "FAIL $(basename {}); the first report again (a log tail shows only the legend):";
-     grep -m1 -A24 -E "ERROR: (Address|Leak)Sanitizer|runtime error|\\[  FAILED  \\]" {}.log | cut -c1-220; exit 1; fi'
-  echo "sanitizer tests passed"
+  scripts/asan-tests.sh build-asan
 
   stage "ThreadSanitizer build of the threaded code's tests (server_test, kube_test)"
   if [ "${MUSTER_TSAN:-1}" = 1 ]; then
