@@ -370,8 +370,12 @@ class Reconciler {
   int write_round_ = 0;
   bool queues_dirty_ = true;
   std::map<std::string, nlohmann::json> written_queue_status_;
-  // Terminating ClusterQueues whose resource-in-use finalizer removal was submitted.
-  std::set<std::string> released_queues_;
+  // Terminating ClusterQueues and ResourceFlavors ("<resource>/<name>") whose
+  // resource-in-use finalizer removal was submitted.
+  std::set<std::string> released_finalizers_;
+  // ResourceFlavors being deleted (deletionTimestamp set): they serve on until no
+  // ClusterQueue names them, then their finalizer comes off (SyncQueues).
+  std::set<std::string> terminating_flavors_;
   // Each ClusterQueue's Active condition status and since when (SyncQueues).
   struct ConditionSince {
     std::string status;

@@ -235,7 +235,10 @@ bool Reconciler::ApplyConfig(const Change& change) {
   const std::string id = change.resource + "/" + change.namespace_ + "/" + change.name;
   const bool flavor = change.resource == kResourceFlavors;
   if (change.type == ChangeType::kDeleted) {
-    if (flavor) flavors_.erase(change.name);
+    if (flavor) {
+      flavors_.erase(change.name);
+      terminating_flavors_.erase(change.name);
+    }
     auto it = config_objects_.find(id);
     if (it == config_objects_.end()) return false;
     // A node the engine has (or was about to get) leaves in place; an unusable one
@@ -265,6 +268,17 @@ bool Reconciler::ApplyConfig(const Change& change) {
       config_rebuild_ = true;
     }
     return true;
+  }
+  if (flavor) {
+    // Kueue's resource-in-use finalizer: a flavor marked for deletion serves on as it
+    // is (nothing the engine reads changes) until no ClusterQueue names it.
+    const json& object = change.Object();
+    const bool marked = object.is_object() && object.contains("metadata") &&
+                        object["metadata"].is_object() &&
+                        object["metadata"].contains("deletionTimestamp");
+    if (marked ? terminating_flavors_.insert(change.name).second
+               : terminating_flavors_.erase(change.name) > 0)
+      queues_dirty_ = true;
   }
   json significant_json = Significant(change.resource, change.Object());
   std::string significant = significant_json.dump();

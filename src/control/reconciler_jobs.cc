@@ -117,6 +117,8 @@ void Reconciler::Build(const ObjectReader& view) {
   dirty_.clear();
   config_objects_.clear();
   flavors_.clear();
+  terminating_flavors_.clear();
+  released_finalizers_.clear();
   for (const auto& resource : ConfigResources()) {
     auto list = view.List(resource, "");
     if (!list.ok()) {

@@ -202,7 +202,7 @@ void Reconciler::ApplyResults() {
       }
       if (!result.status.ok() && result.status.code() != StatusCode::kNotFound &&
           pending.op.kind == WriteKind::kRemoveFinalizer) {
-        released_queues_.erase(pending.op.name);  // taken off again next time
+        released_finalizers_.erase(pending.op.resource + "/" + pending.op.name);  // again next time
         queues_dirty_ = true;
         retry_ = true;
       }
@@ -404,7 +404,19 @@ void Reconciler::SyncQueues() {
     op.object = {{"status", std::move(status)}};
     Submit(nullptr, std::move(op));
   };
-  std::set<std::string> terminating;
+  // Takes the resource-in-use finalizer off a terminating object, once.
+  std::set<std::string> releasing;  // "<resource>/<name>" of every terminating object
+  auto release = [&](const char* resource, const std::string& name) {
+    const std::string key = std::string(resource) + "/" + name;
+    releasing.insert(key);
+    if (!released_finalizers_.insert(key).second) return;
+    WriteOp op;
+    op.kind = WriteKind::kRemoveFinalizer;
+    op.resource = resource;
+    op.name = name;
+    op.object = kResourceInUseFinalizer;
+    Submit(nullptr, std::move(op));
+  };
   std::set<std::string> flavors;
   for (const auto& f : config_.resource_flavors) flavors.insert(f.meta.name);
   std::map<std::string, ConditionSince> active_since;
@@ -423,22 +435,27 @@ void Reconciler::SyncQueues() {
     status["conditions"] = json::array({std::move(active)});
     write("clusterqueues.kueue.x-k8s.io", "", cq.meta.name, std::move(status));
     if (!cq.terminating) continue;
-    terminating.insert(cq.meta.name);
     // Kueue's ClusterQueueEmpty: nothing it admitted is left, so its finalizer comes
     // off and the API server removes it (once).
-    if (count.admitted == 0 && released_queues_.insert(cq.meta.name).second) {
-      WriteOp op;
-      op.kind = WriteKind::kRemoveFinalizer;
-      op.resource = "clusterqueues.kueue.x-k8s.io";
-      op.name = cq.meta.name;
-      op.object = kResourceInUseFinalizer;
-      Submit(nullptr, std::move(op));
-    }
+    if (count.admitted == 0) release("clusterqueues.kueue.x-k8s.io", cq.meta.name);
   }
   cq_active_since_ = std::move(active_since);
-  // Gone (or never released): a ClusterQueue made again under the name starts afresh.
-  std::erase_if(released_queues_,
-                [&](const std::string& name) { return !terminating.count(name); });
+  // Kueue's ResourceFlavor controller: a flavor being deleted serves on while any
+  // ClusterQueue (terminating ones too) names it; then its finalizer comes off.
+  if (!terminating_flavors_.empty()) {
+    std::set<std::string> named;
+    for (const auto& cq : config_.cluster_queues) {
+      for (const auto& group : cq.resource_groups) {
+        for (const auto& flavor : group.flavors) named.insert(flavor.name);
+      }
+    }
+    for (const auto& name : terminating_flavors_) {
+      if (!named.count(name)) release("resourceflavors.kueue.x-k8s.io", name);
+    }
+  }
+  // Gone (or never released): an object made again under the name starts afresh.
+  std::erase_if(released_finalizers_,
+                [&](const std::string& key) { return !releasing.count(key); });
   for (const auto& lq : config_.local_queues) {
     write("localqueues.kueue.x-k8s.io", lq.meta.namespace_, lq.meta.name,
           QueueCountStatus(counts.local_queues[lq.meta.namespace_ + "/" + lq.meta.name]));

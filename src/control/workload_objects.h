@@ -95,9 +95,11 @@ RecordedAdmission ReadRecordedAdmission(const nlohmann::json& admission,
 // restarted controller keeps counting where the last one stopped.
 engine::Engine::RequeueState ReadRequeueState(const nlohmann::json& workload);
 
-// Kueue's finalizer on a ClusterQueue (added when it is created: serve's create
-// path, as Kueue's webhook): a ClusterQueue deleted while it holds admitted
-// workloads stays, terminating, until they are done; the reconciler then takes it off.
+// Kueue's finalizer on a ClusterQueue and a ResourceFlavor (added when they are
+// created: serve's create path, kube's webhook, as Kueue's webhooks): a ClusterQueue
+// deleted while it holds admitted workloads stays, terminating, until they are done;
+// a ResourceFlavor deleted while ClusterQueues name it serves on until none does. The
+// reconciler then takes it off.
 inline constexpr const char* kResourceInUseFinalizer = "kueue.x-k8s.io/resource-in-use";
 
 // Pending and admitted workloads per ClusterQueue (by name) and LocalQueue (by

@@ -170,8 +170,9 @@ json AllowedWith(const std::string& api_version, const std::string& uid, const j
   return review_out;
 }
 
-// Kueue's ClusterQueue webhook: the resource-in-use finalizer, so that deleting the
-// queue waits for what it admitted (the reconciler takes it off).
+// Kueue's ClusterQueue and ResourceFlavor webhooks: the resource-in-use finalizer, so
+// that deleting the queue waits for what it admitted, and deleting the flavor for the
+// ClusterQueues that name it (the reconciler takes it off).
 json ResourceInUsePatch(const json& metadata) {
   const json finalizer = control::kResourceInUseFinalizer;
   auto list = metadata.find("finalizers");
@@ -215,7 +216,7 @@ json Decide(const json& review, const WebhookOptions& options) {
   const json* metadata = ObjectAt(*object, "metadata");
   if (metadata == nullptr) return Denied(api_version, uid, "request.object.metadata is missing");
 
-  if (group == "kueue.x-k8s.io" && kind == "ClusterQueue")
+  if (group == "kueue.x-k8s.io" && (kind == "ClusterQueue" || kind == "ResourceFlavor"))
     return AllowedWith(api_version, uid, ResourceInUsePatch(*metadata));
   const ManagedKind* managed = FindManagedKind(group, kind);
   // A kind muster does not manage (a webhook rule broader than muster's kinds) is let

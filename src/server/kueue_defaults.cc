@@ -10,7 +10,9 @@ namespace muster::server {
 using nlohmann::json;
 
 void DefaultKueueObject(const control::ResourceType& type, json& object, const json* current) {
-  if (type.StoreKey() != "clusterqueues.kueue.x-k8s.io" || !object.is_object()) return;
+  const std::string key = type.StoreKey();
+  if (key != "clusterqueues.kueue.x-k8s.io" && key != "resourceflavors.kueue.x-k8s.io") return;
+  if (!object.is_object()) return;
   if (current != nullptr && BeingDeleted(*current)) return;
   json& meta = object["metadata"];
   if (!meta.is_object()) return;  // validation answers for it

@@ -1,8 +1,10 @@
-// What Kueue's defaulting webhook adds to its objects as they are written: a
-// ClusterQueue carries the resource-in-use finalizer (control/workload_objects.h), so
-// that deleting it while it has admitted workloads leaves it terminating until they
-// are done instead of evicting them. Added on create and on an update that dropped
-// it, never to a ClusterQueue already being deleted (no finalizer may be added then).
+// What Kueue's defaulting webhooks add to its objects as they are written: a
+// ClusterQueue and a ResourceFlavor carry the resource-in-use finalizer
+// (control/workload_objects.h), so that deleting a ClusterQueue while it has admitted
+// workloads leaves it terminating until they are done instead of evicting them, and
+// deleting a flavor that ClusterQueues name leaves it serving them until none does.
+// Added on create and on an update that dropped it, never to an object already being
+// deleted (no finalizer may be added then).
 #pragma once
 
 #include <nlohmann/json.hpp>

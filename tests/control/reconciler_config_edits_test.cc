@@ -251,6 +251,45 @@ TEST_F(ReconcilerConfigEditsTest, ADeletedClusterQueueTerminatesOnceWhatItAdmitt
   EXPECT_FALSE(WaitReason("late").empty());
 }
 
+// Kueue's resource-in-use finalizer on a ResourceFlavor: deleted while a ClusterQueue
+// names it, the flavor serves on (what runs stays, the queue stays Active and admits
+// on it); once no ClusterQueue names it the finalizer comes off and it is gone.
+TEST_F(ReconcilerConfigEditsTest, ADeletedFlavorServesUntilNoClusterQueueNamesIt) {
+  constexpr const char* kFlavors = "resourceflavors.kueue.x-k8s.io";
+  bench_.Configure(2, 4, 16);
+  json flavor = bench_.Get(kFlavors, "", "a100");
+  flavor["metadata"]["finalizers"] = {"kueue.x-k8s.io/resource-in-use"};
+  bench_.Replace(kFlavors, "", flavor);
+  bench_.Create(kFlavors, "", testing::Flavor("spare"));  // named by no ClusterQueue
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("running", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
+  const engine::Engine* engine = bench_.reconciler->engine();
+
+  // The API server's mark for the DELETE.
+  flavor = bench_.Get(kFlavors, "", "a100");
+  flavor["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
+  bench_.Replace(kFlavors, "", flavor);
+  bench_.Create("jobs.batch", "ml", IndexedJob("late", 1, 4));
+  bench_.Steps(2);
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/running", "start ml/late"));
+  EXPECT_EQ(bench_.sink.Count("remove-finalizer"), 0);
+  EXPECT_FALSE(bench_.Get(kFlavors, "", "a100").is_null());
+  EXPECT_EQ(Active()["reason"], "Ready");
+  EXPECT_EQ(bench_.reconciler->engine(), engine);  // nothing the engine reads moved
+
+  // The ClusterQueue is deleted (it has no finalizer here): nothing names the flavor.
+  bench_.Delete(kClusterQueues, "", "research");
+  bench_.Steps(2);
+  EXPECT_EQ(bench_.sink.Count("remove-finalizer resourceflavors.kueue.x-k8s.io /a100"), 1);
+  EXPECT_TRUE(bench_.Get(kFlavors, "", "a100").is_null());
+  ASSERT_EQ(bench_.reconciler->config().resource_flavors.size(), 1u);
+  EXPECT_EQ(bench_.reconciler->config().resource_flavors[0].meta.name, "spare");
+  bench_.Steps(2);
+  EXPECT_EQ(bench_.sink.Count("remove-finalizer"), 1);  // once
+}
+
 TEST_F(ReconcilerConfigEditsTest, PriorityClassesChangeNothingThatRuns) {
   bench_.Configure(2, 4, 16);
   bench_.Build();

@@ -229,6 +229,21 @@ TEST(AdmissionWebhookTest, ClusterQueuesGetKueuesResourceInUseFinalizer) {
   EXPECT_EQ(Mutated(cq)["spec"], json({{"namespaceSelector", json::object()}}));
 }
 
+TEST(AdmissionWebhookTest, ResourceFlavorsGetKueuesResourceInUseFinalizer) {
+  json flavor = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+                 {"kind", "ResourceFlavor"},
+                 {"metadata", {{"name", "a100"}}},
+                 {"spec", {{"nodeLabels", {{"gpu", "a100"}}}}}};
+  EXPECT_EQ(Mutated(flavor)["metadata"]["finalizers"], json({"kueue.x-k8s.io/resource-in-use"}));
+  EXPECT_EQ(Mutated(flavor)["spec"], flavor["spec"]);
+  // A LocalQueue gets none (Kueue's webhook adds none there).
+  json lq = {{"apiVersion", "kueue.x-k8s.io/v1beta1"},
+             {"kind", "LocalQueue"},
+             {"metadata", {{"name", "team"}, {"namespace", "ml"}}},
+             {"spec", {{"clusterQueue", "research"}}}};
+  EXPECT_TRUE(PatchOf(ReviewJobCreate(Review(lq), {})).is_null());
+}
+
 TEST(AdmissionWebhookTest, KindFallsBackToTheObject) {
   json review = Review(BatchJob());
   review["request"].erase("kind");

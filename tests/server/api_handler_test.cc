@@ -63,6 +63,29 @@ TEST_F(ApiHandlerTest, CreateGetConflictDelete) {
   EXPECT_EQ(Body(missing)["reason"], "NotFound");
 }
 
+// Kueue's webhooks put the resource-in-use finalizer on ResourceFlavors too (and keep
+// it there), and on no other Kueue kind.
+TEST_F(ApiHandlerTest, ResourceFlavorsCarryKueuesResourceInUseFinalizer) {
+  const std::string flavors = "/apis/kueue.x-k8s.io/v1beta1/resourceflavors";
+  auto created = Call("POST", flavors,
+                      R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"ResourceFlavor",
+                          "metadata":{"name":"a100","finalizers":["example.com/keep"]}})");
+  ASSERT_EQ(created.code, 201) << created.body;
+  EXPECT_EQ(Body(created)["metadata"]["finalizers"],
+            json({"example.com/keep", "kueue.x-k8s.io/resource-in-use"}));
+  ASSERT_EQ(Call("PATCH", flavors + "/a100", R"({"metadata":{"finalizers":null}})",
+                 "application/merge-patch+json")
+                .code,
+            200);
+  EXPECT_EQ(Body(Call("GET", flavors + "/a100"))["metadata"]["finalizers"],
+            json({"kueue.x-k8s.io/resource-in-use"}));
+  auto lq = Call("POST", "/apis/kueue.x-k8s.io/v1beta1/namespaces/ml/localqueues",
+                 R"({"apiVersion":"kueue.x-k8s.io/v1beta1","kind":"LocalQueue",
+                     "metadata":{"name":"team","namespace":"ml"},"spec":{"clusterQueue":"x"}})");
+  ASSERT_EQ(lq.code, 201) << lq.body;
+  EXPECT_FALSE(Body(lq)["metadata"].contains("finalizers"));
+}
+
 TEST_F(ApiHandlerTest, InvalidObjectIs422WithCauses) {
   json bad = json::parse(cq_json_);
   bad["spec"]["resourceGroups"] = {

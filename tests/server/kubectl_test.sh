@@ -231,6 +231,32 @@ check "a ClusterQueue carries Kueue's resource-in-use finalizer" '^kueue.x-k8s.i
   $K get cq doomed -o 'jsonpath={.metadata.finalizers[0]}{"\n"}'
 check "an empty ClusterQueue is deleted at once" 'deleted' timeout 20 $K delete cq doomed
 check_fails "and is gone" 'NotFound|not found' $K get cq doomed
+# So does a ResourceFlavor: deleted while a ClusterQueue names it, it stays (marked)
+# until none does.
+$K apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: named-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: namer}
+spec:
+  namespaceSelector: {}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: named-flavor, resources: [{name: cpu, nominalQuota: 1}]}]
+YAML
+check "a ResourceFlavor carries Kueue's resource-in-use finalizer" \
+  '^kueue.x-k8s.io/resource-in-use$' \
+  $K get resourceflavor named-flavor -o 'jsonpath={.metadata.finalizers[0]}{"\n"}'
+$K delete resourceflavor named-flavor --wait=false >/dev/null
+sleep 1
+check "a flavor a ClusterQueue names stays, marked" '^named-flavor [0-9TZ:-]+$' \
+  $K get resourceflavor named-flavor -o 'jsonpath={.metadata.name} {.metadata.deletionTimestamp}{"\n"}'
+check "the ClusterQueue that names it is deleted" 'deleted' timeout 20 $K delete cq namer
+check "then the flavor is gone" 'gone' bash -c \
+  "for i in \$(seq 50); do $K get resourceflavor named-flavor >/dev/null 2>&1 || { echo gone; exit; }; sleep 0.2; done"
 
 # Optimistic concurrency: replacing with a stale resourceVersion is a 409.
 $K get cq team-a -o json >"$TMP/old.json"
