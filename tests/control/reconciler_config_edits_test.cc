@@ -162,6 +162,35 @@ TEST_F(ReconcilerConfigEditsTest, ANewClusterQueueForALocalQueueRebuildsTheQueue
   EXPECT_EQ(bench_.reconciler->stats().readmissions, 1);
 }
 
+// The Active condition's lastTransitionTime is when its status last changed, not when
+// the controller last started: a restarted reconciler keeps the stored time while the
+// status holds.
+TEST_F(ReconcilerConfigEditsTest, TheActiveConditionsTimeSurvivesARestart) {
+  bench_.Configure(2, 4, 16);
+  bench_.Build();
+  bench_.Step();
+  const json ready_since = Active()["lastTransitionTime"];
+  ASSERT_TRUE(ready_since.is_string());
+
+  bench_.clock.Advance(60);
+  bench_.Restart();
+  bench_.Create("jobs.batch", "ml", IndexedJob("running", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/running"));
+  EXPECT_EQ(Active()["status"], "True");
+  EXPECT_EQ(Active()["lastTransitionTime"], ready_since);
+
+  // Stopped while the controller was away: the status moved, so the time does.
+  bench_.clock.Advance(60);
+  json cq = bench_.Get(kClusterQueues, "", "research");
+  cq["spec"]["stopPolicy"] = "Hold";
+  ASSERT_TRUE(bench_.objects.Replace(kClusterQueues, "", cq).ok());  // nobody watches
+  bench_.Restart();
+  bench_.Step();
+  EXPECT_EQ(Active()["reason"], "Stopped");
+  EXPECT_NE(Active()["lastTransitionTime"], ready_since);
+}
+
 TEST_F(ReconcilerConfigEditsTest, AClusterQueueStoppedAndResumedInPlace) {
   bench_.Configure(2, 4, 16);
   bench_.Build();

@@ -391,13 +391,20 @@ class Bench {
   explicit Bench(ReconcilerMode mode,
                  std::optional<model::KueueConfiguration> kueue_config = std::nullopt)
       : sink(objects) {
-    ReconcilerOptions options;
-    options.mode = mode;
-    options.kueue_config = std::move(kueue_config);
-    options.check_invariants = true;
-    options.log = [this](const std::string& line) { logs.push_back(line); };
+    options_.mode = mode;
+    options_.kueue_config = std::move(kueue_config);
+    options_.check_invariants = true;
+    options_.log = [this](const std::string& line) { logs.push_back(line); };
     reconciler = std::make_unique<Reconciler>(
-        clock, sink, mode == ReconcilerMode::kServe ? &runtime : nullptr, std::move(options));
+        clock, sink, mode == ReconcilerMode::kServe ? &runtime : nullptr, options_);
+  }
+
+  // A restarted controller: a new reconciler, with nothing remembered, built over the
+  // same objects.
+  void Restart() {
+    reconciler = std::make_unique<Reconciler>(
+        clock, sink, options_.mode == ReconcilerMode::kServe ? &runtime : nullptr, options_);
+    Build();
   }
 
   // Creates an object through the "API": stored, and delivered as a change.
@@ -456,6 +463,9 @@ class Bench {
   std::vector<std::string> logs;
   std::unique_ptr<Reconciler> reconciler;
   bool built = false;
+
+ private:
+  ReconcilerOptions options_;
 };
 
 }  // namespace muster::control::testing
