@@ -382,9 +382,10 @@ class Reconciler {
     std::string time;
   };
   std::map<std::string, ConditionSince> cq_active_since_;
-  // The Active condition a ClusterQueue's stored status has (empty when none): what a
-  // restarted reconciler keeps while the status holds.
-  ConditionSince StoredActiveCondition(const std::string& cluster_queue) const;
+  // The Active condition a stored ClusterQueue's status has (empty when none): Build
+  // seeds cq_active_since_ with it, so a restarted reconciler keeps its time while the
+  // status holds.
+  static ConditionSince StoredActiveCondition(const nlohmann::json& cluster_queue);
   std::set<std::string> recorded_admissions_;  // see TakeRecordedAdmissions
   std::map<uint64_t, InFlight> in_flight_;     // by op id
   uint64_t next_op_ = 1;

@@ -18,6 +18,7 @@
 #include <tuple>
 #include <utility>
 
+#include "control/json_fields.h"
 #include "control/reconciler.h"
 #include "control/reconciler_state.h"
 #include "control/resource_types.h"
@@ -272,10 +273,7 @@ bool Reconciler::ApplyConfig(const Change& change) {
   if (flavor) {
     // Kueue's resource-in-use finalizer: a flavor marked for deletion serves on as it
     // is (nothing the engine reads changes) until no ClusterQueue names it.
-    const json& object = change.Object();
-    const bool marked = object.is_object() && object.contains("metadata") &&
-                        object["metadata"].is_object() &&
-                        object["metadata"].contains("deletionTimestamp");
+    const bool marked = ObjectField(change.Object(), "metadata").contains("deletionTimestamp");
     if (marked ? terminating_flavors_.insert(change.name).second
                : terminating_flavors_.erase(change.name) > 0)
       queues_dirty_ = true;

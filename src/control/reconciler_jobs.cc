@@ -2,9 +2,12 @@
 // Workloads as their changes arrive.
 #include <algorithm>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "control/gang_binder.h"
 #include "control/job_templates.h"
+#include "control/json_fields.h"
 #include "control/reconciler.h"
 #include "control/reconciler_state.h"
 #include "control/resource_types.h"
@@ -110,6 +113,19 @@ const json* Reconciler::WrittenWorkload(const std::string& key) const {
   return &it->second->workload;
 }
 
+Reconciler::ConditionSince Reconciler::StoredActiveCondition(const json& cluster_queue) {
+  const json& status = ObjectField(cluster_queue, "status");
+  auto conditions = status.find("conditions");
+  if (conditions == status.end() || !conditions->is_array()) return {};
+  for (const json& condition : *conditions) {
+    if (StringField(condition, "type") != "Active") continue;
+    std::string state = StringField(condition, "status");
+    std::string time = StringField(condition, "lastTransitionTime");
+    if (!state.empty() && !time.empty()) return {std::move(state), std::move(time)};
+  }
+  return {};
+}
+
 void Reconciler::Build(const ObjectReader& view) {
   view_ = &view;
   jobs_.clear();
@@ -119,6 +135,7 @@ void Reconciler::Build(const ObjectReader& view) {
   flavors_.clear();
   terminating_flavors_.clear();
   released_finalizers_.clear();
+  cq_active_since_.clear();
   for (const auto& resource : ConfigResources()) {
     auto list = view.List(resource, "");
     if (!list.ok()) {
@@ -134,6 +151,10 @@ void Reconciler::Build(const ObjectReader& view) {
       c.name = m.value("name", "");
       c.SetObject(o);
       ApplyConfig(c);
+      if (resource == "clusterqueues.kueue.x-k8s.io") {
+        ConditionSince stored = StoredActiveCondition(o);
+        if (!stored.time.empty()) cq_active_since_[c.name] = std::move(stored);
+      }
     }
   }
   config_dirty_ = false;

@@ -386,23 +386,6 @@ void Reconciler::SyncServeJob(JobState& job) {
   job.job_op = Submit(&job, std::move(op));
 }
 
-Reconciler::ConditionSince Reconciler::StoredActiveCondition(
-    const std::string& cluster_queue) const {
-  if (view_ == nullptr) return {};
-  auto stored = view_->Get({"clusterqueues.kueue.x-k8s.io", "", cluster_queue});
-  if (!stored.ok() || !stored->is_object()) return {};
-  const json status = stored->value("status", json::object());
-  if (!status.is_object() || !status.contains("conditions") || !status["conditions"].is_array())
-    return {};
-  for (const json& condition : status["conditions"]) {
-    if (!condition.is_object() || condition.value("type", json()) != "Active") continue;
-    const json state = condition.value("status", json());
-    const json time = condition.value("lastTransitionTime", json());
-    if (state.is_string() && time.is_string()) return {state.get<std::string>(), time};
-  }
-  return {};
-}
-
 void Reconciler::SyncQueues() {
   queues_dirty_ = false;
   QueueCounts counts = CountQueueWorkloads(*engine_);
@@ -422,7 +405,7 @@ void Reconciler::SyncQueues() {
     Submit(nullptr, std::move(op));
   };
   // Takes the resource-in-use finalizer off a terminating object, once.
-  std::set<std::string> releasing;  // "<resource>/<name>" of every terminating object
+  std::set<std::string> releasing;  // "<resource>/<name>" of the objects released now
   auto release = [&](const char* resource, const std::string& name) {
     const std::string key = std::string(resource) + "/" + name;
     releasing.insert(key);
@@ -444,12 +427,9 @@ void Reconciler::SyncQueues() {
     // As metav1 conditions: the time moves only when the status does.
     json active = ClusterQueueActiveCondition(cq, flavors);
     ConditionSince since{active["status"].get<std::string>(), now};
-    if (auto was = cq_active_since_.find(cq.meta.name); was != cq_active_since_.end()) {
-      if (was->second.status == since.status) since = was->second;
-    } else if (ConditionSince stored = StoredActiveCondition(cq.meta.name);
-               stored.status == since.status && !stored.time.empty()) {
-      since = std::move(stored);  // written before a restart, and still so
-    }
+    if (auto was = cq_active_since_.find(cq.meta.name);
+        was != cq_active_since_.end() && was->second.status == since.status)
+      since = was->second;
     active["lastTransitionTime"] = since.time;
     active_since.emplace(cq.meta.name, std::move(since));
     status["conditions"] = json::array({std::move(active)});
