@@ -11,6 +11,7 @@
 #include "cli/server_allocator.h"
 #include "core/duration.h"
 #include "server/garbage_collector.h"
+#include "server/namespace_controller.h"
 #include "server/quota_controller.h"
 #include "server/scheduler_controller.h"
 #include "server/serve.h"
@@ -120,6 +121,7 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
     std::vector<std::unique_ptr<server::Controller>> controllers;
     controllers.push_back(std::move(scheduler));
     controllers.push_back(std::make_unique<server::GarbageCollector>(*events));
+    controllers.push_back(std::make_unique<server::NamespaceController>());
     controllers.push_back(std::make_unique<server::QuotaController>());
     controllers.push_back(std::make_unique<server::TtlAfterFinishedController>());
     controllers.push_back(std::make_unique<server::StoreHealthMonitor>());

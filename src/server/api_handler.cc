@@ -22,6 +22,7 @@
 #include "server/managed_fields.h"
 #include "server/meta_validation.h"
 #include "server/metrics.h"
+#include "server/namespace_lifecycle.h"
 #include "server/openapi.h"
 #include "server/owner_graph.h"
 #include "server/patch_request.h"
@@ -168,10 +169,7 @@ void EnsureNamespace(ObjectStore& store, const std::string& ns) {
   // Upstream rejects writes into a missing namespace; muster creates it instead,
   // so `kubectl apply -f` of a directory works in any order.
   if (ns.empty() || store.Get({"namespaces", "", ns}).ok()) return;
-  store.Create({"namespaces", "", ns}, {{"apiVersion", "v1"},
-                                        {"kind", "Namespace"},
-                                        {"metadata", {{"name", ns}}},
-                                        {"status", {{"phase", "Active"}}}});
+  store.Create({"namespaces", "", ns}, NewNamespace(ns));
 }
 
 ApiResponse StoreError(const Status& s, const RequestTarget& t, const std::string& name) {
@@ -318,6 +316,11 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (generated) name = generate + RandomSuffix();
     meta["name"] = name;
+    if (IsNamespaceType(type)) LabelNamespaceName(*body);
+    // NamespaceLifecycle (an admission step before validation upstream): nothing new
+    // in a namespace being deleted.
+    if (auto refused = RefuseCreateInTerminatingNamespace(store, type, t.namespace_, name))
+      return ErrorResponse(*refused);
     if (auto invalid = ValidateObject(type, *body, name, &field_warnings, &extras.decoded)) {
       return ErrorResponse(*invalid);
     }
@@ -353,7 +356,7 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
   // A job's decode, kept for the scheduler as a create's (one decode per write).
   std::shared_ptr<const control::DecodedJob> decoded;
   if (scope != WriteScope::kStatus) {
-    if (IsCoreKind(*t.type)) {
+    if (IsCoreKind(*t.type) || IsNamespaceType(*t.type)) {
       auto stored = store.Get({t.type->StoreKey(), t.namespace_, t.name});
       DefaultCoreObject(*t.type, *body, stored.ok() ? &*stored : nullptr);
     }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/base64.h"
+#include "server/namespace_lifecycle.h"
 
 namespace muster::server {
 namespace {
@@ -169,6 +170,7 @@ void DefaultCoreObject(const control::ResourceType& type, json& object, const js
   if (type.kind == "Secret") DefaultSecret(object);
   if (type.kind == "Service") DefaultService(object, current);
   if (type.kind == "PersistentVolumeClaim") DefaultClaim(object, current);
+  if (type.kind == "Namespace") DefaultNamespace(object, current);
 }
 
 Status AllocateOnCreate(const control::ResourceType& type, const control::ObjectReader& store,

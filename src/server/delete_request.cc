@@ -6,6 +6,7 @@
 
 #include "server/api_status.h"
 #include "server/graceful_deletion.h"
+#include "server/namespace_lifecycle.h"
 #include "server/owner_graph.h"
 #include "server/watch_stream.h"
 
@@ -73,6 +74,9 @@ ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequ
           t.type->group == "batch" && t.version == "v1" && t.type->StoreKey() == "jobs.batch";
       policy = batch_v1_job ? "Orphan" : "Background";
     }
+  }
+  if (IsNamespaceType(*t.type)) {
+    if (auto refused = RefuseNamespaceDelete(t.name)) return ErrorResponse(*refused);
   }
   const control::ObjectKey key{t.type->StoreKey(), t.namespace_, t.name};
   if (!QueryParam(r, "dryRun").empty()) {

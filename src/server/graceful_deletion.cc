@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "server/namespace_lifecycle.h"
 #include "server/owner_graph.h"
 
 namespace muster::server {
@@ -25,6 +26,7 @@ bool BeingDeleted(const json& object) {
 }
 
 bool HeldByFinalizers(const json& object) {
+  if (HeldBySpecFinalizers(object)) return true;
   const json* list = Finalizers(object);
   if (list == nullptr) return false;
   return std::any_of(list->begin(), list->end(), [](const json& f) {
@@ -36,6 +38,11 @@ void MarkForDeletion(json& object, const std::string& now) {
   json& meta = object["metadata"];
   if (!BeingDeleted(object)) meta["deletionTimestamp"] = now;
   meta["deletionGracePeriodSeconds"] = 0;
+  // kube-apiserver's namespace storage sets the phase with the mark.
+  if (IsNamespaceObject(object)) {
+    if (!object["status"].is_object()) object["status"] = json::object();
+    object["status"]["phase"] = "Terminating";
+  }
 }
 
 std::vector<std::string> AddedFinalizers(const json& current, const json& next) {

@@ -19,9 +19,11 @@ inline constexpr const char* kForegroundFinalizer = "foregroundDeletion";
 
 // metadata.deletionTimestamp is set.
 bool BeingDeleted(const nlohmann::json& object);
-// Names a finalizer other than the garbage collector's: a delete only marks it.
+// Names a finalizer other than the garbage collector's, or is a Namespace whose
+// spec.finalizers names one (namespace_lifecycle.h): a delete only marks it.
 bool HeldByFinalizers(const nlohmann::json& object);
-// Sets the mark (deletionTimestamp `now`, RFC 3339; grace period 0).
+// Sets the mark (deletionTimestamp `now`, RFC 3339; grace period 0; a Namespace's
+// status.phase Terminating).
 void MarkForDeletion(nlohmann::json& object, const std::string& now);
 // The finalizers `next` names that `current` does not.
 std::vector<std::string> AddedFinalizers(const nlohmann::json& current, const nlohmann::json& next);

@@ -19,6 +19,7 @@
 #include "server/local_node.h"
 #include "server/manifest_seed.h"
 #include "server/metrics.h"
+#include "server/namespace_lifecycle.h"
 #include "ui/dashboard.h"
 #include "ui/view_publisher.h"
 
@@ -125,10 +126,7 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
   // Namespaces every cluster has.
   for (const char* ns : {"default", "kube-system"}) {
     if (!db.Get({"namespaces", "", ns}).ok()) {
-      db.Create({"namespaces", "", ns}, {{"apiVersion", "v1"},
-                                         {"kind", "Namespace"},
-                                         {"metadata", {{"name", ns}}},
-                                         {"status", {{"phase", "Active"}}}});
+      db.Create({"namespaces", "", ns}, NewNamespace(ns));
     }
   }
   // The default roles and bindings, kept whether or not RBAC is enforced, so turning

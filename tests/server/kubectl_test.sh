@@ -258,6 +258,27 @@ check "the ClusterQueue that names it is deleted" 'deleted' timeout 20 $K delete
 check "then the flavor is gone" 'gone' bash -c \
   "for i in \$(seq 50); do $K get resourceflavor named-flavor >/dev/null 2>&1 || { echo gone; exit; }; sleep 0.2; done"
 
+# Namespaces: deleting one empties it (the namespace controller) and it goes; while
+# something a finalizer holds is left it stays Terminating, says why in its
+# conditions, and refuses new content. default may not be deleted.
+check_fails "default may not be deleted" 'this namespace may not be deleted' $K delete ns default
+$K create ns emptied >/dev/null
+$K -n emptied create configmap plain >/dev/null
+$K -n emptied create configmap held >/dev/null
+$K -n emptied patch configmap held --type=merge -p '{"metadata":{"finalizers":["example.com/hold"]}}' >/dev/null
+check "a namespace carries the kubernetes finalizer and its name label" '^kubernetes emptied$' \
+  $K get ns emptied -o 'jsonpath={.spec.finalizers[0]} {.metadata.labels.kubernetes\.io/metadata\.name}{"\n"}'
+$K delete ns emptied --wait=false >/dev/null
+check "a namespace whose content a finalizer holds is Terminating and says why" \
+  '^Terminating Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances$' \
+  bash -c "for i in \$(seq 50); do out=\$($K get ns emptied -o 'jsonpath={.status.phase} {.status.conditions[4].message}'); case \$out in *hold*) break;; esac; sleep 0.2; done; echo \"\$out\""
+check "what nothing holds is deleted at once" '^held$' $K -n emptied get cm -o 'jsonpath={.items[*].metadata.name}{"\n"}'
+check_fails "nothing new is created in it" 'unable to create new content in namespace emptied because it is being terminated' \
+  $K -n emptied create configmap late
+$K -n emptied patch configmap held --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null
+check "once its content is gone, so is the namespace" 'gone' bash -c \
+  "for i in \$(seq 50); do $K get ns emptied >/dev/null 2>&1 || { echo gone; exit; }; sleep 0.2; done"
+
 # Optimistic concurrency: replacing with a stale resourceVersion is a 409.
 $K get cq team-a -o json >"$TMP/old.json"
 $K label cq team-a bump=1 >/dev/null
