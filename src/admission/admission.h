@@ -216,6 +216,17 @@ class Admitter {
     return FailedPrecondition("this admitter cannot remove LocalQueue " + name);
   }
 
+  // A Namespace created or its labels edited, or deleted: the pending workloads of it
+  // are routed again, so a ClusterQueue's namespaceSelector reads its labels now (as
+  // Kueue requeues them); what is admitted runs on. Without a Namespace object a
+  // namespace has only its name label.
+  virtual Status PutNamespace(const model::Namespace& ns) {
+    return FailedPrecondition("this admitter cannot add Namespace " + ns.meta.name);
+  }
+  virtual Status RemoveNamespace(const std::string& name) {
+    return FailedPrecondition("this admitter cannot remove Namespace " + name);
+  }
+
   // Added: a ClusterQueue's or Cohort's quotas (nominalQuota, borrowingLimit,
   // lendingLimit) changed and nothing else of it did. Its resource groups must name
   // the same resources and flavors as before. Admitted workloads stay; waiting ones

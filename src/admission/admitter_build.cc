@@ -110,6 +110,7 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
     a->cqs_by_root_[a->cq_root_[i]].push_back(i);
   }
 
+  for (const auto& ns : m.namespaces) a->namespace_labels_[ns.meta.name] = ns.meta.labels;
   for (const auto& lq : m.local_queues) {
     LocalQueueState s;
     s.name = lq.meta.name;

@@ -64,6 +64,8 @@ class AdmitterImpl : public Admitter {
                           bool terminating = false) override;
   Status PutLocalQueue(const model::LocalQueue& lq) override;
   Status RemoveLocalQueue(const std::string& namespace_, const std::string& name) override;
+  Status PutNamespace(const model::Namespace& ns) override;
+  Status RemoveNamespace(const std::string& name) override;
   Status UpdateQuotas(const std::string& name,
                       const std::vector<model::ResourceGroup>& groups) override;  // build.cc
   Status Adopt(const std::shared_ptr<const model::Workload>& workload, const Assignment& assignment,
@@ -354,6 +356,8 @@ class AdmitterImpl : public Admitter {
   void Reroute(WorkloadState& ws);
   // Reroutes every workload of LocalQueue `ns`/`name` that is not admitted.
   void RerouteLocalQueue(const std::string& ns, const std::string& name);
+  void RerouteNamespace(const std::string& ns);
+  const model::StringMap* NamespaceLabels(const std::string& ns) const;
   void SetPending(WorkloadState& ws, std::string reason, std::string message,
                   std::vector<Decision>* out);
   void Charge(WorkloadState& ws);
@@ -511,6 +515,8 @@ class AdmitterImpl : public Admitter {
   PendingQueue no_queue_pending_;
   std::set<std::string> no_queue_admitted_;
   std::map<std::string, LocalQueueState> local_queues_;  // by "namespace/name"
+  // The labels of the Namespaces the configuration has, by name (namespaceSelector).
+  std::unordered_map<std::string, model::StringMap> namespace_labels_;
   QuotaTree tree_;
   FlavorCatalog flavors_;
   std::unordered_map<std::string, WorkloadState> workloads_;  // lookup only

@@ -1,6 +1,7 @@
 // Queue objects edited at runtime (a long-running server): a ClusterQueue's stop
-// policy, LocalQueues created, stopped, resumed and deleted. Each re-routes only the
-// pending workloads the queue routes; what is admitted keeps its quota.
+// policy, LocalQueues created, stopped, resumed and deleted, Namespaces' labels. Each
+// re-routes only the pending workloads the object routes; what is admitted keeps its
+// quota.
 #include "admission/admitter_impl.h"
 
 namespace muster::admission {
@@ -87,6 +88,32 @@ Status AdmitterImpl::RemoveLocalQueue(const std::string& namespace_, const std::
   // Pending workloads wait with LocalQueueNotFound; admitted ones run on, as in
   // Kueue.
   RerouteLocalQueue(ns, name);
+  return Status::Ok();
+}
+
+const model::StringMap* AdmitterImpl::NamespaceLabels(const std::string& ns) const {
+  auto it = namespace_labels_.find(ns);
+  return it == namespace_labels_.end() ? nullptr : &it->second;
+}
+
+void AdmitterImpl::RerouteNamespace(const std::string& ns) {
+  for (auto& [key, ws] : workloads_) {
+    if (ws.admitted || NamespaceOf(ws.wl().meta.namespace_) != ns) continue;
+    Reroute(ws);
+  }
+}
+
+Status AdmitterImpl::PutNamespace(const model::Namespace& ns) {
+  auto it = namespace_labels_.find(ns.meta.name);
+  if (it != namespace_labels_.end() && it->second == ns.meta.labels) return Status::Ok();
+  namespace_labels_[ns.meta.name] = ns.meta.labels;
+  RerouteNamespace(ns.meta.name);
+  return Status::Ok();
+}
+
+Status AdmitterImpl::RemoveNamespace(const std::string& name) {
+  if (namespace_labels_.erase(name) == 0) return NotFound("no Namespace " + name);
+  RerouteNamespace(name);
   return Status::Ok();
 }
 

@@ -73,7 +73,7 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
     if (lq.stop != model::StopPolicy::kNone) {
       return hold("LocalQueueStopped", "LocalQueue " + lq.name + " is stopped");
     }
-    if (!NamespaceMatches(cq.namespace_selector, ns)) {
+    if (!NamespaceMatches(cq.namespace_selector, ns, NamespaceLabels(ns))) {
       return hold("NamespaceMismatch", "Workload namespace " + ns + " doesn't match ClusterQueue " +
                                            cq.name + " selector");
     }

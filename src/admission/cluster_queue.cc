@@ -40,15 +40,24 @@ void PendingQueue::Replace(const QueueKey& from, const QueueKey& to) {
   ++changes_;
 }
 
-bool NamespaceMatches(const std::optional<model::LabelSelector>& selector, const std::string& ns) {
+bool NamespaceMatches(const std::optional<model::LabelSelector>& selector, const std::string& ns,
+                      const model::StringMap* labels) {
   if (!selector) return false;
   const std::string kKey = "kubernetes.io/metadata.name";
+  // The label a value of `key` has, if any.
+  auto label = [&](const std::string& key) -> const std::string* {
+    if (labels == nullptr) return key == kKey ? &ns : nullptr;
+    auto it = labels->find(key);
+    return it == labels->end() ? nullptr : &it->second;
+  };
   for (const auto& [k, v] : selector->match_labels) {
-    if (k != kKey || v != ns) return false;
+    const std::string* have = label(k);
+    if (have == nullptr || *have != v) return false;
   }
   for (const auto& req : selector->match_expressions) {
-    bool has = req.key == kKey;
-    bool in = has && std::find(req.values.begin(), req.values.end(), ns) != req.values.end();
+    const std::string* value = label(req.key);
+    bool has = value != nullptr;
+    bool in = has && std::find(req.values.begin(), req.values.end(), *value) != req.values.end();
     if (req.op == "In" && !in) return false;
     if (req.op == "NotIn" && in) return false;
     if (req.op == "Exists" && !has) return false;

@@ -142,8 +142,10 @@ class PendingQueue {
   uint64_t changes_ = 0;
 };
 
-// True when `selector` matches `ns`. We have no Namespace objects, so a namespace
-// has exactly one label, kubernetes.io/metadata.name=<name>. nullopt matches none.
-bool NamespaceMatches(const std::optional<model::LabelSelector>& selector, const std::string& ns);
+// True when `selector` matches namespace `ns` with `labels` (its Namespace's); without
+// a Namespace object (nullptr) it has the one label every Namespace carries,
+// kubernetes.io/metadata.name=<name>. nullopt matches none.
+bool NamespaceMatches(const std::optional<model::LabelSelector>& selector, const std::string& ns,
+                      const model::StringMap* labels = nullptr);
 
 }  // namespace muster::admission

@@ -37,6 +37,7 @@ const std::vector<KindInfo>& Kinds() {
   using namespace internal;  // NOLINT: the decoder table reads better unqualified
   static const std::vector<KindInfo> kKinds = {
       {"", "Node", {"v1"}, false, DecodeNode},
+      {"", "Namespace", {"v1"}, false, DecodeNamespace},
       {"", "Pod", {"v1"}, true, DecodeBarePod},
       {"topology.node.k8s.io",
        "NodeResourceTopology",

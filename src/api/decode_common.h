@@ -41,6 +41,7 @@ void DecodePriorityClass(const YamlValue& root, model::ObjectMeta meta, DecodeRe
 void DecodeResourceFlavor(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeClusterQueue(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeLocalQueue(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+void DecodeNamespace(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeCohort(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeWorkloadPriorityClass(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeTopology(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);

@@ -59,6 +59,14 @@ int ZoneId(const std::string& name, int index) {
 
 }  // namespace
 
+// Its labels are in `meta`; its finalizers and phase are the API server's business.
+void DecodeNamespace(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
+  root.Known({"spec", "status"});
+  model::Namespace ns;
+  ns.meta = std::move(meta);
+  if (!root.ctx().has_errors()) out.manifests.namespaces.push_back(std::move(ns));
+}
+
 void DecodeNode(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out) {
   model::Node node;
   YamlValue status = root.Get("status");

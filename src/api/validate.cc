@@ -33,6 +33,7 @@ Diagnostic At(const model::ObjectMeta& meta, std::string field, std::string mess
 void ForEachMeta(const model::ManifestSet& m,
                  const std::function<void(const model::ObjectMeta&)>& fn) {
   for (const auto& o : m.nodes) fn(o.meta);
+  for (const auto& o : m.namespaces) fn(o.meta);
   for (const auto& o : m.node_topologies) fn(o.meta);
   for (const auto& o : m.priority_classes) fn(o.meta);
   for (const auto& o : m.resource_flavors) fn(o.meta);

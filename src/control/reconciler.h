@@ -270,6 +270,7 @@ class Reconciler {
   // (object ids) (Engine::RemoveLocalQueue, PutLocalQueue).
   bool LocalQueuesInPlace(const std::set<std::pair<std::string, std::string>>& removed,
                           const std::set<std::string>& put);
+  bool NamespacesInPlace(const std::set<std::string>& removed, const std::set<std::string>& put);
   model::ManifestSet AssembleConfig() const;
 
   // reconciler_sync.cc
@@ -340,6 +341,8 @@ class Reconciler {
   bool decoding_changed_ = false;           // an object only job decoding reads
   std::set<std::string> local_queues_put_;  // LocalQueue object ids
   std::set<std::pair<std::string, std::string>> local_queues_removed_;  // (namespace, name)
+  std::set<std::string> namespaces_put_;                                // Namespace object ids
+  std::set<std::string> namespaces_removed_;                            // names
   bool admission_rebuild_ = false;    // a queue object changed beyond quotas / stopPolicy
   bool hyper_nodes_changed_ = false;  // a Volcano HyperNode created, edited or deleted
   bool config_rebuild_ = false;

@@ -73,6 +73,7 @@ json Significant(const std::string& resource, const json& object) {
 constexpr int32_t kRemovedNodesKept = 64;
 
 constexpr const char* kLocalQueues = "localqueues.kueue.x-k8s.io";
+constexpr const char* kNamespaces = "namespaces";
 constexpr const char* kPriorityClasses = "priorityclasses.scheduling.k8s.io";
 constexpr const char* kWorkloadPriorityClasses = "workloadpriorityclasses.kueue.x-k8s.io";
 constexpr const char* kTrainingRuntimes = "trainingruntimes.trainer.kubeflow.org";
@@ -202,6 +203,7 @@ void AppendAll(std::vector<T>& into, std::vector<T>& from, int64_t& order) {
 // one DecodeText over all of them would.
 void AppendManifests(model::ManifestSet& into, model::ManifestSet from, int64_t& order) {
   AppendAll(into.nodes, from.nodes, order);
+  AppendAll(into.namespaces, from.namespaces, order);
   AppendAll(into.node_topologies, from.node_topologies, order);
   AppendAll(into.priority_classes, from.priority_classes, order);
   AppendAll(into.resource_flavors, from.resource_flavors, order);
@@ -250,6 +252,7 @@ bool Reconciler::ApplyConfig(const Change& change) {
         change.resource == kNodeTopologies && it->second.decoded.node_topologies.size() == 1;
     const bool local_queue =
         change.resource == kLocalQueues && it->second.decoded.local_queues.size() == 1;
+    const bool ns = change.resource == kNamespaces && it->second.decoded.namespaces.size() == 1;
     config_objects_.erase(it);
     if (node && usable) {
       nodes_edited_.erase(change.name);
@@ -259,6 +262,9 @@ bool Reconciler::ApplyConfig(const Change& change) {
     } else if (local_queue && usable) {
       local_queues_put_.erase(id);
       local_queues_removed_.emplace(change.namespace_, change.name);
+    } else if (ns && usable) {
+      namespaces_put_.erase(id);
+      namespaces_removed_.insert(change.name);
     } else if (IsDecodingInput(change.resource)) {
       decoding_changed_ = true;
     } else if (usable && change.resource == kHyperNodes) {
@@ -303,6 +309,8 @@ bool Reconciler::ApplyConfig(const Change& change) {
       change.resource == kNodeTopologies && object.decoded.node_topologies.size() == 1;
   const bool one_local_queue =
       change.resource == kLocalQueues && object.decoded.local_queues.size() == 1;
+  const bool one_namespace =
+      change.resource == kNamespaces && object.decoded.namespaces.size() == 1;
   const bool fresh = it == config_objects_.end() && object.problem.empty();
   if (usable && one_node) {
     nodes_edited_.insert(change.name);
@@ -312,6 +320,8 @@ bool Reconciler::ApplyConfig(const Change& change) {
     topologies_changed_.insert(change.name);
   } else if ((usable || fresh) && one_local_queue) {
     local_queues_put_.insert(id);
+  } else if ((usable || fresh) && one_namespace) {
+    namespaces_put_.insert(id);
   } else if (IsDecodingInput(change.resource)) {
     decoding_changed_ = true;
   } else if (change.resource == kHyperNodes) {
@@ -459,6 +469,24 @@ bool Reconciler::LocalQueuesInPlace(const std::set<std::pair<std::string, std::s
   return true;
 }
 
+bool Reconciler::NamespacesInPlace(const std::set<std::string>& removed,
+                                   const std::set<std::string>& put) {
+  for (const std::string& name : removed) {
+    Status s = engine_->RemoveNamespace(name);
+    if (!s.ok() && s.code() != StatusCode::kNotFound) return false;
+    EraseByName(config_.namespaces, "", name);
+  }
+  int64_t next_order = NextOrder(config_.namespaces);
+  for (const std::string& id : put) {
+    auto it = config_objects_.find(id);
+    if (it == config_objects_.end() || it->second.decoded.namespaces.size() != 1) return false;
+    const model::Namespace& ns = it->second.decoded.namespaces.front();
+    if (!engine_->PutNamespace(ns).ok()) return false;
+    PutByName(config_.namespaces, ns, next_order);
+  }
+  return true;
+}
+
 void Reconciler::SyncDecodingInputs() {
   model::ManifestSet inputs;
   int64_t order = 0;
@@ -521,6 +549,8 @@ void Reconciler::Reconfigure() {
   const std::set<std::string> local_queues = std::exchange(local_queues_put_, {});
   const std::set<std::pair<std::string, std::string>> local_queues_gone =
       std::exchange(local_queues_removed_, {});
+  const std::set<std::string> namespaces = std::exchange(namespaces_put_, {});
+  const std::set<std::string> namespaces_gone = std::exchange(namespaces_removed_, {});
   if (std::exchange(decoding_changed_, false) && !rebuild) SyncDecodingInputs();
   if (!rebuild) {
     SyncTopologies(topologies);
@@ -537,16 +567,17 @@ void Reconciler::Reconfigure() {
   if (!rebuild && RemoveNodesInPlace(removed) && AddNodesInPlace(added) &&
       UpdateNodesInPlace(nodes) && (!hyper_nodes || SyncHyperNodes())) {
     if (!readmit) {
-      readmit =
-          !UpdateQuotasInPlace(quotas) || !LocalQueuesInPlace(local_queues_gone, local_queues);
+      readmit = !UpdateQuotasInPlace(quotas) ||
+                !LocalQueuesInPlace(local_queues_gone, local_queues) ||
+                !NamespacesInPlace(namespaces_gone, namespaces);
     }
     if (readmit) {
       Readmit();
       return;
     }
     cycle_needed_ = true;
-    queues_dirty_ =
-        queues_dirty_ || !quotas.empty() || !local_queues.empty() || !local_queues_gone.empty();
+    queues_dirty_ = queues_dirty_ || !quotas.empty() || !local_queues.empty() ||
+                    !local_queues_gone.empty() || !namespaces.empty() || !namespaces_gone.empty();
     return;
   }
   model::ManifestSet config = AssembleConfig();

@@ -37,13 +37,15 @@ std::string FirstError(const api::DecodeResult& result) {
 
 }  // namespace
 
-// Kinds the api layer decodes that are neither jobs nor runtime objects.
+// Kinds the api layer decodes that are neither jobs nor runtime objects, and
+// Namespaces (their labels, for ClusterQueues' namespaceSelector).
 const std::vector<std::string>& ConfigResources() {
   static const std::vector<std::string> kConfig = [] {
     std::vector<std::string> out;
     for (const auto& type : ResourceTypes()) {
       std::string key = type.StoreKey();
-      if (type.validated && JobResources().count(key) == 0) out.push_back(key);
+      if ((type.validated && JobResources().count(key) == 0) || key == "namespaces")
+        out.push_back(key);
     }
     return out;
   }();

@@ -186,6 +186,11 @@ class Engine {
   // FailedPrecondition (changing nothing) when the queues must be rebuilt; NotFound.
   Status PutLocalQueue(const model::LocalQueue& lq);
   Status RemoveLocalQueue(const std::string& namespace_, const std::string& name);
+  // A Namespace created, relabelled or deleted (Admitter::PutNamespace /
+  // RemoveNamespace): its pending workloads are routed again against the
+  // ClusterQueues' namespaceSelectors from the next cycle. NotFound.
+  Status PutNamespace(const model::Namespace& ns);
+  Status RemoveNamespace(const std::string& name);
 
   // The cluster, queue or flavor configuration changed (engine_reconfigure.cc): a new
   // engine with `parts`, built from `manifests`, takes over every workload of `old`

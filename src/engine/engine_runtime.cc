@@ -253,6 +253,18 @@ Status Engine::PutLocalQueue(const model::LocalQueue& lq) {
   return Status::Ok();
 }
 
+Status Engine::PutNamespace(const model::Namespace& ns) {
+  if (Status s = parts_.admitter->PutNamespace(ns); !s.ok()) return s;
+  ++generation_;
+  return Status::Ok();
+}
+
+Status Engine::RemoveNamespace(const std::string& name) {
+  if (Status s = parts_.admitter->RemoveNamespace(name); !s.ok()) return s;
+  ++generation_;
+  return Status::Ok();
+}
+
 Status Engine::RemoveLocalQueue(const std::string& namespace_, const std::string& name) {
   if (Status s = parts_.admitter->RemoveLocalQueue(namespace_, name); !s.ok()) return s;
   ++generation_;

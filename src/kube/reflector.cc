@@ -316,6 +316,7 @@ const std::vector<const control::ResourceType*>& WatchedResources() {
     // (group, kind) in the order muster kube starts them: capacity, then queues, then jobs.
     const std::vector<std::pair<std::string, std::string>> wanted = {
         {"", "Node"},
+        {"", "Namespace"},
         {"topology.node.k8s.io", "NodeResourceTopology"},
         {"scheduling.k8s.io", "PriorityClass"},
         {"muster.dev", "SchedulerConfiguration"},

@@ -21,6 +21,7 @@ const ObjectMeta& MetaOf(const JobObject& job);
 
 struct ManifestSet {
   std::vector<Node> nodes;
+  std::vector<Namespace> namespaces;
   std::vector<NodeTopology> node_topologies;
   std::vector<PriorityClass> priority_classes;
   std::vector<ResourceFlavor> resource_flavors;

@@ -32,4 +32,11 @@ struct ObjectMeta {
   std::string Key() const { return namespace_.empty() ? name : namespace_ + "/" + name; }
 };
 
+// A v1 Namespace: what admission reads of it is its labels (a ClusterQueue's
+// namespaceSelector). Without one, a namespace reads as having only the label
+// kubernetes.io/metadata.name=<name>, which every Namespace carries.
+struct Namespace {
+  ObjectMeta meta;
+};
+
 }  // namespace muster::model

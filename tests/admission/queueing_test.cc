@@ -2,6 +2,7 @@
 // ordering, parking, quota-free workloads, several admissions per queue per cycle.
 #include <gtest/gtest.h>
 
+#include "admission/cluster_queue.h"
 #include "admission_fixtures.h"
 
 namespace muster::admission::testing {
@@ -63,6 +64,56 @@ TEST(QueueingTest, NamespaceSelector) {
   h2.Submit(Cpu("ns/a", "1"));
   h2.Run();
   EXPECT_TRUE(h2.Running("ns/a"));
+}
+
+// A Namespace's own labels, as Kueue reads them; without one, only its name label.
+TEST(QueueingTest, NamespaceSelectorReadsTheNamespacesLabels) {
+  const std::optional<model::LabelSelector> team =
+      model::LabelSelector{{{"team", "ml"}}, {{"tier", "NotIn", {"batch"}}}};
+  const model::StringMap ml = {{"kubernetes.io/metadata.name", "ns"}, {"team", "ml"}};
+  const model::StringMap batch = {{"team", "ml"}, {"tier", "batch"}};
+  EXPECT_TRUE(NamespaceMatches(team, "ns", &ml));
+  EXPECT_FALSE(NamespaceMatches(team, "ns", &batch));
+  EXPECT_FALSE(NamespaceMatches(team, "ns"));
+  const std::optional<model::LabelSelector> exists =
+      model::LabelSelector{{}, {{"team", "Exists", {}}}};
+  EXPECT_TRUE(NamespaceMatches(exists, "ns", &ml));
+  EXPECT_FALSE(NamespaceMatches(exists, "team"));
+  const std::optional<model::LabelSelector> by_name =
+      model::LabelSelector{{{"kubernetes.io/metadata.name", "ns"}}, {}};
+  EXPECT_TRUE(NamespaceMatches(by_name, "ns"));
+  EXPECT_TRUE(NamespaceMatches(by_name, "ns", &ml));
+  EXPECT_FALSE(NamespaceMatches(by_name, "ns", &batch));
+
+  auto m = OneQueue();
+  m.cluster_queues[0].namespace_selector = model::LabelSelector{{{"team", "ml"}}, {}};
+  model::Namespace ns;
+  ns.meta.name = "ns";
+  ns.meta.labels = {{"team", "research"}};
+  m.namespaces = {ns};
+  Harness h(m);
+  h.Submit(Cpu("ns/a", "1"));
+  h.Run();
+  EXPECT_EQ(h.Reason("ns/a"),
+            "NamespaceMismatch: Workload namespace ns doesn't match ClusterQueue cq selector");
+  // Relabelled: it queues and is admitted; relabelled back, what runs runs on and a
+  // new one waits.
+  ns.meta.labels = {{"team", "ml"}};
+  ASSERT_TRUE(h.admitter->PutNamespace(ns).ok());
+  h.Run(1);
+  EXPECT_TRUE(h.Running("ns/a"));
+  ns.meta.labels = {};
+  ASSERT_TRUE(h.admitter->PutNamespace(ns).ok());
+  h.Submit(Cpu("ns/b", "1"), 2);
+  h.Run(2);
+  EXPECT_TRUE(h.Running("ns/a"));
+  EXPECT_EQ(h.admitter->PendingReason("ns/b")->reason, "NamespaceMismatch");
+  // Deleted: the namespace reads as having its name label only.
+  ASSERT_TRUE(h.admitter->RemoveNamespace("ns").ok());
+  EXPECT_EQ(h.admitter->RemoveNamespace("ns").code(), StatusCode::kNotFound);
+  h.Run(3);
+  EXPECT_EQ(h.admitter->PendingReason("ns/b")->reason, "NamespaceMismatch");
+  EXPECT_TRUE(h.admitter->CheckInvariants().empty());
 }
 
 TEST(QueueingTest, PriorityThenCreationOrder) {

@@ -49,6 +49,14 @@ class ReconcilerConfigEditsTest : public ::testing::Test {
     lq["spec"]["stopPolicy"] = policy;
     bench_.Replace(kLocalQueues, "ml", lq);
   }
+  // The message of the workload's QuotaReserved condition.
+  std::string WaitMessage(const std::string& job) {
+    const json workload = bench_.Workload(job);
+    for (const json& c : workload["status"]["conditions"]) {
+      if (c.value("type", "") == "QuotaReserved") return c.value("message", "");
+    }
+    return "";
+  }
   // ClusterQueue research's Active condition.
   json Active() { return bench_.Get(kClusterQueues, "", "research")["status"]["conditions"][0]; }
   void SetClusterQueueStopPolicy(const std::string& policy) {
@@ -78,6 +86,48 @@ TEST_F(ReconcilerConfigEditsTest, AJobSubmittedBeforeItsLocalQueueStartsOnceItEx
   ASSERT_EQ(bench_.reconciler->config().local_queues.size(), 2u);
   EXPECT_EQ(bench_.reconciler->config().local_queues[0].meta.name, "late");
   EXPECT_EQ(bench_.reconciler->config().local_queues[1].meta.name, "team");
+}
+
+// Kueue reads a ClusterQueue's namespaceSelector against the Namespace's labels; a
+// relabelled Namespace is an engine event (no reconfiguration).
+TEST_F(ReconcilerConfigEditsTest, ANamespaceLabelledToMatchTheSelectorGetsItsJobsAdmitted) {
+  bench_.Configure(2, 4, 16);
+  json cq = bench_.Get(kClusterQueues, "", "research");
+  cq["spec"]["namespaceSelector"] = {{"matchLabels", {{"team", "ml"}}}};
+  bench_.Replace(kClusterQueues, "", cq);
+  json ns = {{"apiVersion", "v1"},
+             {"kind", "Namespace"},
+             {"metadata", {{"name", "ml"}, {"labels", {{"kubernetes.io/metadata.name", "ml"}}}}}};
+  bench_.Create("namespaces", "", ns);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ::testing::IsEmpty());
+  const std::string mismatch = "Workload namespace ml doesn't match ClusterQueue research selector";
+  EXPECT_EQ(WaitMessage("train"), mismatch);
+
+  const engine::Engine* engine = bench_.reconciler->engine();
+  ns["metadata"]["labels"]["team"] = "ml";
+  bench_.Replace("namespaces", "", ns);
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
+  EXPECT_EQ(bench_.reconciler->engine(), engine);
+  ASSERT_EQ(bench_.reconciler->config().namespaces.size(), 1u);
+  EXPECT_EQ(bench_.reconciler->config().namespaces[0].meta.labels.at("team"), "ml");
+
+  // The label taken off: what runs runs on; a new job waits.
+  ns["metadata"]["labels"].erase("team");
+  bench_.Replace("namespaces", "", ns);
+  bench_.Create("jobs.batch", "ml", IndexedJob("next", 1, 4));
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  EXPECT_EQ(WaitMessage("next"), mismatch);
+  // A restarted reconciler reads the labels from the stored Namespace.
+  bench_.Restart();
+  bench_.Step();
+  EXPECT_EQ(WaitMessage("next"), mismatch);
+  EXPECT_EQ(bench_.reconciler->stats().reconfigures, 0);
 }
 
 TEST_F(ReconcilerConfigEditsTest, StoppedHoldsWhatWaitsAndHoldAndDrainEvictsWhatRuns) {

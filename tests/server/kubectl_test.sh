@@ -279,6 +279,45 @@ $K -n emptied patch configmap held --type=merge -p '{"metadata":{"finalizers":nu
 check "once its content is gone, so is the namespace" 'gone' bash -c \
   "for i in \$(seq 50); do $K get ns emptied >/dev/null 2>&1 || { echo gone; exit; }; sleep 0.2; done"
 
+# A ClusterQueue's namespaceSelector reads the Namespace's labels (as Kueue): a job in
+# a namespace without the label waits, and labelling the namespace admits it.
+$K create ns vision >/dev/null
+$K apply -f - >/dev/null <<'YAML'
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ResourceFlavor
+metadata: {name: vision-flavor}
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: ClusterQueue
+metadata: {name: labelled}
+spec:
+  namespaceSelector: {matchLabels: {team: vision}}
+  resourceGroups:
+  - coveredResources: [cpu]
+    flavors: [{name: vision-flavor, resources: [{name: cpu, nominalQuota: 1}]}]
+---
+apiVersion: kueue.x-k8s.io/v1beta1
+kind: LocalQueue
+metadata: {name: lq, namespace: vision}
+spec: {clusterQueue: labelled}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: seen, namespace: vision, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox, command: ["true"], resources: {requests: {cpu: 100m}}}]
+YAML
+WL_STATE="jsonpath={.items[0].status.conditions[?(@.type==\"QuotaReserved\")].status} {.items[0].status.conditions[?(@.type==\"QuotaReserved\")].message}"
+check "a job in a namespace the selector does not match waits" \
+  "^False Workload namespace vision doesn't match ClusterQueue labelled selector$" bash -c \
+  "for i in \$(seq 50); do out=\$($K -n vision get workloads -o '$WL_STATE'); case \$out in *match*) break;; esac; sleep 0.2; done; echo \"\$out\""
+$K label ns vision team=vision >/dev/null
+check "labelling the namespace admits it" '^True' bash -c \
+  "for i in \$(seq 50); do out=\$($K -n vision get workloads -o '$WL_STATE'); case \$out in True*) break;; esac; sleep 0.2; done; echo \"\$out\""
+
 # Optimistic concurrency: replacing with a stale resourceVersion is a 409.
 $K get cq team-a -o json >"$TMP/old.json"
 $K label cq team-a bump=1 >/dev/null
