@@ -22,6 +22,7 @@
 #include "server/managed_fields.h"
 #include "server/meta_validation.h"
 #include "server/metrics.h"
+#include "server/namespace_finalize.h"
 #include "server/namespace_lifecycle.h"
 #include "server/openapi.h"
 #include "server/owner_graph.h"
@@ -589,6 +590,7 @@ ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
   if (!target.ok()) return ErrorResponse(NotFoundError(target.status().message()));
   const RequestTarget& t = *target;
   const std::string& m = request.method;
+  if (t.subresource == "finalize") return HandleNamespaceFinalize(store_, t, request);
   if (m == "GET") return HandleGet(store_, t, request);
   if (m == "POST" && t.collection()) return HandleCreate(store_, t, request);
   if (m == "PUT" && !t.collection()) return HandleUpdate(store_, t, request);

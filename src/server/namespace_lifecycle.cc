@@ -60,7 +60,7 @@ void DefaultNamespace(json& ns, const json* current) {
   if (!ns.is_object()) return;
   LabelNamespaceName(ns);
   if (current != nullptr) {
-    // Only the namespace controller (the finalize subresource upstream) changes them.
+    // Only the namespace controller and the finalize subresource change them.
     const json spec = current->value("spec", json::object());
     if (spec.is_object() && spec.contains("finalizers")) {
       if (!ns["spec"].is_object()) ns["spec"] = json::object();

@@ -3,8 +3,8 @@
 //
 // - On create a Namespace gets status.phase Active and the "kubernetes" finalizer in
 //   spec.finalizers, and always carries the label kubernetes.io/metadata.name=<name>.
-//   An update keeps spec.finalizers and the status as stored (only the namespace
-//   controller changes them).
+//   An update keeps spec.finalizers and the status as stored (the namespace
+//   controller and PUT .../finalize, namespace_finalize.h, change them).
 // - Deleting one whose spec.finalizers is not empty only marks it: deletionTimestamp
 //   set and status.phase Terminating (graceful_deletion.h). The namespace controller
 //   (namespace_controller.h) then deletes everything in it and takes "kubernetes" off;

@@ -21,8 +21,10 @@ std::optional<ApiError> CheckRequestBody(const ApiRequest& request) {
   const std::string media = MediaType(request.content_type);
   // PATCH bodies name their patch type in the media type; the patch handler
   // answers 415 for the ones it does not know.
+  // No Content-Type reads as JSON, the first type kube-apiserver decodes (kubectl's
+  // `replace --raw` sends none).
   if (request.method == "POST" || request.method == "PUT") {
-    if (media != "application/json" && media != "application/yaml") {
+    if (!media.empty() && media != "application/json" && media != "application/yaml") {
       return UnsupportedMediaType(
           "the body of the request was in an unknown format - accepted media types include: "
           "application/json, application/yaml");

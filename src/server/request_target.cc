@@ -38,7 +38,10 @@ Result<RequestTarget> ParseRequestTarget(std::string_view path) {
   if (!t.type) return NotFound("the server could not find the requested resource");
   if (n >= 2) t.name = seg[rest + 1];
   if (n == 3) t.subresource = seg[rest + 2];
-  if (!t.subresource.empty() && (t.subresource != "status" || !t.type->has_status)) {
+  // A Namespace's finalize (namespace_finalize.h).
+  const bool finalize =
+      t.subresource == "finalize" && t.type->group.empty() && t.type->kind == "Namespace";
+  if (!t.subresource.empty() && !finalize && (t.subresource != "status" || !t.type->has_status)) {
     return NotFound("the server could not find the requested resource");
   }
   // Cluster-scoped kinds have no namespaced paths; a namespaced object needs its

@@ -139,7 +139,9 @@ TEST_F(ApiValidationTest, ContentTypesAreChecked) {
   EXPECT_EQ(r.code, 415);
   EXPECT_EQ(Body(r)["reason"], "UnsupportedMediaType");
   EXPECT_EQ(Call("POST", jobs_, Job("j"), "application/x-www-form-urlencoded").code, 415);
-  EXPECT_EQ(Call("POST", jobs_, Job("j"), "").code, 415);
+  // None at all reads as JSON, as kube-apiserver's first decoder (kubectl --raw).
+  EXPECT_EQ(Call("POST", jobs_, "not json", "").code, 400);
+  EXPECT_EQ(Call("POST", jobs_, Job("no-type"), "").code, 201);
   EXPECT_EQ(Call("POST", jobs_, Job("j"), "application/json; charset=utf-8").code, 201);
   EXPECT_EQ(Call("POST", jobs_,
                  "apiVersion: batch/v1\nkind: Job\nmetadata: {name: y}\nspec:\n  template:\n"

@@ -279,6 +279,21 @@ $K -n emptied patch configmap held --type=merge -p '{"metadata":{"finalizers":nu
 check "once its content is gone, so is the namespace" 'gone' bash -c \
   "for i in \$(seq 50); do $K get ns emptied >/dev/null 2>&1 || { echo gone; exit; }; sleep 0.2; done"
 
+# A spec finalizer of its own holds an emptied namespace until the finalize
+# subresource takes it off (the usual way out of a namespace stuck Terminating).
+$K apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Namespace
+metadata: {name: stuck}
+spec: {finalizers: [example.com/x]}
+YAML
+$K delete ns stuck --wait=false >/dev/null
+check "a namespace its own spec finalizer holds stays Terminating" '^Terminating example.com/x$' bash -c \
+  "sleep 0.5; $K get ns stuck -o 'jsonpath={.status.phase} {.spec.finalizers[*]}{\"\\n\"}'"
+echo '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck"},"spec":{"finalizers":[]}}' >"$TMP/finalize.json"
+check "PUT .../finalize takes it off" '"name": *"stuck"' $K replace --raw /api/v1/namespaces/stuck/finalize -f "$TMP/finalize.json"
+check_fails "and the namespace is gone" 'NotFound|not found' $K get ns stuck
+
 # A ClusterQueue's namespaceSelector reads the Namespace's labels (as Kueue): a job in
 # a namespace without the label waits, and labelling the namespace admits it.
 $K create ns vision >/dev/null

@@ -247,6 +247,37 @@ TEST_F(NamespaceLifecycleTest, ANamespaceWaitingOnAnotherFinalizerStaysOnceEmpti
   EXPECT_TRUE(BeingDeleted(Namespace("other")));
 }
 
+TEST_F(NamespaceLifecycleTest, TheFinalizeSubresourceAloneChangesSpecFinalizers) {
+  auto r = Call("POST", "/api/v1/namespaces",
+                R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck"},
+                    "spec":{"finalizers":["example.com/x"]}})");
+  ASSERT_EQ(r.code, 201) << r.body;
+  ASSERT_EQ(Call("DELETE", "/api/v1/namespaces/stuck").code, 200);
+  EXPECT_TRUE(*NamespaceDeleter::Sync(*store_, "stuck", kMarkedAt));
+  ASSERT_TRUE(Exists("namespaces", "", "stuck"));  // example.com/x holds it
+
+  // Only PUT, only spec.finalizers, only standard or qualified names.
+  EXPECT_EQ(Call("GET", "/api/v1/namespaces/stuck/finalize").code, 405);
+  r = Call("PUT", "/api/v1/namespaces/stuck/finalize",
+           R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck"},
+               "spec":{"finalizers":["unqualified"]}})");
+  EXPECT_EQ(r.code, 422) << r.body;
+  EXPECT_EQ(Body(r)["details"]["causes"][0]["field"], "spec.finalizers[0]");
+  EXPECT_EQ(Call("PUT", "/api/v1/configmaps/finalize", "{}").code, 404);
+  r = Call("PUT", "/api/v1/namespaces/stuck/finalize",
+           R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck",
+               "labels":{"ignored":"yes"}},"spec":{"finalizers":["example.com/y"]}})");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_EQ(Body(r)["spec"]["finalizers"], json({"example.com/y"}));
+  EXPECT_FALSE(Body(r)["metadata"]["labels"].contains("ignored"));
+  // The last one off: the Namespace goes.
+  r = Call("PUT", "/api/v1/namespaces/stuck/finalize",
+           R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"stuck"},"spec":{}})");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_FALSE(Exists("namespaces", "", "stuck"));
+  EXPECT_EQ(Call("PUT", "/api/v1/namespaces/stuck/finalize", R"({"spec":{}})").code, 404);
+}
+
 TEST_F(NamespaceLifecycleTest, NamespacesStoredBeforeLifecycleAreAdopted) {
   auto made = store_->Create({"namespaces", "", "old"}, {{"apiVersion", "v1"},
                                                          {"kind", "Namespace"},
