@@ -100,10 +100,6 @@ bool PodTerminal(const json& pod) {
   return phase == "Succeeded" || phase == "Failed";
 }
 
-bool PodDeleting(const json& pod) {
-  return ObjectField(pod, "metadata").contains("deletionTimestamp");
-}
-
 WatchedPod MakeWatchedPod(const json& pod, const PodIdentity& identity) {
   WatchedPod view;
   view.pod_set = identity.pod_set;
@@ -114,7 +110,7 @@ WatchedPod MakeWatchedPod(const json& pod, const PodIdentity& identity) {
   view.scheduler_name = spec.value("schedulerName", "default-scheduler");
   const std::string phase = StringField(ObjectField(pod, "status"), "phase");
   view.terminal = PodTerminal(pod);
-  view.live = !view.terminal && !PodDeleting(pod);
+  view.live = !view.terminal && !BeingDeleted(pod);
   view.ready = phase == "Running" || phase == "Succeeded";
   return view;
 }

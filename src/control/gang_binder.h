@@ -43,8 +43,6 @@ WatchedPod MakeWatchedPod(const nlohmann::json& pod, const PodIdentity& identity
 
 // Succeeded or Failed: holds nothing any more.
 bool PodTerminal(const nlohmann::json& pod);
-// Being deleted (metadata.deletionTimestamp set).
-bool PodDeleting(const nlohmann::json& pod);
 
 struct PlannedSlot {
   std::string pod_set;

@@ -15,6 +15,12 @@ std::string StringField(const nlohmann::json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
+bool BeingDeleted(const nlohmann::json& object) {
+  const nlohmann::json& meta = ObjectField(object, "metadata");
+  auto it = meta.find("deletionTimestamp");
+  return it != meta.end() && !it->is_null();
+}
+
 bool RemoveFinalizer(nlohmann::json& object, const std::string& finalizer) {
   if (!object.is_object()) return false;
   auto meta = object.find("metadata");

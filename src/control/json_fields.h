@@ -14,6 +14,10 @@ const nlohmann::json& ObjectField(const nlohmann::json& object, const char* key)
 // object[key] when `object` is an object and that field is a string, else "".
 std::string StringField(const nlohmann::json& object, const char* key);
 
+// metadata.deletionTimestamp is set (not null): the object is marked for deletion and
+// stays while finalizers hold it.
+bool BeingDeleted(const nlohmann::json& object);
+
 // Takes `finalizer` off object.metadata.finalizers (the field goes with its last
 // entry); false when the object did not name it.
 bool RemoveFinalizer(nlohmann::json& object, const std::string& finalizer);

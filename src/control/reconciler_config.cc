@@ -42,7 +42,7 @@ json Significant(const std::string& resource, const json& object) {
   json kept = {{"labels", meta.value("labels", json::object())},
                {"annotations", meta.value("annotations", json::object())}};
   // A ClusterQueue being deleted holds what waits (model::ClusterQueue::terminating).
-  if (resource == kClusterQueues && meta.contains("deletionTimestamp")) kept["terminating"] = true;
+  if (resource == kClusterQueues && BeingDeleted(object)) kept["terminating"] = true;
   json out = {{"metadata", kept}, {"spec", object.value("spec", json())}};
   if (resource == "nodes") {
     const json status = object.value("status", json::object());
@@ -279,7 +279,7 @@ bool Reconciler::ApplyConfig(const Change& change) {
   if (flavor) {
     // Kueue's resource-in-use finalizer: a flavor marked for deletion serves on as it
     // is (nothing the engine reads changes) until no ClusterQueue names it.
-    const bool marked = ObjectField(change.Object(), "metadata").contains("deletionTimestamp");
+    const bool marked = BeingDeleted(change.Object());
     if (marked ? terminating_flavors_.insert(change.name).second
                : terminating_flavors_.erase(change.name) > 0)
       queues_dirty_ = true;

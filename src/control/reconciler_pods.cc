@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "control/gang_binder.h"
+#include "control/json_fields.h"
 #include "control/reconciler.h"
 #include "control/reconciler_state.h"
 #include "control/workload_objects.h"
@@ -73,7 +74,7 @@ void Reconciler::ApplyBarePod(const Change& change) {
   auto known = bare_pods_.find(pod_id);
   // A pod being deleted (a finalizer holds it, or its grace period runs) has left its
   // workload already, as Kueue counts a terminating pod out of its group.
-  if (change.type == ChangeType::kDeleted || PodDeleting(change.Object())) {
+  if (change.type == ChangeType::kDeleted || BeingDeleted(change.Object())) {
     if (known == bare_pods_.end()) return;
     const std::string key = known->second;
     bare_pods_.erase(known);

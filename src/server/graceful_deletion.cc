@@ -19,12 +19,6 @@ const json* Finalizers(const json& object) {
 
 }  // namespace
 
-bool BeingDeleted(const json& object) {
-  auto meta = object.find("metadata");
-  return meta != object.end() && meta->is_object() && meta->contains("deletionTimestamp") &&
-         !(*meta)["deletionTimestamp"].is_null();
-}
-
 bool HeldByFinalizers(const json& object) {
   if (HeldBySpecFinalizers(object)) return true;
   const json* list = Finalizers(object);

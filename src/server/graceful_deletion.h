@@ -13,12 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "control/json_fields.h"
+
 namespace muster::server {
 
 inline constexpr const char* kForegroundFinalizer = "foregroundDeletion";
 
-// metadata.deletionTimestamp is set.
-bool BeingDeleted(const nlohmann::json& object);
+using control::BeingDeleted;  // metadata.deletionTimestamp is set
 // Names a finalizer other than the garbage collector's, or is a Namespace whose
 // spec.finalizers names one (namespace_lifecycle.h): a delete only marks it.
 bool HeldByFinalizers(const nlohmann::json& object);
