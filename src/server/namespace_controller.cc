@@ -169,6 +169,13 @@ bool UpdateConditions(json& status, const Remaining& left, const std::string& no
   return changed;
 }
 
+// Mutate has no uid precondition (Delete does): a Namespace deleted and re-created
+// under the name between the pass's read and its write is not the one it emptied.
+Status SameNamespace(const json& current, const std::string& uid) {
+  if (current.value("metadata", json::object()).value("uid", "") == uid) return Status();
+  return Status(StatusCode::kConflict, "the namespace was re-created");
+}
+
 bool WaitsOnUs(const json& ns) {
   const json spec = ns.value("spec", json::object());
   const json finalizers = spec.is_object() ? spec.value("finalizers", json::array()) : json();
@@ -199,8 +206,7 @@ Result<bool> NamespaceDeleter::Sync(ObjectStore& store, const std::string& name,
   auto status = store.Mutate(
       key,
       [&](const json& current) -> Result<json> {
-        if (current.value("metadata", json::object()).value("uid", "") != uid)
-          return Status(StatusCode::kConflict, "the namespace was re-created");
+        if (Status same = SameNamespace(current, uid); !same.ok()) return same;
         json next = current;
         if (!UpdateConditions(next["status"], left, now)) return current;
         return next;
@@ -219,8 +225,7 @@ Result<bool> NamespaceDeleter::Sync(ObjectStore& store, const std::string& name,
   auto finalized = store.Mutate(
       key,
       [&](const json& current) -> Result<json> {
-        if (current.value("metadata", json::object()).value("uid", "") != uid)
-          return Status(StatusCode::kConflict, "the namespace was re-created");
+        if (Status same = SameNamespace(current, uid); !same.ok()) return same;
         json next = current;
         json& finalizers = next["spec"]["finalizers"];
         json kept = json::array();
