@@ -1,5 +1,7 @@
 #include "control/json_fields.h"
 
+#include <algorithm>
+
 namespace muster::control {
 
 const nlohmann::json& ObjectField(const nlohmann::json& object, const char* key) {
@@ -19,6 +21,19 @@ bool BeingDeleted(const nlohmann::json& object) {
   const nlohmann::json& meta = ObjectField(object, "metadata");
   auto it = meta.find("deletionTimestamp");
   return it != meta.end() && !it->is_null();
+}
+
+bool HasFinalizer(const nlohmann::json& object, std::string_view finalizer) {
+  const nlohmann::json& meta = ObjectField(object, "metadata");
+  auto list = meta.find("finalizers");
+  if (list == meta.end() || !list->is_array()) return false;
+  return std::any_of(list->begin(), list->end(), [&](const nlohmann::json& f) {
+    return f.is_string() && f.get_ref<const std::string&>() == finalizer;
+  });
+}
+
+bool DeletingDependents(const nlohmann::json& object) {
+  return BeingDeleted(object) && HasFinalizer(object, kForegroundFinalizer);
 }
 
 bool RemoveFinalizer(nlohmann::json& object, const std::string& finalizer) {

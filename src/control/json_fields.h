@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace muster::control {
 
@@ -17,6 +18,16 @@ std::string StringField(const nlohmann::json& object, const char* key);
 // metadata.deletionTimestamp is set (not null): the object is marked for deletion and
 // stays while finalizers hold it.
 bool BeingDeleted(const nlohmann::json& object);
+
+// The garbage collector's finalizer of an object deleted with propagationPolicy
+// Foreground: it stays until its dependents are gone.
+inline constexpr const char* kForegroundFinalizer = "foregroundDeletion";
+
+// metadata.finalizers names `finalizer`.
+bool HasFinalizer(const nlohmann::json& object, std::string_view finalizer);
+
+// Being deleted in Foreground: marked, and holding kForegroundFinalizer.
+bool DeletingDependents(const nlohmann::json& object);
 
 // Takes `finalizer` off object.metadata.finalizers (the field goes with its last
 // entry); false when the object did not name it.

@@ -168,6 +168,9 @@ void Reconciler::Build(const ObjectReader& view) {
   for (auto& sj : snapshot) {
     auto object = view.Get({sj.ref.resource, sj.ref.namespace_, sj.ref.name});
     if (!object.ok() || !Managed(*object, sj.workload)) continue;
+    auto wl = view.Get({kWorkloads, sj.ref.namespace_, WorkloadObjectName(sj.ref)});
+    // As ApplyJob: a job being deleted is adopted only if it had its Workload.
+    if (DeletingDependents(*object) || (BeingDeleted(*object) && !wl.ok())) continue;
     if (jobs_.count(sj.workload.key) != 0) {
       Log("job " + sj.ref.kind + " " + sj.workload.key +
           " has the name of another job in its namespace; ignored");
@@ -179,7 +182,6 @@ void Reconciler::Build(const ObjectReader& view) {
     c.namespace_ = sj.ref.namespace_;
     c.name = sj.ref.name;
     c.SetObject(std::move(*object));
-    auto wl = view.Get({kWorkloads, sj.ref.namespace_, WorkloadObjectName(sj.ref)});
     JobState& job = AddJob(ObjectId(c.resource, c.namespace_, c.name), c, sj.workload);
     if (wl.ok()) {
       job.workload = std::move(*wl);
@@ -439,11 +441,16 @@ void Reconciler::ApplyWorkload(const Change& change) {
 void Reconciler::ApplyJob(const Change& change) {
   const std::string id = ObjectId(change.resource, change.namespace_, change.name);
   auto known = job_keys_.find(id);
-  if (change.type == ChangeType::kDeleted) {
+  // Deleted, or deleted in Foreground (the garbage collector takes its Workload and
+  // pods now, and nothing may bring them back): forgotten, its quota released.
+  if (change.type == ChangeType::kDeleted || DeletingDependents(change.Object())) {
     without_runtime_.erase(id);
     if (known != job_keys_.end()) RemoveJob(known->second);
     return;
   }
+  // Being deleted, held by another finalizer: one that runs runs on (Kueue keeps its
+  // Workload), a new one is not taken (Kueue makes no Workload for it).
+  if (known == job_keys_.end() && BeingDeleted(change.Object())) return;
   if (known != job_keys_.end()) {
     const std::string key = known->second;
     JobState& job = *jobs_.at(key);

@@ -84,9 +84,12 @@ ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequ
     if (!obj.ok()) return StoreError(obj.status(), t, t.name);
     return Object(PresentObject(std::move(*obj), *t.type, t.version));
   }
-  if (policy == "Orphan") {
-    // As upstream: the owner carries the orphan finalizer when it goes, and the garbage
-    // collector takes its dependents' references to it away instead of deleting them.
+  if (policy == "Orphan" || policy == "Foreground") {
+    // As upstream: the owner carries the policy's finalizer. "orphan": the garbage
+    // collector takes its dependents' references to it away instead of deleting them;
+    // "foregroundDeletion": it stays, marked, until the collector has deleted its
+    // dependents (owner_graph.h).
+    const char* finalizer = policy == "Orphan" ? kOrphanFinalizer : kForegroundFinalizer;
     auto marked = store.Mutate(
         key,
         [&](const json& current) -> Result<json> {
@@ -100,16 +103,14 @@ ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequ
           json next = current;
           json& finalizers = next["metadata"]["finalizers"];
           if (!finalizers.is_array()) finalizers = json::array();
-          if (std::find(finalizers.begin(), finalizers.end(), kOrphanFinalizer) == finalizers.end())
-            finalizers.push_back(kOrphanFinalizer);
+          if (std::find(finalizers.begin(), finalizers.end(), finalizer) == finalizers.end())
+            finalizers.push_back(finalizer);
           return next;
         },
         WriteScope::kAll);
     if (!marked.ok()) return StoreError(marked.status(), t, t.name);
     rv.reset();  // the mark moved it on; the uid precondition still holds the object
   }
-  // Foreground is carried out as Background: the owner goes at once and its
-  // dependents right after it (docs/serve.md).
   auto deleted = store.Delete(key, rv, uid);
   if (!deleted.ok()) return StoreError(deleted.status(), t, t.name);
   // Still there (finalizers hold it: graceful_deletion.h). As kube-apiserver, 202

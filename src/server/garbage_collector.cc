@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "control/json_fields.h"
 #include "control/resource_types.h"
 #include "server/object_store.h"
 
@@ -18,6 +19,11 @@ using nlohmann::json;
 
 void Log(const std::string& line) {
   std::cerr << "muster serve: garbage collector: " << line << std::endl;
+}
+
+std::string UidOf(const json& object) {
+  const json meta = object.value("metadata", json::object());
+  return meta.is_object() ? meta.value("uid", "") : "";
 }
 
 }  // namespace
@@ -45,14 +51,51 @@ void GarbageCollector::Execute(ObjectStore& store, const OwnerGraph::Work& work)
     if (!done.ok() && done.status().code() != StatusCode::kNotFound)
       Log("orphaning " + target.key.name + ": " + done.status().message());
   }
-  for (const OwnerGraph::Target& target : work.collect) {
-    auto deleted = store.Delete(target.key, std::nullopt,
-                                target.uid.empty() ? std::nullopt : std::optional(target.uid));
-    // Gone already, or re-created under the same name (uid precondition): not ours.
-    if (!deleted.ok() && deleted.status().code() != StatusCode::kNotFound &&
-        deleted.status().code() != StatusCode::kConflict)
-      Log("deleting " + target.key.resource + " " + target.key.namespace_ + "/" + target.key.name +
-          ": " + deleted.status().message());
+  auto uid_of = [](const OwnerGraph::Target& target) {
+    return target.uid.empty() ? std::nullopt : std::optional(target.uid);
+  };
+  // Gone already, or re-created under the same name (uid precondition): not ours.
+  auto log_failure = [](const char* what, const OwnerGraph::Target& target, const Status& s) {
+    if (s.ok() || s.code() == StatusCode::kNotFound || s.code() == StatusCode::kConflict) return;
+    Log(std::string(what) + " " + target.key.resource + " " + target.key.namespace_ + "/" +
+        target.key.name + ": " + s.message());
+  };
+  // Marked with "foregroundDeletion" first, so the delete holds it for its own dependents.
+  for (const OwnerGraph::Target& target : work.collect_foreground) {
+    auto marked = store.Mutate(
+        target.key,
+        [&](const json& current) -> Result<json> {
+          if (!target.uid.empty() && UidOf(current) != target.uid)
+            return Status(StatusCode::kConflict, "re-created");
+          json next = current;
+          json& finalizers = next["metadata"]["finalizers"];
+          if (!finalizers.is_array()) finalizers = json::array();
+          if (std::find(finalizers.begin(), finalizers.end(), kForegroundFinalizer) ==
+              finalizers.end())
+            finalizers.push_back(kForegroundFinalizer);
+          return next;
+        },
+        WriteScope::kAll);
+    log_failure("marking", target, marked.status());
+  }
+  for (const auto* targets : {&work.collect, &work.collect_foreground}) {
+    for (const OwnerGraph::Target& target : *targets) {
+      log_failure("deleting", target,
+                  store.Delete(target.key, std::nullopt, uid_of(target)).status());
+    }
+  }
+  for (const OwnerGraph::Target& target : work.release) {
+    auto released = store.Mutate(
+        target.key,
+        [&](const json& current) -> Result<json> {
+          if (!target.uid.empty() && UidOf(current) != target.uid)
+            return Status(StatusCode::kConflict, "re-created");
+          json next = current;
+          control::RemoveFinalizer(next, kForegroundFinalizer);
+          return next;
+        },
+        WriteScope::kAll);
+    log_failure("finishing the deletion of", target, released.status());
   }
 }
 

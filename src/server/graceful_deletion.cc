@@ -23,9 +23,8 @@ bool HeldByFinalizers(const json& object) {
   if (HeldBySpecFinalizers(object)) return true;
   const json* list = Finalizers(object);
   if (list == nullptr) return false;
-  return std::any_of(list->begin(), list->end(), [](const json& f) {
-    return !(f.is_string() && (f == kOrphanFinalizer || f == kForegroundFinalizer));
-  });
+  return std::any_of(list->begin(), list->end(),
+                     [](const json& f) { return !(f.is_string() && f == kOrphanFinalizer); });
 }
 
 void MarkForDeletion(json& object, const std::string& now) {

@@ -4,9 +4,9 @@
 // leaves it with none; a second delete changes nothing; an update can neither clear
 // nor move the mark, nor add a finalizer while it is set (update_validation.h).
 //
-// "orphan" and "foregroundDeletion" are the garbage collector's own: serve's
-// collector carries them out when the object goes (orphaning its dependents, or
-// deleting them after it), so they alone never hold an object.
+// "orphan" and "foregroundDeletion" are the garbage collector's own (owner_graph.h):
+// "orphan" alone never holds an object (serve's collector orphans its dependents once
+// it is gone); "foregroundDeletion" holds it until its dependents are gone.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,8 +16,6 @@
 #include "control/json_fields.h"
 
 namespace muster::server {
-
-inline constexpr const char* kForegroundFinalizer = "foregroundDeletion";
 
 using control::BeingDeleted;  // metadata.deletionTimestamp is set
 // Names a finalizer other than the garbage collector's, or is a Namespace whose

@@ -541,6 +541,43 @@ TEST_F(ReconcilerServeTest, DeletedJobStopsItsGangAndRemovesItsWorkload) {
   EXPECT_TRUE(bench_.reconciler->JobKeys().empty());
 }
 
+// kubectl delete --cascade=foreground: the job stays, marked and holding
+// "foregroundDeletion", while the garbage collector deletes its pods. The reconciler
+// forgets it at once, deletes its Workload (its quota goes to the next job) and never writes its
+// Workload again, nor adopts it after a restart. A job created already marked (held by
+// another finalizer) is not taken: Kueue makes no Workload for it.
+TEST_F(ReconcilerServeTest, AJobDeletedInForegroundIsForgottenAndItsWorkloadNotWrittenAgain) {
+  bench_.Configure(1, 4, 4);
+  bench_.Build();
+  bench_.Create("jobs.batch", "ml", IndexedJob("train", 1, 4));
+  bench_.Step();
+  bench_.Create("jobs.batch", "ml", IndexedJob("next", 1, 4));
+  bench_.Step();
+  ASSERT_THAT(bench_.runtime.events, ElementsAre("start ml/train"));
+  json marked = bench_.Job("train");
+  marked["metadata"]["deletionTimestamp"] = "2027-01-15T08:00:00Z";
+  marked["metadata"]["finalizers"] = {"foregroundDeletion"};
+  bench_.Replace("jobs.batch", "ml", marked);  // the reconciler deletes its Workload
+  bench_.clock.Advance(1);
+  bench_.Steps(2);
+  EXPECT_THAT(bench_.runtime.events,
+              ElementsAre("start ml/train", "deleted ml/train", "start ml/next"));
+  EXPECT_TRUE(bench_.Workload("train").is_null());
+  EXPECT_EQ(bench_.reconciler->JobKeys(), std::vector<std::string>{"ml/next"});
+  bench_.Restart();
+  bench_.Step();
+  EXPECT_EQ(bench_.reconciler->JobKeys(), std::vector<std::string>{"ml/next"});
+  EXPECT_TRUE(bench_.Workload("train").is_null());
+
+  json held = IndexedJob("held", 1, 1);
+  held["metadata"]["deletionTimestamp"] = "2027-01-15T08:00:00Z";
+  held["metadata"]["finalizers"] = {"example.com/hold"};
+  bench_.Create("jobs.batch", "ml", held);
+  bench_.Step();
+  EXPECT_TRUE(bench_.Workload("held").is_null());
+  EXPECT_EQ(bench_.reconciler->JobKeys(), std::vector<std::string>{"ml/next"});
+}
+
 TEST_F(ReconcilerServeTest, AFailedStoreTransactionIsWrittenAgain) {
   bench_.Configure(1, 4, 4);
   bench_.Build();

@@ -9,6 +9,7 @@
 #include <deque>
 #include <string>
 
+#include "control/json_fields.h"
 #include "control/workload_objects.h"
 #include "server/api_fixture.h"
 #include "server/object_store.h"
@@ -58,6 +59,39 @@ class GarbageCollectorTest : public testing::ApiFixture {
                 {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "img:1"}}})}}}};
     if (!refs.empty()) pod["metadata"]["ownerReferences"] = refs;
     ASSERT_TRUE(store_->Create({"pods", "default", name}, pod).ok());
+  }
+  // Adds to the object a reference to the owner with this uid, and a finalizer if given.
+  void Own(const std::string& resource, const std::string& name, const std::string& owner_uid,
+           bool block, const std::string& finalizer = "") {
+    auto done = store_->Mutate(
+        {resource, "default", name},
+        [&](const json& current) -> Result<json> {
+          json next = current;
+          next["metadata"]["ownerReferences"].push_back({{"apiVersion", "batch/v1"},
+                                                         {"kind", "Job"},
+                                                         {"name", "owner"},
+                                                         {"uid", owner_uid},
+                                                         {"blockOwnerDeletion", block}});
+          if (!finalizer.empty()) next["metadata"]["finalizers"].push_back(finalizer);
+          return next;
+        },
+        WriteScope::kAll);
+    ASSERT_TRUE(done.ok()) << done.status().message();
+  }
+  void DropFinalizers(const std::string& resource, const std::string& name) {
+    auto done = store_->Mutate(
+        {resource, "default", name},
+        [](const json& current) -> Result<json> {
+          json next = current;
+          next["metadata"].erase("finalizers");
+          return next;
+        },
+        WriteScope::kAll);
+    ASSERT_TRUE(done.ok()) << done.status().message();
+  }
+  json Stored(const std::string& resource, const std::string& name) {
+    auto o = store_->Get({resource, "default", name});
+    return o.ok() ? *o : json();
   }
   bool PodExists(const std::string& name) { return store_->Get({"pods", "default", name}).ok(); }
   json Pod(const std::string& name) { return *store_->Get({"pods", "default", name}); }
@@ -123,6 +157,97 @@ TEST_F(GarbageCollectorTest, DependentsOfOwnersGoneWhileDownAreCollectedAtStartU
   EXPECT_FALSE(PodExists("stale"));
   EXPECT_TRUE(PodExists("mine"));
   EXPECT_TRUE(PodExists("a-0"));
+}
+
+// Foreground, as upstream: the owner stays, marked and holding "foregroundDeletion",
+// until every dependent whose reference says blockOwnerDeletion is gone; the others go
+// without being waited for; a dependent another owner keeps only loses its reference.
+TEST_F(GarbageCollectorTest, ForegroundKeepsTheOwnerUntilItsBlockingDependentsAreGone) {
+  const std::string a = CreateJob("a"), b = CreateJob("b");
+  CreatePod("blocking", {});
+  Own("pods", "blocking", a, true, "example.com/hold");
+  CreatePod("loose", {});
+  Own("pods", "loose", a, false, "example.com/hold");
+  CreatePod("shared", {b});
+  Own("pods", "shared", a, true);
+  Pump();
+  auto r = Call("DELETE", "/apis/batch/v1/namespaces/default/jobs/a?propagationPolicy=Foreground");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_TRUE(Body(r)["metadata"].contains("deletionTimestamp"));
+  EXPECT_EQ(Body(r)["metadata"]["finalizers"], json::array({"foregroundDeletion"}));
+  Pump();
+  json owner = Stored("jobs.batch", "a");
+  ASSERT_FALSE(owner.is_null()) << "held by the blocking dependent";
+  EXPECT_EQ(owner["metadata"]["finalizers"], json::array({"foregroundDeletion"}));
+  EXPECT_TRUE(Pod("blocking")["metadata"].contains("deletionTimestamp"));
+  EXPECT_TRUE(Pod("loose")["metadata"].contains("deletionTimestamp"));
+  ASSERT_TRUE(PodExists("shared"));
+  EXPECT_EQ(Pod("shared")["metadata"]["ownerReferences"].size(), 1u);
+  EXPECT_EQ(Pod("shared")["metadata"]["ownerReferences"][0]["uid"], b);
+  // A dependent made meanwhile (a controller that did not look) goes at once.
+  CreatePod("late", {});
+  Own("pods", "late", a, true);
+  Pump();
+  EXPECT_FALSE(PodExists("late"));
+
+  DropFinalizers("pods", "blocking");
+  Pump();
+  EXPECT_FALSE(PodExists("blocking"));
+  EXPECT_TRUE(Stored("jobs.batch", "a").is_null()) << "nothing blocks it any longer";
+  EXPECT_TRUE(PodExists("loose")) << "still held by its own finalizer";
+}
+
+// A dependent that owns objects itself is deleted in Foreground too: the deletion
+// finishes from the bottom up. An owner with no dependents goes at once.
+TEST_F(GarbageCollectorTest, ForegroundGoesThroughOwnersOfOwnersBottomUp) {
+  const std::string a = CreateJob("a"), b = CreateJob("b");
+  Own("jobs.batch", "b", a, true);
+  CreatePod("b-0", {});
+  Own("pods", "b-0", b, true, "example.com/hold");
+  Pump();
+  ASSERT_EQ(Call("DELETE", "/apis/batch/v1/namespaces/default/jobs/a",
+                 R"({"propagationPolicy":"Foreground"})")
+                .code,
+            200);
+  Pump();
+  EXPECT_TRUE(control::DeletingDependents(Stored("jobs.batch", "a")));
+  EXPECT_TRUE(control::DeletingDependents(Stored("jobs.batch", "b")));
+  EXPECT_TRUE(Pod("b-0")["metadata"].contains("deletionTimestamp"));
+  DropFinalizers("pods", "b-0");
+  Pump();
+  EXPECT_FALSE(PodExists("b-0"));
+  EXPECT_TRUE(Stored("jobs.batch", "b").is_null());
+  EXPECT_TRUE(Stored("jobs.batch", "a").is_null());
+
+  CreateJob("alone");
+  ASSERT_EQ(
+      Call("DELETE", "/apis/batch/v1/namespaces/default/jobs/alone?propagationPolicy=Foreground")
+          .code,
+      200);
+  Pump();
+  EXPECT_TRUE(Stored("jobs.batch", "alone").is_null());
+}
+
+// A foreground deletion the server stopped in the middle of goes on at start-up.
+TEST_F(GarbageCollectorTest, AForegroundDeletionLeftAtAStopIsFinishedAtStartUp) {
+  const std::string a = CreateJob("a");
+  CreatePod("a-0", {a});
+  auto r = Call("DELETE", "/apis/batch/v1/namespaces/default/jobs/a?propagationPolicy=Foreground");
+  ASSERT_EQ(r.code, 200) << r.body;
+  queue_.clear();  // the server stopped before its collector saw the mark
+  ASSERT_TRUE(PodExists("a-0"));
+  OwnerGraph fresh;
+  for (const char* resource : {"pods", "jobs.batch"}) {
+    auto list = store_->List(resource, "");
+    ASSERT_TRUE(list.ok());
+    for (const json& o : list->items)
+      fresh.Load({resource, "default", o["metadata"]["name"].get<std::string>()}, o);
+  }
+  GarbageCollector::Execute(*store_, fresh.Sweep());
+  EXPECT_FALSE(PodExists("a-0"));
+  graph_ = std::move(fresh);
+  Pump();
+  EXPECT_TRUE(Stored("jobs.batch", "a").is_null());
 }
 
 TEST_F(GarbageCollectorTest, UnsupportedPropagationPolicyIsRefused) {

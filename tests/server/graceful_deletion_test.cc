@@ -57,11 +57,12 @@ class GracefulDeletionTest : public testing::ApiFixture {
   WatchHub::SubscriptionId subscription_ = 0;
 };
 
-TEST(GracefulDeletion, OnlyFinalizersOtherThanTheCollectorsHoldAnObject) {
+TEST(GracefulDeletion, EveryFinalizerButOrphanHoldsAnObject) {
   EXPECT_FALSE(HeldByFinalizers(json::object()));
   EXPECT_FALSE(HeldByFinalizers({{"metadata", {{"finalizers", json::array()}}}}));
-  EXPECT_FALSE(
-      HeldByFinalizers({{"metadata", {{"finalizers", {"orphan", "foregroundDeletion"}}}}}));
+  EXPECT_FALSE(HeldByFinalizers({{"metadata", {{"finalizers", {"orphan"}}}}}));
+  // The collector takes it off once the dependents are gone (owner_graph.h).
+  EXPECT_TRUE(HeldByFinalizers({{"metadata", {{"finalizers", {"foregroundDeletion"}}}}}));
   EXPECT_TRUE(HeldByFinalizers({{"metadata", {{"finalizers", {"orphan", "example.com/x"}}}}}));
   json marked = {{"metadata", {{"name", "a"}}}};
   EXPECT_FALSE(BeingDeleted(marked));
@@ -143,7 +144,7 @@ TEST_F(GracefulDeletionTest, AcceptedWhenDependentsWereAskedToGo) {
   EXPECT_TRUE(Stored("held").has_value());
 }
 
-TEST_F(GracefulDeletionTest, TheCollectorsOwnFinalizersHoldNothing) {
+TEST_F(GracefulDeletionTest, TheOrphanFinalizerHoldsNothing) {
   // Orphan puts "orphan" on the object; with nothing else there it goes at once.
   CreateConfigMap("orphaned", json::array());
   ASSERT_EQ(Call("DELETE", Path("orphaned") + "?propagationPolicy=Orphan").code, 200);

@@ -205,6 +205,37 @@ sleep 1
 check "--cascade=orphan keeps the dependent, without the reference" '^gc-kept $' \
   $K get pod gc-kept -o 'jsonpath={.metadata.name} {.metadata.ownerReferences}{"\n"}' --allow-missing-template-keys=true
 
+# --cascade=foreground: the owner stays, marked and holding foregroundDeletion, while a
+# dependent whose reference says blockOwnerDeletion is left; then it goes.
+gc_pod gc-owner
+OWNER_UID=$($K get pod gc-owner -o jsonpath='{.metadata.uid}')
+$K apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: gc-blocker
+  namespace: default
+  finalizers: [example.com/hold]
+  ownerReferences: [{apiVersion: v1, kind: Pod, name: gc-owner, uid: $OWNER_UID, blockOwnerDeletion: true}]
+spec:
+  nodeSelector: {muster.test/unschedulable: "true"}
+  containers: [{name: main, image: busybox}]
+YAML
+$K delete pod gc-owner --cascade=foreground --wait=false >/dev/null
+check "--cascade=foreground keeps the owner, marked, while a blocking dependent is left" \
+  '^foregroundDeletion [0-9TZ:-]+$' bash -c \
+  "sleep 0.5; $K get pod gc-owner -o 'jsonpath={.metadata.finalizers[*]} {.metadata.deletionTimestamp}{\"\\n\"}'"
+check "the blocking dependent is being deleted, held by its finalizer" '^example.com/hold [0-9TZ:-]+$' \
+  $K get pod gc-blocker -o 'jsonpath={.metadata.finalizers[*]} {.metadata.deletionTimestamp}{"\n"}'
+$K patch pod gc-blocker --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null
+if gone_within gc-owner 10; then ok "the blocking dependent gone, the owner goes"; else bad "the blocking dependent gone, the owner goes" "$($K get pod gc-owner -o yaml 2>&1)"; fi
+gc_pod gc-owner
+OWNER_UID=$($K get pod gc-owner -o jsonpath='{.metadata.uid}')
+gc_pod gc-dependent "$OWNER_UID"
+check "kubectl delete --cascade=foreground returns once the owner is gone" 'deleted' \
+  timeout 20 $K delete pod gc-owner --cascade=foreground
+check_fails "and its dependent is gone too" 'NotFound|not found' $K get pod gc-dependent
+
 # Finalizers: a delete marks what one holds (kubectl does not wait for it here), and
 # taking the last one off removes it. A ClusterQueue carries Kueue's resource-in-use
 # finalizer, which the scheduler takes off at once when it admitted nothing.
