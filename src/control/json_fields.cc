@@ -36,6 +36,18 @@ bool DeletingDependents(const nlohmann::json& object) {
   return BeingDeleted(object) && HasFinalizer(object, kForegroundFinalizer);
 }
 
+bool AddFinalizer(nlohmann::json& object, const std::string& finalizer) {
+  if (!object.is_object()) return false;
+  nlohmann::json& meta = object["metadata"];
+  if (meta.is_null()) meta = nlohmann::json::object();
+  if (!meta.is_object()) return false;
+  nlohmann::json& list = meta["finalizers"];
+  if (list.is_null()) list = nlohmann::json::array();
+  if (!list.is_array() || HasFinalizer(object, finalizer)) return false;
+  list.push_back(finalizer);
+  return true;
+}
+
 bool RemoveFinalizer(nlohmann::json& object, const std::string& finalizer) {
   if (!object.is_object()) return false;
   auto meta = object.find("metadata");

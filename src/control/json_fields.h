@@ -29,6 +29,10 @@ bool HasFinalizer(const nlohmann::json& object, std::string_view finalizer);
 // Being deleted in Foreground: marked, and holding kForegroundFinalizer.
 bool DeletingDependents(const nlohmann::json& object);
 
+// Adds `finalizer` to object.metadata.finalizers (made when missing); false when it
+// was there, or when metadata or finalizers is of another type (validation answers).
+bool AddFinalizer(nlohmann::json& object, const std::string& finalizer);
+
 // Takes `finalizer` off object.metadata.finalizers (the field goes with its last
 // entry); false when the object did not name it.
 bool RemoveFinalizer(nlohmann::json& object, const std::string& finalizer);

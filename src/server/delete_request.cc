@@ -1,6 +1,5 @@
 #include "server/delete_request.h"
 
-#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -101,10 +100,7 @@ ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequ
             return Status(StatusCode::kConflict, "the UID in the precondition does not match");
           }
           json next = current;
-          json& finalizers = next["metadata"]["finalizers"];
-          if (!finalizers.is_array()) finalizers = json::array();
-          if (std::find(finalizers.begin(), finalizers.end(), finalizer) == finalizers.end())
-            finalizers.push_back(finalizer);
+          control::AddFinalizer(next, finalizer);
           return next;
         },
         WriteScope::kAll);

@@ -68,11 +68,7 @@ void GarbageCollector::Execute(ObjectStore& store, const OwnerGraph::Work& work)
           if (!target.uid.empty() && UidOf(current) != target.uid)
             return Status(StatusCode::kConflict, "re-created");
           json next = current;
-          json& finalizers = next["metadata"]["finalizers"];
-          if (!finalizers.is_array()) finalizers = json::array();
-          if (std::find(finalizers.begin(), finalizers.end(), kForegroundFinalizer) ==
-              finalizers.end())
-            finalizers.push_back(kForegroundFinalizer);
+          control::AddFinalizer(next, kForegroundFinalizer);
           return next;
         },
         WriteScope::kAll);

@@ -1,7 +1,6 @@
 #include "server/kueue_defaults.h"
 
-#include <algorithm>
-
+#include "control/json_fields.h"
 #include "control/workload_objects.h"
 #include "server/graceful_deletion.h"
 
@@ -14,14 +13,7 @@ void DefaultKueueObject(const control::ResourceType& type, json& object, const j
   if (key != "clusterqueues.kueue.x-k8s.io" && key != "resourceflavors.kueue.x-k8s.io") return;
   if (!object.is_object()) return;
   if (current != nullptr && BeingDeleted(*current)) return;
-  json& meta = object["metadata"];
-  if (!meta.is_object()) return;  // validation answers for it
-  json& finalizers = meta["finalizers"];
-  if (finalizers.is_null()) finalizers = json::array();
-  if (!finalizers.is_array()) return;
-  const json name = control::kResourceInUseFinalizer;
-  if (std::find(finalizers.begin(), finalizers.end(), name) == finalizers.end())
-    finalizers.push_back(name);
+  control::AddFinalizer(object, control::kResourceInUseFinalizer);
 }
 
 }  // namespace muster::server
