@@ -177,19 +177,6 @@ ApiResponse StoreError(const Status& s, const RequestTarget& t, const std::strin
   return ErrorResponse(FromStatus(s, t.type->plural, t.type->group, name));
 }
 
-struct Selectors {
-  LabelSelector labels;
-  FieldSelector fields;
-};
-
-Result<Selectors> ParseSelectors(const ApiRequest& r) {
-  auto labels = LabelSelector::Parse(QueryParam(r, "labelSelector"));
-  if (!labels.ok()) return labels.status();
-  auto fields = FieldSelector::Parse(QueryParam(r, "fieldSelector"));
-  if (!fields.ok()) return fields.status();
-  return Selectors{std::move(*labels), std::move(*fields)};
-}
-
 ApiResult HandleWatch(ObjectStore& store, const RequestTarget& t, const ApiRequest& r,
                       Selectors sel) {
   WatchFilter f;

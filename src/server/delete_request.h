@@ -1,4 +1,5 @@
-// DELETE of one object as kube-apiserver answers it: DeleteOptions from the query or
+// DELETE of one object, or of a collection (DeleteCollection: what the label and field
+// selectors match), as kube-apiserver answers it: DeleteOptions from the query or
 // the body (preconditions on resourceVersion and uid, propagationPolicy or the legacy
 // orphanDependents, each kind's default policy), dryRun, and the `orphan` finalizer an
 // owner leaves with when its dependents are orphaned (garbage_collector.h). An object

@@ -67,7 +67,10 @@ std::optional<json> ApiResourceList(const std::string& group, const std::string&
     if (t.group != group || !t.ServesVersion(version)) continue;
     json verbs = t.view     ? json{"get", "list"}
                  : t.review ? json{"create"}
-                            : json{"create", "delete", "get", "list", "patch", "update", "watch"};
+                            : json{"create", "delete", "deletecollection", "get",
+                                   "list",   "patch",  "update",           "watch"};
+    // As upstream, Namespaces have no deletecollection (delete_request.cc).
+    if (t.group.empty() && t.kind == "Namespace") verbs.erase(2);
     json r = {{"name", t.plural},
               {"singularName", t.singular},
               {"namespaced", t.namespaced},

@@ -7,6 +7,14 @@
 
 namespace muster::server {
 
+Result<Selectors> ParseSelectors(const ApiRequest& r) {
+  auto labels = LabelSelector::Parse(QueryParam(r, "labelSelector"));
+  if (!labels.ok()) return labels.status();
+  auto fields = FieldSelector::Parse(QueryParam(r, "fieldSelector"));
+  if (!fields.ok()) return fields.status();
+  return Selectors{std::move(*labels), std::move(*fields)};
+}
+
 std::string WriteListBody(const ObjectStore::TextList& list, const control::ResourceType& type,
                           const std::string& version, const LabelSelector& labels,
                           const FieldSelector& fields) {

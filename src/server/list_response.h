@@ -8,10 +8,19 @@
 #include <string>
 
 #include "control/resource_types.h"
+#include "core/status.h"
+#include "server/api_handler.h"
 #include "server/label_selector.h"
 #include "server/object_store.h"
 
 namespace muster::server {
+
+// A request's labelSelector and fieldSelector (LIST, WATCH, DeleteCollection).
+struct Selectors {
+  LabelSelector labels;
+  FieldSelector fields;
+};
+Result<Selectors> ParseSelectors(const ApiRequest& r);
 
 std::string WriteListBody(const ObjectStore::TextList& list, const control::ResourceType& type,
                           const std::string& version, const LabelSelector& labels,

@@ -236,6 +236,14 @@ check "kubectl delete --cascade=foreground returns once the owner is gone" 'dele
   timeout 20 $K delete pod gc-owner --cascade=foreground
 check_fails "and its dependent is gone too" 'NotFound|not found' $K get pod gc-dependent
 
+# DELETE on a collection (client-go's DeleteCollection): what the selector matches goes.
+$K create configmap sweep-a >/dev/null && $K label configmap sweep-a sweep=yes >/dev/null
+$K create configmap sweep-b >/dev/null
+check "deletecollection deletes what the label selector matches and lists it" \
+  '"name":"sweep-a".*"kind":"ConfigMapList"' $K delete --raw '/api/v1/namespaces/default/configmaps?labelSelector=sweep%3Dyes'
+check "and leaves the rest" '^sweep-b$' bash -c "$K get configmap -o name | grep sweep | sed 's|configmap/||'"
+$K delete configmap sweep-b >/dev/null
+
 # Finalizers: a delete marks what one holds (kubectl does not wait for it here), and
 # taking the last one off removes it. A ClusterQueue carries Kueue's resource-in-use
 # finalizer, which the scheduler takes off at once when it admitted nothing.
