@@ -225,7 +225,15 @@ LocalMachine DiscoverLocalMachine() {
   }
   std::sort(m.numa.begin(), m.numa.end(),
             [](const NumaNodeInfo& a, const NumaNodeInfo& b) { return a.id < b.id; });
+  PlaceGpusOfOneNumaNode(m);
   return m;
+}
+
+void PlaceGpusOfOneNumaNode(LocalMachine& m) {
+  if (m.numa.size() != 1) return;
+  for (auto& g : m.gpus) {
+    if (g.numa_node < 0) g.numa_node = m.numa[0].id;
+  }
 }
 
 std::vector<json> LocalNodeManifests(const LocalMachine& m) {

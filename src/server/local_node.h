@@ -63,6 +63,10 @@ Status CreateLocalNode(ApiHandler& handler, const std::vector<nlohmann::json>& m
 // "vm: 16 cpu, 125Gi memory, 1 GPU (NVIDIA H100 80GB HBM3, NUMA 0)".
 std::string DescribeLocalMachine(const LocalMachine& machine);
 
+// On a machine with exactly one NUMA node, a GPU the kernel gives none (numa_node -1,
+// as virtual machines often do) is on that node: DiscoverLocalMachine's last step.
+void PlaceGpusOfOneNumaNode(LocalMachine& machine);
+
 // Pure helpers for the /proc and /sys text DiscoverLocalMachine reads.
 // "MemTotal:  131981020 kB" in /proc/meminfo, or "Node 0 MemTotal: ..." in a NUMA
 // node's meminfo -> bytes; 0 when absent.

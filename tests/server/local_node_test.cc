@@ -159,6 +159,21 @@ TEST(LocalNodeManifestsTest, UnknownGpuNumaMeansNoTopology) {
   EXPECT_EQ(LocalNodeManifests(one).size(), 1u);
 }
 
+// A VM's GPU often has numa_node -1: on a one-node machine it is on that node; on two
+// nodes it stays unknown (which socket is a guess).
+TEST(LocalNodeManifestsTest, AGpuWithoutNumaOnAOneNodeMachineIsOnThatNode) {
+  LocalMachine one{"vm", 16, int64_t{1} << 34, {Gpu(0, -1)}, {{0, 16, 0, {}}}};
+  PlaceGpusOfOneNumaNode(one);
+  EXPECT_EQ(one.gpus[0].numa_node, 0);
+  EXPECT_EQ(DescribeLocalMachine(one),
+            "vm: 16 cpu, 16Gi memory, 1 GPU (NVIDIA H100 80GB HBM3, NUMA 0)");
+  EXPECT_EQ(LocalNodeManifests(one).size(), 1u) << "one zone: no topology";
+  LocalMachine two = TwoSocketMachine();
+  two.gpus[3].numa_node = -1;
+  PlaceGpusOfOneNumaNode(two);
+  EXPECT_EQ(two.gpus[3].numa_node, -1);
+}
+
 TEST(PhysicalGpuIdsTest, AnnotationElseCount) {
   json annotated = {{"metadata", {{"annotations", {{kGpuIdsAnnotation, " 3, 1 ,0,2"}}}}},
                     {"status", {{"allocatable", {{"nvidia.com/gpu", "4"}}}}}};
