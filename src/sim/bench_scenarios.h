@@ -39,7 +39,7 @@ struct BenchResult {
   std::optional<double> p50_ms;
   std::optional<double> p99_ms;
   std::optional<double> max_ms;
-  std::string p99_of;       // "cycle" | "gang"
+  std::string p99_of;       // "cycle" | "gang" | "wave"
   int64_t peak_rss_kb = 0;  // VmHWM after the run (process-wide high-water mark)
   // Scenario-specific figures, in print order ("failed", "preemptions", Kueue's means...).
   std::vector<std::pair<std::string, double>> details;
