@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <vector>
@@ -24,6 +25,23 @@ void Log(const std::string& line) {
 std::string UidOf(const json& object) {
   const json meta = object.value("metadata", json::object());
   return meta.is_object() ? meta.value("uid", "") : "";
+}
+
+// Changes the target in place: Conflict when the name now holds another object.
+Status EditTarget(ObjectStore& store, const OwnerGraph::Target& target,
+                  const std::function<void(json&)>& edit) {
+  return store
+      .Mutate(
+          target.key,
+          [&](const json& current) -> Result<json> {
+            if (!target.uid.empty() && UidOf(current) != target.uid)
+              return Status(StatusCode::kConflict, "re-created");
+            json next = current;
+            edit(next);
+            return next;
+          },
+          WriteScope::kAll)
+      .status();
 }
 
 }  // namespace
@@ -62,17 +80,9 @@ void GarbageCollector::Execute(ObjectStore& store, const OwnerGraph::Work& work)
   };
   // Marked with "foregroundDeletion" first, so the delete holds it for its own dependents.
   for (const OwnerGraph::Target& target : work.collect_foreground) {
-    auto marked = store.Mutate(
-        target.key,
-        [&](const json& current) -> Result<json> {
-          if (!target.uid.empty() && UidOf(current) != target.uid)
-            return Status(StatusCode::kConflict, "re-created");
-          json next = current;
-          control::AddFinalizer(next, kForegroundFinalizer);
-          return next;
-        },
-        WriteScope::kAll);
-    log_failure("marking", target, marked.status());
+    log_failure("marking", target, EditTarget(store, target, [](json& object) {
+                  control::AddFinalizer(object, kForegroundFinalizer);
+                }));
   }
   for (const auto* targets : {&work.collect, &work.collect_foreground}) {
     for (const OwnerGraph::Target& target : *targets) {
@@ -81,17 +91,9 @@ void GarbageCollector::Execute(ObjectStore& store, const OwnerGraph::Work& work)
     }
   }
   for (const OwnerGraph::Target& target : work.release) {
-    auto released = store.Mutate(
-        target.key,
-        [&](const json& current) -> Result<json> {
-          if (!target.uid.empty() && UidOf(current) != target.uid)
-            return Status(StatusCode::kConflict, "re-created");
-          json next = current;
-          control::RemoveFinalizer(next, kForegroundFinalizer);
-          return next;
-        },
-        WriteScope::kAll);
-    log_failure("finishing the deletion of", target, released.status());
+    log_failure("finishing the deletion of", target, EditTarget(store, target, [](json& object) {
+                  control::RemoveFinalizer(object, kForegroundFinalizer);
+                }));
   }
 }
 
