@@ -377,7 +377,12 @@ void Reconciler::RemoveJob(std::string key) {  // NOLINT(performance-unnecessary
   auto it = jobs_.find(key);
   if (it == jobs_.end()) return;
   JobState& job = *it->second;
-  if (job.in_engine && engine_ != nullptr) engine_->RemoveWorkload(key);
+  if (job.in_engine && engine_ != nullptr) {
+    engine_->RemoveWorkload(key);
+    // What it held or blocked may admit a job that waits: decide in this step, not at
+    // the next resync.
+    cycle_needed_ = true;
+  }
   if (runtime_ != nullptr) runtime_->Forget(key);
   // The Workload is owned by the job (garbage-collected with it); deleting it here
   // also covers API servers without a garbage collector, and the serve store.
