@@ -24,10 +24,6 @@ ApiResponse StoreError(const Status& s, const RequestTarget& t, const std::strin
   return ErrorResponse(FromStatus(s, t.type->plural, t.type->group, name));
 }
 
-}  // namespace
-
-namespace {
-
 struct DeleteOptions {
   std::optional<int64_t> rv;  // preconditions
   std::optional<std::string> uid;
