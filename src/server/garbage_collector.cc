@@ -22,11 +22,6 @@ void Log(const std::string& line) {
   std::cerr << "muster serve: garbage collector: " << line << std::endl;
 }
 
-std::string UidOf(const json& object) {
-  const json meta = object.value("metadata", json::object());
-  return meta.is_object() ? meta.value("uid", "") : "";
-}
-
 // Changes the target in place: Conflict when the name now holds another object.
 Status EditTarget(ObjectStore& store, const OwnerGraph::Target& target,
                   const std::function<void(json&)>& edit) {
@@ -34,7 +29,9 @@ Status EditTarget(ObjectStore& store, const OwnerGraph::Target& target,
       .Mutate(
           target.key,
           [&](const json& current) -> Result<json> {
-            if (!target.uid.empty() && UidOf(current) != target.uid)
+            if (!target.uid.empty() &&
+                control::StringField(control::ObjectField(current, "metadata"), "uid") !=
+                    target.uid)
               return Status(StatusCode::kConflict, "re-created");
             json next = current;
             edit(next);
