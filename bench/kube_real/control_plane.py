@@ -172,12 +172,17 @@ class ControlPlane:
         # namespace and service-account controllers (pods need the default account).
         # No node lifecycle controller: the fake Nodes send no heartbeats and must not
         # be tainted unreachable.
-        self._spawn("kube-controller-manager", [
-            self.bin["kube-controller-manager"], "--kubeconfig", self.kubeconfig,
-            "--secure-port", "0", "--leader-elect=false",
-            "--controllers", "job,garbagecollector,namespace,serviceaccount",
-            "--kube-api-qps", str(self.kcm_qps), "--kube-api-burst", str(self.kcm_burst),
-            "--concurrent-job-syncs", str(self.job_syncs), "--v", "1"])
+        kcm = self.bin["kube-controller-manager"]
+        argv = [kcm, "--kubeconfig", self.kubeconfig,
+                "--secure-port", "0", "--leader-elect=false",
+                "--controllers", "job,garbagecollector,namespace,serviceaccount",
+                "--kube-api-qps", str(self.kcm_qps), "--kube-api-burst", str(self.kcm_burst),
+                "--v", "1"]
+        # --concurrent-job-syncs came with v1.28; older releases sync 5 Jobs at once.
+        usage = subprocess.run([kcm, "--help"], capture_output=True, text=True)
+        if "--concurrent-job-syncs" in usage.stdout + usage.stderr:
+            argv += ["--concurrent-job-syncs", str(self.job_syncs)]
+        self._spawn("kube-controller-manager", argv)
 
     def _spawn(self, name, argv):
         self.processes[name] = Process(name, argv, self.path(name + ".log"))

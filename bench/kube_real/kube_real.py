@@ -13,7 +13,9 @@ import argparse
 import concurrent.futures
 import glob
 import os
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -56,6 +58,9 @@ def parse_args():
     p.add_argument("--matched-qps", type=float, default=1000,
                    help="kube-scheduler-matched's client QPS (muster kube's default)")
     p.add_argument("--matched-burst", type=int, default=2000)
+    p.add_argument("--scheduler-config-version",
+                   help="KubeSchedulerConfiguration version (default: from kube-scheduler "
+                   "--version: v1beta3 before v1.25, else v1)")
     p.add_argument("--muster-arg", action="append", default=[],
                    help="extra argument for muster kube (repeatable)")
     p.add_argument("--workdir", help="keep logs here (default: a new temporary directory)")
@@ -181,7 +186,7 @@ def job_object(i, pods, muster):
 
 # --- schedulers ----------------------------------------------------------------------
 
-SCHEDULER_CONFIG = """apiVersion: kubescheduler.config.k8s.io/v1
+SCHEDULER_CONFIG = """apiVersion: kubescheduler.config.k8s.io/%(version)s
 kind: KubeSchedulerConfiguration
 clientConnection:
   kubeconfig: %(kubeconfig)s
@@ -203,8 +208,14 @@ def start_scheduler(run, cp, bins, args):
     qps = ""
     if run == "kube-scheduler-matched":
         qps = "  qps: %g\n  burst: %d\n" % (args.matched_qps, args.matched_burst)
+    # The configuration's v1 came with v1.25; v1.23 and v1.24 read v1beta3.
+    usage = subprocess.run([bins["kube-scheduler"], "--version"], capture_output=True, text=True)
+    minor = re.search(r"v1\.(\d+)\.", usage.stdout)
+    version = "v1beta3" if minor and int(minor.group(1)) < 25 else "v1"
+    if args.scheduler_config_version:
+        version = args.scheduler_config_version
     with open(cp.path("scheduler-config.yaml"), "w") as f:
-        f.write(SCHEDULER_CONFIG % {"kubeconfig": cp.kubeconfig, "qps": qps})
+        f.write(SCHEDULER_CONFIG % {"kubeconfig": cp.kubeconfig, "qps": qps, "version": version})
     proc = Process("kube-scheduler", [
         bins["kube-scheduler"], "--config", cp.path("scheduler-config.yaml"),
         "--secure-port", "0", "--v", "1"], log)
