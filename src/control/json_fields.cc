@@ -11,6 +11,19 @@ const nlohmann::json& ObjectField(const nlohmann::json& object, const char* key)
   return it != object.end() && it->is_object() ? *it : kEmpty;
 }
 
+const nlohmann::json& ArrayField(const nlohmann::json& object, const char* key) {
+  static const nlohmann::json kEmpty = nlohmann::json::array();
+  if (!object.is_object()) return kEmpty;
+  auto it = object.find(key);
+  return it != object.end() && it->is_array() ? *it : kEmpty;
+}
+
+int64_t IntField(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return 0;
+  auto it = object.find(key);
+  return it != object.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
+}
+
 std::string StringField(const nlohmann::json& object, const char* key) {
   if (!object.is_object()) return "";
   auto it = object.find(key);

@@ -3,6 +3,7 @@
 // input, not trusted).
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -11,6 +12,12 @@ namespace muster::control {
 
 // object[key] when `object` is an object and that field is one, else an empty object.
 const nlohmann::json& ObjectField(const nlohmann::json& object, const char* key);
+
+// object[key] when `object` is an object and that field is an array, else an empty array.
+const nlohmann::json& ArrayField(const nlohmann::json& object, const char* key);
+
+// object[key] when `object` is an object and that field is an integer, else 0.
+int64_t IntField(const nlohmann::json& object, const char* key);
 
 // object[key] when `object` is an object and that field is a string, else "".
 std::string StringField(const nlohmann::json& object, const char* key);

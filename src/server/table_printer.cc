@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "server/label_selector.h"
+#include "server/pod_printer.h"
 
 namespace muster::server {
 namespace {
@@ -216,7 +217,30 @@ std::vector<Column> CoreColumns(const std::string& k) {
   return {};
 }
 
-std::vector<Column> KindColumns(const control::ResourceType& t) {
+// kubectl's pod columns (pod_printer.h): READY, STATUS, RESTARTS, AGE; wide: IP,
+// NODE, NOMINATED NODE, READINESS GATES.
+std::vector<Column> PodColumns(int64_t now_unix) {
+  auto cell = [now_unix](std::string PodPrint::*field) {
+    return [now_unix, field](const json& o) -> json { return PrintPod(o, now_unix).*field; };
+  };
+  return {{"Ready", "string", "The aggregate readiness state of this pod for accepting traffic.",
+           cell(&PodPrint::ready), 0},
+          {"Status", "string", "The aggregate status of the containers in this pod.",
+           cell(&PodPrint::status), 0},
+          {"Restarts", "string",
+           "The number of times the containers in this pod have been restarted and when the last "
+           "container in this pod has restarted.",
+           cell(&PodPrint::restarts), 0},
+          AgeHere(),
+          {"IP", "string", "IP address allocated to the pod.", cell(&PodPrint::ip), 1},
+          {"Node", "string", "Name of the node this pod is assigned to.", cell(&PodPrint::node), 1},
+          {"Nominated Node", "string", "Name of the node this pod is nominated to run on.",
+           cell(&PodPrint::nominated_node), 1},
+          {"Readiness Gates", "string", "The pod's readiness gates.",
+           cell(&PodPrint::readiness_gates), 1}};
+}
+
+std::vector<Column> KindColumns(const control::ResourceType& t, int64_t now_unix) {
   const std::string& k = t.kind;
   if (t.group.empty()) {
     if (auto core = CoreColumns(k); !core.empty()) return core;
@@ -242,7 +266,7 @@ std::vector<Column> KindColumns(const control::ResourceType& t) {
     return {JobState()};
   }
   if (k == "PriorityClass" || k == "WorkloadPriorityClass") return {Path("Value", "value")};
-  if (k == "Pod") return {Path("Status", "status.phase"), Path("Node", "spec.nodeName", 1)};
+  if (k == "Pod" && t.group.empty()) return PodColumns(now_unix);
   if (k == "Namespace") {
     return {{"Status", "string", "status.phase",
              [](const json& o) -> json {
@@ -350,7 +374,7 @@ json RenderTable(const control::ResourceType& type, const std::vector<json>& obj
                       },
                       0};
   bool aged = false;
-  for (auto& c : KindColumns(type)) {
+  for (auto& c : KindColumns(type, options.now_unix)) {
     aged = aged || !c.cell;
     if (c.cell) {
       cols.push_back(std::move(c));

@@ -51,7 +51,7 @@ EOF
 
 # (1) One pod, one Workload: it runs under lq's quota and its own status follows.
 check "a queued bare pod is accepted" "pod/solo created" pod solo 100Mi 'echo hello-from-solo; sleep 1'
-eventually "its status reaches Succeeded" "^solo +Succeeded" $K get pod solo --no-headers
+eventually "its status reaches Succeeded" "^solo +0/1 +Completed " $K get pod solo --no-headers
 check "it ran the pod's own command" "hello-from-solo" $K logs solo
 check "its Workload is in lq and Finished" "^pod-solo +lq +cq +True +True" $K get workloads pod-solo --no-headers
 check "the pod's Events say it was admitted and started" "Admitted +Pod/solo.*Started +Pod/solo" \
@@ -65,9 +65,9 @@ eventually "it waits for the rest of its group (PodScheduled=False)" \
   "False SchedulingGated waiting for the pods of group g: 1 of 2 exist" \
   $K get pod g-a -o 'jsonpath={.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason} {.status.conditions[?(@.type=="PodScheduled")].message}'
 check "an Event on the pod says why" "WaitingForAdmission +Pod/g-a +waiting for the pods of group g" $K get events
-stays "it is not started" "^g-a +Pending" $K get pod g-a --no-headers
+stays "it is not started" "^g-a +0/1 +(Pending|SchedulingGated) " $K get pod g-a --no-headers
 check "the second pod completes group g" "pod/g-b created" pod g-b 100Mi 'echo g-b-ran; sleep 1' g 2
-eventually "both pods of the group ran" "g-a +Succeeded.*g-b +Succeeded" \
+eventually "both pods of the group ran" "g-a +0/1 +Completed .*g-b +0/1 +Completed " \
   bash -c "$K get pods --no-headers 2>&1 | tr '\n' ' '"
 check "one Workload for the group, Finished" "^pod-g +lq +cq +True +True" $K get workloads pod-g --no-headers
 check "the group's Workload has a pod set per pod" "g-a g-b" \
@@ -79,21 +79,21 @@ pod h-b 600Mi 'echo h-b-ran' h 2 >/dev/null
 eventually "a group that does not fit waits with the quota's reason" \
   "False SchedulingGated .*memory" \
   $K get pod h-a -o 'jsonpath={.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason} {.status.conditions[?(@.type=="PodScheduled")].message}'
-stays "neither pod of it started" "h-a +Pending.*h-b +Pending" \
+stays "neither pod of it started" "h-a +0/1 +(Pending|SchedulingGated) .*h-b +0/1 +(Pending|SchedulingGated) " \
   bash -c "$K get pods --no-headers 2>&1 | tr '\n' ' '"
 check "more quota" "clusterqueue.kueue.x-k8s.io/cq patched" \
   $K patch clusterqueue cq --type=merge -p '{"spec":{"resourceGroups":[{"coveredResources":["cpu","memory"],"flavors":[{"name":"default-flavor","resources":[{"name":"cpu","nominalQuota":"1"},{"name":"memory","nominalQuota":"2Gi"}]}]}]}}'
-eventually "then both run at once" "h-a +Succeeded.*h-b +Succeeded" \
+eventually "then both run at once" "h-a +0/1 +Completed .*h-b +0/1 +Completed " \
   bash -c "$K get pods --no-headers 2>&1 | tr '\n' ' '"
 
 # Deleting a running pod stops it and frees its quota.
 pod long 1500Mi 'sleep 60' >/dev/null
-eventually "a pod that holds the whole quota runs" "^long +Running" $K get pod long --no-headers
+eventually "a pod that holds the whole quota runs" "^long +1/1 +Running " $K get pod long --no-headers
 pod next 1Gi 'echo next-ran' >/dev/null
-stays "the next pod waits for quota" "^next +Pending" $K get pod next --no-headers
+stays "the next pod waits for quota" "^next +0/1 +(Pending|SchedulingGated) " $K get pod next --no-headers
 check "the running pod is deleted" 'pod "long" deleted' $K delete pod long --wait=false
 eventually "its Workload is gone" "NotFound|not found" bash -c "$K get workload pod-long 2>&1 || true"
-eventually "the freed quota runs the next pod" "^next +Succeeded" $K get pod next --no-headers
+eventually "the freed quota runs the next pod" "^next +0/1 +Completed " $K get pod next --no-headers
 
 # Never silent: a group pod without its total count.
 pod bad-a 10Mi 'true' bad >/dev/null
@@ -112,7 +112,7 @@ spec:
   containers:
   - {name: main, image: busybox, command: [sh, -c, 'echo free-ran'], resources: {requests: {cpu: 10m, memory: 10Mi}}}
 EOF
-eventually "it runs like a Job without a queue label" "^free +Succeeded" $K get pod free --no-headers
+eventually "it runs like a Job without a queue label" "^free +0/1 +Completed " $K get pod free --no-headers
 check "its Workload names no queue and is Finished" "^pod-free True True $" \
   $K get workload pod-free -o 'jsonpath={.metadata.name} {.status.conditions[?(@.type=="Admitted")].status} {.status.conditions[?(@.type=="Finished")].status} {.spec.queueName}'
 
@@ -151,13 +151,13 @@ spec: {minMember: 2, queue: default}
 EOF
 vpod vg-a >/dev/null
 eventually "with one pod it is Pending" "^vg +Pending +2 +default" $K get podgroups --no-headers
-stays "its pod waits for the gang" "^vg-a +Pending" $K get pod vg-a --no-headers
+stays "its pod waits for the gang" "^vg-a +0/1 +(Pending|SchedulingGated) " $K get pod vg-a --no-headers
 vpod vg-b >/dev/null
 eventually "with both pods it is Running" "^vg +Running +2 +default" $K get podgroups --no-headers
 check "its status counts the running pods" "^2 0 0$" \
   $K get podgroup vg -o 'jsonpath={.status.running} {.status.succeeded} {.status.failed}'
 eventually "then Completed" "^vg +Completed +2" $K get podgroups --no-headers
-check "both pods succeeded" "vg-a +Succeeded.*vg-b +Succeeded" \
+check "both pods succeeded" "vg-a +0/1 +Completed .*vg-b +0/1 +Completed " \
   bash -c "$K get pods --no-headers 2>&1 | tr '\n' ' '"
 check "the counts say so" "^0 2 0$" \
   $K get podgroup vg -o 'jsonpath={.status.running} {.status.succeeded} {.status.failed}'
