@@ -1,6 +1,8 @@
 #include "server/delete_request.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,8 +31,30 @@ struct DeleteOptions {
   std::optional<std::string> uid;
   std::string policy;  // Orphan, Background or Foreground (the kind's default filled in)
   std::optional<bool> orphan_dependents;
+  std::optional<int64_t> grace;  // gracePeriodSeconds: what a Pod waits for its kubelet
   bool dry_run = false;
 };
+
+// An integer query parameter or DeleteOptions field, else the error to answer.
+std::variant<std::optional<int64_t>, ApiResponse> GracePeriodOption(const ApiRequest& r,
+                                                                    const json& body) {
+  if (body.is_object() && body.contains("gracePeriodSeconds") &&
+      !body["gracePeriodSeconds"].is_null()) {
+    if (!body["gracePeriodSeconds"].is_number_integer()) {
+      return ErrorResponse(BadRequest("gracePeriodSeconds must be an integer"));
+    }
+    return std::optional<int64_t>(body["gracePeriodSeconds"].get<int64_t>());
+  }
+  const std::string v = QueryParam(r, "gracePeriodSeconds");
+  if (v.empty()) return std::optional<int64_t>();
+  char* end = nullptr;
+  errno = 0;
+  const long long n = std::strtoll(v.c_str(), &end, 10);
+  if (errno != 0 || end == v.c_str() || *end != '\0') {
+    return ErrorResponse(BadRequest("gracePeriodSeconds: invalid integer \"" + v + "\""));
+  }
+  return std::optional<int64_t>(n);
+}
 
 // DeleteOptions from the query or the body, or the error to answer.
 std::variant<DeleteOptions, ApiResponse> ParseDeleteOptions(const RequestTarget& t,
@@ -42,8 +66,11 @@ std::variant<DeleteOptions, ApiResponse> ParseDeleteOptions(const RequestTarget&
   o.policy = QueryParam(r, "propagationPolicy");
   if (const std::string v = QueryParam(r, "orphanDependents"); !v.empty())
     o.orphan_dependents = v == "true";
+  json opts = r.body.empty() ? json() : json::parse(r.body, nullptr, false);
+  auto grace = GracePeriodOption(r, opts);
+  if (auto* refused = std::get_if<ApiResponse>(&grace)) return std::move(*refused);
+  o.grace = std::get<std::optional<int64_t>>(grace);
   if (!r.body.empty()) {
-    json opts = json::parse(r.body, nullptr, false);
     if (opts.is_object() && opts.contains("preconditions") && opts["preconditions"].is_object()) {
       const json& pre = opts["preconditions"];
       o.rv = ParseResourceVersion(json{{"metadata", pre}});
@@ -116,7 +143,12 @@ Result<json> DeleteOne(ObjectStore& store, const control::ObjectKey& key, Delete
     if (!marked.ok()) return marked.status();
     o.rv.reset();  // the mark moved it on; the uid precondition still holds the object
   }
-  return store.Delete(key, o.rv, o.uid);
+  // A Pod stops first (graceful_deletion.h); other kinds have no grace period upstream.
+  ObjectStore::GracePeriod grace;
+  if (key.resource == "pods") {
+    grace = [&o](const json& pod) { return PodDeletionGracePeriod(pod, o.grace); };
+  }
+  return store.Delete(key, o.rv, o.uid, grace);
 }
 
 // DELETE on a collection, kube-apiserver's DeleteCollection: each object of the

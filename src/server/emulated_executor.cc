@@ -2,9 +2,11 @@
 
 #include <algorithm>
 
+#include "control/json_fields.h"
 #include "control/workload_objects.h"
 #include "core/duration.h"
 #include "server/adopted_pods.h"
+#include "server/graceful_deletion.h"
 #include "server/job_failure_policy.h"
 #include "server/table_printer.h"
 #include "workloads/keys.h"
@@ -27,7 +29,18 @@ std::optional<Time> TemplateSeconds(const model::PodSet& ps, std::string_view ke
 
 }  // namespace
 
-EmulatedExecutor::EmulatedExecutor(ObjectStore& store) : store_(store) {}
+EmulatedExecutor::EmulatedExecutor(ObjectStore& store) : store_(store) {
+  subscription_ = store_.hub().Subscribe([this](const WatchHub::ChangePtr& change) {
+    if (change->resource != "pods" || change->type == control::ChangeType::kDeleted) return;
+    const nlohmann::json& pod = change->Object();
+    if (!BeingDeleted(pod) || DeletionGracePeriod(pod) <= 0) return;
+    std::lock_guard<std::mutex> lock(marked_mu_);
+    marked_pods_.emplace_back(control::ObjectKey{"pods", change->namespace_, change->name},
+                              control::StringField(control::ObjectField(pod, "metadata"), "uid"));
+  });
+}
+
+EmulatedExecutor::~EmulatedExecutor() { store_.hub().Unsubscribe(subscription_); }
 
 std::string EmulatedExecutor::NodeName(int32_t node_index) const {
   if (engine_ == nullptr || node_index < 0 || node_index >= engine_->cluster().NodeCount()) {
@@ -364,6 +377,12 @@ std::optional<control::GangOutcome> EmulatedExecutor::Evaluate(const std::string
 }
 
 std::vector<control::GangOutcome> EmulatedExecutor::Poll(Time now) {
+  std::vector<std::pair<control::ObjectKey, std::string>> marked;
+  {
+    std::lock_guard<std::mutex> lock(marked_mu_);
+    marked.swap(marked_pods_);
+  }
+  for (const auto& [key, uid] : marked) store_.Delete(key, std::nullopt, uid).ok();
   // Pods whose modelled run is over.
   while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
     const std::string key = deadlines_.begin()->second;

@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,6 +46,9 @@ namespace muster::server {
 class EmulatedExecutor : public ServeExecutor {
  public:
   explicit EmulatedExecutor(ObjectStore& store);
+  ~EmulatedExecutor() override;
+  EmulatedExecutor(const EmulatedExecutor&) = delete;
+  EmulatedExecutor& operator=(const EmulatedExecutor&) = delete;
 
   void SetEngine(const engine::Engine* engine) override { engine_ = engine; }
   void Started(const engine::WorkloadRecord& record, Time now) override;
@@ -127,6 +131,13 @@ class EmulatedExecutor : public ServeExecutor {
   std::map<std::string, control::GangPodCounts> last_counts_;  // of the last stopped gang per key
   std::set<std::string> to_write_;                             // gangs whose pods Poll writes
   std::set<std::string> to_check_;                             // gangs whose outcome Poll evaluates
+
+  // Pods marked for a graceful deletion (hub subscription; any thread): no process
+  // stands behind an emulated pod, so the next Poll deletes each at once, as kwok's
+  // default stages do.
+  std::mutex marked_mu_;
+  std::vector<std::pair<control::ObjectKey, std::string>> marked_pods_;  // key, uid
+  WatchHub::SubscriptionId subscription_ = 0;
 };
 
 }  // namespace muster::server

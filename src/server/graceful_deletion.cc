@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "control/job_deadlines.h"
+#include "control/workload_objects.h"
 #include "server/namespace_lifecycle.h"
 #include "server/owner_graph.h"
 
@@ -29,13 +31,45 @@ bool HeldByFinalizers(const json& object) {
 
 void MarkForDeletion(json& object, const std::string& now) {
   json& meta = object["metadata"];
-  if (!BeingDeleted(object)) meta["deletionTimestamp"] = now;
+  // A graceful mark's timestamp is in the future: a delete with no period moves it now.
+  const std::optional<Time> set =
+      control::ParseRfc3339(control::StringField(meta, "deletionTimestamp"));
+  const std::optional<Time> at = control::ParseRfc3339(now);
+  if (!BeingDeleted(object) || (set && at && *at < *set)) meta["deletionTimestamp"] = now;
   meta["deletionGracePeriodSeconds"] = 0;
   // kube-apiserver's namespace storage sets the phase with the mark.
   if (IsNamespaceObject(object)) {
     if (!object["status"].is_object()) object["status"] = json::object();
     object["status"]["phase"] = "Terminating";
   }
+}
+
+int64_t DeletionGracePeriod(const json& object) {
+  return control::IntField(control::ObjectField(object, "metadata"), "deletionGracePeriodSeconds");
+}
+
+int64_t PodDeletionGracePeriod(const json& pod, std::optional<int64_t> requested) {
+  const json& spec = control::ObjectField(pod, "spec");
+  int64_t period = 30;
+  if (requested) {
+    period = *requested;
+  } else if (spec.contains("terminationGracePeriodSeconds")) {
+    period = control::IntField(spec, "terminationGracePeriodSeconds");
+  }
+  if (control::StringField(spec, "nodeName").empty()) return 0;
+  const std::string phase = control::StringField(control::ObjectField(pod, "status"), "phase");
+  if (phase == "Succeeded" || phase == "Failed") return 0;
+  return period < 0 ? 1 : period;
+}
+
+bool MarkForGracefulDeletion(json& object, const std::string& now, int64_t grace) {
+  const std::optional<Time> start = control::ParseRfc3339(now);
+  if (grace <= 0 || !start) return false;
+  json& meta = object["metadata"];
+  if (BeingDeleted(object) && DeletionGracePeriod(object) <= grace) return false;
+  meta["deletionTimestamp"] = control::Rfc3339(*start + static_cast<double>(grace));
+  meta["deletionGracePeriodSeconds"] = grace;
+  return true;
 }
 
 std::vector<std::string> AddedFinalizers(const json& current, const json& next) {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "control/json_fields.h"
 #include "control/workload_objects.h"
 #include "core/text.h"
+#include "server/graceful_deletion.h"
 #include "server/local_node.h"
 #include "server/pod_object.h"
 #include "server/pod_paths.h"
@@ -60,9 +62,20 @@ LocalExecutor::LocalExecutor(ObjectStore& store, ProcessSupervisor& processes,
       addresses_(PodAddressPool::OctetFor(config_.data_dir)),
       pull_backoff_(config_.image_pull_backoff) {
   subscription_ = store_.hub().Subscribe([this](const WatchHub::ChangePtr& change) {
-    if (change->type != control::ChangeType::kDeleted || change->resource != "pods") return;
+    if (change->resource != "pods") return;
+    if (change->type == control::ChangeType::kDeleted) {
+      std::lock_guard<std::mutex> lock(deleted_mu_);
+      deleted_pods_.push_back(PodProcessId(change->namespace_, change->name));
+      return;
+    }
+    const nlohmann::json& pod = change->Object();
+    if (!BeingDeleted(pod) || DeletionGracePeriod(pod) <= 0) return;
+    MarkedPod marked{PodProcessId(change->namespace_, change->name),
+                     {"pods", change->namespace_, change->name},
+                     control::StringField(control::ObjectField(pod, "metadata"), "uid"),
+                     DeletionGracePeriod(pod)};
     std::lock_guard<std::mutex> lock(deleted_mu_);
-    deleted_pods_.push_back(PodProcessId(change->namespace_, change->name));
+    marked_pods_.push_back(std::move(marked));
   });
   LoadPullBackOff();
 }
@@ -327,6 +340,7 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
 void LocalExecutor::Run(Time now) {
   if (!collected_orphans_) CollectOrphanDirs();
   HandleDeletedPods();
+  HandleMarkedPods();
   for (auto& [attempt, gang] : gangs_) {
     if (!gang.launched && gang.released && !gang.stopping && CanLaunch(gang))
       Launch(attempt, gang, now);
@@ -431,6 +445,7 @@ std::vector<control::GangOutcome> LocalExecutor::Poll(Time now) {
     }
     ++it;
   }
+  DeleteTerminatedPods();
   return outcomes;
 }
 

@@ -44,8 +44,13 @@
 // shrink stops are no longer part of the job: their exit neither fails the gang nor
 // counts in its status (local_executor_resize.cc).
 //
-// Deleting a Pod object (kubectl, or garbage collection of a finished job) stops its
-// process if it still runs and removes its directory, logs and cgroup once it ended.
+// A Pod marked for a graceful deletion (kubectl delete pod: deletionTimestamp and a
+// grace period, graceful_deletion.h) stays Terminating while its process gets SIGTERM,
+// then SIGKILL once the period ends; when it has ended its status is written and this
+// kubelet deletes the object (local_executor_terminating.cc). A marked pod with no
+// process here goes at once. Deleting a Pod object outright (a period of 0, or
+// garbage collection of a finished job) stops its process if it still runs and
+// removes its directory, logs and cgroup once it ended.
 //
 // Threading: Run and Poll are called from the controller thread only. Run() forks
 // and must not be called inside ObjectStore::Batch (it would hold the store's lock
@@ -210,6 +215,10 @@ class LocalExecutor : public ServeExecutor {
   // /etc/hosts, each pod's address by rank (launch and growth alike).
   workloads::RankContext RankContextOf(const Gang& gang) const;
   void HandleDeletedPods();
+  // Pods marked for a graceful deletion: their processes stopped with the mark's
+  // period, and the objects of those that ended deleted (local_executor_terminating.cc).
+  void HandleMarkedPods();
+  void DeleteTerminatedPods();
   // Pod directories whose Pod object went while the server was down
   // (local_executor_adopt.cc).
   void CollectOrphanDirs();
@@ -244,9 +253,19 @@ class LocalExecutor : public ServeExecutor {
   control::EventCorrelator event_correlator_;
   int64_t event_sequence_ = 0;
 
-  // Pod objects deleted in the store (hub subscription; any thread).
+  // A Pod object marked for a graceful deletion.
+  struct MarkedPod {
+    std::string id;  // process id
+    control::ObjectKey key;
+    std::string uid;
+    int64_t grace = 0;
+  };
+  std::map<std::string, MarkedPod> terminating_;  // process id -> marked pod stopping
+
+  // Pod objects deleted or marked in the store (hub subscription; any thread).
   std::mutex deleted_mu_;
   std::vector<std::string> deleted_pods_;  // process ids
+  std::vector<MarkedPod> marked_pods_;
   WatchHub::SubscriptionId subscription_ = 0;
 };
 

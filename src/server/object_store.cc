@@ -570,8 +570,9 @@ Result<json> ObjectStore::MutateNow(const control::ObjectKey& key, const Mutator
   if (next == current) return next;  // a no-op write keeps its resourceVersion
   WriteExtras extras;
   if (decoded != nullptr) extras.decoded = *decoded;
-  // The update took the last finalizer off an object being deleted: it goes now.
-  const bool gone = BeingDeleted(next) && !HeldByFinalizers(next);
+  // The update took the last finalizer off an object being deleted: it goes now
+  // (not one waiting out a grace period: its kubelet deletes it).
+  const bool gone = BeingDeleted(next) && !HeldByFinalizers(next) && DeletionGracePeriod(next) == 0;
   auto rv = CommitLocked(key, gone ? control::ChangeType::kDeleted : control::ChangeType::kModified,
                          next, &extras);
   if (!rv.ok()) return rv.status();
@@ -579,14 +580,16 @@ Result<json> ObjectStore::MutateNow(const control::ObjectKey& key, const Mutator
 }
 
 Result<json> ObjectStore::Delete(const control::ObjectKey& key, std::optional<int64_t> expected_rv,
-                                 std::optional<std::string> expected_uid) {
-  if (InBatchOnThisThread()) return DeleteNow(key, expected_rv, expected_uid);
-  return Grouped([&]() { return DeleteNow(key, expected_rv, expected_uid); });
+                                 std::optional<std::string> expected_uid,
+                                 const GracePeriod& grace) {
+  if (InBatchOnThisThread()) return DeleteNow(key, expected_rv, expected_uid, grace);
+  return Grouped([&]() { return DeleteNow(key, expected_rv, expected_uid, grace); });
 }
 
 Result<json> ObjectStore::DeleteNow(const control::ObjectKey& key,
                                     std::optional<int64_t> expected_rv,
-                                    std::optional<std::string> expected_uid) {
+                                    std::optional<std::string> expected_uid,
+                                    const GracePeriod& grace) {
   std::lock_guard<std::recursive_mutex> lock(mu_);
   auto existing = ReadLocked(key);
   if (!existing.ok()) return existing.status();
@@ -598,9 +601,16 @@ Result<json> ObjectStore::DeleteNow(const control::ObjectKey& key,
   if (expected_uid && *expected_uid != object["metadata"].value("uid", "")) {
     return Conflict("precondition failed: uid does not match");
   }
+  if (const int64_t period = grace ? grace(object) : 0; period > 0) {
+    // Marked with its period, not removed: its kubelet deletes it once stopped.
+    if (!MarkForGracefulDeletion(object, Now(), period)) return object;
+    auto rv = CommitLocked(key, control::ChangeType::kModified, object);
+    if (!rv.ok()) return rv.status();
+    return object;
+  }
   if (HeldByFinalizers(object)) {
     // Marked, not removed: it goes once an update takes its last finalizer off.
-    if (BeingDeleted(object)) return object;
+    if (BeingDeleted(object) && DeletionGracePeriod(object) == 0) return object;
     MarkForDeletion(object, Now());
     auto rv = CommitLocked(key, control::ChangeType::kModified, object);
     if (!rv.ok()) return rv.status();

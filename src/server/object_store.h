@@ -129,13 +129,18 @@ class ObjectStore : public control::ObjectReader {
       const control::ObjectKey& key, const Mutator& mutate, WriteScope scope,
       const std::shared_ptr<const control::DecodedJob>* decoded = nullptr);
 
+  // The grace period (seconds) a delete gives the object as it is now; none: 0.
+  using GracePeriod = std::function<int64_t(const nlohmann::json& current)>;
   // Removes the object and returns it as it was. `expected_rv`/`expected_uid`:
   // DeleteOptions preconditions (kConflict on mismatch). An object a finalizer holds
   // is only marked (graceful_deletion.h) and returned as it is now; an update that
-  // takes the last finalizer off a marked object removes it (a DELETED change).
+  // takes the last finalizer off a marked object removes it (a DELETED change). A
+  // `grace` above 0 for the object marks it for a graceful deletion instead (a Pod
+  // its kubelet stops), and it stays until a delete with no period.
   Result<nlohmann::json> Delete(const control::ObjectKey& key,
                                 std::optional<int64_t> expected_rv = {},
-                                std::optional<std::string> expected_uid = {});
+                                std::optional<std::string> expected_uid = {},
+                                const GracePeriod& grace = {});
 
   // Runs `writes` (Create / Update / Mutate / Delete calls on this store, made from
   // this thread) as one transaction: one commit, so one fsync, for all of them; their
@@ -208,7 +213,8 @@ class ObjectStore : public control::ObjectReader {
                                    const std::shared_ptr<const control::DecodedJob>* decoded);
   Result<nlohmann::json> DeleteNow(const control::ObjectKey& key,
                                    std::optional<int64_t> expected_rv,
-                                   std::optional<std::string> expected_uid);
+                                   std::optional<std::string> expected_uid,
+                                   const GracePeriod& grace);
   // Group commit. A write from a thread that is not inside a Batch is queued; the
   // first queued thread that finds no leader becomes one, takes every queued write
   // and runs them, in queue order, as one Batch (one commit, one fsync); the others

@@ -8,8 +8,10 @@
 #include <iostream>
 #include <utility>
 
+#include "control/json_fields.h"
 #include "control/resource_types.h"
 #include "server/api_status.h"
+#include "server/graceful_deletion.h"
 
 namespace muster::kube::testing {
 namespace {
@@ -91,6 +93,19 @@ FakeApiServer::FakeApiServer(FakeApiServerOptions options) {
   auto opened = server::ObjectStore::Open(dir_, store_options);
   if (!opened.ok()) Die("cannot open the store: " + opened.status().ToString());
   store_ = std::move(opened).value();
+  kubelets_ = std::make_unique<StoreChangeWorker>(
+      *store_,
+      [](const StoreChangeWorker::ChangePtr& change) {
+        return change->resource == "pods" && change->type != control::ChangeType::kDeleted &&
+               server::DeletionGracePeriod(change->Object()) > 0;
+      },
+      [this](StoreChangeWorker::Batch& batch) {
+        for (const auto& change : batch) {
+          const std::string uid =
+              control::StringField(control::ObjectField(change->Object(), "metadata"), "uid");
+          store_->Delete({"pods", change->namespace_, change->name}, std::nullopt, uid).ok();
+        }
+      });
   handler_ = std::make_unique<server::ApiHandler>(*store_, "127.0.0.1:0");
   http_ = std::make_unique<server::HttpServer>(
       [this](const ApiRequest& request) { return Handle(request); });
@@ -114,6 +129,7 @@ FakeApiServer::~FakeApiServer() {
   serve_thread_.join();
   http_.reset();
   handler_.reset();
+  kubelets_.reset();
   store_.reset();
   std::filesystem::remove_all(dir_);
 }

@@ -4,7 +4,10 @@
 // cluster produces: slow answers, error codes (409, 410, 500...), watch streams that
 // end early, ERROR 410 events, bookmarks, resources that are not served (a CRD not
 // installed), and list paging (limit/continue). Every request is logged so tests can
-// assert what a client sent.
+// assert what a client sent. Pods are deleted gracefully, as kube-apiserver does it
+// (server/graceful_deletion.h); the nodes' kubelets are played only that far: a pod
+// marked with a grace period is deleted at once, as a kubelet does once its
+// containers stopped.
 #pragma once
 
 #include <atomic>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "kube/cluster_connection.h"
+#include "kube/store_change_worker.h"
 #include "server/api_handler.h"
 #include "server/http_server.h"
 #include "server/object_store.h"
@@ -104,6 +108,7 @@ class FakeApiServer {
 
   std::string dir_;
   std::unique_ptr<server::ObjectStore> store_;
+  std::unique_ptr<StoreChangeWorker> kubelets_;  // finish graceful pod deletions
   std::unique_ptr<server::ApiHandler> handler_;
   std::unique_ptr<server::HttpServer> http_;
   std::thread serve_thread_;

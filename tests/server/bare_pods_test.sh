@@ -95,6 +95,29 @@ check "the running pod is deleted" 'pod "long" deleted' $K delete pod long --wai
 eventually "its Workload is gone" "NotFound|not found" bash -c "$K get workload pod-long 2>&1 || true"
 eventually "the freed quota runs the next pod" "^next +0/1 +Completed " $K get pod next --no-headers
 
+# Graceful deletion, as kube-apiserver and the kubelet do it: a running pod deleted
+# stays Terminating while its process stops (this one traps SIGTERM and takes two
+# seconds), with its grace period on it, and goes once it has.
+$K apply -f - >/dev/null <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: slowstop, namespace: default, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 30
+  containers:
+  - name: main
+    image: busybox
+    command: [sh, -c, 'trap "sleep 2; exit 0" TERM; while true; do sleep 0.1; done']
+    resources: {requests: {cpu: 10m, memory: 10Mi}}
+EOF
+eventually "a pod that traps SIGTERM runs" "^slowstop +1/1 +Running " $K get pod slowstop --no-headers
+check "deleted, it is marked" 'pod "slowstop" deleted' $K delete pod slowstop --wait=false
+check "kubectl shows it Terminating while it stops" "^slowstop +[01]/1 +Terminating " \
+  $K get pod slowstop --no-headers
+check "with its grace period" "^30$" $K get pod slowstop -o 'jsonpath={.metadata.deletionGracePeriodSeconds}'
+eventually "once stopped it is gone" "NotFound|not found" bash -c "$K get pod slowstop 2>&1 || true"
+
 # Never silent: a group pod without its total count.
 pod bad-a 10Mi 'true' bad >/dev/null
 eventually "a group pod without its total count says why" \

@@ -3,9 +3,12 @@
 // removes it, and the mark can be neither moved nor cleared nor given new finalizers.
 #include "server/graceful_deletion.h"
 
+#include <ctime>
 #include <deque>
+#include <optional>
 #include <string>
 
+#include "control/job_deadlines.h"
 #include "server/api_fixture.h"
 #include "server/garbage_collector.h"
 #include "server/object_store.h"
@@ -207,6 +210,151 @@ TEST_F(GracefulDeletionTest, StatusWritesKeepTheMark) {
   ASSERT_TRUE(written.ok());
   EXPECT_TRUE(BeingDeleted(*written));
   EXPECT_TRUE(store_->Get(key).ok()) << "a status write takes no finalizer off";
+}
+
+// Pods (kube-apiserver's pod strategy): a bound, unfinished pod is marked with its
+// grace period and stays until its kubelet deletes it with none.
+class GracefulPodDeletionTest : public GracefulDeletionTest {
+ protected:
+  std::string PodPath(const std::string& name) { return "/api/v1/namespaces/default/pods/" + name; }
+  // A Pod bound to node-0 (or to none), with these finalizers and grace period.
+  void CreatePod(const std::string& name, bool bound, const json& finalizers = json::array(),
+                 std::optional<int64_t> grace = std::nullopt) {
+    json spec = {{"containers", {{{"name", "main"}, {"image", "busybox"}}}}};
+    if (bound) spec["nodeName"] = "node-0";
+    if (grace) spec["terminationGracePeriodSeconds"] = *grace;
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"finalizers", finalizers}}},
+                {"spec", spec}};
+    auto r = Call("POST", "/api/v1/namespaces/default/pods", pod.dump());
+    ASSERT_EQ(r.code, 201) << r.body;
+  }
+  std::optional<json> StoredPod(const std::string& name) {
+    auto got = store_->Get({"pods", "default", name});
+    if (!got.ok()) return std::nullopt;
+    return *got;
+  }
+  // Seconds from now to the pod's deletionTimestamp.
+  double MarkIn(const json& pod) {
+    auto at = control::ParseRfc3339(pod["metadata"].value("deletionTimestamp", ""));
+    return at ? *at - static_cast<double>(std::time(nullptr)) : -1e9;
+  }
+};
+
+TEST(GracefulDeletion, APodsGracePeriodFollowsKubeApiserversPodStrategy) {
+  json pod = {{"spec", {{"nodeName", "n"}, {"terminationGracePeriodSeconds", 45}}},
+              {"status", {{"phase", "Running"}}}};
+  EXPECT_EQ(PodDeletionGracePeriod(pod, std::nullopt), 45);
+  EXPECT_EQ(PodDeletionGracePeriod(pod, 5), 5);   // DeleteOptions win
+  EXPECT_EQ(PodDeletionGracePeriod(pod, 0), 0);   // now
+  EXPECT_EQ(PodDeletionGracePeriod(pod, -3), 1);  // negative: 1
+  pod["spec"].erase("terminationGracePeriodSeconds");
+  EXPECT_EQ(PodDeletionGracePeriod(pod, std::nullopt), 30);  // the API default
+  pod["status"]["phase"] = "Succeeded";
+  EXPECT_EQ(PodDeletionGracePeriod(pod, 10), 0);  // nothing runs
+  pod["status"]["phase"] = "Pending";
+  pod["spec"].erase("nodeName");
+  EXPECT_EQ(PodDeletionGracePeriod(pod, 10), 0);  // never bound
+
+  json marked = {{"metadata", {{"name", "p"}}}};
+  EXPECT_FALSE(MarkForGracefulDeletion(marked, "2026-01-01T00:00:00Z", 0));
+  EXPECT_TRUE(MarkForGracefulDeletion(marked, "2026-01-01T00:00:00Z", 30));
+  EXPECT_EQ(marked["metadata"]["deletionTimestamp"], "2026-01-01T00:00:30Z");
+  EXPECT_EQ(DeletionGracePeriod(marked), 30);
+  // A longer period changes nothing; a shorter one moves the mark.
+  EXPECT_FALSE(MarkForGracefulDeletion(marked, "2026-01-01T00:00:10Z", 30));
+  EXPECT_TRUE(MarkForGracefulDeletion(marked, "2026-01-01T00:00:10Z", 5));
+  EXPECT_EQ(marked["metadata"]["deletionTimestamp"], "2026-01-01T00:00:15Z");
+  EXPECT_EQ(DeletionGracePeriod(marked), 5);
+  // A delete with no period: now.
+  MarkForDeletion(marked, "2026-01-01T00:00:11Z");
+  EXPECT_EQ(marked["metadata"]["deletionTimestamp"], "2026-01-01T00:00:11Z");
+  EXPECT_EQ(DeletionGracePeriod(marked), 0);
+}
+
+TEST_F(GracefulPodDeletionTest, ABoundPodStaysTerminatingUntilDeletedWithNoPeriod) {
+  CreatePod("run", /*bound=*/true);
+  changes_.clear();
+  auto r = Call("DELETE", PodPath("run"));
+  ASSERT_EQ(r.code, 200) << r.body;
+  auto pod = StoredPod("run");
+  ASSERT_TRUE(pod.has_value()) << "it waits for its kubelet";
+  EXPECT_EQ((*pod)["metadata"]["deletionGracePeriodSeconds"], 30);
+  EXPECT_NEAR(MarkIn(*pod), 30, 5);
+  EXPECT_EQ(ChangesOf("run"), std::vector{control::ChangeType::kModified});
+
+  // The kubelet writes its status meanwhile: no finalizer, yet it stays.
+  json status = *pod;
+  status["status"] = {{"phase", "Running"}};
+  r = Call("PUT", PodPath("run") + "/status", status.dump());
+  ASSERT_EQ(r.code, 200) << r.body;
+  ASSERT_TRUE(StoredPod("run").has_value());
+
+  // A second delete may shorten the period, not lengthen it.
+  r = Call("DELETE", PodPath("run") + "?gracePeriodSeconds=60");
+  ASSERT_EQ(r.code, 200) << r.body;
+  ASSERT_TRUE(StoredPod("run").has_value());
+  EXPECT_EQ((*StoredPod("run"))["metadata"]["deletionGracePeriodSeconds"], 30);
+  r = Call("DELETE", PodPath("run"), R"({"kind":"DeleteOptions","gracePeriodSeconds":2})");
+  ASSERT_EQ(r.code, 200) << r.body;
+  ASSERT_TRUE(StoredPod("run").has_value());
+  EXPECT_EQ((*StoredPod("run"))["metadata"]["deletionGracePeriodSeconds"], 2);
+  EXPECT_NEAR(MarkIn(*StoredPod("run")), 2, 2);
+  changes_.clear();
+
+  // The kubelet's own delete (no period): gone.
+  r = Call("DELETE", PodPath("run") + "?gracePeriodSeconds=0");
+  ASSERT_EQ(r.code, 200) << r.body;
+  EXPECT_FALSE(StoredPod("run").has_value());
+  EXPECT_EQ(ChangesOf("run"), std::vector{control::ChangeType::kDeleted});
+}
+
+TEST_F(GracefulPodDeletionTest, PodsWithNothingToStopGoAtOnce) {
+  CreatePod("unbound", /*bound=*/false);
+  ASSERT_EQ(Call("DELETE", PodPath("unbound")).code, 200);
+  EXPECT_FALSE(StoredPod("unbound").has_value());
+
+  CreatePod("done", /*bound=*/true);
+  json status = *StoredPod("done");
+  status["status"] = {{"phase", "Succeeded"}};
+  ASSERT_EQ(Call("PUT", PodPath("done") + "/status", status.dump()).code, 200);
+  ASSERT_EQ(Call("DELETE", PodPath("done")).code, 200);
+  EXPECT_FALSE(StoredPod("done").has_value());
+
+  CreatePod("quick", /*bound=*/true, json::array(), /*grace=*/0);
+  ASSERT_EQ(Call("DELETE", PodPath("quick")).code, 200);
+  EXPECT_FALSE(StoredPod("quick").has_value());
+
+  // Other kinds have no grace period: a ConfigMap goes at once whatever is asked.
+  CreateConfigMap("cm", json::array());
+  ASSERT_EQ(Call("DELETE", Path("cm") + "?gracePeriodSeconds=30").code, 200);
+  EXPECT_FALSE(Stored("cm").has_value());
+}
+
+TEST_F(GracefulPodDeletionTest, AFinalizerHoldsAPodPastItsKubeletsDelete) {
+  CreatePod("held", /*bound=*/true, {"example.com/a"});
+  ASSERT_EQ(Call("DELETE", PodPath("held")).code, 200);
+  EXPECT_EQ(DeletionGracePeriod(*StoredPod("held")), 30);
+  // The kubelet is done: the period drops to 0, the finalizer still holds it.
+  ASSERT_EQ(Call("DELETE", PodPath("held") + "?gracePeriodSeconds=0").code, 200);
+  auto pod = StoredPod("held");
+  ASSERT_TRUE(pod.has_value());
+  EXPECT_EQ(DeletionGracePeriod(*pod), 0);
+  EXPECT_NEAR(MarkIn(*pod), 0, 5);
+  json patch = {{"metadata", {{"finalizers", nullptr}}}};
+  ASSERT_EQ(Call("PATCH", PodPath("held"), patch.dump(), "application/merge-patch+json").code, 200);
+  EXPECT_FALSE(StoredPod("held").has_value());
+}
+
+TEST_F(GracefulPodDeletionTest, ABadGracePeriodIsRefused) {
+  CreatePod("p", /*bound=*/true);
+  auto r = Call("DELETE", PodPath("p") + "?gracePeriodSeconds=soon");
+  EXPECT_EQ(r.code, 400) << r.body;
+  EXPECT_NE(r.body.find("gracePeriodSeconds"), std::string::npos) << r.body;
+  r = Call("DELETE", PodPath("p"), R"({"gracePeriodSeconds":"30"})");
+  EXPECT_EQ(r.code, 400) << r.body;
+  EXPECT_FALSE(BeingDeleted(*StoredPod("p")));
 }
 
 }  // namespace

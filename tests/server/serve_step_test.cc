@@ -13,10 +13,12 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "control/config_objects.h"
 #include "control/store_snapshot.h"
+#include "server/graceful_deletion.h"
 #include "server/local_kubelet.h"
 #include "server/process_test_util.h"
 #include "server/store_sink.h"
@@ -395,6 +397,65 @@ TEST_F(ServeStepTest, LocalExecutorForksNoProcessBeforeTheAdmissionIsStored) {
   clock_.Advance(1);
   server_->Step();
   EXPECT_EQ(local.RunningProcesses(), 2);  // started once
+}
+
+TEST_F(ServeStepTest, LocalExecutorStopsAPodMarkedForDeletionThenDeletesIt) {
+  LocalExecutor& local = StartLocalServer();
+  CreateJob("a", 1, 0, "sleep 600");
+  server_->Step();
+  ASSERT_EQ(local.RunningProcesses(), 1);
+  const control::ObjectKey key{"pods", "default", "a-0"};
+  std::vector<json> written;  // the pod as each change left it
+  bool deleted = false;
+  auto subscription = store_->hub().Subscribe([&](const WatchHub::ChangePtr& c) {
+    if (c->resource != "pods" || c->name != "a-0" || deleted) return;
+    deleted = c->type == control::ChangeType::kDeleted;
+    if (!deleted) written.push_back(c->Object());
+  });
+  // kubectl delete pod a-0, as the API does it: marked with its 30 s.
+  auto marked = store_->Delete(key, std::nullopt, std::nullopt, [](const json& pod) {
+    return PodDeletionGracePeriod(pod, std::nullopt);
+  });
+  ASSERT_TRUE(marked.ok()) << marked.status().ToString();
+  // The kubelet's pass sends SIGTERM; until a poll sees the process end the object
+  // stays, Terminating.
+  local.Run(clock_.Now());
+  auto pod = store_->Get(key);
+  ASSERT_TRUE(pod.ok()) << "Terminating while its process runs";
+  EXPECT_TRUE(BeingDeleted(*pod));
+  EXPECT_EQ(DeletionGracePeriod(*pod), 30);
+  // Processes end in real time: steps until its end and delete, at most 20 s.
+  for (int i = 0; i < 400 && !deleted; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    server_->Step();
+  }
+  store_->hub().Unsubscribe(subscription);
+  EXPECT_TRUE(deleted) << "the kubelet deletes it once it ended";
+  ASSERT_FALSE(written.empty());
+  // Its end (SIGTERM, well within the period) was written before it went.
+  const json& last = written.back()["status"];
+  EXPECT_EQ(last.value("phase", ""), "Failed") << last.dump();
+  EXPECT_NE(last.dump().find("killed by signal 15"), std::string::npos) << last.dump();
+}
+
+TEST_F(ServeStepTest, LocalExecutorDeletesAMarkedPodWithNoProcessAtOnce) {
+  StartLocalServer();
+  const control::ObjectKey key{"pods", "default", "stray"};
+  Create("pods", "default",
+         {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", "stray"}, {"namespace", "default"}}},
+          {"spec",
+           {{"nodeName", "node-0"},
+            {"schedulerName", "elsewhere"},
+            {"containers", {{{"name", "main"}, {"image", "busybox"}}}}}}});
+  auto marked = store_->Delete(key, std::nullopt, std::nullopt, [](const json& p) {
+    return PodDeletionGracePeriod(p, std::nullopt);
+  });
+  ASSERT_TRUE(marked.ok());
+  ASSERT_TRUE(store_->Get(key).ok());
+  server_->Step();
+  EXPECT_FALSE(store_->Get(key).ok()) << "nothing to stop: the kubelet deletes it";
 }
 
 }  // namespace
