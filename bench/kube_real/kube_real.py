@@ -237,6 +237,27 @@ def _check(proc):
 
 # --- one run -------------------------------------------------------------------------
 
+def write_counts(client):
+    """The API server's apiserver_request_total for writes (every client's), by verb and
+    resource[/subresource]: what a run made the API server store."""
+    _, text = client.request("GET", "/metrics", allow=(403, 404))
+    counts = {}
+    if not isinstance(text, str):
+        return counts
+    for line in text.splitlines():
+        if not line.startswith("apiserver_request_total{"):
+            continue
+        labels, value = line.rsplit(" ", 1)
+        d = dict(re.findall(r'(\w+)="([^"]*)"', labels))
+        if d.get("verb") in ("GET", "LIST", "WATCH", "CONNECT"):
+            continue
+        key = "%s:%s" % (d.get("verb"), d.get("resource", ""))
+        if d.get("subresource"):
+            key += "/" + d["subresource"]
+        counts[key] = counts.get(key, 0) + float(value)
+    return counts
+
+
 def measure(run, args, bins, workdir):
     directory = os.path.join(workdir, run)
     os.makedirs(directory)
@@ -268,6 +289,7 @@ def measure(run, args, bins, workdir):
         procs = dict(cp.processes, scheduler=sched)
         cpu0 = {n: p.cpu() for n, p in procs.items()}
         busy0, self0 = machine_busy_seconds(), sum(os.times()[:2])
+        writes0 = write_counts(client)
         r["load_start"] = loadavg()
         t0 = time.monotonic()
 
@@ -310,6 +332,9 @@ def measure(run, args, bins, workdir):
         r["other_cores"] = max(0.0, (machine_busy_seconds() - busy0 - ours) / elapsed)
         r["load_bound"] = loadavg()
         r["ms_per_pod"] = 1000 * r["cpu_scheduler"] / max(1, r["bound"])
+        writes1 = write_counts(client)
+        r["writes"] = {k: int(v - writes0.get(k, 0)) for k, v in writes1.items()
+                       if v - writes0.get(k, 0) >= 1}
 
         # Everything running: wait for the fake kubelet, settle, then idle CPU.
         wait_for(lambda: kubelet.counts()[2] >= r["bound"], 300, "bound pods Running")
@@ -392,6 +417,13 @@ def main():
     for run in runs:
         results[run] = measure(run, args, bins, workdir)
         print(result_line(results[run]), flush=True)
+        writes = results[run].get("writes", {})
+        if writes:
+            # Every client's writes in the binding window, most first.
+            print("WRITES run=%s total=%d %s" % (
+                run, sum(writes.values()),
+                " ".join("%s=%d" % kv for kv in sorted(writes.items(), key=lambda kv: -kv[1]))),
+                flush=True)
     m = results.get("muster")
     for base in ("kube-scheduler", "kube-scheduler-matched"):
         k = results.get(base)

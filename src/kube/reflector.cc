@@ -125,6 +125,12 @@ void Reflector::Complete(json& object, const std::string& version) const {
   if (!object.is_object()) return;
   if (!object.contains("apiVersion")) object["apiVersion"] = type_.ApiVersion(version);
   if (!object.contains("kind")) object["kind"] = type_.kind;
+  // Server-side apply's bookkeeping, often the largest part of an object: muster reads
+  // none of it, and the API server keeps it when an update leaves it out. Dropped, as
+  // kube-scheduler's and Kueue's informers drop it.
+  if (auto md = object.find("metadata"); md != object.end() && md->is_object()) {
+    md->erase("managedFields");
+  }
 }
 
 void Reflector::Run() {

@@ -183,6 +183,26 @@ TEST_F(ReflectorTest, PagedInitialListFillsTheCacheAndMarksSynced) {
   EXPECT_EQ(WatchedFrom(*watch), server_->store().resource_version()) << *watch;
 }
 
+TEST_F(ReflectorTest, ManagedFieldsAreNotMirrored) {
+  // Written straight into the store: as a real API server serves them.
+  auto with_fields = [](const std::string& name) {
+    json pod = ListedPodJson(name);
+    pod["metadata"]["managedFields"] = {
+        {{"manager", "kubectl"}, {"operation", "Update"}, {"fieldsV1", {{"f:spec", json::object()}}}}};
+    return pod;
+  };
+  ASSERT_TRUE(server_->store().Create({"pods", "default", "listed"}, with_fields("listed")).ok());
+  Reflector& r = StartPods();
+  ASSERT_TRUE(WaitFor([&] { return r.synced(); }));
+  ASSERT_TRUE(server_->store().Create({"pods", "default", "watched"}, with_fields("watched")).ok());
+  ASSERT_TRUE(WaitFor([&] { return cache_->Get({"pods", "default", "watched"}).ok(); }));
+  for (const char* name : {"listed", "watched"}) {
+    const json pod = cache_->Get({"pods", "default", name}).value();
+    EXPECT_FALSE(pod["metadata"].contains("managedFields")) << name;
+    EXPECT_EQ(pod["metadata"]["name"], name);
+  }
+}
+
 TEST_F(ReflectorTest, WatchDeliversChangesInOrder) {
   Reflector& r = StartPods();
   ASSERT_TRUE(WaitFor([&] { return r.synced(); }));
