@@ -67,6 +67,11 @@ struct ReconcilerOptions {
   std::vector<std::string> scheduler_names = {"muster"};
   // A cycle runs at least this often (timers: reservations, requeue backoff).
   double resync_seconds = 1.0;
+  // ClusterQueue, LocalQueue and Volcano Queue statuses are written at most this
+  // often (seconds; 0: after every step that changed them). On a real API server
+  // each is a custom-resource write, and their counts move with every admission: a
+  // pass that comes sooner leaves them for a later step (the resync comes).
+  double queue_status_interval = 0;
   // Engine invariants after every cycle (tests; O(cluster) per cycle).
   bool check_invariants = false;
   // Admission cycles one step may run (EngineOptions::max_cycles_per_call): a
@@ -373,6 +378,7 @@ class Reconciler {
   int write_round_ = 0;
   bool queues_dirty_ = true;
   std::map<std::string, nlohmann::json> written_queue_status_;
+  std::optional<Time> queue_status_synced_;  // when SyncQueues last ran
   // Terminating ClusterQueues and ResourceFlavors ("<resource>/<name>") whose
   // resource-in-use finalizer removal was submitted.
   std::set<std::string> released_finalizers_;

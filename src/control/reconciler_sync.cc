@@ -133,7 +133,12 @@ Reconciler::StepResult Reconciler::Write(size_t max_jobs) {
     out.more = !write_round_keys_.empty() || (!dirty_.empty() && write_round_ < kWriteRounds);
     if (!out.more) {
       write_round_ = 0;
-      if (queues_dirty_) SyncQueues();
+      const Time now = clock_.Now();
+      if (queues_dirty_ && (!queue_status_synced_ ||
+                            now - *queue_status_synced_ >= options_.queue_status_interval)) {
+        queue_status_synced_ = now;
+        SyncQueues();
+      }
     }
   }
   out.submitted = static_cast<size_t>(stats_.writes - writes_before_);

@@ -33,6 +33,7 @@ void KubeController::Start() {
   ro.manage_jobs_without_queue_name = options_.manage_jobs_without_queue_name;
   ro.scheduler_names = options_.scheduler_names;
   ro.resync_seconds = options_.resync_seconds;
+  ro.queue_status_interval = options_.queue_status_seconds;
   ro.scheduler_config = options_.scheduler_config;
   ro.kueue_config = options_.kueue_config;
   ro.log = [](const std::string& line) { std::cerr << "muster kube: " << line << std::endl; };

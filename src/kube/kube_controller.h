@@ -34,6 +34,8 @@ struct KubeOptions {
   // Kueue's manageJobsWithoutQueueName: also admit jobs that name no queue.
   bool manage_jobs_without_queue_name = false;
   double resync_seconds = 1.0;  // a cycle runs at least this often
+  // Queue statuses are written at most this often (ReconcilerOptions).
+  double queue_status_seconds = 0.5;
   // Store keys the reflectors fill; scheduling waits until all have synced.
   std::vector<std::string> watched;
   // Writes in flight at most (within the client's QPS and burst).

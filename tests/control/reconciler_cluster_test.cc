@@ -258,5 +258,31 @@ TEST_F(ReconcilerClusterTest, LeaderTakeoverAdoptsWhatRuns) {
   EXPECT_EQ(next.sink.Count("event"), 0);
 }
 
+TEST_F(ReconcilerClusterTest, QueueStatusesAreWrittenAtMostOncePerInterval) {
+  bench_.Reconfigure([](ReconcilerOptions& o) { o.queue_status_interval = 0.5; });
+  bench_.Configure(2, 4, 8);
+  bench_.Build();
+  bench_.Step();
+  const std::string cq = "status clusterqueues.kueue.x-k8s.io /research";
+  const std::string lq = "status localqueues.kueue.x-k8s.io ml/team";
+  ASSERT_EQ(bench_.sink.Count(cq), 1);
+  ASSERT_EQ(bench_.sink.Count(lq), 1);
+  // Two admissions within the interval: the counts move, nothing is written yet.
+  CreateJob("a", 1, 4);
+  bench_.Step();
+  bench_.clock.Advance(0.2);
+  CreateJob("b", 1, 4);
+  bench_.Step();
+  EXPECT_EQ(bench_.sink.Count(cq), 1);
+  EXPECT_EQ(bench_.sink.Count(lq), 1);
+  // The next step past the interval writes both, with both admissions.
+  bench_.clock.Advance(0.3);
+  bench_.Step();
+  EXPECT_EQ(bench_.sink.Count(cq), 2);
+  EXPECT_EQ(bench_.sink.Count(lq), 2);
+  EXPECT_EQ(
+      bench_.Get("clusterqueues.kueue.x-k8s.io", "", "research")["status"]["admittedWorkloads"], 2);
+}
+
 }  // namespace
 }  // namespace muster::control

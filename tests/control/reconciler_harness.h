@@ -5,6 +5,7 @@
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -397,6 +398,14 @@ class Bench {
     options_.log = [this](const std::string& line) { logs.push_back(line); };
     reconciler = std::make_unique<Reconciler>(
         clock, sink, mode == ReconcilerMode::kServe ? &runtime : nullptr, options_);
+  }
+
+  // Changes the options the reconciler is made with (a new one, not built yet).
+  void Reconfigure(const std::function<void(ReconcilerOptions&)>& edit) {
+    edit(options_);
+    reconciler = std::make_unique<Reconciler>(
+        clock, sink, options_.mode == ReconcilerMode::kServe ? &runtime : nullptr, options_);
+    built = false;
   }
 
   // A restarted controller: a new reconciler, with nothing remembered, built over the

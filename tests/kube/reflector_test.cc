@@ -187,8 +187,9 @@ TEST_F(ReflectorTest, ManagedFieldsAreNotMirrored) {
   // Written straight into the store: as a real API server serves them.
   auto with_fields = [](const std::string& name) {
     json pod = ListedPodJson(name);
-    pod["metadata"]["managedFields"] = {
-        {{"manager", "kubectl"}, {"operation", "Update"}, {"fieldsV1", {{"f:spec", json::object()}}}}};
+    pod["metadata"]["managedFields"] = {{{"manager", "kubectl"},
+                                         {"operation", "Update"},
+                                         {"fieldsV1", {{"f:spec", json::object()}}}}};
     return pod;
   };
   ASSERT_TRUE(server_->store().Create({"pods", "default", "listed"}, with_fields("listed")).ok());
