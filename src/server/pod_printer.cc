@@ -34,7 +34,7 @@ bool ConditionTrue(const json& status, const std::string& type) {
   return false;
 }
 
-std::string OrNone(std::string v) { return v.empty() ? "<none>" : v; }
+std::string OrNone(const std::string& v) { return v.empty() ? "<none>" : v; }
 
 }  // namespace
 

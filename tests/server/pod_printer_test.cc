@@ -11,7 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int64_t kNow = 1'800'000'000;  // 2027-01-15T08:00:00Z
+constexpr int64_t kPrintedAt = 1'800'000'000;  // 2027-01-15T08:00:00Z
 
 json Container(const json& state, bool ready, int restarts = 0) {
   return {{"name", "main"}, {"state", state}, {"ready", ready}, {"restartCount", restarts}};
@@ -25,7 +25,8 @@ json PodWith(const std::string& phase, const std::vector<json>& statuses) {
 }
 
 TEST(PodPrinter, RunningCompletedAndFailedPods) {
-  PodPrint p = PrintPod(PodWith("Running", {Container({{"running", json::object()}}, true)}), kNow);
+  PodPrint p =
+      PrintPod(PodWith("Running", {Container({{"running", json::object()}}, true)}), kPrintedAt);
   EXPECT_EQ(p.ready, "1/1");
   EXPECT_EQ(p.status, "Running");
   EXPECT_EQ(p.restarts, "0");
@@ -37,35 +38,36 @@ TEST(PodPrinter, RunningCompletedAndFailedPods) {
   p = PrintPod(
       PodWith("Succeeded",
               {Container({{"terminated", {{"exitCode", 0}, {"reason", "Completed"}}}}, false)}),
-      kNow);
+      kPrintedAt);
   EXPECT_EQ(p.ready, "0/1");
   EXPECT_EQ(p.status, "Completed");
 
   p = PrintPod(
       PodWith("Failed",
               {Container({{"terminated", {{"exitCode", 1}, {"reason", "Error"}}}}, false)}),
-      kNow);
+      kPrintedAt);
   EXPECT_EQ(p.status, "Error");
   // No reason: the signal, else the exit code.
   p = PrintPod(
       PodWith("Failed", {Container({{"terminated", {{"exitCode", 137}, {"signal", 9}}}}, false)}),
-      kNow);
+      kPrintedAt);
   EXPECT_EQ(p.status, "Signal:9");
-  p = PrintPod(PodWith("Failed", {Container({{"terminated", {{"exitCode", 2}}}}, false)}), kNow);
+  p = PrintPod(PodWith("Failed", {Container({{"terminated", {{"exitCode", 2}}}}, false)}),
+               kPrintedAt);
   EXPECT_EQ(p.status, "ExitCode:2");
 }
 
 TEST(PodPrinter, WaitingReasonsAndRestarts) {
   json c = Container({{"waiting", {{"reason", "CrashLoopBackOff"}}}}, false, 3);
   c["lastState"] = {{"terminated", {{"exitCode", 1}, {"finishedAt", "2027-01-15T07:57:50Z"}}}};
-  PodPrint p = PrintPod(PodWith("Running", {c}), kNow);
+  PodPrint p = PrintPod(PodWith("Running", {c}), kPrintedAt);
   EXPECT_EQ(p.status, "CrashLoopBackOff");
   EXPECT_EQ(p.restarts, "3 (2m10s ago)");
 
   json pending = PodWith("Pending", {});
   pending["spec"].erase("nodeName");
   pending["status"].erase("podIP");
-  p = PrintPod(pending, kNow);
+  p = PrintPod(pending, kPrintedAt);
   EXPECT_EQ(p.ready, "0/1");
   EXPECT_EQ(p.status, "Pending");
   EXPECT_EQ(p.ip, "<none>");
@@ -73,7 +75,7 @@ TEST(PodPrinter, WaitingReasonsAndRestarts) {
 
   pending["status"]["conditions"] = {
       {{"type", "PodScheduled"}, {"status", "False"}, {"reason", "SchedulingGated"}}};
-  EXPECT_EQ(PrintPod(pending, kNow).status, "SchedulingGated");
+  EXPECT_EQ(PrintPod(pending, kPrintedAt).status, "SchedulingGated");
 }
 
 TEST(PodPrinter, InitContainersAndTermination) {
@@ -82,21 +84,21 @@ TEST(PodPrinter, InitContainersAndTermination) {
   pod["status"]["initContainerStatuses"] = {
       {{"name", "a"}, {"state", {{"terminated", {{"exitCode", 0}}}}}},
       {{"name", "b"}, {"state", {{"running", json::object()}}}}};
-  EXPECT_EQ(PrintPod(pod, kNow).status, "Init:1/2");
+  EXPECT_EQ(PrintPod(pod, kPrintedAt).status, "Init:1/2");
   pod["status"]["initContainerStatuses"][1]["state"] = {
       {"terminated", {{"exitCode", 1}, {"reason", "Error"}}}};
-  EXPECT_EQ(PrintPod(pod, kNow).status, "Init:Error");
+  EXPECT_EQ(PrintPod(pod, kPrintedAt).status, "Init:Error");
 
   json running = PodWith("Running", {Container({{"running", json::object()}}, true)});
   running["metadata"]["deletionTimestamp"] = "2027-01-15T08:00:30Z";
-  EXPECT_EQ(PrintPod(running, kNow).status, "Terminating");
+  EXPECT_EQ(PrintPod(running, kPrintedAt).status, "Terminating");
   running["status"]["reason"] = "NodeLost";
-  EXPECT_EQ(PrintPod(running, kNow).status, "Unknown");
+  EXPECT_EQ(PrintPod(running, kPrintedAt).status, "Unknown");
 
   running["metadata"].erase("deletionTimestamp");
   running["spec"]["readinessGates"] = {{{"conditionType", "example.com/ready"}}};
   running["status"]["nominatedNodeName"] = "node-1";
-  PodPrint p = PrintPod(running, kNow);
+  PodPrint p = PrintPod(running, kPrintedAt);
   EXPECT_EQ(p.readiness_gates, "0/1");
   EXPECT_EQ(p.nominated_node, "node-1");
 }
