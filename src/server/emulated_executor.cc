@@ -382,6 +382,19 @@ std::vector<control::GangOutcome> EmulatedExecutor::Poll(Time now) {
     std::lock_guard<std::mutex> lock(marked_mu_);
     marked.swap(marked_pods_);
   }
+  if (!swept_marked_) {
+    // Pods marked before a restart: their change came before this executor.
+    swept_marked_ = true;
+    if (auto pods = store_.List("pods", ""); pods.ok()) {
+      for (const nlohmann::json& pod : pods->items) {
+        if (!BeingDeleted(pod) || DeletionGracePeriod(pod) <= 0) continue;
+        const nlohmann::json& md = control::ObjectField(pod, "metadata");
+        marked.emplace_back(control::ObjectKey{"pods", control::StringField(md, "namespace"),
+                                               control::StringField(md, "name")},
+                            control::StringField(md, "uid"));
+      }
+    }
+  }
   for (const auto& [key, uid] : marked) store_.Delete(key, std::nullopt, uid).ok();
   // Pods whose modelled run is over.
   while (!deadlines_.empty() && deadlines_.begin()->first <= now) {

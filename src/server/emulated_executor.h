@@ -138,6 +138,7 @@ class EmulatedExecutor : public ServeExecutor {
   std::mutex marked_mu_;
   std::vector<std::pair<control::ObjectKey, std::string>> marked_pods_;  // key, uid
   WatchHub::SubscriptionId subscription_ = 0;
+  bool swept_marked_ = false;  // the first Poll also deletes pods marked before it
 };
 
 }  // namespace muster::server

@@ -338,7 +338,10 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
 }
 
 void LocalExecutor::Run(Time now) {
-  if (!collected_orphans_) CollectOrphanDirs();
+  if (!collected_orphans_) {
+    CollectOrphanDirs();
+    QueueMarkedPods();
+  }
   HandleDeletedPods();
   HandleMarkedPods();
   for (auto& [attempt, gang] : gangs_) {

@@ -219,6 +219,8 @@ class LocalExecutor : public ServeExecutor {
   // period, and the objects of those that ended deleted (local_executor_terminating.cc).
   void HandleMarkedPods();
   void DeleteTerminatedPods();
+  // At start-up: pods marked before it (their change came before this executor).
+  void QueueMarkedPods();
   // Pod directories whose Pod object went while the server was down
   // (local_executor_adopt.cc).
   void CollectOrphanDirs();

@@ -458,5 +458,26 @@ TEST_F(ServeStepTest, LocalExecutorDeletesAMarkedPodWithNoProcessAtOnce) {
   EXPECT_FALSE(store_->Get(key).ok()) << "nothing to stop: the kubelet deletes it";
 }
 
+TEST_F(ServeStepTest, APodMarkedBeforeAStartIsFinishedByTheNewExecutor) {
+  // Marked while no server ran (or before a kill): no change will tell the executor.
+  const control::ObjectKey key{"pods", "default", "left"};
+  Create("pods", "default",
+         {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", "left"}, {"namespace", "default"}}},
+          {"spec",
+           {{"nodeName", "node-0"},
+            {"schedulerName", "elsewhere"},
+            {"containers", {{{"name", "main"}, {"image", "busybox"}}}}}}});
+  ASSERT_TRUE(store_
+                  ->Delete(key, std::nullopt, std::nullopt,
+                           [](const json& p) { return PodDeletionGracePeriod(p, std::nullopt); })
+                  .ok());
+  ASSERT_TRUE(store_->Get(key).ok());
+  StartLocalServer();
+  server_->Step();
+  EXPECT_FALSE(store_->Get(key).ok()) << "the start-up pass finds the mark";
+}
+
 }  // namespace
 }  // namespace muster::server
