@@ -1,6 +1,7 @@
 #include "server/api_handler.h"
 
 #include <algorithm>
+#include <charconv>
 #include <ctime>
 #include <random>
 
@@ -52,6 +53,23 @@ ApiResponse ErrorResponse(const ApiError& e) { return JsonResponse(e.code, e.ToJ
 std::string QueryParam(const ApiRequest& r, const std::string& key) {
   auto it = r.query.find(key);
   return it == r.query.end() ? "" : it->second;
+}
+Result<int64_t> ParseIntParam(const std::string& key, const std::string& text) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    return InvalidArgument("invalid value \"" + text + "\" for query parameter " + key +
+                           ": must be an integer");
+  }
+  return v;
+}
+Result<std::optional<int64_t>> IntQueryParam(const ApiRequest& r, const std::string& key) {
+  auto it = r.query.find(key);
+  if (it == r.query.end()) return std::optional<int64_t>();
+  auto v = ParseIntParam(key, it->second);
+  if (!v.ok()) return v.status();
+  return std::optional<int64_t>(*v);
 }
 bool IsTrueParam(const std::string& v) { return v == "1" || v == "true" || v == "True"; }
 

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 
@@ -46,6 +48,11 @@ ApiResponse JsonResponse(int code, const nlohmann::json& body);
 ApiResponse ErrorResponse(const ApiError& e);
 // Query parameter `key` of `r`, "" when absent.
 std::string QueryParam(const ApiRequest& r, const std::string& key);
+// `text`, the value of query parameter `key`, as an integer; InvalidArgument naming
+// the parameter when it is not one.
+Result<int64_t> ParseIntParam(const std::string& key, const std::string& text);
+// Query parameter `key` of `r` as an integer (ParseIntParam); nullopt when absent.
+Result<std::optional<int64_t>> IntQueryParam(const ApiRequest& r, const std::string& key);
 // A boolean query parameter as kubectl and client-go send it ("true", "1").
 bool IsTrueParam(const std::string& value);
 

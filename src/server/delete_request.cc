@@ -1,8 +1,6 @@
 #include "server/delete_request.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <optional>
 #include <string>
 #include <utility>
@@ -45,15 +43,9 @@ std::variant<std::optional<int64_t>, ApiResponse> GracePeriodOption(const ApiReq
     }
     return std::optional<int64_t>(body["gracePeriodSeconds"].get<int64_t>());
   }
-  const std::string v = QueryParam(r, "gracePeriodSeconds");
-  if (v.empty()) return std::optional<int64_t>();
-  char* end = nullptr;
-  errno = 0;
-  const long long n = std::strtoll(v.c_str(), &end, 10);
-  if (errno != 0 || end == v.c_str() || *end != '\0') {
-    return ErrorResponse(BadRequest("gracePeriodSeconds: invalid integer \"" + v + "\""));
-  }
-  return std::optional<int64_t>(n);
+  auto v = IntQueryParam(r, "gracePeriodSeconds");
+  if (!v.ok()) return ErrorResponse(BadRequest(v.status().message()));
+  return *v;
 }
 
 // DeleteOptions from the query or the body, or the error to answer.

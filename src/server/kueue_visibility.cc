@@ -1,7 +1,6 @@
 #include "server/kueue_visibility.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "control/workload_objects.h"
 #include "ui/view_publisher.h"
@@ -80,17 +79,6 @@ json Item(const control::WorkloadView& w, int32_t in_cq, int32_t in_lq,
           {"positionInLocalQueue", in_lq}};
 }
 
-Result<int64_t> ParseInt(const std::string& field, const std::string& text) {
-  int64_t v = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec != std::errc() || ptr != end) {
-    return InvalidArgument("invalid value \"" + text + "\" for query parameter " + field +
-                           ": must be an integer");
-  }
-  return v;
-}
-
 }  // namespace
 
 const std::vector<std::string>& VisibilityVersions() {
@@ -122,13 +110,13 @@ Result<PendingWorkloadsQuery> ParsePendingWorkloadsQuery(
     const std::map<std::string, std::string>& query) {
   PendingWorkloadsQuery q;
   if (auto it = query.find("limit"); it != query.end()) {
-    auto v = ParseInt("limit", it->second);
+    auto v = ParseIntParam("limit", it->second);
     if (!v.ok()) return v.status();
     // Upstream defaults 0 to 1000, then bounds a negative limit to 0.
     q.limit = *v == 0 ? kPendingWorkloadsLimit : std::clamp<int64_t>(*v, 0, kPendingWorkloadsLimit);
   }
   if (auto it = query.find("offset"); it != query.end()) {
-    auto v = ParseInt("offset", it->second);
+    auto v = ParseIntParam("offset", it->second);
     if (!v.ok()) return v.status();
     q.offset = std::max<int64_t>(*v, 0);
   }
