@@ -2,11 +2,9 @@
 
 #include <algorithm>
 
-#include "control/json_fields.h"
 #include "control/workload_objects.h"
 #include "core/duration.h"
 #include "server/adopted_pods.h"
-#include "server/graceful_deletion.h"
 #include "server/job_failure_policy.h"
 #include "server/table_printer.h"
 #include "workloads/keys.h"
@@ -32,11 +30,10 @@ std::optional<Time> TemplateSeconds(const model::PodSet& ps, std::string_view ke
 EmulatedExecutor::EmulatedExecutor(ObjectStore& store) : store_(store) {
   subscription_ = store_.hub().Subscribe([this](const WatchHub::ChangePtr& change) {
     if (change->resource != "pods" || change->type == control::ChangeType::kDeleted) return;
-    const nlohmann::json& pod = change->Object();
-    if (!BeingDeleted(pod) || DeletionGracePeriod(pod) <= 0) return;
+    auto marked = TerminatingPodOf(change->Object());
+    if (!marked) return;
     std::lock_guard<std::mutex> lock(marked_mu_);
-    marked_pods_.emplace_back(control::ObjectKey{"pods", change->namespace_, change->name},
-                              control::StringField(control::ObjectField(pod, "metadata"), "uid"));
+    marked_pods_.push_back(std::move(*marked));
   });
 }
 
@@ -377,25 +374,18 @@ std::optional<control::GangOutcome> EmulatedExecutor::Evaluate(const std::string
 }
 
 std::vector<control::GangOutcome> EmulatedExecutor::Poll(Time now) {
-  std::vector<std::pair<control::ObjectKey, std::string>> marked;
-  {
-    std::lock_guard<std::mutex> lock(marked_mu_);
-    marked.swap(marked_pods_);
-  }
+  std::vector<TerminatingPod> marked;
   if (!swept_marked_) {
     // Pods marked before a restart: their change came before this executor.
     swept_marked_ = true;
-    if (auto pods = store_.List("pods", ""); pods.ok()) {
-      for (const nlohmann::json& pod : pods->items) {
-        if (!BeingDeleted(pod) || DeletionGracePeriod(pod) <= 0) continue;
-        const nlohmann::json& md = control::ObjectField(pod, "metadata");
-        marked.emplace_back(control::ObjectKey{"pods", control::StringField(md, "namespace"),
-                                               control::StringField(md, "name")},
-                            control::StringField(md, "uid"));
-      }
-    }
+    marked = TerminatingPods(store_);
   }
-  for (const auto& [key, uid] : marked) store_.Delete(key, std::nullopt, uid).ok();
+  {
+    std::lock_guard<std::mutex> lock(marked_mu_);
+    marked.insert(marked.end(), marked_pods_.begin(), marked_pods_.end());
+    marked_pods_.clear();
+  }
+  for (const TerminatingPod& pod : marked) store_.Delete(pod.key, std::nullopt, pod.uid).ok();
   // Pods whose modelled run is over.
   while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
     const std::string key = deadlines_.begin()->second;

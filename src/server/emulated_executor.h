@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "control/gang_policy.h"
+#include "server/graceful_deletion.h"
 #include "server/object_store.h"
 #include "server/pod_object.h"
 #include "server/serve_executor.h"
@@ -136,7 +137,7 @@ class EmulatedExecutor : public ServeExecutor {
   // stands behind an emulated pod, so the next Poll deletes each at once, as kwok's
   // default stages do.
   std::mutex marked_mu_;
-  std::vector<std::pair<control::ObjectKey, std::string>> marked_pods_;  // key, uid
+  std::vector<TerminatingPod> marked_pods_;
   WatchHub::SubscriptionId subscription_ = 0;
   bool swept_marked_ = false;  // the first Poll also deletes pods marked before it
 };

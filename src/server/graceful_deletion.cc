@@ -72,6 +72,25 @@ bool MarkForGracefulDeletion(json& object, const std::string& now, int64_t grace
   return true;
 }
 
+std::optional<TerminatingPod> TerminatingPodOf(const json& pod) {
+  if (!BeingDeleted(pod) || DeletionGracePeriod(pod) <= 0) return std::nullopt;
+  const json& md = control::ObjectField(pod, "metadata");
+  return TerminatingPod{
+      {"pods", control::StringField(md, "namespace"), control::StringField(md, "name")},
+      control::StringField(md, "uid"),
+      DeletionGracePeriod(pod)};
+}
+
+std::vector<TerminatingPod> TerminatingPods(const control::ObjectReader& store) {
+  std::vector<TerminatingPod> out;
+  auto pods = store.List("pods", "");
+  if (!pods.ok()) return out;
+  for (const json& pod : pods->items) {
+    if (auto marked = TerminatingPodOf(pod)) out.push_back(std::move(*marked));
+  }
+  return out;
+}
+
 std::vector<std::string> AddedFinalizers(const json& current, const json& next) {
   std::vector<std::string> added;
   const json* after = Finalizers(next);

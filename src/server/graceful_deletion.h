@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "control/json_fields.h"
+#include "control/object_reader.h"
 
 namespace muster::server {
 
@@ -45,6 +46,17 @@ int64_t PodDeletionGracePeriod(const nlohmann::json& pod, std::optional<int64_t>
 // mark already set (a second delete may shorten it, never lengthen it). False when
 // nothing changed.
 bool MarkForGracefulDeletion(nlohmann::json& object, const std::string& now, int64_t grace);
+// A Pod marked for a graceful deletion that waits for its kubelet (a period above 0).
+struct TerminatingPod {
+  control::ObjectKey key;  // pods / namespace / name
+  std::string uid;         // the kubelet's delete names it: not a pod made again since
+  int64_t grace = 0;       // deletionGracePeriodSeconds
+};
+// `pod` as one, when its mark waits for its kubelet.
+std::optional<TerminatingPod> TerminatingPodOf(const nlohmann::json& pod);
+// Every such pod `store` holds: what an executor finds marked when it starts (the
+// changes that marked them came before it).
+std::vector<TerminatingPod> TerminatingPods(const control::ObjectReader& store);
 // The finalizers `next` names that `current` does not.
 std::vector<std::string> AddedFinalizers(const nlohmann::json& current, const nlohmann::json& next);
 

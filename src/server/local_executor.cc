@@ -2,10 +2,8 @@
 
 #include <algorithm>
 
-#include "control/json_fields.h"
 #include "control/workload_objects.h"
 #include "core/text.h"
-#include "server/graceful_deletion.h"
 #include "server/local_node.h"
 #include "server/pod_object.h"
 #include "server/pod_paths.h"
@@ -68,14 +66,10 @@ LocalExecutor::LocalExecutor(ObjectStore& store, ProcessSupervisor& processes,
       deleted_pods_.push_back(PodProcessId(change->namespace_, change->name));
       return;
     }
-    const nlohmann::json& pod = change->Object();
-    if (!BeingDeleted(pod) || DeletionGracePeriod(pod) <= 0) return;
-    MarkedPod marked{PodProcessId(change->namespace_, change->name),
-                     {"pods", change->namespace_, change->name},
-                     control::StringField(control::ObjectField(pod, "metadata"), "uid"),
-                     DeletionGracePeriod(pod)};
+    auto marked = TerminatingPodOf(change->Object());
+    if (!marked) return;
     std::lock_guard<std::mutex> lock(deleted_mu_);
-    marked_pods_.push_back(std::move(marked));
+    marked_pods_.push_back(std::move(*marked));
   });
   LoadPullBackOff();
 }
@@ -340,7 +334,9 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
 void LocalExecutor::Run(Time now) {
   if (!collected_orphans_) {
     CollectOrphanDirs();
-    QueueMarkedPods();
+    std::vector<TerminatingPod> before = TerminatingPods(store_);
+    std::lock_guard<std::mutex> lock(deleted_mu_);
+    marked_pods_.insert(marked_pods_.end(), before.begin(), before.end());
   }
   HandleDeletedPods();
   HandleMarkedPods();

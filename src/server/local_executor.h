@@ -68,6 +68,7 @@
 #include "control/gang_policy.h"
 #include "engine/engine.h"
 #include "engine/executor.h"
+#include "server/graceful_deletion.h"
 #include "server/image_pull_backoff.h"
 #include "server/local_pod.h"
 #include "server/object_store.h"
@@ -219,8 +220,6 @@ class LocalExecutor : public ServeExecutor {
   // period, and the objects of those that ended deleted (local_executor_terminating.cc).
   void HandleMarkedPods();
   void DeleteTerminatedPods();
-  // At start-up: pods marked before it (their change came before this executor).
-  void QueueMarkedPods();
   // Pod directories whose Pod object went while the server was down
   // (local_executor_adopt.cc).
   void CollectOrphanDirs();
@@ -255,19 +254,12 @@ class LocalExecutor : public ServeExecutor {
   control::EventCorrelator event_correlator_;
   int64_t event_sequence_ = 0;
 
-  // A Pod object marked for a graceful deletion.
-  struct MarkedPod {
-    std::string id;  // process id
-    control::ObjectKey key;
-    std::string uid;
-    int64_t grace = 0;
-  };
-  std::map<std::string, MarkedPod> terminating_;  // process id -> marked pod stopping
+  std::map<std::string, TerminatingPod> terminating_;  // process id -> marked pod stopping
 
   // Pod objects deleted or marked in the store (hub subscription; any thread).
   std::mutex deleted_mu_;
   std::vector<std::string> deleted_pods_;  // process ids
-  std::vector<MarkedPod> marked_pods_;
+  std::vector<TerminatingPod> marked_pods_;
   WatchHub::SubscriptionId subscription_ = 0;
 };
 

@@ -8,7 +8,6 @@
 #include <iostream>
 #include <utility>
 
-#include "control/json_fields.h"
 #include "control/resource_types.h"
 #include "server/api_status.h"
 #include "server/graceful_deletion.h"
@@ -97,13 +96,12 @@ FakeApiServer::FakeApiServer(FakeApiServerOptions options) {
       *store_,
       [](const StoreChangeWorker::ChangePtr& change) {
         return change->resource == "pods" && change->type != control::ChangeType::kDeleted &&
-               server::DeletionGracePeriod(change->Object()) > 0;
+               server::TerminatingPodOf(change->Object());
       },
       [this](StoreChangeWorker::Batch& batch) {
         for (const auto& change : batch) {
-          const std::string uid =
-              control::StringField(control::ObjectField(change->Object(), "metadata"), "uid");
-          store_->Delete({"pods", change->namespace_, change->name}, std::nullopt, uid).ok();
+          if (auto pod = server::TerminatingPodOf(change->Object()))
+            store_->Delete(pod->key, std::nullopt, pod->uid).ok();
         }
       });
   handler_ = std::make_unique<server::ApiHandler>(*store_, "127.0.0.1:0");
