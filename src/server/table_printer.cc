@@ -2,6 +2,8 @@
 
 #include <ctime>
 #include <functional>
+#include <memory>
+#include <utility>
 
 #include "server/label_selector.h"
 #include "server/pod_printer.h"
@@ -220,8 +222,14 @@ std::vector<Column> CoreColumns(const std::string& k) {
 // kubectl's pod columns (pod_printer.h): READY, STATUS, RESTARTS, AGE; wide: IP,
 // NODE, NOMINATED NODE, READINESS GATES.
 std::vector<Column> PodColumns(int64_t now_unix) {
-  auto cell = [now_unix](std::string PodPrint::*field) {
-    return [now_unix, field](const json& o) -> json { return PrintPod(o, now_unix).*field; };
+  // The columns share one printing of the row's pod: printed once per row, not once
+  // per column. The columns live for one RenderTable, whose rows stay where they are.
+  auto printed = std::make_shared<std::pair<const json*, PodPrint>>(nullptr, PodPrint{});
+  auto cell = [now_unix, printed](std::string PodPrint::*field) {
+    return [now_unix, printed, field](const json& o) -> json {
+      if (printed->first != &o) *printed = {&o, PrintPod(o, now_unix)};
+      return printed->second.*field;
+    };
   };
   return {{"Ready", "string", "The aggregate readiness state of this pod for accepting traffic.",
            cell(&PodPrint::ready), 0},

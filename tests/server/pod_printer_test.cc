@@ -6,6 +6,9 @@
 
 #include <vector>
 
+#include "control/resource_types.h"
+#include "server/table_printer.h"
+
 namespace muster::server {
 namespace {
 
@@ -101,6 +104,27 @@ TEST(PodPrinter, InitContainersAndTermination) {
   PodPrint p = PrintPod(running, kPrintedAt);
   EXPECT_EQ(p.readiness_gates, "0/1");
   EXPECT_EQ(p.nominated_node, "node-1");
+}
+
+TEST(PodPrinter, EachTableRowPrintsItsOwnPod) {
+  // The Table's pod columns share one printing per row: every row gets its own.
+  const control::ResourceType* type = control::FindByKind("v1", "Pod");
+  ASSERT_NE(type, nullptr);
+  json running = PodWith("Running", {Container({{"running", json::object()}}, true)});
+  json failed = PodWith(
+      "Failed", {Container({{"terminated", {{"exitCode", 1}, {"reason", "Error"}}}}, false)});
+  failed["metadata"]["name"] = "q";
+  TableOptions options;
+  options.now_unix = kPrintedAt;
+  json table = RenderTable(*type, {running, failed, running}, "1", options);
+  ASSERT_EQ(table["rows"].size(), 3u);
+  // NAME, READY, STATUS, ...
+  EXPECT_EQ(table["rows"][0]["cells"][1], "1/1");
+  EXPECT_EQ(table["rows"][0]["cells"][2], "Running");
+  EXPECT_EQ(table["rows"][1]["cells"][0], "q");
+  EXPECT_EQ(table["rows"][1]["cells"][1], "0/1");
+  EXPECT_EQ(table["rows"][1]["cells"][2], "Error");
+  EXPECT_EQ(table["rows"][2]["cells"][2], "Running");
 }
 
 }  // namespace
