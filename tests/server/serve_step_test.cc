@@ -222,6 +222,28 @@ class ServeStepTest : public ::testing::Test {
            {"template", {{"spec", {{"restartPolicy", "Never"}, {"containers", {container}}}}}}}}});
   }
 
+  // A Pod bound to node-0 that no job owns and another scheduler placed.
+  control::ObjectKey CreateStrayPod(const std::string& name) {
+    Create("pods", "default",
+           {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", {{"name", name}, {"namespace", "default"}}},
+            {"spec",
+             {{"nodeName", "node-0"},
+              {"schedulerName", "elsewhere"},
+              {"containers", {{{"name", "main"}, {"image", "busybox"}}}}}}});
+    return {"pods", "default", name};
+  }
+  // `kubectl delete pod` as the API does it: marked with the pod's grace period,
+  // still there.
+  void DeleteGracefully(const control::ObjectKey& key) {
+    auto marked = store_->Delete(key, std::nullopt, std::nullopt, [](const json& pod) {
+      return PodDeletionGracePeriod(pod, std::nullopt);
+    });
+    ASSERT_TRUE(marked.ok()) << marked.status().ToString();
+    ASSERT_TRUE(store_->Get(key).ok());
+  }
+
   // The stored Workload of job `name` records an admission.
   bool StoredAdmission(const std::string& name) const {
     auto list = store_->List("workloads.kueue.x-k8s.io", "default");
@@ -412,11 +434,8 @@ TEST_F(ServeStepTest, LocalExecutorStopsAPodMarkedForDeletionThenDeletesIt) {
     deleted = c->type == control::ChangeType::kDeleted;
     if (!deleted) written.push_back(c->Object());
   });
-  // kubectl delete pod a-0, as the API does it: marked with its 30 s.
-  auto marked = store_->Delete(key, std::nullopt, std::nullopt, [](const json& pod) {
-    return PodDeletionGracePeriod(pod, std::nullopt);
-  });
-  ASSERT_TRUE(marked.ok()) << marked.status().ToString();
+  // kubectl delete pod a-0: marked with its 30 s.
+  ASSERT_NO_FATAL_FAILURE(DeleteGracefully(key));
   // The kubelet's pass sends SIGTERM; until a poll sees the process end the object
   // stays, Terminating.
   local.Run(clock_.Now());
@@ -440,40 +459,16 @@ TEST_F(ServeStepTest, LocalExecutorStopsAPodMarkedForDeletionThenDeletesIt) {
 
 TEST_F(ServeStepTest, LocalExecutorDeletesAMarkedPodWithNoProcessAtOnce) {
   StartLocalServer();
-  const control::ObjectKey key{"pods", "default", "stray"};
-  Create("pods", "default",
-         {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", {{"name", "stray"}, {"namespace", "default"}}},
-          {"spec",
-           {{"nodeName", "node-0"},
-            {"schedulerName", "elsewhere"},
-            {"containers", {{{"name", "main"}, {"image", "busybox"}}}}}}});
-  auto marked = store_->Delete(key, std::nullopt, std::nullopt, [](const json& p) {
-    return PodDeletionGracePeriod(p, std::nullopt);
-  });
-  ASSERT_TRUE(marked.ok());
-  ASSERT_TRUE(store_->Get(key).ok());
+  const control::ObjectKey key = CreateStrayPod("stray");
+  ASSERT_NO_FATAL_FAILURE(DeleteGracefully(key));
   server_->Step();
   EXPECT_FALSE(store_->Get(key).ok()) << "nothing to stop: the kubelet deletes it";
 }
 
 TEST_F(ServeStepTest, APodMarkedBeforeAStartIsFinishedByTheNewExecutor) {
   // Marked while no server ran (or before a kill): no change will tell the executor.
-  const control::ObjectKey key{"pods", "default", "left"};
-  Create("pods", "default",
-         {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", {{"name", "left"}, {"namespace", "default"}}},
-          {"spec",
-           {{"nodeName", "node-0"},
-            {"schedulerName", "elsewhere"},
-            {"containers", {{{"name", "main"}, {"image", "busybox"}}}}}}});
-  ASSERT_TRUE(store_
-                  ->Delete(key, std::nullopt, std::nullopt,
-                           [](const json& p) { return PodDeletionGracePeriod(p, std::nullopt); })
-                  .ok());
-  ASSERT_TRUE(store_->Get(key).ok());
+  const control::ObjectKey key = CreateStrayPod("left");
+  ASSERT_NO_FATAL_FAILURE(DeleteGracefully(key));
   StartLocalServer();
   server_->Step();
   EXPECT_FALSE(store_->Get(key).ok()) << "the start-up pass finds the mark";
