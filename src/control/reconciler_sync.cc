@@ -133,11 +133,13 @@ Reconciler::StepResult Reconciler::Write(size_t max_jobs) {
     out.more = !write_round_keys_.empty() || (!dirty_.empty() && write_round_ < kWriteRounds);
     if (!out.more) {
       write_round_ = 0;
-      const Time now = clock_.Now();
-      if (queues_dirty_ && (!queue_status_synced_ ||
-                            now - *queue_status_synced_ >= options_.queue_status_interval)) {
-        queue_status_synced_ = now;
-        SyncQueues();
+      if (queues_dirty_) {
+        const Time now = clock_.Now();
+        if (!queue_status_synced_ ||
+            now - *queue_status_synced_ >= options_.queue_status_interval) {
+          queue_status_synced_ = now;
+          SyncQueues();
+        }
       }
     }
   }
