@@ -106,6 +106,7 @@ void Reconciler::WriteAdmission(JobState& job) {
   op.namespace_ = job.ref.namespace_;
   op.name = job.ref.name;
   op.object = std::move(desired).value();
+  op.base = job.object;
   job.job_op = Submit(&job, std::move(op), job.admit_epoch);
 }
 
@@ -159,6 +160,7 @@ void Reconciler::WriteStop(JobState& job) {
     return;
   }
   if (op.object.contains("metadata")) op.object["metadata"].erase("managedFields");
+  if (op.kind == WriteKind::kJob) op.base = job.object;
   job.job_op = Submit(&job, std::move(op), purpose);
 }
 

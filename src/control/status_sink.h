@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -22,8 +23,12 @@ enum class WriteKind {
   // resourceVersion it was read at when replacing).
   kWorkload,
   kDeleteWorkload,
-  // Replace the job object (suspend / unsuspend / templates), with its
-  // resourceVersion as precondition.
+  // Write the job object (suspend / unsuspend / templates) as `object`, derived from
+  // `base`, the job as last read: replaced with its resourceVersion as precondition,
+  // or (a sink that can) patched with only what differs from `base`, on condition
+  // that the spec is still `base`'s (metadata.generation): a status write by the
+  // job's controller in between is no conflict. Either way kConflict when the spec
+  // changed since, with the fresh object.
   kJob,
   // Replace the job's status subresource (`object` is the whole job).
   kJobStatus,
@@ -45,6 +50,7 @@ struct WriteOp {
   std::string namespace_;
   std::string name;
   nlohmann::json object;
+  std::shared_ptr<const nlohmann::json> base;  // kJob: what `object` was derived from
   // kWorkload: no object exists yet. kEvent: a new Event; false: a repeat of an
   // earlier one (EventCorrelator) to update, or create again when it is gone.
   bool create = false;

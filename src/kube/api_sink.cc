@@ -1,5 +1,8 @@
 #include "kube/api_sink.h"
 
+#include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "control/json_fields.h"
@@ -15,6 +18,46 @@ using control::WriteResult;
 namespace {
 
 constexpr const char* kWorkloads = "workloads.kueue.x-k8s.io";
+
+// Whether the JSON pointer `path` is `field` or inside it.
+bool Within(const std::string& path, std::string_view field) {
+  return path.compare(0, field.size(), field) == 0 &&
+         (path.size() == field.size() || path[field.size()] == '/');
+}
+
+// The JSON patch that turns `base` into `desired` in metadata and spec, behind a
+// test that the spec is still `base`'s: the API server bumps metadata.generation on
+// every spec change, and not on status writes (the job controller's), which a
+// replace at `base`'s resourceVersion would conflict with. nullopt when `base` has no
+// generation. Only the keys that differ are written, so labels and annotations that
+// someone else set meanwhile are kept.
+std::optional<json> SpecPatch(const json& base, const json& desired) {
+  if (!base.is_object() || !desired.is_object()) return std::nullopt;
+  auto metadata = base.find("metadata");
+  if (metadata == base.end() || !metadata->is_object()) return std::nullopt;
+  auto generation = metadata->find("generation");
+  if (generation == metadata->end() || !generation->is_number_integer()) return std::nullopt;
+  json patch = json::array();
+  patch.push_back({{"op", "test"}, {"path", "/metadata/generation"}, {"value", *generation}});
+  for (const char* part : {"metadata", "spec"}) {
+    const std::string path = std::string("/") + part;
+    auto from = base.find(part);
+    auto to = desired.find(part);
+    if (to == desired.end()) continue;  // never removed here
+    if (from == base.end()) {
+      patch.push_back({{"op", "add"}, {"path", path}, {"value", *to}});
+      continue;
+    }
+    for (json& op : json::diff(*from, *to, path)) {
+      const std::string& at = op["path"].get_ref<const std::string&>();
+      if (Within(at, "/metadata/resourceVersion") || Within(at, "/metadata/managedFields") ||
+          Within(at, "/metadata/generation"))
+        continue;
+      patch.push_back(std::move(op));
+    }
+  }
+  return patch;
+}
 
 WriteResult From(const WriteOp& op, Result<json> written) {
   WriteResult r;
@@ -135,12 +178,34 @@ WriteResult ApiSink::Run(WriteOp& op) {
 // A job object or its status, with the resourceVersion it was read at: on a conflict
 // the fresh object comes back with the error, for the next try.
 WriteResult ApiSink::WriteJob(const WriteOp& op, bool status) {
+  if (!status && op.base != nullptr) {
+    if (auto patch = SpecPatch(*op.base, op.object)) return PatchJob(op, *patch);
+  }
   auto written = status ? writer_.ReplaceStatus(op.resource, op.object)
                         : writer_.Replace(op.resource, op.object);
   WriteResult r = From(op, std::move(written));
   if (r.status.code() == StatusCode::kConflict) {
     if (auto fresh = writer_.Get(op.resource, op.namespace_, op.name); fresh.ok())
       r.object = std::move(fresh).value();
+  }
+  return r;
+}
+
+// A patch SpecPatch made: its test failing is a 422 like a change the API server
+// refuses, told apart by the generation read back.
+WriteResult ApiSink::PatchJob(const WriteOp& op, const json& patch) {
+  WriteResult r = From(op, writer_.JsonPatch(op.resource, op.namespace_, op.name, patch));
+  if (r.status.code() != StatusCode::kInvalidArgument) return r;
+  auto fresh = writer_.Get(op.resource, op.namespace_, op.name);
+  if (!fresh.ok()) return r;
+  const json& tested = patch[0]["value"];
+  const json* generation = nullptr;
+  if (auto md = fresh->find("metadata"); md != fresh->end() && md->is_object()) {
+    if (auto g = md->find("generation"); g != md->end()) generation = &*g;
+  }
+  if (generation == nullptr || *generation != tested) {
+    r.status = Conflict("the spec changed since it was read (" + r.status.message() + ")");
+    r.object = std::move(fresh).value();
   }
   return r;
 }

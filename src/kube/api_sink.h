@@ -39,6 +39,7 @@ class ApiSink : public control::StatusSink {
   control::WriteResult Run(control::WriteOp& op);
   control::WriteResult WriteWorkload(control::WriteOp& op);
   control::WriteResult WriteJob(const control::WriteOp& op, bool status);
+  control::WriteResult PatchJob(const control::WriteOp& op, const nlohmann::json& patch);
 
   ApiWriter writer_;
   std::function<void()> on_result_;

@@ -135,6 +135,13 @@ Result<json> ApiWriter::MergePatchStatus(const std::string& resource, const std:
   return Send("PATCH", *path, patch.dump(), "application/merge-patch+json");
 }
 
+Result<json> ApiWriter::JsonPatch(const std::string& resource, const std::string& ns,
+                                  const std::string& name, const json& patch) {
+  auto path = Path(resource, ns, name);
+  if (!path.ok()) return path.status();
+  return Send("PATCH", *path, patch.dump(), "application/json-patch+json");
+}
+
 Status ApiWriter::Delete(const std::string& resource, const std::string& ns,
                          const std::string& name) {
   auto path = Path(resource, ns, name);

@@ -31,6 +31,10 @@ class ApiWriter {
   Result<nlohmann::json> MergePatchStatus(const std::string& resource,
                                           const std::string& namespace_, const std::string& name,
                                           const nlohmann::json& patch);
+  // JSON patch (RFC 6902) of the object: a failed `test` operation is a 422, as
+  // kube-apiserver answers it (kInvalidArgument).
+  Result<nlohmann::json> JsonPatch(const std::string& resource, const std::string& namespace_,
+                                   const std::string& name, const nlohmann::json& patch);
   Status Delete(const std::string& resource, const std::string& namespace_,
                 const std::string& name);
   // POST pods/<name>/binding: kConflict when the pod is already bound.

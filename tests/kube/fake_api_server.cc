@@ -166,6 +166,12 @@ void FakeApiServer::FailNext(std::string method, std::string target_part, int co
   fail_rules_.push_back({std::move(method), std::move(target_part), code, count});
 }
 
+void FakeApiServer::BeforeNext(std::string method, std::string target_part,
+                               std::function<void()> action) {
+  std::lock_guard<std::mutex> lock(mu_);
+  actions_.push_back({std::move(method), std::move(target_part), std::move(action)});
+}
+
 void FakeApiServer::ClearFailures() {
   std::lock_guard<std::mutex> lock(mu_);
   fail_rules_.clear();
@@ -238,6 +244,18 @@ ApiResult FakeApiServer::Handle(const ApiRequest& request) {
     cut_after = end_watches_after_;
   }
   if (delay.count() > 0) Wait(delay);
+  std::function<void()> action;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = actions_.begin(); it != actions_.end(); ++it) {
+      if (!it->method.empty() && it->method != request.method) continue;
+      if (target.find(it->target_part) == std::string::npos) continue;
+      action = std::move(it->run);
+      actions_.erase(it);
+      break;
+    }
+  }
+  if (action) action();
   if (auto fault = Fault(request, target)) return std::move(*fault);
   const bool watch = IsWatch(request);
   if (!watch && request.method == "GET" &&

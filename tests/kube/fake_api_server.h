@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -64,6 +65,10 @@ class FakeApiServer {
   // The next `count` requests with `method` ("" = any) whose target contains
   // `target_part` answer `code` with a metav1.Status body instead of being served.
   void FailNext(std::string method, std::string target_part, int code, int count = 1);
+  // Before the next request with `method` ("" = any) whose target contains
+  // `target_part` is served, `action` runs (on the server's thread): someone else's
+  // write that lands between a client's read and its write.
+  void BeforeNext(std::string method, std::string target_part, std::function<void()> action);
   // Forgets the FailNext rules not used up yet.
   void ClearFailures();
   // Every watch stream ends after `events` events (0: never): a dropped stream. The
@@ -93,6 +98,11 @@ class FakeApiServer {
     int code = 500;
     int remaining = 0;
   };
+  struct Action {
+    std::string method;
+    std::string target_part;
+    std::function<void()> run;
+  };
   struct Injection {
     std::string target_part;
     std::string lines;
@@ -119,6 +129,7 @@ class FakeApiServer {
   std::condition_variable stop_cv_;
   std::chrono::milliseconds delay_{0};
   std::vector<FailRule> fail_rules_;
+  std::vector<Action> actions_;
   std::vector<Injection> injections_;
   std::vector<std::string> absent_prefixes_;
   int end_watches_after_ = 0;

@@ -238,12 +238,45 @@ TEST_F(KubeControllerTest, UnsuspendedQueuedJobIsSuspendedUntilAdmittedAndUnqueu
   EXPECT_TRUE(Workload("plain").is_null());
 }
 
-TEST_F(KubeControllerTest, ConflictingWritesAreRetriedNotClobbered) {
-  // The first two writes to the job answer 409 (someone else wrote it first).
-  fake_.FailNext("PUT", "/jobs/train", 409, 2);
+TEST_F(KubeControllerTest, AStatusWrittenBeforeTheUnsuspendIsNoConflict) {
+  // The Job controller writes the new Job's status between muster's read and its
+  // unsuspend: the unsuspend patches the spec on condition of the generation, so it
+  // applies once, and the status stays as written.
+  fake_.BeforeNext("PATCH", "/jobs/train", [&] {
+    json j = Job("train");
+    j["metadata"].erase("resourceVersion");
+    j["status"]["conditions"] = json::array({{{"type", "Suspended"}, {"status", "True"}}});
+    ASSERT_TRUE(fake_.store()
+                    .Update({"jobs.batch", "default", "train"}, j, server::WriteScope::kStatus)
+                    .ok());
+  });
+  fake_.Create(IndexedJob("train", 1, 1, ""));
+  ASSERT_TRUE(WaitFor([&] { return !Job("train")["spec"].value("suspend", true); }));
+  EXPECT_EQ(controller_->stats().conflicts, 0);
+  EXPECT_EQ(fake_.CountRequests("PATCH", "/jobs/train"), 1);
+  EXPECT_EQ(fake_.CountRequests("PUT", "/jobs/train"), 0);
+  EXPECT_EQ(Job("train")["spec"]["template"]["spec"]["nodeSelector"]["pool"], "a100");
+  EXPECT_EQ(Condition(Job("train"), "Suspended"), "True");
+}
+
+TEST_F(KubeControllerTest, ASpecChangedBeforeTheUnsuspendIsRetriedNotClobbered) {
+  // Someone changes the spec between muster's read and its unsuspend: the patch's
+  // generation test fails, and the unsuspend is made again on the fresh Job.
+  fake_.BeforeNext("PATCH", "/jobs/train", [&] {
+    json j = Job("train");
+    j["metadata"].erase("resourceVersion");
+    j["spec"]["activeDeadlineSeconds"] = 600;
+    ASSERT_TRUE(fake_.store()
+                    .Update({"jobs.batch", "default", "train"}, j, server::WriteScope::kSpec)
+                    .ok());
+  });
+  // And a plain 409 (the API server's own retries ran out) is tried again too.
+  fake_.FailNext("PATCH", "/jobs/train", 409, 1);
   fake_.Create(IndexedJob("train", 1, 1, ""));
   ASSERT_TRUE(WaitFor([&] { return !Job("train")["spec"].value("suspend", true); }));
   EXPECT_GE(controller_->stats().conflicts, 2);
+  EXPECT_GE(fake_.CountRequests("PATCH", "/jobs/train"), 3);
+  EXPECT_EQ(Job("train")["spec"]["activeDeadlineSeconds"], 600);
   EXPECT_EQ(Job("train")["spec"]["template"]["spec"]["nodeSelector"]["pool"], "a100");
 }
 
