@@ -5,6 +5,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "kube/object_parser.h"
+
 namespace muster::kube {
 namespace {
 
@@ -98,7 +100,7 @@ Result<json> ApiWriter::Send(const char* method, const std::string& path, const 
   HttpResponse r = client_.Request(method, path, body, content_type);
   if (!r.ok()) return StatusFromResponse(r, std::string(method) + " " + path);
   if (r.body.empty()) return json::object();
-  json out = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  json out = ParseApiObject(r.body);  // the object written, without managedFields
   if (out.is_discarded()) return Status(StatusCode::kUnavailable, path + ": response is not JSON");
   return out;
 }

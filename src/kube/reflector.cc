@@ -5,6 +5,7 @@
 
 #include "control/json_fields.h"
 #include "core/percent_encode.h"
+#include "kube/object_parser.h"
 
 namespace muster::kube {
 namespace {
@@ -125,12 +126,6 @@ void Reflector::Complete(json& object, const std::string& version) const {
   if (!object.is_object()) return;
   if (!object.contains("apiVersion")) object["apiVersion"] = type_.ApiVersion(version);
   if (!object.contains("kind")) object["kind"] = type_.kind;
-  // Server-side apply's bookkeeping, often the largest part of an object: muster reads
-  // none of it, and the API server keeps it when an update leaves it out. Dropped, as
-  // kube-scheduler's and Kueue's informers drop it.
-  if (auto md = object.find("metadata"); md != object.end() && md->is_object()) {
-    md->erase("managedFields");
-  }
 }
 
 void Reflector::Run() {
@@ -217,7 +212,9 @@ Reflector::Outcome Reflector::ListVersion(const std::string& version, std::vecto
       Fail("list " + CollectionPath(version) + ": " + Describe(r));
       return Outcome::kFailed;
     }
-    json list = json::parse(r.body, nullptr, false);
+    // Without managedFields (object_parser.h): muster reads none of it, and the API
+    // server keeps it when an update leaves it out.
+    json list = ParseApiObject(r.body);
     if (!list.is_object() || !list.contains("items") ||
         !(list["items"].is_array() || list["items"].is_null())) {
       Fail("list " + CollectionPath(version) + ": the answer is not a list");
@@ -253,7 +250,7 @@ Reflector::Outcome Reflector::Watch() {
   bool gone = false;
   std::string error;  // an ERROR event other than 410
   auto on_line = [&](std::string_view line) -> bool {
-    json event = json::parse(line, nullptr, false);
+    json event = ParseApiObject(line);
     // Lines that are not watch events (an error body, blank keep-alives) are skipped;
     // the response code tells what happened.
     if (!event.is_object() || !event.contains("type") || !event["type"].is_string()) return true;

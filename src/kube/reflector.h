@@ -99,7 +99,7 @@ class Reflector {
   bool stopping() const { return stop_.load(); }
   std::string CollectionPath(const std::string& version) const;
   // List items omit apiVersion and kind upstream; the cache's readers need them.
-  // metadata.managedFields, which nothing reads, is dropped.
+  // (metadata.managedFields, which nothing reads, is left out when parsing.)
   void Complete(nlohmann::json& object, const std::string& version) const;
   void Log(const std::string& line) const;
 
