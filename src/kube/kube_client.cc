@@ -222,8 +222,8 @@ void ConfigureConnection(CURL* c, const ClusterConnection& conn, const ClientOpt
   // HTTP/1.1, not the HTTP/2 libcurl would negotiate over TLS: every handle keeps its
   // own connection (one request or watch at a time), so HTTP/2's multiplexing buys
   // nothing, and its framing cost both sides CPU. Against kube-apiserver v1.24,
-  // 1,000 Jobs x 8 pods: muster's CPU per bound pod 1.6-1.8 ms -> 1.1 ms, the API
-  // server's CPU 70 -> 64 s (docs/kube.md).
+  // 1,000 Jobs x 8 pods: muster's CPU per bound pod 1.42 -> 1.10 ms, the API
+  // server's CPU 68 -> 64 s (docs/kube.md).
   curl_easy_setopt(c, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
 
   // Trust: the kubeconfig's CA replaces the system store, as in kubectl.
