@@ -111,7 +111,7 @@ class WithoutManagedFields {
       }
     }
     frame.value = Place(std::move(container));
-    stack_.push_back(std::move(frame));
+    stack_.push_back(frame);
     return true;
   }
 
