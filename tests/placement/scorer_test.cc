@@ -89,6 +89,18 @@ TEST(Binpack, VolcanoFormula) {
   EXPECT_EQ(s.Score(full.Input()), 1000);
 }
 
+TEST(MulDiv, ExactInSixtyFourBitsAndBeyond) {
+  EXPECT_EQ(MulDiv(7, 1000, 8), 875);
+  EXPECT_EQ(MulDiv(0, 1000, 3), 0);
+  // 1 TiB of memory times kMaxScore fits in 64 bits; the quotient truncates as before.
+  const int64_t tib = int64_t{1} << 40;
+  EXPECT_EQ(MulDiv(tib - 1, kMaxScore, tib), 999);
+  // A product past 64 bits is computed in 128, exactly.
+  const int64_t big = INT64_MAX / 3;
+  EXPECT_EQ(MulDiv(big, 1000, big), 1000);
+  EXPECT_EQ(MulDiv(big, 6, 4), static_cast<int64_t>(static_cast<__int128>(big) * 6 / 4));
+}
+
 TEST(TaintPenalty, PreferNoScheduleCostsScore) {
   TaintPenaltyScorer s;
   NodeCase c = Case(8, 0, 1);

@@ -35,7 +35,9 @@ class BinpackScorer final : public Scorer {
       int64_t cap = in.allocatable.Get(id);
       int64_t after = in.used.Get(id) + req;
       if (cap <= 0 || after > cap) continue;
-      sum += static_cast<int64_t>(static_cast<__int128>(after) * w * kMaxScore / cap);
+      sum += w <= INT64_MAX / kMaxScore
+                 ? MulDiv(after, w * kMaxScore, cap)
+                 : static_cast<int64_t>(static_cast<__int128>(after) * w * kMaxScore / cap);
     }
     return weight_sum == 0 ? 0 : sum / weight_sum;
   }

@@ -18,7 +18,7 @@ class LeastAllocatedScorer final : public Scorer {
       int64_t cap = in.allocatable.Get(id);
       if (cap <= 0) continue;
       int64_t left = cap - in.used.Get(id) - in.request.Get(id);
-      sum += static_cast<int64_t>(static_cast<__int128>(Clamp(left, 0, cap)) * kMaxScore / cap);
+      sum += MulDiv(Clamp(left, 0, cap), kMaxScore, cap);
       ++n;
     }
     return n == 0 ? 0 : sum / n;

@@ -47,4 +47,13 @@ class Scorer {
 // Percentage-like helpers in fixed point.
 inline int64_t Clamp(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
+// a * b / c (c > 0, a, b >= 0), exactly: in 64 bits when the product fits (always,
+// for real quantities: bytes of memory times kMaxScore), else in 128. A 128-bit
+// division is a library call, and this runs for every node a pod's search scores.
+inline int64_t MulDiv(int64_t a, int64_t b, int64_t c) {
+  int64_t product = 0;
+  if (!__builtin_mul_overflow(a, b, &product)) return product / c;
+  return static_cast<int64_t>(static_cast<__int128>(a) * b / c);
+}
+
 }  // namespace muster::placement
