@@ -24,6 +24,10 @@ int64_t IntField(const nlohmann::json& object, const char* key) {
   return it != object.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
 }
 
+int64_t GenerationOf(const nlohmann::json& object) {
+  return IntField(ObjectField(object, "metadata"), "generation");
+}
+
 std::string StringField(const nlohmann::json& object, const char* key) {
   if (!object.is_object()) return "";
   auto it = object.find(key);

@@ -19,6 +19,10 @@ const nlohmann::json& ArrayField(const nlohmann::json& object, const char* key);
 // object[key] when `object` is an object and that field is an integer, else 0.
 int64_t IntField(const nlohmann::json& object, const char* key);
 
+// metadata.generation of an object (0 when absent or not an integer: the API server
+// counts from 1).
+int64_t GenerationOf(const nlohmann::json& object);
+
 // object[key] when `object` is an object and that field is a string, else "".
 std::string StringField(const nlohmann::json& object, const char* key);
 

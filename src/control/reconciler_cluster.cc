@@ -11,6 +11,7 @@
 
 #include "control/gang_binder.h"
 #include "control/job_templates.h"
+#include "control/json_fields.h"
 #include "control/reconciler.h"
 #include "control/reconciler_state.h"
 #include "control/workload_objects.h"

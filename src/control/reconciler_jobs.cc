@@ -18,14 +18,6 @@ namespace muster::control {
 
 using json = nlohmann::json;
 
-int64_t GenerationOf(const json& object) {
-  const json* meta =
-      object.is_object() && object.contains("metadata") ? &object["metadata"] : nullptr;
-  if (meta == nullptr || !meta->is_object()) return 0;
-  auto it = meta->find("generation");
-  return it != meta->end() && it->is_number_integer() ? it->get<int64_t>() : 0;
-}
-
 namespace {
 
 std::string ObjectId(const std::string& resource, const std::string& ns, const std::string& name) {

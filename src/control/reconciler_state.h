@@ -19,9 +19,6 @@ namespace muster::control {
 inline constexpr const char* kWorkloads = "workloads.kueue.x-k8s.io";
 inline constexpr const char* kPodGroups = "podgroups.scheduling.volcano.sh";
 
-// metadata.generation of an object (0 when absent or not an integer).
-int64_t GenerationOf(const nlohmann::json& object);
-
 struct Reconciler::JobState {
   JobRef ref;
   std::string key;  // workload key "<ns>/<name>"

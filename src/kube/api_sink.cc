@@ -10,6 +10,7 @@
 namespace muster::kube {
 
 using json = nlohmann::json;
+using control::GenerationOf;
 using control::RemoveFinalizer;
 using control::WriteKind;
 using control::WriteOp;
@@ -33,12 +34,10 @@ bool Within(const std::string& path, std::string_view field) {
 // someone else set meanwhile are kept.
 std::optional<json> SpecPatch(const json& base, const json& desired) {
   if (!base.is_object() || !desired.is_object()) return std::nullopt;
-  auto metadata = base.find("metadata");
-  if (metadata == base.end() || !metadata->is_object()) return std::nullopt;
-  auto generation = metadata->find("generation");
-  if (generation == metadata->end() || !generation->is_number_integer()) return std::nullopt;
+  const int64_t generation = GenerationOf(base);
+  if (generation == 0) return std::nullopt;  // the API server sets it from 1
   json patch = json::array();
-  patch.push_back({{"op", "test"}, {"path", "/metadata/generation"}, {"value", *generation}});
+  patch.push_back({{"op", "test"}, {"path", "/metadata/generation"}, {"value", generation}});
   for (const char* part : {"metadata", "spec"}) {
     const std::string path = std::string("/") + part;
     auto from = base.find(part);
@@ -175,8 +174,9 @@ WriteResult ApiSink::Run(WriteOp& op) {
   return From(op, FailedPrecondition("unknown write"));
 }
 
-// A job object or its status, with the resourceVersion it was read at: on a conflict
-// the fresh object comes back with the error, for the next try.
+// A job object or its status, with the resourceVersion it was read at (a job object
+// derived from `base`: patched, PatchJob): on a conflict the fresh object comes back
+// with the error, for the next try.
 WriteResult ApiSink::WriteJob(const WriteOp& op, bool status) {
   if (!status && op.base != nullptr) {
     if (auto patch = SpecPatch(*op.base, op.object)) return PatchJob(op, *patch);
@@ -198,12 +198,7 @@ WriteResult ApiSink::PatchJob(const WriteOp& op, const json& patch) {
   if (r.status.code() != StatusCode::kInvalidArgument) return r;
   auto fresh = writer_.Get(op.resource, op.namespace_, op.name);
   if (!fresh.ok()) return r;
-  const json& tested = patch[0]["value"];
-  const json* generation = nullptr;
-  if (auto md = fresh->find("metadata"); md != fresh->end() && md->is_object()) {
-    if (auto g = md->find("generation"); g != md->end()) generation = &*g;
-  }
-  if (generation == nullptr || *generation != tested) {
+  if (GenerationOf(*fresh) != patch[0]["value"].get<int64_t>()) {
     r.status = Conflict("the spec changed since it was read (" + r.status.message() + ")");
     r.object = std::move(fresh).value();
   }

@@ -73,12 +73,14 @@ bool MarkForGracefulDeletion(json& object, const std::string& now, int64_t grace
 }
 
 std::optional<TerminatingPod> TerminatingPodOf(const json& pod) {
-  if (!BeingDeleted(pod) || DeletionGracePeriod(pod) <= 0) return std::nullopt;
+  if (!BeingDeleted(pod)) return std::nullopt;
+  const int64_t grace = DeletionGracePeriod(pod);
+  if (grace <= 0) return std::nullopt;
   const json& md = control::ObjectField(pod, "metadata");
   return TerminatingPod{
       {"pods", control::StringField(md, "namespace"), control::StringField(md, "name")},
       control::StringField(md, "uid"),
-      DeletionGracePeriod(pod)};
+      grace};
 }
 
 std::vector<TerminatingPod> TerminatingPods(const control::ObjectReader& store) {

@@ -16,6 +16,14 @@ namespace muster::kube::testing {
 namespace {
 
 using nlohmann::json;
+
+// Whether a request (`method`, `target`) is one a rule for `rule_method` ("" = any)
+// and `target_part` (any substring) names: FailNext, BeforeNext, CountRequests.
+bool Matches(std::string_view rule_method, std::string_view target_part, std::string_view method,
+             std::string_view target) {
+  return (rule_method.empty() || rule_method == method) &&
+         target.find(target_part) != std::string_view::npos;
+}
 using server::ApiRequest;
 using server::ApiResponse;
 using server::ApiResult;
@@ -221,9 +229,7 @@ int FakeApiServer::CountRequests(std::string_view method, std::string_view targe
     const size_t space = line.find(' ');
     const std::string_view m = std::string_view(line).substr(0, space);
     const std::string_view target = std::string_view(line).substr(space + 1);
-    if ((method.empty() || m == method) && target.find(target_part) != std::string_view::npos) {
-      ++n;
-    }
+    if (Matches(method, target_part, m, target)) ++n;
   }
   return n;
 }
@@ -248,8 +254,7 @@ ApiResult FakeApiServer::Handle(const ApiRequest& request) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     for (auto it = actions_.begin(); it != actions_.end(); ++it) {
-      if (!it->method.empty() && it->method != request.method) continue;
-      if (target.find(it->target_part) == std::string::npos) continue;
+      if (!Matches(it->method, it->target_part, request.method, target)) continue;
       action = std::move(it->run);
       actions_.erase(it);
       break;
@@ -287,8 +292,7 @@ std::optional<ApiResponse> FakeApiServer::Fault(const ApiRequest& request,
     }
   }
   for (auto it = fail_rules_.begin(); it != fail_rules_.end(); ++it) {
-    if (!it->method.empty() && it->method != request.method) continue;
-    if (target.find(it->target_part) == std::string::npos) continue;
+    if (!Matches(it->method, it->target_part, request.method, target)) continue;
     const int code = it->code;
     if (--it->remaining <= 0) fail_rules_.erase(it);
     return StatusResponse(code, ReasonFor(code),
