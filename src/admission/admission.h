@@ -73,6 +73,12 @@ struct SplitVictims {
   std::vector<std::pair<std::string, std::vector<int32_t>>> shrunk;
 };
 
+struct QueueInfo {
+  std::string local_queue;    // "" when none
+  std::string cluster_queue;  // Kueue ClusterQueue, or the Volcano queue name
+  bool volcano = false;
+};
+
 struct Decision {
   enum class Kind {
     kAdmit,    // quota reserved and placement confirmed by the oracle: start it
@@ -90,6 +96,13 @@ struct Decision {
   std::string
       reason;  // machine-readable: QuotaExceeded, NoFit, Unschedulable, ClusterQueueStopped...
   std::string message;  // one line for `describe` / pendingReason
+  // The handle the workload was enqueued with (Admitter::Enqueue's `owner`; the
+  // engine passes its record), so applying a decision needs no lookup by key. Null
+  // for workloads enqueued without one.
+  void* owner = nullptr;
+  // kAdmit: the queues it was admitted through (what Admitter::QueueOf answers), so
+  // the engine records them without asking by key.
+  QueueInfo queue;
 };
 
 // Pending reason of a workload that would fit only on nodes nominated for a
@@ -142,12 +155,6 @@ class PlacementOracle {
 };
 
 // Where a workload is queued, for output.
-struct QueueInfo {
-  std::string local_queue;    // "" when none
-  std::string cluster_queue;  // Kueue ClusterQueue, or the Volcano queue name
-  bool volcano = false;
-};
-
 class Admitter {
  public:
   virtual ~Admitter() = default;
@@ -157,12 +164,13 @@ class Admitter {
   // A new (or requeued) workload waits for admission from `now`; the admitter keeps
   // a copy of it.
   void Enqueue(const model::Workload& workload, Time now) {
-    Enqueue(std::make_shared<const model::Workload>(workload), now);
+    Enqueue(std::make_shared<const model::Workload>(workload), now, nullptr);
   }
   // The same without a copy: the admitter reads `workload` until it is removed or
   // enqueued again, and the caller does not change it meanwhile (the engine passes
-  // its records' workloads, which never move; workload_record.h).
-  virtual void Enqueue(std::shared_ptr<const model::Workload> workload, Time now) = 0;
+  // its records' workloads, which never move; workload_record.h). `owner` is the
+  // caller's handle for it, opaque here, handed back in every Decision about it.
+  virtual void Enqueue(std::shared_ptr<const model::Workload> workload, Time now, void* owner) = 0;
   // The workload is gone (deleted or finished): release any quota it holds.
   virtual void Remove(const std::string& workload_key) = 0;
   // The workload was evicted: release its quota and requeue it (Kueue requeues

@@ -449,6 +449,8 @@ AdmitterImpl::Outcome AdmitterImpl::Admit(WorkloadState& ws, Assignment assignme
   d.kind = Decision::Kind::kAdmit;
   d.workload_key = ws.wl().key;
   d.assignment = ws.assignment;
+  d.owner = ws.owner;
+  d.queue = QueueInfoOf(ws);
   out.push_back(std::move(d));
   return Outcome::kAdmitted;
 }
@@ -480,6 +482,7 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
   Decision d;
   d.kind = Decision::Kind::kPreempt;
   d.workload_key = ws.wl().key;
+  d.owner = ws.owner;
   d.assignment = assignment;
   d.victims = std::move(victims);
   d.reason = ws.pending.reason;

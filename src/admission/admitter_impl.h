@@ -50,7 +50,7 @@ class AdmitterImpl : public Admitter {
   void Reserve(size_t workloads) override { workloads_.reserve(workloads); }
   using Admitter::Adopt;
   using Admitter::Enqueue;
-  void Enqueue(std::shared_ptr<const model::Workload> workload, Time now) override;
+  void Enqueue(std::shared_ptr<const model::Workload> workload, Time now, void* owner) override;
   void Remove(const std::string& workload_key) override;
   void Requeue(const std::string& workload_key, Time now) override;
   void NotifyCapacityChanged() override;
@@ -122,6 +122,7 @@ class AdmitterImpl : public Admitter {
     // admitter keeps no copy of its own.
     std::shared_ptr<const model::Workload> workload;
     const model::Workload& wl() const { return *workload; }
+    void* owner = nullptr;  // Enqueue's handle, copied into its decisions
     std::string local_queue;
     QueueKey qkey;
     Assignment assignment;
@@ -349,6 +350,8 @@ class AdmitterImpl : public Admitter {
   // and its Volcano queue's request count it.
   void Place(WorkloadState& stored);
   PendingQueue* QueueFor(const WorkloadState& ws);
+  // The queues `ws` goes through, as QueueOf reports them.
+  QueueInfo QueueInfoOf(const WorkloadState& ws) const;
   void Resolve(WorkloadState& ws);
   // Resolve for a workload that is not admitted, taking it out of the queue it
   // waits in first and putting it in the one it waits in now, if any

@@ -101,7 +101,7 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
   ws.pending = PendingDecision(wl.key, "Pending", "waiting for nodes (no queue)");
 }
 
-void AdmitterImpl::Enqueue(std::shared_ptr<const model::Workload> workload, Time now) {
+void AdmitterImpl::Enqueue(std::shared_ptr<const model::Workload> workload, Time now, void* owner) {
   // One lookup for a new workload, and its state built in place (no copy to move).
   auto [pos, inserted] = workloads_.try_emplace(workload->key);
   Time created = now;
@@ -113,6 +113,7 @@ void AdmitterImpl::Enqueue(std::shared_ptr<const model::Workload> workload, Time
   }
   WorkloadState& stored = pos->second;
   InitState(stored, std::move(workload), created);
+  stored.owner = owner;
   Place(stored);
   if (PendingQueue* q = QueueFor(stored)) q->Push(stored.qkey);
 }
@@ -300,6 +301,7 @@ void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string
   }
   ws.pending_text = InternPendingText(reason, message);
   ws.pending = PendingDecision(ws.wl().key, std::move(reason), std::move(message));
+  ws.pending.owner = ws.owner;
   if (out && changed) out->push_back(ws.pending);
 }
 
@@ -406,10 +408,12 @@ std::optional<int32_t> AdmitterImpl::FindClusterQueue(const std::string& name) c
 }
 
 QueueInfo AdmitterImpl::QueueOf(const std::string& key) const {
-  QueueInfo info;
   auto it = workloads_.find(key);
-  if (it == workloads_.end()) return info;
-  const WorkloadState& ws = it->second;
+  return it == workloads_.end() ? QueueInfo{} : QueueInfoOf(it->second);
+}
+
+QueueInfo AdmitterImpl::QueueInfoOf(const WorkloadState& ws) const {
+  QueueInfo info;
   info.local_queue = ws.local_queue;
   if (!ws.wl().local_queue.empty()) {
     if (ws.queue >= 0) info.cluster_queue = cqs_[ws.queue].name;

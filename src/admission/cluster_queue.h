@@ -82,16 +82,18 @@ class PendingQueue {
     ++changes_;
   }
   void Erase(const QueueKey& k) {
-    // find + erase(it), not erase-by-key's equal_range (two searches): an
-    // admission erases its head every time.
-    bool erased = false;
+    // An admission erases its queue's head: compared in place before any search
+    // (find + erase(it), not erase-by-key's equal_range, where it is not the head).
+    // A key is in one of the two sets.
     for (std::set<QueueKey>* s : {&active_, &parked_}) {
-      if (auto it = s->find(k); it != s->end()) {
-        s->erase(it);
-        erased = true;
-      }
+      auto it = s->begin();
+      if (it == s->end()) continue;
+      if (k < *it || *it < k) it = s->find(k);
+      if (it == s->end()) continue;
+      s->erase(it);
+      ++changes_;
+      return;
     }
-    if (erased) ++changes_;
   }
   // Parking and unparking move the set's node (no copy of the key, no allocation):
   // a cycle parks every head it cannot admit.

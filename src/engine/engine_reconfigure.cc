@@ -66,7 +66,7 @@ void Engine::CarryOver(Engine& old, Engine& e, bool placement_kept) {
       r.bound = false;
       r.phase = Phase::kPending;
     }
-    e.parts_.admitter->Enqueue(r.SharedWorkload(), r.submit_time.value_or(now));
+    e.parts_.admitter->Enqueue(r.SharedWorkload(), r.submit_time.value_or(now), &r);
   }
   // Running gangs stay on their nodes with their quota: in a kept cluster as they
   // are, in a fresh one committed again (node indices mapped by name).
@@ -114,7 +114,7 @@ void Engine::CarryOver(Engine& old, Engine& e, bool placement_kept) {
     r->phase = Phase::kPending;
     e.log_.Add({now, r->key(), "Evict", reason, st.message()});
     r->evictions.push_back(Eviction{now, reason, st.message(), ""});
-    e.parts_.admitter->Enqueue(r->SharedWorkload(), r->submit_time.value_or(now));
+    e.parts_.admitter->Enqueue(r->SharedWorkload(), r->submit_time.value_or(now), r);
   }
   e.parts_.admitter->NotifyCapacityChanged();
   e.log_.Add({now, "", "Reconfigured", placement_kept ? "QueuesChanged" : "",

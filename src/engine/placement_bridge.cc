@@ -157,21 +157,21 @@ void PlacementBridge::DropStaleNominations(const RecordLookup& find) {
 
 void PlacementBridge::Commit(const model::Workload& workload,
                              const admission::Assignment& assignment) {
-  nominated_.erase(workload.key);
-  commit_errors_.erase(workload.key);
+  if (!nominated_.empty()) nominated_.erase(workload.key);
+  if (!commit_errors_.empty()) commit_errors_.erase(workload.key);
   auto it = cached_.find(workload.key);
   if (it != cached_.end()) {
     placement::GangPlan plan = std::move(it->second);
     cached_.erase(it);
     if (state_.Commit(plan, workload).ok()) {
-      committed_[workload.key] = std::move(plan);
+      Bound(workload.key, std::move(plan));
       return;
     }
   }
   // No plan cached, or it went stale when something else was bound: plan again.
   auto placed = PlaceNow(workload, assignment);
   if (auto* plan = std::get_if<placement::GangPlan>(&placed)) {
-    committed_[workload.key] = std::move(*plan);
+    Bound(workload.key, std::move(*plan));
   } else {
     commit_errors_[workload.key] = std::get<placement::PlacementFailure>(placed).message;
   }
@@ -236,17 +236,33 @@ std::variant<placement::GangPlan, placement::PlacementFailure> PlacementBridge::
   return planned;
 }
 
+void PlacementBridge::Bound(const std::string& key, placement::GangPlan plan) {
+  committed_.push_back(Committed{key, std::move(plan), false});
+}
+
 std::optional<placement::GangPlan> PlacementBridge::TakeCommitted(const std::string& key) {
-  auto it = committed_.find(key);
-  if (it == committed_.end()) return std::nullopt;
-  placement::GangPlan plan = std::move(it->second);
-  committed_.erase(it);
-  return plan;
+  for (size_t i = first_untaken_; i < committed_.size(); ++i) {
+    Committed& c = committed_[i];
+    if (c.taken || c.key != key) continue;
+    c.taken = true;
+    placement::GangPlan plan = std::move(c.plan);
+    while (first_untaken_ < committed_.size() && committed_[first_untaken_].taken) {
+      ++first_untaken_;
+    }
+    if (first_untaken_ == committed_.size()) {
+      committed_.clear();  // keeps its capacity for the next pass
+      first_untaken_ = 0;
+    }
+    return plan;
+  }
+  return std::nullopt;
 }
 
 std::vector<std::string> PlacementBridge::UntakenKeys() const {
   std::vector<std::string> keys;
-  for (const auto& [key, plan] : committed_) keys.push_back(key);
+  for (size_t i = first_untaken_; i < committed_.size(); ++i) {
+    if (!committed_[i].taken) keys.push_back(committed_[i].key);
+  }
   std::sort(keys.begin(), keys.end());  // the order the errors are reported in
   return keys;
 }

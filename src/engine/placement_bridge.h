@@ -109,8 +109,18 @@ class PlacementBridge : public admission::PlacementOracle {
   const placement::GangPlanner* planner_ = nullptr;
   // Keyed lookups once per check, commit and start of every workload: hash maps
   // (UntakenKeys sorts what it walks).
-  std::unordered_map<std::string, placement::GangPlan> cached_;     // last fitting CanPlace
-  std::unordered_map<std::string, placement::GangPlan> committed_;  // bound, not yet taken
+  std::unordered_map<std::string, placement::GangPlan> cached_;  // last fitting CanPlace
+  // Bound this pass, in commit order. The engine takes them in the order admission
+  // decided (its decisions are applied in order), so the one asked for is almost
+  // always the first untaken: no hashing, no node per plan, storage reused.
+  struct Committed {
+    std::string key;
+    placement::GangPlan plan;
+    bool taken = false;
+  };
+  std::vector<Committed> committed_;
+  size_t first_untaken_ = 0;
+  void Bound(const std::string& key, placement::GangPlan plan);
   std::unordered_map<std::string, std::string> commit_errors_;
   ReservationBook reservations_;
   Time now_ = 0;  // of the latest UpdateReservations (backfill compares against it)

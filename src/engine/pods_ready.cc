@@ -117,7 +117,7 @@ bool Engine::RunPodsReadyTimers() {
       if (!r.evictions.empty()) evicted = r.evictions.back().time;
       const bool by_eviction = pods_ready_.requeuing_timestamp != "Creation" && evicted;
       const Time order = by_eviction ? *evicted : r.submit_time.value_or(Now());
-      parts_.admitter->Enqueue(r.SharedWorkload(), order);
+      parts_.admitter->Enqueue(r.SharedWorkload(), order, &r);
       log_.Add({Now(), r.key(), "Requeue", "BackoffFinished", "The workload backoff was finished"});
       changed = true;
       continue;

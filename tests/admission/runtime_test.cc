@@ -24,6 +24,38 @@ struct StopCase {
   std::string c_reason;  // the pending one while stopped
 };
 
+// The engine enqueues each workload with its record and applies decisions through
+// that handle instead of a lookup by key; an admission also names its queues.
+TEST(DecisionOwnerTest, DecisionsCarryTheEnqueuedHandleAndAdmissionsTheirQueues) {
+  Harness h(CpuQueue("2"));
+  int record_a = 0, record_b = 0;  // stand-ins for the engine's records
+  h.admitter->Enqueue(std::make_shared<const model::Workload>(OrderedCpu("ns/a", "2", 1)), 0,
+                      &record_a);
+  h.admitter->Enqueue(std::make_shared<const model::Workload>(OrderedCpu("ns/b", "2", 2)), 0,
+                      &record_b);
+  h.Submit(OrderedCpu("ns/c", "2", 3));  // no handle
+  std::vector<Decision> ds = h.Run();
+  int admits = 0, pendings = 0;
+  for (const Decision& d : ds) {
+    SCOPED_TRACE(d.workload_key);
+    void* want = d.workload_key == "ns/a"   ? &record_a
+                 : d.workload_key == "ns/b" ? static_cast<void*>(&record_b)
+                                            : nullptr;
+    EXPECT_EQ(d.owner, want);
+    if (d.kind == Decision::Kind::kAdmit) {
+      ++admits;
+      EXPECT_EQ(d.workload_key, "ns/a");
+      EXPECT_EQ(d.queue.local_queue, "lq");
+      EXPECT_EQ(d.queue.cluster_queue, "cq");
+      EXPECT_FALSE(d.queue.volcano);
+    } else if (d.kind == Decision::Kind::kPending) {
+      ++pendings;
+    }
+  }
+  EXPECT_EQ(admits, 1);
+  EXPECT_EQ(pendings, 2);
+}
+
 TEST(StopPolicyTest, UpdateAtRuntime) {
   std::vector<StopCase> cases = {
       {"HoldAndDrain evicts and holds",
