@@ -108,6 +108,12 @@ class AdmitterImpl : public Admitter {
     // admitted into free room.
     bool preempts_later = false;
     int8_t preemptions_now = 0;  // preemptions it made at this instant
+    // Of the workload, read for every head (PreemptsNow, Elastic): copied here by
+    // InitState so a head's checks do not reach into the workload (a cache miss).
+    bool preemption_never = false;
+    bool elastic_in_kueue = false;   // workloads::IsElastic when Kueue queues it
+    bool elastic_elsewhere = false;  // ... and when it is not
+
     // `pending`'s reason and message interned by SetPending (InternPendingText), so
     // like heads compare one integer instead of two strings. Set only while `pending`
     // is a plain pending decision of this workload (no assignment, no victims); -1:
@@ -284,7 +290,7 @@ class AdmitterImpl : public Admitter {
   void CountPreemption(WorkloadState& ws);
   void ForgetPreemptsLater();
   bool PreemptsNow(const WorkloadState& ws) const {
-    return !ws.wl().preemption_never && !ws.preempts_later;
+    return !ws.preemption_never && !ws.preempts_later;
   }
   static constexpr const char* kFreshVictimNote =
       " (it was preempted at this instant and preempts nobody until time moves)";

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "admission/admitter_impl.h"
+#include "workloads/elastic.h"
 
 namespace muster::admission {
 
@@ -125,6 +126,9 @@ void AdmitterImpl::InitState(WorkloadState& ws, std::shared_ptr<const model::Wor
   ws.shape = ShapeOf(workload);
   ws.qkey = QueueKey{workload.priority, 0, created, workload.meta.order, workload.key};
   ws.request = model::TotalRequest(workload);
+  ws.preemption_never = workload.preemption_never;
+  ws.elastic_in_kueue = workloads::IsElastic(workload, /*kueue_queued=*/true);
+  ws.elastic_elsewhere = workloads::IsElastic(workload, /*kueue_queued=*/false);
   Resolve(ws);
 }
 

@@ -53,7 +53,7 @@ Assignment ElasticMinimum(const model::Workload& wl, const Assignment& base) {
 }
 
 bool AdmitterImpl::Elastic(const WorkloadState& ws) const {
-  return workloads::IsElastic(ws.wl(), ws.route == Route::kKueue);
+  return ws.route == Route::kKueue ? ws.elastic_in_kueue : ws.elastic_elsewhere;
 }
 
 std::optional<Assignment> AdmitterImpl::LargestElasticFit(
