@@ -20,6 +20,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,7 @@ std::unique_ptr<ClusterState> BuildCluster(int nodes) {
     n.meta.name = "node-" + std::to_string(100000 + i);
     int rack = i / 100;
     n.meta.labels = {{"kubernetes.io/hostname", n.meta.name},
+                     {"example.com/gpu-product", "h100"},
                      {"example.com/rack", "rack-" + std::to_string(1000 + rack)},
                      {"example.com/block", "block-" + std::to_string(100 + rack / 10)}};
     n.allocatable.Set(kCpu, 128000);
@@ -148,6 +150,62 @@ void BM_PlaceMixed(benchmark::State& state) {
 // 13,700 gangs of the 10-job mix (7 + 2 one-pod jobs and one 64-pod gang) are
 // 100,010 pods.
 BENCHMARK(BM_PlaceMixed)->Arg(1000)->Arg(10000)->Iterations(13700)->Unit(benchmark::kMicrosecond);
+
+// A full cluster where one 1-GPU pod finishes and another arrives, over and over:
+// the new pod's search must find the one free slot. With a flavor's node labels
+// (range(1) = 1; every node carries them, as when one flavor covers the cluster) the
+// candidates are narrowed through the label index; 0 searches the whole cluster.
+// Reports the per-pod latency of plan + commit.
+void BM_PlaceIntoFullCluster(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  const bool narrowed = state.range(1) != 0;
+  auto cluster = BuildCluster(nodes);
+  auto planner = MakeGangPlanner(model::SchedulerConfiguration{});
+  auto one_gpu = [](int64_t seq) {
+    model::Workload w = MakeJob(seq * 10);  // seq % 10 == 0: one 1-GPU pod
+    return w;
+  };
+  PodSetConstraints flavor;
+  flavor.flavor_node_labels = {{"example.com/gpu-product", "h100"}};
+  auto plan_and_commit = [&](model::Workload& w) {
+    PlacementRequest req;
+    req.workload = &w;
+    if (narrowed) req.constraints = {flavor};
+    auto r = planner->Plan(*cluster, req);
+    auto* plan = std::get_if<GangPlan>(&r);
+    return plan != nullptr && cluster->Commit(*plan, w).ok();
+  };
+  std::vector<model::Workload> running;
+  int64_t seq = 0;
+  for (;;) {  // fill it
+    model::Workload w = one_gpu(seq++);
+    if (!plan_and_commit(w)) break;
+    running.push_back(std::move(w));
+  }
+  std::mt19937 rng(1);
+  int64_t failed = 0;
+  for (auto _ : state) {
+    size_t victim = rng() % running.size();
+    cluster->Release(running[victim].key);
+    model::Workload w = one_gpu(seq++);
+    if (plan_and_commit(w)) {
+      running[victim] = std::move(w);
+    } else {
+      ++failed;
+      state.SkipWithError("the freed slot was not found");
+      break;
+    }
+  }
+  state.counters["running"] = static_cast<double>(running.size());
+  state.counters["failed"] = static_cast<double>(failed);
+}
+BENCHMARK(BM_PlaceIntoFullCluster)
+    ->ArgNames({"nodes", "narrowed"})
+    ->Args({1000, 0})
+    ->Args({1000, 1})
+    ->Args({10000, 0})
+    ->Args({10000, 1})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace muster::placement

@@ -125,6 +125,17 @@ int32_t FreeCapacityIndex::Next(int32_t bucket, int32_t from, const Amounts& nee
   });
 }
 
+int32_t FreeCapacityIndex::NextMayFit(int32_t min_bucket, int32_t from, const Amounts& need) const {
+  int32_t best = -1;
+  const int32_t buckets = static_cast<int32_t>(bucket_size_.size());
+  for (int32_t b = std::max(min_bucket, 0); b < buckets; ++b) {
+    if (bucket_size_[static_cast<size_t>(b)] == 0) continue;
+    int32_t r = Next(b, from, need);
+    if (r >= 0 && (best < 0 || r < best)) best = r;
+  }
+  return best;
+}
+
 int32_t FreeCapacityIndex::NextShort(int32_t bucket, int32_t from, const Amounts& need) const {
   if (bucket < 0) return -1;
   const Amounts* m = &min_tree_[Base(bucket)];

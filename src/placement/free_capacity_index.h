@@ -43,6 +43,10 @@ class FreeCapacityIndex {
   // True when `requests` asks nothing beyond cpu, memory and pods, so that Next's
   // nodes are exactly those passing ResourcesFit.
   static bool Covers(const ResourceList& requests);
+  // The smallest rank >= `from` that MayFit(rank, min_bucket, need); -1 when none.
+  // One descent per bucket from `min_bucket` up: a narrowed search jumps over a run
+  // of full nodes with it instead of testing each.
+  int32_t NextMayFit(int32_t min_bucket, int32_t from, const Amounts& need) const;
   // Whether node `rank` is in a bucket >= `min_bucket` with free amounts all >=
   // `need`; false means it would fail ResourcesFit or the GPU count.
   bool MayFit(int32_t rank, int32_t min_bucket, const Amounts& need) const {

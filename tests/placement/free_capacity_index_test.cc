@@ -89,6 +89,12 @@ TEST(FreeCapacityIndex, AgreesWithALinearScan) {
     bool fits =
         bucket[q] >= b && free[q][0] >= need[0] && free[q][1] >= need[1] && free[q][2] >= need[2];
     ASSERT_EQ(idx.MayFit(q, b, need), fits) << "step " << step;
+    // NextMayFit: the first rank from `from` that MayFit, over every bucket >= b.
+    int32_t may_fit = -1;
+    for (int32_t k = from; k < n && may_fit < 0; ++k) {
+      if (idx.MayFit(k, b, need)) may_fit = k;
+    }
+    ASSERT_EQ(idx.NextMayFit(b, from, need), may_fit) << "step " << step;
   }
 }
 
