@@ -96,6 +96,7 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
   a->node_weight_.assign(a->tree_.NodeCount(), 1000);
   for (const auto& [node, w] : weights) a->node_weight_[node] = w;
   a->root_gen_.assign(a->tree_.NodeCount(), 0);
+  a->admitted_gen_.assign(a->tree_.NodeCount(), 0);
 
   size_t n = a->cqs_.size();
   a->cq_pending_.resize(n);

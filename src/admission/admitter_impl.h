@@ -77,6 +77,7 @@ class AdmitterImpl : public Admitter {
   // anything: results must not change (tests check the caches against this).
   void DropCaches() {
     for (auto& g : root_gen_) g = ++generation_;
+    for (auto& g : admitted_gen_) g = ++generation_;
   }
   // Every head computes its own flavor assignment (SharedFlavors off), for the
   // same check.
@@ -382,6 +383,17 @@ class AdmitterImpl : public Admitter {
   // Every admitted workload of the cohort tree under `root`, as candidates in
   // ClusterQueue then key order; cached until the root's generation moves.
   const std::vector<PreemptionCandidate>& AdmittedInRoot(NodeId root) const;
+  void BuildAdmittedInRoot(NodeId root, std::vector<PreemptionCandidate>& out) const;
+  // `ws` was just charged (`charged`) or released in its tree, whose generation was
+  // `gen_before` until then: the tree's list, if it was current, takes the change
+  // and stays current; otherwise it is rebuilt when next asked for.
+  void PatchAdmittedInRoot(const WorkloadState& ws, int64_t gen_before, bool charged);
+  // The tree's list is rebuilt when next asked for.
+  void ForgetAdmittedInRoot(int32_t cq) {
+    if (auto it = admitted_by_root_.find(RootOf(cq)); it != admitted_by_root_.end()) {
+      it->second.first = -1;
+    }
+  }
   // An admitted workload of ClusterQueue `cq` as a preemption candidate.
   static PreemptionCandidate AsCandidate(const WorkloadState& ws, int32_t cq);
   NodeId RootOf(int32_t cq) const { return cq_root_[cq]; }
@@ -511,10 +523,16 @@ class AdmitterImpl : public Admitter {
   std::map<NodeId, std::vector<int32_t>> cqs_by_root_;
   std::vector<NodeId> cq_root_;    // root of each ClusterQueue's cohort tree
   std::vector<int64_t> root_gen_;  // by NodeId: last usage/config change there
+  // By NodeId: last change of the set of workloads admitted there (Charge, Release),
+  // which is all a tree's candidate lists read; a reservation or quota change moves
+  // root_gen_ only.
+  std::vector<int64_t> admitted_gen_;
   int64_t generation_ = 0;
-  // AdmittedInRoot's lists by root, with the generation each was built at. Its
+  // AdmittedInRoot's lists by root, with the admitted_gen_ each was built at. Its
   // views point into workloads_ (node-based: they stay valid until a release, which
-  // bumps the generation).
+  // bumps the generation). Charge and Release patch a list that was current before
+  // their own generation bump (PatchAdmittedInRoot), so an admission does not make
+  // the next preemption search rebuild its tree's list from every admitted state.
   mutable std::map<NodeId, std::pair<int64_t, std::vector<PreemptionCandidate>>> admitted_by_root_;
   AdmittedIndex admitted_index_;      // cq_admitted_ by resource, for has_candidates
   std::vector<int64_t> node_weight_;  // fairSharing.weight (milli) by NodeId

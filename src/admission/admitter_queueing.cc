@@ -1,6 +1,7 @@
 // Enqueue / Remove / Requeue, parking (Kueue's inadmissible workloads), pending
 // reasons and invariants.
 #include <algorithm>
+#include <utility>
 
 #include "admission/admitter_impl.h"
 #include "workloads/elastic.h"
@@ -142,14 +143,18 @@ void AdmitterImpl::Charge(WorkloadState& ws) {
   ws.admitted = true;
   ws.admit_seq = ++admit_seq_;
   switch (ws.route) {
-    case Route::kKueue:
+    case Route::kKueue: {
+      int64_t& admitted_gen = admitted_gen_[RootOf(ws.queue)];
+      const int64_t gen_before = std::exchange(admitted_gen, ++generation_);
       tree_.AddUsage(cqs_[ws.queue].node, ws.usage);
       cq_admitted_[ws.queue].emplace(ws.wl().key, &ws);
       ws.charged_rank =
           CandidateRank{ws.wl().priority, ws.qkey.created, ws.qkey.order, ws.wl().key};
       admitted_index_.Add(ws.queue, ws.charged_rank, ws.usage);
       BumpGeneration(ws.queue);
+      PatchAdmittedInRoot(ws, gen_before, /*charged=*/true);
       break;
+    }
     case Route::kVolcano:
       volcano_.queue(ws.queue).allocated += ws.allocated;
       vq_admitted_[ws.queue].insert(ws.wl().key);
@@ -166,12 +171,16 @@ void AdmitterImpl::Release(WorkloadState& ws) {
   if (!ws.admitted) return;
   ws.admitted = false;
   switch (ws.route) {
-    case Route::kKueue:
+    case Route::kKueue: {
+      int64_t& admitted_gen = admitted_gen_[RootOf(ws.queue)];
+      const int64_t gen_before = std::exchange(admitted_gen, ++generation_);
       tree_.RemoveUsage(cqs_[ws.queue].node, ws.usage);
       cq_admitted_[ws.queue].erase(ws.wl().key);
       admitted_index_.Remove(ws.queue, ws.charged_rank, ws.usage);
       BumpGeneration(ws.queue);
+      PatchAdmittedInRoot(ws, gen_before, /*charged=*/false);
       break;
+    }
     case Route::kVolcano:
       volcano_.queue(ws.queue).allocated -= ws.allocated;
       vq_admitted_[ws.queue].erase(ws.wl().key);
@@ -322,13 +331,13 @@ int64_t AdmitterImpl::InternPendingText(const std::string& reason, const std::st
 }
 
 // Cached per root for the cycle: only an admission in that tree (which bumps its
-// generation) changes the admitted set or what it admitted this cycle; victims chosen this
+// admitted_gen_) changes the admitted set or what it admitted this cycle; victims chosen this
 // cycle stay in the list (a workload needing them is skipped as overlapping).
 const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInTree(int32_t cq, Cycle& cycle) {
   NodeId root_node = RootOf(cq);
   auto [slot, inserted] = cycle.candidates.try_emplace(root_node);
-  if (!inserted && slot->second.first == root_gen_[root_node]) return slot->second.second;
-  slot->second.first = root_gen_[root_node];
+  if (!inserted && slot->second.first == admitted_gen_[root_node]) return slot->second.second;
+  slot->second.first = admitted_gen_[root_node];
   std::vector<PreemptionCandidate>& out = slot->second.second;
   out.clear();
   for (const PreemptionCandidate& c : AdmittedInRoot(root_node)) {
@@ -343,16 +352,45 @@ const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInTree(int32_t cq,
 
 const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInRoot(NodeId root_node) const {
   auto [slot, inserted] = admitted_by_root_.try_emplace(root_node);
-  if (!inserted && slot->second.first == root_gen_[root_node]) return slot->second.second;
-  slot->second.first = root_gen_[root_node];
-  std::vector<PreemptionCandidate>& out = slot->second.second;
+  if (!inserted && slot->second.first == admitted_gen_[root_node]) return slot->second.second;
+  slot->second.first = admitted_gen_[root_node];
+  BuildAdmittedInRoot(root_node, slot->second.second);
+  return slot->second.second;
+}
+
+void AdmitterImpl::BuildAdmittedInRoot(NodeId root_node,
+                                       std::vector<PreemptionCandidate>& out) const {
   out.clear();
   auto root = cqs_by_root_.find(root_node);
-  if (root == cqs_by_root_.end()) return out;
+  if (root == cqs_by_root_.end()) return;
   for (int32_t c : root->second) {
     for (const auto& [key, state] : cq_admitted_[c]) out.push_back(AsCandidate(*state, c));
   }
-  return out;
+}
+
+void AdmitterImpl::PatchAdmittedInRoot(const WorkloadState& ws, int64_t gen_before, bool charged) {
+  const NodeId root = RootOf(ws.queue);
+  auto slot = admitted_by_root_.find(root);
+  if (slot == admitted_by_root_.end() || slot->second.first != gen_before) return;
+  std::vector<PreemptionCandidate>& list = slot->second.second;
+  // AdmittedInRoot's order: ClusterQueues by name, then keys.
+  auto before = [this](const PreemptionCandidate& a, const PreemptionCandidate& b) {
+    if (a.cq != b.cq) return cqs_[a.cq].name < cqs_[b.cq].name;
+    return a.key < b.key;
+  };
+  PreemptionCandidate pc = AsCandidate(ws, ws.queue);
+  auto at = std::lower_bound(list.begin(), list.end(), pc, before);
+  const bool present = at != list.end() && at->cq == pc.cq && at->key == pc.key;
+  if (charged == present) {  // not what a rebuild would hold: rebuild then
+    slot->second.first = -1;
+    return;
+  }
+  if (charged) {
+    list.insert(at, pc);
+  } else {
+    list.erase(at);
+  }
+  slot->second.first = admitted_gen_[root];
 }
 
 PreemptionCandidate AdmitterImpl::AsCandidate(const WorkloadState& ws, int32_t cq) {
@@ -451,6 +489,22 @@ std::optional<Decision> AdmitterImpl::PendingReason(const std::string& key) cons
 
 std::vector<std::string> AdmitterImpl::CheckInvariants() const {
   std::vector<std::string> out = tree_.CheckInvariants();
+  // A tree's candidate list that claims to be current is what a rebuild would hold
+  // (Charge and Release patch it in place).
+  std::vector<PreemptionCandidate> rebuilt;
+  for (const auto& [root, cached] : admitted_by_root_) {
+    if (cached.first != admitted_gen_[root]) continue;
+    BuildAdmittedInRoot(root, rebuilt);
+    auto same = [](const PreemptionCandidate& a, const PreemptionCandidate& b) {
+      return a.key == b.key && a.cq == b.cq && a.priority == b.priority && a.created == b.created &&
+             a.order == b.order && a.admit_seq == b.admit_seq && a.usage == b.usage;
+    };
+    if (!std::equal(rebuilt.begin(), rebuilt.end(), cached.second.begin(), cached.second.end(),
+                    same)) {
+      out.push_back("cohort tree " + std::to_string(root) +
+                    ": the cached admitted list differs from the admitted workloads");
+    }
+  }
   // What the tree holds at each ClusterQueue equals what its admitted workloads charge.
   for (size_t c = 0; c < cqs_.size(); ++c) {
     std::vector<int64_t> sum(tree_.FrCount(), 0);

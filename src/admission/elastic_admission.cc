@@ -283,6 +283,7 @@ Status AdmitterImpl::Resize(const std::string& key, const Assignment& assignment
   ws.allocated = AssignedRequest(ws.wl(), ws.assignment);
   Charge(ws);
   ws.admit_seq = seq;
+  if (ws.route == Route::kKueue) ForgetAdmittedInRoot(ws.queue);  // it holds the new seq
   // Freed quota or capacity helps whoever waits for it.
   if (!grows) UnparkAfterRelease(ws);
   return Status::Ok();
