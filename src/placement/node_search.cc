@@ -1,6 +1,7 @@
 #include "placement/node_search.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "placement/node_fit.h"
 #include "placement/numa_aligner.h"
@@ -139,14 +140,16 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
     // A flavor's node labels make every admitted pod's search a narrowed one: the
     // index skips the full nodes here too (each would fail TryAllocate). After a run
     // of them it jumps to the next rank that may fit instead of testing each: in a
-    // full cluster the walk was O(nodes) per pod.
+    // full cluster the walk was O(nodes) per pod. Not in a short list (a topology
+    // domain's nodes), where testing the rest costs less than the index's descents.
     constexpr int32_t kMissesBeforeJump = 8;
+    constexpr std::ptrdiff_t kShortList = 256;
     int32_t misses = 0;
     const auto begin = allowed->begin(), end = allowed->end();
     for (auto it = begin; it != end;) {
       const int32_t r = *it;
       if (!free.MayFit(r, lo, need)) {
-        if (++misses < kMissesBeforeJump) {
+        if (++misses < kMissesBeforeJump || end - it < kShortList) {
           ++it;
           continue;
         }
