@@ -143,7 +143,7 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
     // full cluster the walk was O(nodes) per pod. Not in a short list (a topology
     // domain's nodes), where testing the rest costs less than the index's descents.
     constexpr int32_t kMissesBeforeJump = 8;
-    constexpr std::ptrdiff_t kShortList = 256;
+    constexpr std::ptrdiff_t kShortList = 1024;
     int32_t misses = 0;
     const auto begin = allowed->begin(), end = allowed->end();
     for (auto it = begin; it != end;) {
