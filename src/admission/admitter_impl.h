@@ -370,7 +370,10 @@ class AdmitterImpl : public Admitter {
   const model::StringMap* NamespaceLabels(const std::string& ns) const;
   void SetPending(WorkloadState& ws, std::string reason, std::string message,
                   std::vector<Decision>* out);
-  void Charge(WorkloadState& ws);
+  // Charges an admission, the latest one (a new admit_seq) or, for a resize, one
+  // that keeps its place in the admission order (`admit_seq`).
+  void Charge(WorkloadState& ws) { Charge(ws, ++admit_seq_); }
+  void Charge(WorkloadState& ws, int64_t admit_seq);
   void Release(WorkloadState& ws);
   void UnparkAfterRelease(const WorkloadState& ws);
   // Heads parked for nodes (physically_parked_) go back to their queues.
@@ -384,16 +387,10 @@ class AdmitterImpl : public Admitter {
   // ClusterQueue then key order; cached until the root's generation moves.
   const std::vector<PreemptionCandidate>& AdmittedInRoot(NodeId root) const;
   void BuildAdmittedInRoot(NodeId root, std::vector<PreemptionCandidate>& out) const;
-  // `ws` was just charged (`charged`) or released in its tree, whose generation was
-  // `gen_before` until then: the tree's list, if it was current, takes the change
-  // and stays current; otherwise it is rebuilt when next asked for.
-  void PatchAdmittedInRoot(const WorkloadState& ws, int64_t gen_before, bool charged);
-  // The tree's list is rebuilt when next asked for.
-  void ForgetAdmittedInRoot(int32_t cq) {
-    if (auto it = admitted_by_root_.find(RootOf(cq)); it != admitted_by_root_.end()) {
-      it->second.first = -1;
-    }
-  }
+  // `ws` was just charged (`charged`) or released in its tree: moves the tree's
+  // admitted_gen_, and its list, if it was current, takes the change and stays
+  // current; otherwise it is rebuilt when next asked for.
+  void AdmittedChanged(const WorkloadState& ws, bool charged);
   // An admitted workload of ClusterQueue `cq` as a preemption candidate.
   static PreemptionCandidate AsCandidate(const WorkloadState& ws, int32_t cq);
   NodeId RootOf(int32_t cq) const { return cq_root_[cq]; }
@@ -531,7 +528,7 @@ class AdmitterImpl : public Admitter {
   // AdmittedInRoot's lists by root, with the admitted_gen_ each was built at. Its
   // views point into workloads_ (node-based: they stay valid until a release, which
   // bumps the generation). Charge and Release patch a list that was current before
-  // their own generation bump (PatchAdmittedInRoot), so an admission does not make
+  // their own generation bump (AdmittedChanged), so an admission does not make
   // the next preemption search rebuild its tree's list from every admitted state.
   mutable std::map<NodeId, std::pair<int64_t, std::vector<PreemptionCandidate>>> admitted_by_root_;
   AdmittedIndex admitted_index_;      // cq_admitted_ by resource, for has_candidates

@@ -139,20 +139,18 @@ void AdmitterImpl::Place(WorkloadState& stored) {
   if (stored.route == Route::kVolcano) volcano_.queue(stored.queue).request += stored.request;
 }
 
-void AdmitterImpl::Charge(WorkloadState& ws) {
+void AdmitterImpl::Charge(WorkloadState& ws, int64_t admit_seq) {
   ws.admitted = true;
-  ws.admit_seq = ++admit_seq_;
+  ws.admit_seq = admit_seq;
   switch (ws.route) {
     case Route::kKueue: {
-      int64_t& admitted_gen = admitted_gen_[RootOf(ws.queue)];
-      const int64_t gen_before = std::exchange(admitted_gen, ++generation_);
       tree_.AddUsage(cqs_[ws.queue].node, ws.usage);
       cq_admitted_[ws.queue].emplace(ws.wl().key, &ws);
       ws.charged_rank =
           CandidateRank{ws.wl().priority, ws.qkey.created, ws.qkey.order, ws.wl().key};
       admitted_index_.Add(ws.queue, ws.charged_rank, ws.usage);
       BumpGeneration(ws.queue);
-      PatchAdmittedInRoot(ws, gen_before, /*charged=*/true);
+      AdmittedChanged(ws, /*charged=*/true);
       break;
     }
     case Route::kVolcano:
@@ -172,13 +170,11 @@ void AdmitterImpl::Release(WorkloadState& ws) {
   ws.admitted = false;
   switch (ws.route) {
     case Route::kKueue: {
-      int64_t& admitted_gen = admitted_gen_[RootOf(ws.queue)];
-      const int64_t gen_before = std::exchange(admitted_gen, ++generation_);
       tree_.RemoveUsage(cqs_[ws.queue].node, ws.usage);
       cq_admitted_[ws.queue].erase(ws.wl().key);
       admitted_index_.Remove(ws.queue, ws.charged_rank, ws.usage);
       BumpGeneration(ws.queue);
-      PatchAdmittedInRoot(ws, gen_before, /*charged=*/false);
+      AdmittedChanged(ws, /*charged=*/false);
       break;
     }
     case Route::kVolcano:
@@ -368,8 +364,9 @@ void AdmitterImpl::BuildAdmittedInRoot(NodeId root_node,
   }
 }
 
-void AdmitterImpl::PatchAdmittedInRoot(const WorkloadState& ws, int64_t gen_before, bool charged) {
+void AdmitterImpl::AdmittedChanged(const WorkloadState& ws, bool charged) {
   const NodeId root = RootOf(ws.queue);
+  const int64_t gen_before = std::exchange(admitted_gen_[root], ++generation_);
   auto slot = admitted_by_root_.find(root);
   if (slot == admitted_by_root_.end() || slot->second.first != gen_before) return;
   std::vector<PreemptionCandidate>& list = slot->second.second;

@@ -281,9 +281,7 @@ Status AdmitterImpl::Resize(const std::string& key, const Assignment& assignment
   ws.assignment = assignment;
   ws.usage = std::move(usage);
   ws.allocated = AssignedRequest(ws.wl(), ws.assignment);
-  Charge(ws);
-  ws.admit_seq = seq;
-  if (ws.route == Route::kKueue) ForgetAdmittedInRoot(ws.queue);  // it holds the new seq
+  Charge(ws, seq);
   // Freed quota or capacity helps whoever waits for it.
   if (!grows) UnparkAfterRelease(ws);
   return Status::Ok();

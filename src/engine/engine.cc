@@ -380,11 +380,8 @@ bool Engine::ApplyAdmit(WorkloadRecord& r, admission::Decision& d) {
     return false;
   }
   r.pending_note = {};
-  if (!d.queue.local_queue.empty() || !d.queue.cluster_queue.empty()) {
-    r.queue = std::move(d.queue);
-  } else {
-    RememberQueue(r);
-  }
+  // What RememberQueue would ask the admitter for, carried by the decision.
+  if (!d.queue.local_queue.empty() || !d.queue.cluster_queue.empty()) r.queue = std::move(d.queue);
   r.assignment = std::move(d.assignment);
   r.admit_time = Now();
   if (!r.first_admit_time) r.first_admit_time = Now();

@@ -107,8 +107,7 @@ class PlacementBridge : public admission::PlacementOracle {
   std::map<std::string, model::ResourceFlavor> flavors_;
   placement::ClusterState& state_;
   const placement::GangPlanner* planner_ = nullptr;
-  // Keyed lookups once per check, commit and start of every workload: hash maps
-  // (UntakenKeys sorts what it walks).
+  // Keyed lookups once per check and commit of every workload: a hash map.
   std::unordered_map<std::string, placement::GangPlan> cached_;  // last fitting CanPlace
   // Bound this pass, in commit order. The engine takes them in the order admission
   // decided (its decisions are applied in order), so the one asked for is almost
