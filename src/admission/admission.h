@@ -17,6 +17,7 @@
 
 #include "admission/admission_snapshot.h"
 #include "core/clock.h"
+#include "core/flat_map.h"
 #include "core/resource_list.h"
 #include "core/status.h"
 #include "model/manifest_set.h"
@@ -27,8 +28,9 @@ namespace muster::admission {
 // The flavor chosen for each resource of one pod set.
 struct PodSetAssignment {
   std::string pod_set;
-  int32_t count = 0;                           // pods admitted (partial admission may lower it)
-  std::map<std::string, std::string> flavors;  // resource name -> flavor name
+  int32_t count = 0;  // pods admitted (partial admission may lower it)
+  // resource name -> flavor name; a few entries, built for every head of a cycle
+  FlatMap<std::string, std::string> flavors;
 };
 
 struct Assignment {

@@ -190,8 +190,7 @@ const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
   if (ws.flavors_gen == gen) return *ws.flavors;
   ws.flavors_gen = gen;
   if (ws.preempts_later) {  // it may not preempt now: its answer is its own
-    ws.flavors = std::make_shared<const FlavorAssignment>(
-        AssignFlavors(ws.wl(), cqs_[ws.queue], tree_, flavors_, AssignOptionsFor(ws)));
+    Reassign(ws, AssignOptionsFor(ws));
     return *ws.flavors;
   }
   if (shared_flavors_.size() < cqs_.size()) shared_flavors_.resize(cqs_.size());
@@ -205,8 +204,7 @@ const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
   // LowerOrNewerEqualPriority; an answer that depended on them is not shared.
   bool asked = false;
   options.asked_candidates = &asked;
-  ws.flavors = std::make_shared<const FlavorAssignment>(
-      AssignFlavors(ws.wl(), cqs_[ws.queue], tree_, flavors_, options));
+  Reassign(ws, std::move(options));
   bool order_dependent = asked && cqs_[ws.queue].preemption.within_cluster_queue ==
                                       model::PreemptionPolicy::kLowerOrNewerEqualPriority;
   if (order_dependent || !share_flavors_ || ws.shape < 0) {
@@ -217,6 +215,15 @@ const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
   shared.shape = ws.shape;
   shared.flavors = ws.flavors;
   return *ws.flavors;
+}
+
+void AdmitterImpl::Reassign(WorkloadState& ws, AssignOptions options) {
+  // Shared with other heads (SharedFlavors): they keep theirs, this one gets a new one.
+  if (ws.flavors == nullptr || ws.flavors.use_count() > 1) {
+    ws.flavors = std::make_shared<FlavorAssignment>();
+  }
+  options.scratch = &assign_scratch_;
+  AssignFlavorsInto(*ws.flavors, ws.wl(), cqs_[ws.queue], tree_, flavors_, options);
 }
 
 // AssignFlavors reads a pod set's name, count, requests, tolerations, node

@@ -124,7 +124,8 @@ class AdmitterImpl : public Admitter {
     // `flavors_gen` (-1: none cached); possibly shared with other heads of the
     // queue (SharedFlavors).
     int64_t flavors_gen = -1;
-    std::shared_ptr<const FlavorAssignment> flavors;
+    // Not const: an assignment held by this workload alone is recomputed in place.
+    std::shared_ptr<FlavorAssignment> flavors;
     // The workload itself, shared with its owner (the engine's record; Enqueue): the
     // admitter keeps no copy of its own.
     std::shared_ptr<const model::Workload> workload;
@@ -153,7 +154,7 @@ class AdmitterImpl : public Admitter {
   struct SharedFlavors {
     int64_t gen = -1;
     int64_t shape = -1;  // WorkloadState::shape of the inputs
-    std::shared_ptr<const FlavorAssignment> flavors;
+    std::shared_ptr<FlavorAssignment> flavors;
   };
   std::vector<SharedFlavors> shared_flavors_;  // by ClusterQueue index
   bool share_flavors_ = true;
@@ -436,6 +437,9 @@ class AdmitterImpl : public Admitter {
   // The round's heads into `entries` (cleared first), in the order they are tried.
   void CollectHeads(Cycle& cycle, std::vector<Entry>& entries);
   const FlavorAssignment& FlavorsFor(WorkloadState& ws);
+  // Recomputes ws.flavors: in place when no other workload shares it.
+  void Reassign(WorkloadState& ws, AssignOptions options);
+  AssignScratch assign_scratch_;
   static bool FlavorInputsShareable(const model::Workload& wl);
   static bool SameFlavorInputs(const SharedFlavors& shared, const WorkloadState& ws, int64_t gen) {
     return ws.shape >= 0 && shared.gen == gen && shared.shape == ws.shape;

@@ -129,10 +129,24 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
                                const QuotaTree& tree, const FlavorCatalog& flavors,
                                const AssignOptions& options) {
   FlavorAssignment out;
+  AssignFlavorsInto(out, wl, cq, tree, flavors, options);
+  return out;
+}
+
+void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const ClusterQueueSpec& cq,
+                       const QuotaTree& tree, const FlavorCatalog& flavors,
+                       const AssignOptions& options) {
+  AssignScratch own;
+  AssignScratch& scratch = options.scratch != nullptr ? *options.scratch : own;
+  out.mode = FitMode::kFit;
+  out.assignment.borrows = false;
+  out.reason.clear();
+  out.message.clear();
   // Earlier pod sets' charges by FrId, and the frs short of quota: a workload
   // touches a handful, so flat vectors (sorted at the end) beat a map and a set. A
   // cycle assigns flavors to every head after each admission in its tree.
-  FrAmounts charged;
+  FrAmounts& charged = out.usage;
+  charged.clear();
   auto charged_of = [&charged](FrId fr) -> int64_t* {
     for (auto& [id, v] : charged) {
       if (id == fr) return &v;
@@ -143,7 +157,8 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
     const int64_t* c = charged_of(fr);
     return c == nullptr ? 0 : *c;
   };
-  std::vector<FrId> preempt;
+  std::vector<FrId>& preempt = out.preempt_frs;
+  preempt.clear();
   bool can_preempt_while_borrowing =
       cq.preemption.borrow_within_cohort.policy != model::PreemptionPolicy::kNever ||
       options.fair_sharing;
@@ -156,19 +171,25 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
     out.mode = std::min(out.mode, mode);
   };
 
-  out.assignment.pod_sets.reserve(wl.pod_sets.size());
-  std::vector<ResourceId> wanted;
-  std::vector<std::string> reasons;
-  FlavorOutcome o;
-  std::optional<FlavorOutcome> best;
-  for (const model::PodSet& ps : wl.pod_sets) {
-    PodSetAssignment psa;
+  // Every pod set gets its entry, in order; the previous entries' storage is reused.
+  out.assignment.pod_sets.resize(wl.pod_sets.size());
+  std::vector<ResourceId>& wanted = scratch.wanted;
+  std::vector<std::string>& reasons = scratch.reasons;
+  std::vector<ResourceId>& ids = scratch.ids;
+  FlavorOutcome o, best;
+  o.charges.swap(scratch.charges);
+  best.charges.swap(scratch.best_charges);
+  bool have_best = false;
+  for (size_t p = 0; p < wl.pod_sets.size(); ++p) {
+    const model::PodSet& ps = wl.pod_sets[p];
+    PodSetAssignment& psa = out.assignment.pod_sets[p];
     psa.pod_set = ps.name;
     psa.count = ps.count;
+    psa.flavors.clear();
     // The pod set's total request is requests x count: its non-zero resources are
     // the per-pod ones (none for a count of 0); zero requests need no flavor.
-    std::vector<ResourceId> ids;
-    if (ps.count != 0) ids = ps.requests.SortedIds();
+    ids.clear();
+    if (ps.count != 0) ps.requests.SortedIdsInto(ids);
     auto total = [&ps](ResourceId r) { return ps.requests.Get(r) * ps.count; };
     // Messages are built only for a failure: most assignments fit.
     auto prefix = [&ps] { return "couldn't assign flavors to pod set " + ps.name + ": "; };
@@ -191,10 +212,7 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
         pod_set_ok = false;
       }
     }
-    if (!pod_set_ok) {
-      out.assignment.pod_sets.push_back(std::move(psa));
-      continue;
-    }
+    if (!pod_set_ok) continue;
     for (const CompiledResourceGroup& g : cq.groups) {
       wanted.clear();
       for (ResourceId r : ids) {
@@ -204,7 +222,7 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
       if (wanted.empty()) continue;
       reasons.clear();
       std::string worst_reason = "NoFit";
-      best.reset();
+      have_best = false;
       for (int32_t f : g.flavors) {
         std::string mismatch = FlavorMismatch(ps, flavors.flavors[f]);
         if (!mismatch.empty()) {
@@ -265,47 +283,46 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
           if (options.asked_candidates != nullptr) *options.asked_candidates = true;
           o.no_candidates = !options.has_candidates(short_frs);
         }
-        if (!best ||
-            Score(o, cq.fungibility.preference) > Score(*best, cq.fungibility.preference)) {
-          best = o;
+        if (!have_best ||
+            Score(o, cq.fungibility.preference) > Score(best, cq.fungibility.preference)) {
+          best = o;  // copy-assigned: best's charges keep their storage
+          have_best = true;
         }
         if (!ShouldTryNext(o, cq.fungibility)) break;
       }
-      if (!best) {
+      if (!have_best) {
         fail(FitMode::kNoFit, worst_reason, refused());
         continue;
       }
-      const std::string& fname = flavors.flavors[best->flavor].meta.name;
+      const std::string& fname = flavors.flavors[best.flavor].meta.name;
       for (ResourceId r : wanted) psa.flavors[ResourceNames::Name(r)] = fname;
-      for (const auto& [fr, v] : best->charges) {
+      for (const auto& [fr, v] : best.charges) {
         if (int64_t* c = charged_of(fr)) {
           *c += v;
         } else {
           charged.emplace_back(fr, v);
         }
       }
-      out.assignment.borrows |= best->borrow;
-      if (best->mode == FitMode::kPreempt) {
+      out.assignment.borrows |= best.borrow;
+      if (best.mode == FitMode::kPreempt) {
         // Remember which frs are short so preemption only looks at workloads using them.
         for (ResourceId r : wanted) {
-          FrId fr = *tree.FindFr(best->flavor, r);
+          FrId fr = *tree.FindFr(best.flavor, r);
           if (charged_amount(fr) > tree.Available(cq.node, fr)) preempt.push_back(fr);
         }
         fail(FitMode::kPreempt, "QuotaExceeded", refused());
       }
     }
-    out.assignment.pod_sets.push_back(std::move(psa));
   }
+  o.charges.swap(scratch.charges);
+  best.charges.swap(scratch.best_charges);
   std::sort(charged.begin(), charged.end());
-  out.usage = std::move(charged);
   std::sort(preempt.begin(), preempt.end());
   preempt.erase(std::unique(preempt.begin(), preempt.end()), preempt.end());
-  out.preempt_frs = std::move(preempt);
   if (out.mode == FitMode::kFit) {
     out.reason.clear();
     out.message.clear();
   }
-  return out;
 }
 
 }  // namespace muster::admission

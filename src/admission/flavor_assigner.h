@@ -26,6 +26,14 @@ struct FlavorAssignment {
   std::string message;            // when not kFit: Kueue-style one line
 };
 
+// Working storage AssignFlavorsInto reuses from one call to the next when the
+// caller keeps it (a cycle assigns flavors to every head, often more than once).
+struct AssignScratch {
+  std::vector<ResourceId> ids, wanted;
+  std::vector<std::string> reasons;
+  std::vector<std::pair<FrId, int64_t>> charges, best_charges;
+};
+
 struct AssignOptions {
   bool fair_sharing = false;  // lets preemption be planned while borrowing
   // Whether any admitted workload could be preempted for the given (flavor,
@@ -36,11 +44,16 @@ struct AssignOptions {
   // Set to true when has_candidates was called (the answer then depends on what it
   // read); may be null.
   bool* asked_candidates = nullptr;
+  AssignScratch* scratch = nullptr;  // null: the call allocates its own
 };
 
 FlavorAssignment AssignFlavors(const model::Workload& workload, const ClusterQueueSpec& cq,
                                const QuotaTree& tree, const FlavorCatalog& flavors,
                                const AssignOptions& options = {});
+// The same into `out`, whose previous contents are replaced (their storage reused).
+void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& workload,
+                       const ClusterQueueSpec& cq, const QuotaTree& tree,
+                       const FlavorCatalog& flavors, const AssignOptions& options = {});
 
 // Why `flavor` cannot host `pod_set` (untolerated taint, contradicting node labels);
 // "" when it can.

@@ -88,13 +88,18 @@ std::vector<ResourceId> ResourceList::SortedIds() const {
   std::vector<ResourceId> ids;
   ids.reserve(
       static_cast<size_t>(std::count_if(v_.begin(), v_.end(), [](int64_t x) { return x != 0; })));
+  SortedIdsInto(ids);
+  return ids;
+}
+
+void ResourceList::SortedIdsInto(std::vector<ResourceId>& ids) const {
+  ids.clear();
   for (size_t i = 0; i < v_.size(); ++i) {
     if (v_[i] != 0) ids.push_back(static_cast<ResourceId>(i));
   }
   std::sort(ids.begin(), ids.end(), [](ResourceId a, ResourceId b) {
     return ResourceNames::Name(a) < ResourceNames::Name(b);
   });
-  return ids;
 }
 
 std::string ResourceList::FormatAmount(ResourceId id, int64_t amount) {

@@ -46,6 +46,8 @@ class ResourceList {
   void ForEachNonZero(const std::function<void(ResourceId, int64_t)>& fn) const;
   // Resource names with non-zero amounts, sorted by name: the order for output.
   std::vector<ResourceId> SortedIds() const;
+  // The same into `ids` (its storage reused: asked for every head of a cycle).
+  void SortedIdsInto(std::vector<ResourceId>& ids) const;
   // Formats one amount as a Kubernetes quantity string ("500m", "16Gi", "8").
   static std::string FormatAmount(ResourceId id, int64_t amount);
   // "cpu=4,memory=16Gi,nvidia.com/gpu=1" sorted by name.

@@ -15,13 +15,13 @@ W OrderedGpus(const std::string& key, const std::string& lq, const std::string& 
 }
 
 // Every pod set with its full count on the given flavors (resource -> flavor).
-Assignment Asg(const model::Workload& wl, const std::map<std::string, std::string>& flavors) {
+Assignment Asg(const model::Workload& wl, const FlatMap<std::string, std::string>& flavors) {
   Assignment a;
   for (const auto& ps : wl.pod_sets) a.pod_sets.push_back({ps.name, ps.count, flavors});
   return a;
 }
 
-const std::map<std::string, std::string> kOnGpu = {{"nvidia.com/gpu", "gpu"}};
+const FlatMap<std::string, std::string> kOnGpu = {{"nvidia.com/gpu", "gpu"}};
 
 // ClusterQueue a (4 GPUs, may borrow 4 more) and b (4 GPUs) share cohort "co".
 model::ManifestSet Cohort() {

@@ -42,6 +42,23 @@ model::Workload Gpu(const std::string& n, const std::string& node_label = "") {
   return w;
 }
 
+void ExpectSameAssignment(const FlavorAssignment& got, const FlavorAssignment& want) {
+  EXPECT_EQ(got.mode, want.mode);
+  EXPECT_EQ(got.assignment.borrows, want.assignment.borrows);
+  ASSERT_EQ(got.assignment.pod_sets.size(), want.assignment.pod_sets.size());
+  for (size_t i = 0; i < got.assignment.pod_sets.size(); ++i) {
+    const PodSetAssignment& g = got.assignment.pod_sets[i];
+    const PodSetAssignment& w = want.assignment.pod_sets[i];
+    EXPECT_EQ(g.pod_set, w.pod_set);
+    EXPECT_EQ(g.count, w.count);
+    EXPECT_TRUE(g.flavors == w.flavors) << "pod set " << i;
+  }
+  EXPECT_EQ(got.usage, want.usage);
+  EXPECT_EQ(got.preempt_frs, want.preempt_frs);
+  EXPECT_EQ(got.reason, want.reason);
+  EXPECT_EQ(got.message, want.message);
+}
+
 class FlavorAssignerTest : public ::testing::TestWithParam<AssignCase> {};
 
 TEST_P(FlavorAssignerTest, Assigns) {
@@ -85,6 +102,20 @@ TEST_P(FlavorAssignerTest, Assigns) {
   if (!c.message_has.empty()) {
     EXPECT_NE(fa.message.find(c.message_has), std::string::npos) << fa.message;
   }
+  // The same answer into storage an earlier, larger and failing assignment filled
+  // (what a cycle's cached assignments are recomputed into): none of it stays.
+  model::Workload other = W("ns/other", "lq")
+                              .PodSet("a", 1, {{"cpu", "1"}, {"nvidia.com/gpu", "1"}})
+                              .PodSet("b", 2, {{"cpu", "1000"}, {"nvidia.com/gpu", "99"}})
+                              .PodSet("c", 1, {{"cpu", "1"}});
+  AssignScratch scratch;
+  AssignOptions options;
+  options.scratch = &scratch;
+  FlavorAssignment reused;
+  AssignFlavorsInto(reused, other, spec, tree, cat, options);
+  ASSERT_EQ(reused.assignment.pod_sets.size(), 3u);
+  AssignFlavorsInto(reused, c.wl, spec, tree, cat, options);
+  ExpectSameAssignment(reused, fa);
 }
 
 model::FlavorFungibility PreemptStops() {
