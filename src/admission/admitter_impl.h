@@ -419,7 +419,39 @@ class AdmitterImpl : public Admitter {
   // bounded; once cleared, ids keep counting up, so an old id never matches a new
   // text (two equal texts may then differ in id: SameShortfall only says no).
   int64_t InternPendingText(const std::string& reason, const std::string& message);
-  std::unordered_map<std::string, int64_t> pending_texts_;
+  // Keys are reason + '\0' + message; a lookup passes the two parts as they are
+  // (no joined copy per pending head), hashed as the same bytes.
+  struct PendingText {
+    std::string_view reason, message;
+  };
+  struct PendingTextHash {
+    using is_transparent = void;
+    static uint64_t Add(uint64_t h, std::string_view s) {
+      for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;  // FNV-1a
+      return h;
+    }
+    size_t operator()(std::string_view joined) const {
+      return static_cast<size_t>(Add(14695981039346656037ULL, joined));
+    }
+    size_t operator()(const PendingText& t) const {
+      uint64_t h = Add(14695981039346656037ULL, t.reason);
+      h = (h ^ 0U) * 1099511628211ULL;
+      return static_cast<size_t>(Add(h, t.message));
+    }
+  };
+  struct PendingTextEq {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+    bool operator()(std::string_view joined, const PendingText& t) const {
+      return joined.size() == t.reason.size() + 1 + t.message.size() &&
+             joined.substr(0, t.reason.size()) == t.reason && joined[t.reason.size()] == '\0' &&
+             joined.substr(t.reason.size() + 1) == t.message;
+    }
+    bool operator()(const PendingText& t, std::string_view joined) const {
+      return (*this)(joined, t);
+    }
+  };
+  std::unordered_map<std::string, int64_t, PendingTextHash, PendingTextEq> pending_texts_;
   int64_t next_pending_text_ = 0;
   void MaybeSleep(const Entry& e, Cycle& cycle);
   void ParkRun(int32_t cq, int64_t count);

@@ -316,14 +316,15 @@ void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string
 
 int64_t AdmitterImpl::InternPendingText(const std::string& reason, const std::string& message) {
   constexpr size_t kMaxPendingTexts = 1 << 16;
+  auto found = pending_texts_.find(PendingText{reason, message});
+  if (found != pending_texts_.end()) return found->second;
   if (pending_texts_.size() >= kMaxPendingTexts) pending_texts_.clear();
   std::string text;
   text.reserve(reason.size() + 1 + message.size());
   text.append(reason).push_back('\0');
   text.append(message);
-  auto [it, inserted] = pending_texts_.try_emplace(std::move(text), next_pending_text_);
-  if (inserted) ++next_pending_text_;
-  return it->second;
+  pending_texts_.emplace(std::move(text), next_pending_text_);
+  return next_pending_text_++;
 }
 
 // Cached per root for the cycle: only an admission in that tree (which bumps its
