@@ -79,6 +79,8 @@ struct QueueInfo {
   std::string local_queue;    // "" when none
   std::string cluster_queue;  // Kueue ClusterQueue, or the Volcano queue name
   bool volcano = false;
+  // Names a queue (what QueueOf answers for a workload admission does not know: none).
+  bool known() const { return !local_queue.empty() || !cluster_queue.empty(); }
 };
 
 struct Decision {

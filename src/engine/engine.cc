@@ -381,7 +381,7 @@ bool Engine::ApplyAdmit(WorkloadRecord& r, admission::Decision& d) {
   }
   r.pending_note = {};
   // What RememberQueue would ask the admitter for, carried by the decision.
-  if (!d.queue.local_queue.empty() || !d.queue.cluster_queue.empty()) r.queue = std::move(d.queue);
+  if (d.queue.known()) r.queue = std::move(d.queue);
   r.assignment = std::move(d.assignment);
   r.admit_time = Now();
   if (!r.first_admit_time) r.first_admit_time = Now();
@@ -480,14 +480,14 @@ void Engine::RememberQueue(WorkloadRecord& record) {
   // of record.workload): skip the lookup for queue-less ones.
   if (record.workload.local_queue.empty() && record.workload.volcano_queue.empty()) return;
   admission::QueueInfo info = parts_.admitter->QueueOf(record.key());
-  if (!info.local_queue.empty() || !info.cluster_queue.empty()) record.queue = info;
+  if (info.known()) record.queue = info;
 }
 
 admission::QueueInfo Engine::QueueOf(const std::string& key) const {
   admission::QueueInfo info = parts_.admitter->QueueOf(key);
-  if (!info.local_queue.empty() || !info.cluster_queue.empty()) return info;
+  if (info.known()) return info;
   if (const WorkloadRecord* r = Find(key)) {
-    if (!r->queue.local_queue.empty() || !r->queue.cluster_queue.empty()) return r->queue;
+    if (r->queue.known()) return r->queue;
     info.local_queue = r->workload.local_queue;
     if (info.local_queue.empty() && !r->workload.volcano_queue.empty()) {
       info.cluster_queue = r->workload.volcano_queue;
