@@ -77,6 +77,52 @@ TEST(ParseApiObject, ScalarsArraysAndOddManagedFieldsAreHandled) {
   EXPECT_EQ(ParseApiObject(R"({"a": 1, "a": 2})"), json::parse(R"({"a": 2})"));
 }
 
+TEST(ParseApiObject, NumbersKeepTheTypesJsonParseGives) {
+  const std::string text =
+      R"({"a": 0, "b": 7, "c": -7, "d": 18446744073709551615, "e": 2.5, "f": -0.0,
+          "g": 1e3, "h": 9223372036854775807, "i": -9223372036854775808})";
+  const json parsed = ParseApiObject(text);
+  const json want = json::parse(text);
+  EXPECT_EQ(parsed, want);
+  for (const auto& [key, value] : want.items()) {
+    EXPECT_EQ(parsed[key].type(), value.type()) << key;
+    EXPECT_EQ(parsed[key].is_number_unsigned(), value.is_number_unsigned()) << key;
+    EXPECT_EQ(parsed[key].dump(), value.dump()) << key;
+  }
+}
+
+TEST(ParseApiObject, WhatTheFastParserRefusesIsParsedAsJsonParseDoes) {
+  // An integer beyond 64 bits (a double for json::parse) and nesting deeper than
+  // simdjson's limit are not refused: nlohmann's parser takes them.
+  EXPECT_EQ(ParseApiObject(R"({"big": 123456789012345678901234567890})"),
+            json::parse(R"({"big": 123456789012345678901234567890})"));
+  std::string deep = std::string(2000, '[') + "1" + std::string(2000, ']');
+  const json parsed = ParseApiObject(deep);
+  ASSERT_FALSE(parsed.is_discarded());
+  EXPECT_EQ(parsed.dump(), json::parse(deep).dump());
+  // Escapes and non-ASCII text decode the same; invalid UTF-8 is refused by both.
+  const std::string text = R"({"s": "a\"b\\c\u00e9\ud83d\ude00\n", "t": "Ã©"})";
+  EXPECT_EQ(ParseApiObject(text), json::parse(text));
+  EXPECT_TRUE(ParseApiObject("{\"s\": \"\xff\"}").is_discarded());
+}
+
+TEST(ParseApiObject, ALargeListIsParsedAsASmallOne) {
+  // Beyond the fast path's size (a list page): the same values, managedFields left out.
+  json list = {
+      {"kind", "PodList"}, {"metadata", {{"resourceVersion", "9"}}}, {"items", json::array()}};
+  for (int i = 0; i < 200; ++i)
+    list["items"].push_back(PodWithManagedFields("p" + std::to_string(i)));
+  const std::string text = list.dump();
+  ASSERT_GT(text.size(), 64u * 1024);
+  const json parsed = ParseApiObject(text);
+  ASSERT_EQ(parsed["items"].size(), 200u);
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_EQ(parsed["items"][i], Without(PodWithManagedFields("p" + std::to_string(i))));
+  }
+  // And one item alone (the fast path) parses to the same object.
+  EXPECT_EQ(ParseApiObject(PodWithManagedFields("p7").dump()), parsed["items"][7]);
+}
+
 TEST(ParseApiObject, TextThatIsNotJsonIsDiscarded) {
   for (const char* text : {"", "{", "{\"metadata\": {\"managedFields\": [}", "nul", "{} x"}) {
     EXPECT_TRUE(ParseApiObject(text).is_discarded()) << text;
