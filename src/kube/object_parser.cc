@@ -189,7 +189,7 @@ json ToJson(simdjson::dom::element e, Role role) {
 
 // Watch events and single objects (a few KB) take the fast path; larger texts (list
 // pages) the SAX one, so no thread's parser grows to hold a whole list.
-constexpr size_t kMaxFastParse = 64 * 1024;
+constexpr size_t kMaxFastParse = size_t{64} * 1024;
 
 }  // namespace
 
