@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
-  libcpp-httplib-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libssl-dev libsimdjson-dev
+  libcpp-httplib-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libssl-dev libsimdjson-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-format clang-tidy python3 python3-yaml openssl
 )

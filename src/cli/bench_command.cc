@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "control/process_heap.h"
 #include "sim/bench_scenarios.h"
 
 namespace muster::cli {
@@ -158,6 +159,7 @@ int RunBench(BenchFlags flags) {
     out["results"] = results;
     out["growth"] = growth;
     out["peakRssKiB"] = sim::PeakRssKb();
+    out["allocator"] = control::HeapAllocatorName();
     std::cout << out.dump(2) << "\n";
   } else {
     for (const auto& l : growth_lines) std::cout << l << "\n";

@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/scheduler_config_file.h"
-#include "cli/server_allocator.h"
+#include "control/process_heap.h"
 #include "kube/kube_mode.h"
 
 namespace muster::cli {
@@ -57,7 +57,7 @@ void RegisterKubeCommand(CLI::App& app, int& exit_code) {
       opts->controller.scheduler_config = std::move(config->scheduler_config);
       opts->controller.kueue_config = std::move(config->kueue_config);
     }
-    TuneAllocatorForServer();
+    control::TuneHeapForServer();
     exit_code = kube::RunKube(*opts, std::cout, std::cerr);
   });
 }

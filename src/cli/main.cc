@@ -5,6 +5,15 @@
 
 #include "cli/commands.h"
 
+#if defined(MUSTER_JEMALLOC)
+// jemalloc reads this at its start (control/process_heap.h). Its background thread
+// returns freed pages once they have been unused for the decay time (10 s), so an idle
+// server's RSS falls after a burst of deletions without waiting for its next malloc.
+extern "C" {
+const char* malloc_conf = "background_thread:true";  // NOLINT: the name jemalloc looks up
+}
+#endif
+
 namespace {
 
 int Run(int argc, char** argv) {

@@ -8,7 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/scheduler_config_file.h"
-#include "cli/server_allocator.h"
+#include "control/process_heap.h"
 #include "core/duration.h"
 #include "server/garbage_collector.h"
 #include "server/namespace_controller.h"
@@ -125,7 +125,7 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
     controllers.push_back(std::make_unique<server::QuotaController>());
     controllers.push_back(std::make_unique<server::TtlAfterFinishedController>());
     controllers.push_back(std::make_unique<server::StoreHealthMonitor>());
-    TuneAllocatorForServer();
+    control::TuneHeapForServer();
     exit_code = server::RunServe(*opts, std::move(controllers), std::cout, std::cerr);
   });
 }

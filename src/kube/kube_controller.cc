@@ -4,6 +4,8 @@
 #include <exception>
 #include <iostream>
 
+#include "control/process_heap.h"
+
 namespace muster::kube {
 
 Time KubeController::WallClock::Now() const {
@@ -117,7 +119,7 @@ void KubeController::Loop() {
       auto now = std::chrono::steady_clock::now();
       if (trimmer_.Observe(cache_.size(),
                            std::chrono::duration<double>(now.time_since_epoch()).count())) {
-        TrimHeap();
+        control::ReleaseFreeHeap();
       }
       if (changes.empty() && !results && !again && now - last_step < resync) continue;
       control::Reconciler::StepResult step = reconciler_->Step();

@@ -11,10 +11,10 @@
 #include <ostream>
 #include <thread>
 
+#include "control/process_heap.h"
 #include "kube/cluster_connection.h"
 #include "kube/dashboard_server.h"
 #include "kube/leader_election.h"
-#include "kube/memory_trim.h"
 #include "kube/object_cache.h"
 #include "kube/reflector.h"
 #include "kube/webhook_server.h"
@@ -34,7 +34,7 @@ int RunKube(const KubeModeOptions& options, std::ostream& out, std::ostream& err
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
-  TuneHeap();
+  control::TurnOffFastbins();
 
   KubeClient client(*connection, options.client);
   out << "muster kube: API server " << connection->server << " (" << connection->source << ")"

@@ -1,9 +1,5 @@
 #include "kube/memory_trim.h"
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 namespace muster::kube {
 
 bool MemoryTrimmer::Observe(size_t objects, double now_s) {
@@ -25,23 +21,6 @@ bool MemoryTrimmer::Observe(size_t objects, double now_s) {
   peak_ = objects;
   drop_since_s_.reset();
   return true;
-}
-
-bool TuneHeap() {
-#if defined(__GLIBC__)
-  return mallopt(M_MXFAST, 0) == 1;
-#else
-  return false;
-#endif
-}
-
-bool TrimHeap() {
-#if defined(__GLIBC__)
-  malloc_trim(0);
-  return true;
-#else
-  return false;
-#endif
 }
 
 }  // namespace muster::kube

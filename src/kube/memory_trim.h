@@ -1,10 +1,11 @@
-// MemoryTrimmer: when to hand freed heap back to the system. glibc keeps what the
-// objects of deleted Jobs and pods used in its free lists (one arena per thread that
-// allocated: reflectors, writers, the controller), so RSS stays at its peak after a
-// cluster empties; malloc_trim(0) returns it. Trimming walks every arena, so it runs
-// only after the mirrored object count fell by a large step (at least `min_drop`, and
-// to half its peak or less), once the count has stopped falling for `quiet_s` or the
-// drop is `max_wait_s` old (a long stream of deletions is trimmed as it goes).
+// MemoryTrimmer: when to hand freed heap back to the system. The allocator keeps
+// what the objects of deleted Jobs and pods used (glibc in the free lists of one arena
+// per thread that allocated; jemalloc until its decay time has passed), so RSS stays
+// near its peak after a cluster empties; control::ReleaseFreeHeap returns it at once.
+// Releasing walks every arena, so it runs only after the mirrored object count fell
+// by a large step (at least `min_drop`, and to half its peak or less), once the count
+// has stopped falling for `quiet_s` or the drop is `max_wait_s` old (a long stream of
+// deletions is released as it goes).
 #pragma once
 
 #include <cstddef>
@@ -33,16 +34,5 @@ class MemoryTrimmer {
   double last_change_s_ = 0;
   std::optional<double> drop_since_s_;  // when the current drop became large enough
 };
-
-// Turns glibc's fastbins off (mallopt(M_MXFAST, 0)); false where there are none.
-// libcurl allocates and frees a 16 KB download buffer per request, and a request that
-// large makes glibc consolidate every fastbin chunk freed since the last one: 5 % of
-// muster kube's CPU per bound pod. Without fastbins, small frees go to the per-thread
-// cache and then straight to the bins, with nothing left to consolidate. Call it
-// before the threads start.
-bool TuneHeap();
-
-// malloc_trim(0) where the C library has it; false elsewhere.
-bool TrimHeap();
 
 }  // namespace muster::kube

@@ -1,7 +1,5 @@
 #include "server/garbage_collector.h"
 
-#include <malloc.h>
-
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -10,6 +8,7 @@
 #include <vector>
 
 #include "control/json_fields.h"
+#include "control/process_heap.h"
 #include "control/resource_types.h"
 #include "server/object_store.h"
 
@@ -166,10 +165,10 @@ void GarbageCollector::Run(StoreChangeLoop::Changes& changes) {
   if (!minute_up) return;
   next_expiry_ = Clock::now() + std::chrono::minutes(1);
   // Deleted objects, large LIST and watch bodies and this pass free a lot at once,
-  // and glibc keeps what is freed in its per-thread arenas: give it back, so the
-  // server's memory follows what it holds (10 minutes of churn: see
-  // docs/performance.md).
-  malloc_trim(0);
+  // and the allocator keeps what is freed (glibc in its per-thread arenas, jemalloc
+  // for its decay time): give it back, so the server's memory follows what it holds
+  // (10 minutes of churn: see docs/performance.md).
+  control::ReleaseFreeHeap();
 }
 
 void GarbageCollector::Stop() { loop_.Stop(); }
