@@ -10,6 +10,7 @@
 // jemalloc's control interface. Weak, so that this layer links into binaries without
 // jemalloc (tests, sanitizer builds): there the address is null. No jemalloc header:
 // unprefixed, it redeclares malloc and free.
+// NOLINTNEXTLINE(readability-identifier-naming): jemalloc's name
 extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp, void* newp, size_t newlen)
     __attribute__((weak));
 
