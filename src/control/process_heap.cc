@@ -15,14 +15,37 @@ extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp, void* newp
     __attribute__((weak));
 
 namespace muster::control {
+namespace {
+
+// ASan's and TSan's allocators replace malloc (and intercept mallopt and malloc_trim,
+// keeping freed memory in quarantine).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitizerHeap = true;
+#else
+constexpr bool kSanitizerHeap = false;
+#endif
+
+// glibc's own malloc: glibc, and neither jemalloc nor a sanitizer in its place.
+bool GlibcHeap() {
+#if defined(__GLIBC__)
+  return !kSanitizerHeap && !JemallocActive();
+#else
+  return false;
+#endif
+}
+
+}  // namespace
 
 bool JemallocActive() { return &mallctl != nullptr; }
 
-std::string_view HeapAllocatorName() { return JemallocActive() ? "jemalloc" : "glibc"; }
+std::string_view HeapAllocatorName() {
+  if (kSanitizerHeap) return "sanitizer";
+  return JemallocActive() ? "jemalloc" : "glibc";
+}
 
 void TuneHeapForServer() {
 #if defined(__GLIBC__)
-  if (JemallocActive()) return;
+  if (!GlibcHeap()) return;
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   mallopt(M_ARENA_MAX, 4);
 #endif
@@ -30,7 +53,7 @@ void TuneHeapForServer() {
 
 bool TurnOffFastbins() {
 #if defined(__GLIBC__)
-  if (JemallocActive()) return false;
+  if (!GlibcHeap()) return false;
   return mallopt(M_MXFAST, 0) == 1;
 #else
   return false;
@@ -51,6 +74,7 @@ bool ReleaseFreeHeap() {
     return true;
   }
 #if defined(__GLIBC__)
+  if (!GlibcHeap()) return false;
   malloc_trim(0);
   return true;
 #else

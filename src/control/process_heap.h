@@ -3,8 +3,8 @@
 // caches and size classes cut the allocation cost that every layer pays per object
 // (1.2x admissions per second, 1.3x serve submissions, -20 % muster kube CPU per pod,
 // docs/performance.md). Test binaries, sanitizer builds and
-// `-DMUSTER_ALLOCATOR=system` run on glibc's malloc, so every call here asks which
-// allocator the process has and does what that one needs.
+// `-DMUSTER_ALLOCATOR=system` run on glibc's malloc (or a sanitizer's), so every call here asks
+// which allocator the process has and does what that one needs.
 #pragma once
 
 #include <string_view>
@@ -14,8 +14,9 @@ namespace muster::control {
 // Whether malloc is jemalloc's: the binary linked it (or it was preloaded).
 bool JemallocActive();
 
-// "jemalloc" or "glibc" (any other allocator reads as glibc: its tuning calls are
-// glibc's and do nothing to the allocator in use).
+// "jemalloc", "sanitizer" (an ASan or TSan build: the sanitizer's allocator) or
+// "glibc" (any other preloaded allocator reads as glibc: its tuning calls are glibc's
+// and do nothing to the allocator in use).
 std::string_view HeapAllocatorName();
 
 // Set-up for a long-running server (serve, kube), before its threads start. glibc:
@@ -36,7 +37,8 @@ bool TurnOffFastbins();
 
 // Hands the heap's free pages back to the system now: jemalloc purges every arena,
 // glibc runs malloc_trim(0). Walks every arena, so callers do it after a large drop
-// (kube's MemoryTrimmer). False where the allocator offers no way.
+// (kube's MemoryTrimmer). False where the allocator offers no way (sanitizers keep
+// freed memory in quarantine).
 bool ReleaseFreeHeap();
 
 }  // namespace muster::control
