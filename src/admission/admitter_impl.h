@@ -434,8 +434,9 @@ class AdmitterImpl : public Admitter {
       return static_cast<size_t>(Add(14695981039346656037ULL, joined));
     }
     size_t operator()(const PendingText& t) const {
+      // The joined text's bytes: reason, '\0', message.
       uint64_t h = Add(14695981039346656037ULL, t.reason);
-      h = (h ^ 0U) * 1099511628211ULL;
+      h = Add(h, std::string_view("\0", 1));
       return static_cast<size_t>(Add(h, t.message));
     }
   };
