@@ -58,6 +58,7 @@ void RegisterKubeCommand(CLI::App& app, int& exit_code) {
       opts->controller.kueue_config = std::move(config->kueue_config);
     }
     control::TuneHeapForServer();
+    control::TurnOffFastbins();  // libcurl's per-request buffer (process_heap.h)
     exit_code = kube::RunKube(*opts, std::cout, std::cerr);
   });
 }

@@ -11,7 +11,6 @@
 #include <ostream>
 #include <thread>
 
-#include "control/process_heap.h"
 #include "kube/cluster_connection.h"
 #include "kube/dashboard_server.h"
 #include "kube/leader_election.h"
@@ -34,7 +33,6 @@ int RunKube(const KubeModeOptions& options, std::ostream& out, std::ostream& err
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
-  control::TurnOffFastbins();
 
   KubeClient client(*connection, options.client);
   out << "muster kube: API server " << connection->server << " (" << connection->source << ")"
