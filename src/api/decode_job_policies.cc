@@ -1,7 +1,8 @@
 // batch/v1 Job failure and clean-up fields: podFailurePolicy, backoffLimitPerIndex,
-// maxFailedIndexes, ttlSecondsAfterFinished. Validation follows upstream's
-// pkg/apis/batch/validation; what muster maps onto its whole-gang restarts, or does
-// not act on, is said in a warning (docs/batch-jobs.md).
+// maxFailedIndexes, ttlSecondsAfterFinished, podReplacementPolicy; and its selector. Validation
+// follows upstream's pkg/apis/batch/validation; what muster maps onto its whole-gang restarts, or
+// does not act on, is said in a warning (docs/batch-jobs.md).
+#include <cstdint>
 #include <string>
 
 #include "api/decode_common.h"
@@ -50,9 +51,36 @@ model::PodFailurePolicyRule DecodeRule(const YamlValue& v) {
   return rule;
 }
 
+// spec.selector, manualSelector and podReplacementPolicy: what the API server
+// generates and defaults (server/batch_job_defaults.h). The executor runs the pods it
+// creates, so a selector adopts nothing; a gang's replacement starts once every pod
+// of the last one has ended, which is what Failed says and what TerminatingOrFailed
+// allows (its earlier start would have two ranks on one GPU).
+void DecodeJobSelection(const YamlValue& spec, bool has_failure_policy) {
+  YamlValue selector = spec.Get("selector");
+  selector.Get("matchLabels").StringMap();
+  for (const YamlValue& e : selector.Get("matchExpressions").Items()) {
+    e.Get("key").String();
+    e.Get("operator").Enum({"In", "NotIn", "Exists", "DoesNotExist"});
+    e.Get("values").StringList();
+  }
+  YamlValue manual = spec.Get("manualSelector");
+  if (manual.Bool().value_or(false)) {
+    manual.Warn("not acted on: muster runs the pods it creates and adopts no others");
+  }
+  YamlValue replacement = spec.Get("podReplacementPolicy");
+  if (auto r = replacement.Enum({"TerminatingOrFailed", "Failed"});
+      r && *r == 0 && has_failure_policy) {
+    replacement.Error(
+        "Unsupported value: \"TerminatingOrFailed\": supported values: \"Failed\" "
+        "(podFailurePolicy is specified)");
+  }
+}
+
 }  // namespace
 
 void DecodeJobPolicies(const YamlValue& spec, model::BatchJobSpec& js) {
+  DecodeJobSelection(spec, spec.Get("podFailurePolicy").IsSet());
   const bool indexed = js.completion_mode == model::CompletionMode::kIndexed;
   const std::string& restart = js.tmpl.spec.restart_policy;
   YamlValue ttl = spec.Get("ttlSecondsAfterFinished");
@@ -65,7 +93,8 @@ void DecodeJobPolicies(const YamlValue& spec, model::BatchJobSpec& js) {
     // Upstream defaults backoffLimit to the int32 maximum when only the per-index
     // limit is set; muster's gang restarts as a whole, so one gang restart is one
     // retry of every index and the per-index limit bounds the restarts.
-    if (!spec.Get("backoffLimit").IsSet()) js.backoff_limit = *b;
+    // (The API server writes that default into the object: read as unset.)
+    if (!spec.Get("backoffLimit").IsSet() || js.backoff_limit == INT32_MAX) js.backoff_limit = *b;
     per_index.Warn(
         "not acted on per index: muster restarts the gang as a whole (every index again), at "
         "most " +

@@ -11,6 +11,7 @@
 #include "server/api_status.h"
 #include "server/auth/owner.h"
 #include "server/auth/rbac_authorizer.h"
+#include "server/batch_job_defaults.h"
 #include "server/core_defaults.h"
 #include "server/core_validation.h"
 #include "server/crd_catalog.h"
@@ -319,10 +320,17 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
   const bool generated = name.empty() && !generate.empty();
   std::vector<std::string> field_warnings;
   ObjectStore::WriteExtras extras;
+  // A Job's selector and pod labels carry its uid: drawn before validation decodes it.
+  std::optional<JobSelectorGeneration> job_selector;
+  if (IsBatchJob(type)) job_selector.emplace(extras.uid = store.DrawUid());
   for (int attempt = 0; attempt < 8; ++attempt) {
     if (generated) name = generate + RandomSuffix();
     meta["name"] = name;
     if (IsNamespaceType(type)) LabelNamespaceName(*body);
+    if (job_selector) {
+      if (auto causes = job_selector->Apply(*body, name); !causes.empty())
+        return ErrorResponse(InvalidObject(type, name, std::move(causes)));
+    }
     // NamespaceLifecycle (an admission step before validation upstream): nothing new
     // in a namespace being deleted.
     if (auto refused = RefuseCreateInTerminatingNamespace(store, type, t.namespace_, name))
@@ -362,7 +370,7 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
   // A job's decode, kept for the scheduler as a create's (one decode per write).
   std::shared_ptr<const control::DecodedJob> decoded;
   if (scope != WriteScope::kStatus) {
-    if (IsCoreKind(*t.type) || IsNamespaceType(*t.type)) {
+    if (IsCoreKind(*t.type) || IsNamespaceType(*t.type) || IsBatchJob(*t.type)) {
       auto stored = store.Get({t.type->StoreKey(), t.namespace_, t.name});
       DefaultCoreObject(*t.type, *body, stored.ok() ? &*stored : nullptr);
     }

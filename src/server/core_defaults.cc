@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/base64.h"
+#include "server/batch_job_defaults.h"
 #include "server/namespace_lifecycle.h"
 
 namespace muster::server {
@@ -166,6 +167,7 @@ bool InServiceRange(const std::string& ip) {
 }
 
 void DefaultCoreObject(const control::ResourceType& type, json& object, const json* current) {
+  if (IsBatchJob(type)) return DefaultBatchJob(object);
   if (!type.group.empty() || !object.is_object()) return;
   if (type.kind == "Secret") DefaultSecret(object);
   if (type.kind == "Service") DefaultService(object, current);

@@ -15,6 +15,8 @@
 //   with the requested capacity and the access modes. The volume is the directory
 //   DATA/volumes/<namespace>/<claim> (pod_paths.h ClaimDir), made for the first pod
 //   that mounts it and owned by that pod's user; its size is not enforced.
+// - batch/v1 Job: SetDefaults_Job (batch_job_defaults.h; the generated selector is
+//   the create path's, once the uid is drawn).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -206,6 +206,11 @@ std::string ObjectStore::Now() const {
   return buf;
 }
 
+std::string ObjectStore::DrawUid() {
+  std::lock_guard<std::recursive_mutex> lock(mu_);  // rng_ is the creates' too
+  return NewUid();
+}
+
 std::string ObjectStore::NewUid() {
   // RFC 4122 version 4.
   uint64_t a = rng_(), b = rng_();
@@ -495,7 +500,7 @@ Result<json> ObjectStore::CreateNow(const control::ObjectKey& key, json object,
   } else {
     md["namespace"] = key.namespace_;
   }
-  md["uid"] = NewUid();
+  md["uid"] = extras != nullptr && !extras->uid.empty() ? extras->uid : NewUid();
   md["creationTimestamp"] = Now();
   md["generation"] = 1;
   auto rv = CommitLocked(key, control::ChangeType::kAdded, object, extras);

@@ -105,7 +105,13 @@ class ObjectStore : public control::ObjectReader {
     // Out: the text stored for the object, for an answer written without serialising
     // it again.
     ObjectTextCache::Entry text;
+    // In, for a create: the uid the object gets, drawn with DrawUid() before the
+    // write because a default derives from it (a Job's generated selector); empty:
+    // the create draws one.
+    std::string uid;
   };
+  // A fresh metadata.uid (RFC 4122 version 4), for WriteExtras::uid.
+  std::string DrawUid();
   // Stores a new object. Sets metadata.uid, creationTimestamp, generation (1),
   // resourceVersion; kAlreadyExists if the key is taken.
   Result<nlohmann::json> Create(const control::ObjectKey& key, nlohmann::json object,

@@ -1,10 +1,13 @@
 #include "server/table_printer.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <functional>
 #include <memory>
 #include <utility>
 
+#include "server/batch_job_defaults.h"
 #include "server/label_selector.h"
 #include "server/pod_printer.h"
 
@@ -187,6 +190,82 @@ Column JobState() {
           0};
 }
 
+bool JobCondition(const json& o, const char* type) {
+  const json* conditions = nullptr;
+  if (o.is_object() && o.contains("status") && o["status"].is_object() &&
+      o["status"].contains("conditions")) {
+    conditions = &o["status"]["conditions"];
+  }
+  if (conditions == nullptr || !conditions->is_array()) return false;
+  return std::any_of(conditions->begin(), conditions->end(), [type](const json& c) {
+    return c.is_object() && c.value("type", "") == type && c.value("status", "") == "True";
+  });
+}
+
+// "a,b" of the pod template's containers' `field` (kubectl's layoutContainerCells).
+std::string TemplateContainers(const json& o, const char* field) {
+  const json* containers = &o;
+  for (const char* key : {"spec", "template", "spec", "containers"}) {
+    if (!containers->is_object() || !containers->contains(key)) return "";
+    containers = &(*containers)[key];
+  }
+  std::string out;
+  if (!containers->is_array()) return out;
+  for (const json& c : *containers) {
+    if (!out.empty()) out += ",";
+    if (c.is_object()) out += c.value(field, "");
+  }
+  return out;
+}
+
+// kubectl's printJob: STATUS, COMPLETIONS, DURATION, AGE; wide: CONTAINERS, IMAGES,
+// SELECTOR.
+std::vector<Column> BatchJobColumns(int64_t now_unix) {
+  auto status = [](const json& o) -> json {
+    if (JobCondition(o, "Complete")) return "Complete";
+    if (JobCondition(o, "Failed")) return "Failed";
+    if (!FieldValue(o, "metadata.deletionTimestamp").empty()) return "Terminating";
+    if (JobCondition(o, "Suspended")) return "Suspended";
+    if (JobCondition(o, "FailureTarget")) return "FailureTarget";
+    return "Running";
+  };
+  auto completions = [](const json& o) -> json {
+    const std::string succeeded = [&] {
+      std::string v = FieldValue(o, "status.succeeded");
+      return v.empty() ? std::string("0") : v;
+    }();
+    const std::string want = FieldValue(o, "spec.completions");
+    if (!want.empty()) return succeeded + "/" + want;
+    const std::string parallelism = FieldValue(o, "spec.parallelism");
+    if (!parallelism.empty() && std::strtoll(parallelism.c_str(), nullptr, 10) > 1) {
+      return succeeded + "/1 of " + parallelism;
+    }
+    return succeeded + "/1";
+  };
+  auto duration = [now_unix](const json& o) -> json {
+    const int64_t start = ParseTimestamp(FieldValue(o, "status.startTime"));
+    if (start < 0) return "";
+    const int64_t end = ParseTimestamp(FieldValue(o, "status.completionTime"));
+    return HumanAge((end < 0 ? now_unix : end) - start);
+  };
+  return {{"Status", "string", "Status of the job.", status, 0},
+          {"Completions", "string", "The number of pods which reached phase Succeeded.",
+           completions, 0},
+          {"Duration", "string", "Time required to complete the job.", duration, 0},
+          AgeHere(),
+          {"Containers", "string", "Names of each container in the template.",
+           [](const json& o) -> json { return TemplateContainers(o, "name"); }, 1},
+          {"Images", "string", "Images referenced by each container in the template.",
+           [](const json& o) -> json { return TemplateContainers(o, "image"); }, 1},
+          {"Selector", "string", "A label query over pods that should match the pod count.",
+           [](const json& o) -> json {
+             const json* spec = o.is_object() && o.contains("spec") ? &o["spec"] : nullptr;
+             return FormatJobSelector(
+                 spec != nullptr && spec->is_object() ? spec->value("selector", json()) : json());
+           },
+           1}};
+}
+
 size_t EntriesOf(const json& o, const char* key) {
   return o.is_object() && o.contains(key) && o[key].is_object() ? o[key].size() : 0;
 }
@@ -269,6 +348,7 @@ std::vector<Column> KindColumns(const control::ResourceType& t, int64_t now_unix
             Condition("Admitted", "Admitted"), Condition("Finished", "Finished")};
   }
   if (k == "Cohort") return {FirstOf("Parent", {"spec.parent", "spec.parentName"})};
+  if (k == "Job" && t.group == "batch") return BatchJobColumns(now_unix);
   if (k == "Job" || k == "PyTorchJob" || k == "TFJob" || k == "MPIJob" || k == "JobSet" ||
       k == "TrainJob") {
     return {JobState()};

@@ -2,6 +2,7 @@
 
 #include "control/store_snapshot.h"
 #include "control/workload_objects.h"
+#include "server/batch_job_defaults.h"
 #include "server/core_validation.h"
 #include "server/graceful_deletion.h"
 #include "server/meta_validation.h"
@@ -68,7 +69,11 @@ void CopySchedulingDirectives(const json& from, json& to) {
 
 bool Suspended(const json& job) { return At(job, {"spec", "suspend"}) == json(true); }
 
-void ValidateBatchJob(const json& cur, const json& next, std::vector<StatusCause>& out) {
+void ValidateBatchJob(const json& stored, const json& next, std::vector<StatusCause>& out) {
+  // Read back defaulted, as kube-apiserver decodes what etcd holds: a Job stored
+  // before its defaults were written (an older muster) keeps its completionMode.
+  json cur = stored;
+  DefaultBatchJob(cur);
   const json os = At(cur, {"spec"}), ns = At(next, {"spec"});
   Immutable("spec.selector", At(os, {"selector"}), At(ns, {"selector"}), out);
   json old_template = At(os, {"template"});

@@ -371,6 +371,16 @@ check "a job in a namespace the selector does not match waits" \
 $K label ns vision team=vision >/dev/null
 check "labelling the namespace admits it" '^True' bash -c \
   "for i in \$(seq 50); do out=\$($K -n vision get workloads -o '$WL_STATE'); case \$out in True*) break;; esac; sleep 0.2; done; echo \"\$out\""
+# A Job as kube-apiserver stores it: the generated selector, and the labels its
+# pods carry (the Job documentation lists a Job's pods with this selector).
+SEEN_UID=$($K -n vision get job seen -o jsonpath='{.metadata.uid}')
+check "a Job's generated selector is its uid" "^batch.kubernetes.io/controller-uid=$SEEN_UID\$" \
+  $K -n vision get job seen \
+  -o 'go-template={{range $k, $v := .spec.selector.matchLabels}}{{$k}}={{$v}}{{"\n"}}{{end}}'
+check "kubectl get pods -l batch.kubernetes.io/job-name= finds the Job's pods" '^pod/seen-0$' bash -c \
+  "for i in \$(seq 50); do out=\$($K -n vision get pods -l batch.kubernetes.io/job-name=seen,controller-uid=$SEEN_UID -o name); [ -n \"\$out\" ] && break; sleep 0.2; done; echo \"\$out\""
+check "kubectl get jobs: STATUS, COMPLETIONS, DURATION" '^seen +Complete +1/1 +[0-9]+s +' bash -c \
+  "for i in \$(seq 50); do out=\$($K -n vision get jobs seen --no-headers); case \$out in *Complete*) break;; esac; sleep 0.2; done; echo \"\$out\""
 
 # Optimistic concurrency: replacing with a stale resourceVersion is a 409.
 $K get cq team-a -o json >"$TMP/old.json"
