@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/api_client.h"
+#include "cli/apply_patch.h"
 #include "cli/client_options.h"
 #include "cli/commands.h"
 #include "cli/manifest_files.h"
@@ -73,14 +74,16 @@ Result<std::vector<Located>> LocateManifests(const ResourceCatalog& catalog,
   return out;
 }
 
-// Creates the object, or replaces the stored one (keeping its status); prints what
+// Creates the object, or patches the stored one three ways from the manifest last
+// applied (apply_patch.h: what the server and other writers set stays); prints what
 // happened the way kubectl apply does.
 Status ApplyOnce(ApiClient& client, const Located& l) {
   const std::string what = l.type.DisplayName() + "/" + l.name;
   auto current = client.Send("GET", l.type.ObjectPath(l.namespace_, l.name));
   if (!current.ok()) return current.status();
+  const json modified = WithLastApplied(l.object);
   if (current->code == 404) {
-    auto created = client.Json("POST", l.type.CollectionPath(l.namespace_), l.object.dump());
+    auto created = client.Json("POST", l.type.CollectionPath(l.namespace_), modified.dump());
     if (!created.ok()) return created.status();
     std::cout << what << " created\n";
     return Status::Ok();
@@ -88,15 +91,13 @@ Status ApplyOnce(ApiClient& client, const Located& l) {
   if (current->code != 200) return ReplyError(*current);
   json stored = json::parse(current->body, nullptr, false);
   if (!stored.is_object()) return Internal("the server's answer for " + what + " is not JSON");
-  const std::string stored_rv = stored["metadata"].value("resourceVersion", "");
-  json desired = l.object;
-  desired["metadata"]["resourceVersion"] = stored_rv;
-  if (stored.contains("status")) {
-    desired["status"] = stored["status"];
-  } else {
-    desired.erase("status");
+  const json patch = ThreeWayMergePatch(LastApplied(stored), modified, stored);
+  if (patch.empty()) {
+    std::cout << what << " unchanged\n";
+    return Status::Ok();
   }
-  auto updated = client.Json("PUT", l.type.ObjectPath(l.namespace_, l.name), desired.dump());
+  const std::string stored_rv = stored["metadata"].value("resourceVersion", "");
+  auto updated = client.Json("PATCH", l.type.ObjectPath(l.namespace_, l.name), patch.dump());
   if (!updated.ok()) return updated.status();
   // The store writes nothing for an update that changes nothing, so an unchanged
   // resourceVersion means the object already was what the manifest says.
@@ -105,8 +106,8 @@ Status ApplyOnce(ApiClient& client, const Located& l) {
   return Status::Ok();
 }
 
-// Controllers write status between our read and our write (a conflict on the
-// resourceVersion): read again and retry, as kubectl's apply does.
+// A conflict (another writer between our read and our write): read again and
+// retry, as kubectl's apply does.
 Status ApplyOne(ApiClient& client, const Located& l) {
   Status status;
   for (int attempt = 0; attempt < 5; ++attempt) {
@@ -170,8 +171,12 @@ int RunDelete(const DeleteArgs& a) {
       targets.push_back({*type, type->namespaced ? a.options.namespace_ : "", a.args[i], nullptr});
     }
   }
+  // kubectl's default cascade (Background): without it a batch/v1 Job's deletion
+  // would orphan its pods, which then run on (the API's default for that version).
+  const std::string options =
+      R"({"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background"})";
   for (const auto& t : targets) {
-    auto deleted = client.Json("DELETE", t.type.ObjectPath(t.namespace_, t.name));
+    auto deleted = client.Json("DELETE", t.type.ObjectPath(t.namespace_, t.name), options);
     if (!deleted.ok()) {
       std::cout.flush();
       exit_code = ReportError(deleted.status());
