@@ -80,10 +80,11 @@ void GarbageCollector::Execute(ObjectStore& store, const OwnerGraph::Work& work)
                   control::AddFinalizer(object, kForegroundFinalizer);
                 }));
   }
+  // kConflict on the resourceVersion: changed since the decision (orphaned, say);
+  // its own change is judged next.
   for (const auto* targets : {&work.collect, &work.collect_foreground}) {
     for (const OwnerGraph::Target& target : *targets) {
-      log_failure("deleting", target,
-                  store.Delete(target.key, std::nullopt, uid_of(target)).status());
+      log_failure("deleting", target, store.Delete(target.key, target.rv, uid_of(target)).status());
     }
   }
   for (const OwnerGraph::Target& target : work.release) {

@@ -1,6 +1,7 @@
 #include "server/owner_graph.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace muster::server {
 namespace {
@@ -51,6 +52,12 @@ const OwnerGraph::Node& OwnerGraph::Put(const control::ObjectKey& key, const jso
   OwnerUids(object, node.owners, node.blocking);
   node.deleting = control::BeingDeleted(object);
   node.foreground = node.deleting && control::HasFinalizer(object, kForegroundFinalizer);
+  if (const json* md = Metadata(object); md != nullptr) {
+    auto rv = md->find("resourceVersion");
+    if (rv != md->end() && rv->is_string()) {
+      node.rv = std::strtoll(rv->get_ref<const std::string&>().c_str(), nullptr, 10);
+    }
+  }
   if (!node.uid.empty()) by_uid_[node.uid] = id;
   for (const std::string& owner : node.owners) dependents_[owner].insert(id);
   for (const std::string& owner : node.blocking) ++blocking_count_[owner];
@@ -118,7 +125,12 @@ void OwnerGraph::CollectIfUnowned(const Node& node, Work& work) {
   if (node.owners.empty() || node.deleting || HasSolidOwner(node) || !Ask(node.uid)) return;
   // Owners waiting for their dependents: it goes in Foreground if it owns objects too.
   const bool foreground = AnyOwnerExists(node) && dependents_.count(node.uid) != 0;
-  (foreground ? work.collect_foreground : work.collect).push_back({node.key, node.uid});
+  if (foreground) {
+    work.collect_foreground.push_back({node.key, node.uid});  // marked first: no rv
+  } else {
+    work.collect.push_back(
+        {node.key, node.uid, node.rv > 0 ? std::optional<int64_t>(node.rv) : std::nullopt});
+  }
 }
 
 bool OwnerGraph::Ask(const std::string& uid) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -33,6 +34,10 @@ class OwnerGraph {
   struct Target {
     control::ObjectKey key;
     std::string uid;  // the dependent's own uid: a delete precondition
+    // The resourceVersion the decision to collect it saw (a delete precondition): an
+    // object changed since (its references taken off: orphaned) is judged again by
+    // the change that changed it, not deleted on what it was. Unset: no precondition.
+    std::optional<int64_t> rv = std::nullopt;
   };
   struct Work {
     std::vector<Target> collect;  // delete: every owner is gone
@@ -63,6 +68,7 @@ class OwnerGraph {
     std::vector<std::string> blocking;  // the owners whose reference says blockOwnerDeletion
     bool deleting = false;              // metadata.deletionTimestamp is set
     bool foreground = false;            // deleting, waiting for its dependents
+    int64_t rv = 0;                     // metadata.resourceVersion (0: unknown)
   };
   static std::string Id(const control::ObjectKey& key);
   // Records the object; returns its node.

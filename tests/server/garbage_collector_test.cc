@@ -153,6 +153,30 @@ TEST_F(GarbageCollectorTest, OrphanKeepsDependentsWithoutTheReference) {
   EXPECT_FALSE(Pod("b-0")["metadata"].contains("ownerReferences"));
 }
 
+// A decision to collect is made on the version of the dependent the graph has seen;
+// one changed since (its reference to the deleted owner taken off, as an orphaning
+// does) is judged again by its own change, not deleted on what it was.
+TEST_F(GarbageCollectorTest, ADependentChangedSinceTheDecisionIsNotDeleted) {
+  const std::string a = CreateJob("a");
+  CreatePod("a-0", {a});
+  Pump();
+  ASSERT_EQ(
+      Call("DELETE", "/apis/batch/v1/namespaces/default/jobs/a?propagationPolicy=Background").code,
+      200);
+  // Before the collector sees the deletion, another writer takes the reference off.
+  auto edited = store_->Mutate(
+      {"pods", "default", "a-0"},
+      [](const json& current) -> Result<json> {
+        json next = current;
+        next["metadata"].erase("ownerReferences");
+        return next;
+      },
+      WriteScope::kAll);
+  ASSERT_TRUE(edited.ok());
+  Pump();
+  EXPECT_TRUE(PodExists("a-0")) << "deleted on a version it no longer has";
+}
+
 TEST_F(GarbageCollectorTest, DependentsOfOwnersGoneWhileDownAreCollectedAtStartUp) {
   CreatePod("stale", {"0b5c1f3e-uid-of-a-job-deleted-while-down"});
   CreatePod("mine", {});
