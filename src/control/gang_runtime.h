@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,18 @@ class GangRuntime : public engine::Executor {
   // its last gang, so a server that runs jobs for ever does not keep one entry per
   // job it ever ran.
   virtual void Forget(const std::string& /*key*/) {}
+  // The job of `key` was deleted with its dependents orphaned (kubectl delete
+  // --cascade=orphan), before Engine::RemoveWorkload: the running pods of its gang
+  // named in `pods` are let go of rather than stopped with it, as a kubelet runs an
+  // unowned pod on. Returns the names of those let go of; each runs on until a
+  // one-pod workload takes it over (Adopt, after Engine::Adopt) or StopLetGo.
+  // Default: none (the whole gang is stopped).
+  virtual std::set<std::string> LetGo(const std::string& /*key*/,
+                                      const std::set<std::string>& /*pods*/) {
+    return {};
+  }
+  // A pod let go of that no workload could take over: stopped.
+  virtual void StopLetGo(const std::string& /*ns*/, const std::string& /*pod*/) {}
 };
 
 }  // namespace muster::control

@@ -233,6 +233,21 @@ class Reconciler {
   // The job's workload decoded again (jobs from their object, bare pods from theirs).
   Result<model::Workload> DecodeState(const JobState& job) const;
 
+  // reconciler_orphans.cc (serve: a job deleted with its dependents orphaned leaves
+  // its running pods running, each then a one-pod workload adopted where it runs)
+  // The job of `key` was deleted (`deleted_job`: its last state): when with the
+  // `orphan` finalizer, the executor lets go of its running pods before RemoveJob
+  // stops the rest. Returns those pods as they are once unowned.
+  std::vector<nlohmann::json> LetGoOrphans(const std::string& key,
+                                           const nlohmann::json& deleted_job);
+  // After RemoveJob: the pods let go of become bare pods (their gangs form next).
+  void TakeInOrphans(const std::vector<nlohmann::json>& pods);
+  // The one-pod workload of a pod let go of, just submitted: adopted where the pod
+  // runs (Engine::Adopt, then the executor takes its process over).
+  void TakeOverOrphan(JobState& job);
+  // A pod let go of was deleted before its workload took it over: stopped.
+  void ForgetOrphan(const std::string& ns, const std::string& pod);
+
   // reconciler_config.cc
   bool ApplyConfig(const Change& change);
   void Reconfigure();
@@ -371,6 +386,9 @@ class Reconciler {
   std::map<std::string, PodGang> pod_gangs_;
   std::map<std::string, std::string> bare_pods_;
   std::set<std::string> waiting_pod_gangs_;
+  // Where each pod let go of (LetGoOrphans) runs, by "<ns>/<pod>", until its own
+  // workload adopts it.
+  std::map<std::string, placement::PodPlacement> let_go_pods_;
   std::set<std::string> dirty_;  // workload keys to look at in the next Step
   // A Write cut short by its budget: the round's keys not yet synced, and the round
   // (Write re-syncs jobs its own writes made dirty, at most kWriteRounds times).

@@ -442,7 +442,14 @@ void Reconciler::ApplyJob(const Change& change) {
   // pods now, and nothing may bring them back): forgotten, its quota released.
   if (change.type == ChangeType::kDeleted || DeletingDependents(change.Object())) {
     without_runtime_.erase(id);
-    if (known != job_keys_.end()) RemoveJob(known->second);
+    if (known == job_keys_.end()) return;
+    const std::string key = known->second;
+    // Deleted with its dependents orphaned: its running pods run on (reconciler_orphans.cc).
+    std::vector<nlohmann::json> orphans = change.type == ChangeType::kDeleted
+                                              ? LetGoOrphans(key, change.Object())
+                                              : std::vector<nlohmann::json>{};
+    RemoveJob(key);
+    TakeInOrphans(orphans);
     return;
   }
   // Being deleted, held by another finalizer: one that runs runs on (Kueue keeps its

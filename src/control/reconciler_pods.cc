@@ -75,6 +75,7 @@ void Reconciler::ApplyBarePod(const Change& change) {
   // A pod being deleted (a finalizer holds it, or its grace period runs) has left its
   // workload already, as Kueue counts a terminating pod out of its group.
   if (change.type == ChangeType::kDeleted || BeingDeleted(change.Object())) {
+    if (change.type == ChangeType::kDeleted) ForgetOrphan(change.namespace_, change.name);
     if (known == bare_pods_.end()) return;
     const std::string key = known->second;
     bare_pods_.erase(known);
@@ -225,6 +226,8 @@ void Reconciler::SyncWaitingPodGangs() {
     if (job == nullptr) continue;
     SubmitToEngine(*job, std::move(workload).value());
     queues_dirty_ = true;
+    // A pod its deleted job left running is adopted where it runs.
+    if (!let_go_pods_.empty()) TakeOverOrphan(*job);
   }
 }
 

@@ -70,6 +70,7 @@ void EmulatedExecutor::AdoptRecovered(
   Gang& gang = gangs_.at(record.key());
   // Its replicated jobs started one after another: each pod as it was.
   if (control::HasStartOrder(gang.workload)) AdoptPods(record.key(), gang);
+  if (IsExistingPod(gang.workload, 0)) return;  // a bare pod's gang owns no other pods
   std::set<std::string> names;
   for (const auto& pod : gang.pods) names.insert(pod.view.name);
   Sweeper(store_).DeleteOutsideGang(record.workload.meta.namespace_,
@@ -464,6 +465,7 @@ void EmulatedExecutor::WritePods(const Gang& gang, Time now) {
   MarkChanged(gang.workload.key);
   const std::string& ns = gang.workload.meta.namespace_;
   for (const auto& pod : gang.pods) {
+    if (pod.let_go) continue;
     control::ObjectKey key{"pods", ns, pod.view.name};
     nlohmann::json object = BuildPodObject(gang.workload, pod.view, now);
     if (IsExistingPod(gang.workload, pod.view.pod_set)) {
@@ -481,10 +483,26 @@ void EmulatedExecutor::WritePods(const Gang& gang, Time now) {
   }
 }
 
+std::set<std::string> EmulatedExecutor::LetGo(const std::string& key,
+                                              const std::set<std::string>& pods) {
+  std::set<std::string> out;
+  auto it = gangs_.find(key);
+  if (it == gangs_.end()) return out;
+  for (Pod& pod : it->second.pods) {
+    if (pod.view.state != PodRunState::kRunning || pod.let_go || pods.count(pod.view.name) == 0)
+      continue;
+    pod.let_go = true;
+    NoteLetGo(it->second.workload.meta.namespace_, pod.view.name);
+    out.insert(pod.view.name);
+  }
+  return out;
+}
+
 void EmulatedExecutor::DeletePods(const Gang& gang) {
   for (const auto& pod : gang.pods) {
-    // A bare Pod's object is the user's: it stays until the user deletes it.
-    if (IsExistingPod(gang.workload, pod.view.pod_set)) continue;
+    // A bare Pod's object is the user's: it stays until the user deletes it; an
+    // orphaned one runs on.
+    if (IsExistingPod(gang.workload, pod.view.pod_set) || pod.let_go) continue;
     store_.Delete({"pods", gang.workload.meta.namespace_, pod.view.name});
   }
 }

@@ -64,6 +64,9 @@ class EmulatedExecutor : public ServeExecutor {
   std::vector<control::GangOutcome> Poll(Time now) override;
   control::GangPodCounts Counts(const std::string& key) const override;
   void Forget(const std::string& key) override { last_counts_.erase(key); }
+  // Orphaned pods run on (their objects are neither written nor deleted by the
+  // gang) until their own one-pod workloads adopt them.
+  std::set<std::string> LetGo(const std::string& key, const std::set<std::string>& pods) override;
   bool PodsReady(const std::string& key) const override;
   int32_t RunningProcesses() const override { return 0; }
   uint64_t changes() const { return changes_; }
@@ -82,6 +85,7 @@ class EmulatedExecutor : public ServeExecutor {
     PodRunView view;              // with owner_uid, the job's uid
     std::optional<Time> ends_at;  // running: when its modelled run ends
     bool fails = false;           // it ends Failed (fail-after), not Succeeded
+    bool let_go = false;          // orphaned (LetGo): no longer the gang's to write
   };
   struct Gang {
     model::Workload workload;

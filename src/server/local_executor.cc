@@ -561,6 +561,7 @@ void LocalExecutor::WritePod(const Gang& gang, PodRun& pod, Time now) {
 
 void LocalExecutor::DeletePods(Gang& gang) {
   for (auto& pod : gang.pods) {
+    if (pod.let_go) continue;  // runs on, unowned: its object and files stay
     // A bare Pod's object is the user's: it stays (with its logs) until deleted.
     if (IsExistingPod(gang.workload, pod.pod_set) && !pod.object_deleted) continue;
     store_.Delete({"pods", gang.namespace_, pod.name});

@@ -118,6 +118,10 @@ class LocalExecutor : public ServeExecutor {
 
   control::GangPodCounts Counts(const std::string& key) const override;
   void Forget(const std::string& key) override { last_counts_.erase(key); }
+  // Orphaned pods (local_executor_let_go.cc): their processes run on, unowned, until
+  // a one-pod workload adopts them; the gang neither stops, writes nor deletes them.
+  std::set<std::string> LetGo(const std::string& key, const std::set<std::string>& pods) override;
+  void StopLetGo(const std::string& ns, const std::string& pod) override;
   bool PodsReady(const std::string& key) const override;
   int32_t RunningProcesses() const override;
   uint64_t changes() const { return changes_; }
@@ -145,6 +149,7 @@ class LocalExecutor : public ServeExecutor {
     bool dirty = false;                              // its object needs writing
     bool object_deleted = false;  // its Pod object was deleted: never written again
     bool shrunk = false;          // stopped by a resize: no longer part of the job
+    bool let_go = false;          // orphaned (LetGo): its process is no longer the gang's
     // kWaiting for its image (podman): `reason`/`message` are the container's waiting
     // reason (ErrImagePull, ImagePullBackOff, ErrImageNeverPull); it keeps its address.
     bool image_wait = false;

@@ -48,6 +48,13 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
       pod.message = "the pod's process was not found after the server restarted";
     } else if (it->second.running) {
       pod.state = PodState::kRunning;
+      // Its start is the one its object recorded (status.startTime), not this adoption.
+      if (auto o = stored.find(pod.name); o != stored.end() && o->second.is_object()) {
+        const json status = o->second.value("status", json::object());
+        if (status.is_object() && status.value("startTime", json()).is_string()) {
+          pod.started_at = status["startTime"].get<std::string>();
+        }
+      }
       by_process_[pod.id] = {attempt, i};
     } else {
       const ProcessExit exit = it->second.exit.value_or(ProcessExit{pod.id, 137, 0, true});
@@ -60,6 +67,9 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
     }
     WritePod(gang, pod, now);
   }
+  // A bare pod's gang owns no other pods (and one that takes over an orphaned pod
+  // does so while the server runs, after the start-up's index of pods).
+  if (IsExistingPod(gang.workload, 0)) return;
   std::set<std::string> names;
   for (const auto& pod : gang.pods) names.insert(pod.name);
   Sweeper(store_).DeleteOutsideGang(gang.namespace_, gang.job_uid, names);

@@ -34,9 +34,9 @@ class ServeExecutor : public control::GangRuntime {
     recovered_ = std::move(recovered);
     sweeper_.reset();  // called before and after the build: one index per start-up
   }
-  void Adopt(const engine::WorkloadRecord& record, Time now) final {
-    AdoptRecovered(record, now, recovered_);
-  }
+  // A gang a previous server started, or a pod let go of (LetGo) now taken over by
+  // its own one-pod workload.
+  void Adopt(const engine::WorkloadRecord& record, Time now) final;
   // Takes over a gang a previous server started (after Engine::Adopt). `recovered`:
   // the processes the previous server left (empty for executors without processes).
   virtual void AdoptRecovered(const engine::WorkloadRecord& record, Time now,
@@ -73,6 +73,11 @@ class ServeExecutor : public control::GangRuntime {
  protected:
   // A pod of the gang of `key` changed state: its job status is written again.
   void MarkChanged(const std::string& key) { changed_.insert(key); }
+  // A pod of namespace `ns` let go of (LetGo) with its process running: the one-pod
+  // workload that takes it over adopts that process.
+  void NoteLetGo(const std::string& ns, const std::string& pod);
+  // ...and no workload took it over: stopped, no longer waiting for one.
+  void ForgetLetGo(const std::string& id) { let_go_.erase(id); }
   // For AdoptRecovered: the start-up's index of Pod objects by owner.
   AdoptedPodSweeper& Sweeper(ObjectStore& store) {
     if (!sweeper_) sweeper_ = std::make_unique<AdoptedPodSweeper>(store);
@@ -81,6 +86,7 @@ class ServeExecutor : public control::GangRuntime {
 
  private:
   std::map<std::string, RecoveredProcess> recovered_;
+  std::map<std::string, RecoveredProcess> let_go_;  // by process id, until taken over
   std::unique_ptr<AdoptedPodSweeper> sweeper_;
   std::set<std::string> changed_;
 };

@@ -6,7 +6,8 @@
 # at once; deleting a running pod stops it and frees its quota; a pod of a group
 # without its total count says why it never runs; a pod without a queue label runs as
 # a Job without one does; a Volcano standalone PodGroup and its pods are one gang
-# whose phase `kubectl get podgroups` shows.
+# whose phase `kubectl get podgroups` shows; a Job deleted with --cascade=orphan
+# leaves its running pods running, each a workload of its own.
 # Usage: bash tests/server/bare_pods_test.sh build/muster
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
@@ -188,6 +189,48 @@ $K get podgroup vg -o yaml >"$TMP/vg.yaml" 2>&1
 check "muster summary shows the PodGroup's phase" \
   "default/vg +minMember=2 queue=default phase=Completed \(running 0, succeeded 2, failed 0\) standalone" \
   "$MUSTER" summary -f "$TMP/vg.yaml"
+
+# (4) kubectl delete job --cascade=orphan: as a kubelet runs an unowned pod on, the
+# Job's running pods run on, unowned, each a one-pod workload of its own adopted where
+# it runs (the Job's workload and its quota go with the Job); deleting one stops it
+# alone; a restarted server adopts the other again.
+check "a queued Job of two pods" "job.batch/orph created" $K apply -f - <<'EOF'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: orph, namespace: default, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec:
+  parallelism: 2
+  completions: 2
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 1
+      containers:
+      - {name: main, image: busybox, command: [sh, -c, 'sleep 300'], resources: {requests: {cpu: 10m, memory: 10Mi}}}
+EOF
+orph_pods() { $K get pods --no-headers 2>&1 | { grep '^orph-' || true; } | tr '\n' ' '; }
+orph_workloads() {
+  $K get workloads -o 'jsonpath={range .items[*]}{.metadata.name}={.status.conditions[?(@.type=="Admitted")].status}{"\n"}{end}' |
+    grep orph | tr '\n' ' '
+}
+eventually "its pods run" "orph-0 +1/1 +Running +0 .*orph-1 +1/1 +Running +0 " orph_pods
+STARTED=$($K get pod orph-1 -o 'jsonpath={.status.containerStatuses[0].state.running.startedAt}')
+check "deleted with --cascade=orphan" 'job.batch "orph" deleted' $K delete job orph --cascade=orphan
+eventually "the Job is gone" "NotFound|not found" bash -c "$K get job orph 2>&1 || true"
+stays "its pods run on" "orph-0 +1/1 +Running +0 .*orph-1 +1/1 +Running +0 " orph_pods
+check "the same containers, not restarted" "^$STARTED$" \
+  $K get pod orph-1 -o 'jsonpath={.status.containerStatuses[0].state.running.startedAt}'
+check "unowned" "^orph-1 $" $K get pod orph-1 -o 'jsonpath={.metadata.name} {.metadata.ownerReferences}'
+eventually "each is an admitted workload of its own; the Job's is gone" \
+  "^pod-orph-0=True pod-orph-1=True $" orph_workloads
+check "an orphaned pod deleted" 'pod "orph-0" deleted' $K delete pod orph-0 --wait=false
+eventually "goes alone" "^orph-1 +1/1 +Running +0 +[0-9a-z]+ $" orph_pods
+restart_serve
+eventually "a restarted server runs the other on" "^orph-1 +1/1 +Running +0 +[0-9a-z]+ $" orph_pods
+check "where it ran" "^$STARTED$" \
+  $K get pod orph-1 -o 'jsonpath={.status.containerStatuses[0].state.running.startedAt}'
+check "the last orphaned pod deleted" 'pod "orph-1" deleted' $K delete pod orph-1 --wait=false
+eventually "and gone" "^$" orph_pods
 
 kill -TERM "$PID" 2>/dev/null
 wait "$PID" 2>/dev/null

@@ -210,6 +210,50 @@ TEST_F(EmulatedExecutorTest, DeletingARunningJobRemovesItsPods) {
   }));
 }
 
+// Deleted with its dependents orphaned (the `orphan` finalizer the API puts on it for
+// propagationPolicy Orphan): the pods run on, each a one-pod workload adopted where it
+// runs, and the Job's Workload (its quota) goes; the GPUs they hold stay taken.
+TEST_F(EmulatedExecutorTest, AJobDeletedOrphaningItsPodsLeavesThemRunning) {
+  StartController();
+  Create("jobs.batch", "default", GangJob("orph", "team-a", 2, 1, ""));
+  ASSERT_TRUE(WaitFor([&] { return AllPodsIn("orph", 2, "Running"); }));
+  auto marked = store_->Mutate(
+      {"jobs.batch", "default", "orph"},
+      [](const json& current) -> Result<json> {
+        json next = current;
+        next["metadata"]["finalizers"] = {"orphan"};
+        return next;
+      },
+      WriteScope::kAll);
+  ASSERT_TRUE(marked.ok());
+  ASSERT_TRUE(store_->Delete({"jobs.batch", "default", "orph"}).ok());
+  auto admitted = [&](const std::string& name) {
+    auto workload = store_->Get({"workloads.kueue.x-k8s.io", "default", name});
+    if (!workload.ok()) return false;
+    for (const auto& c : (*workload)["status"].value("conditions", json::array())) {
+      if (c.value("type", "") == "Admitted" && c.value("status", "") == "True") return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(WaitFor([&] { return admitted("pod-orph-0") && admitted("pod-orph-1"); }));
+  EXPECT_TRUE(WaitFor([&] {
+    return store_->Get({"workloads.kueue.x-k8s.io", "default", "job-orph"}).status().code() ==
+           StatusCode::kNotFound;
+  }));
+  EXPECT_TRUE(AllPodsIn("orph", 2, "Running"));
+  // Two of the node's four GPUs are still theirs: a job that needs all four waits.
+  Create("jobs.batch", "default", GangJob("whole", "team-b", 1, 4, ""));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_TRUE(PodsOf("whole").empty() || !AllPodsIn("whole", 1, "Running"));
+  // Deleting one orphan frees its GPU and stops it alone.
+  ASSERT_TRUE(store_->Delete({"pods", "default", "orph-0"}).ok());
+  EXPECT_TRUE(WaitFor([&] {
+    return store_->Get({"workloads.kueue.x-k8s.io", "default", "pod-orph-0"}).status().code() ==
+           StatusCode::kNotFound;
+  }));
+  EXPECT_TRUE(admitted("pod-orph-1"));
+}
+
 TEST_F(EmulatedExecutorTest, AdoptedGangFinishesAtItsOriginalStartPlusDuration) {
   StartController();
   Create("jobs.batch", "default", GangJob("long", "team-a", 2, 1, "10m"));
