@@ -491,7 +491,15 @@ void LocalExecutor::HandleDeletedPods() {
       deleted_pods_.push_back(id);  // look again once it has exited
       continue;
     }
-    if (!processes_.Running(id)) processes_.Remove(id).ok();
+    if (!processes_.Running(id)) {
+      processes_.Remove(id).ok();
+      continue;
+    }
+    // Running, no gang's (an orphaned pod not yet taken over): a pod deleted is
+    // stopped; its files go once it has ended.
+    Terminate(id, 30);
+    std::lock_guard<std::mutex> lock(deleted_mu_);
+    deleted_pods_.push_back(id);
   }
 }
 

@@ -8,6 +8,7 @@ namespace muster::server {
 void ServeExecutor::Adopt(const engine::WorkloadRecord& record, Time now) {
   // Pods let go of (their job deleted with its dependents orphaned) are taken over
   // by their own workloads one at a time, while the server runs.
+  if (let_go_.empty()) return AdoptRecovered(record, now, recovered_);
   std::vector<std::string> taken;
   for (const auto& p : record.plan.pods) {
     const std::string id =
