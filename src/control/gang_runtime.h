@@ -32,6 +32,9 @@ struct GangOutcome {
 
 struct GangPodCounts {
   int32_t waiting = 0, running = 0, succeeded = 0, failed = 0;
+  // The indexes of the first pod set's pods that succeeded (a batch Job's completion
+  // indexes), ascending.
+  std::vector<int32_t> succeeded_indexes = {};
 };
 
 class GangRuntime : public engine::Executor {

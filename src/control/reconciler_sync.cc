@@ -379,7 +379,7 @@ void Reconciler::SyncServeJob(JobState& job) {
   facts.now = Now();
   GangPodCounts counts = runtime_->Counts(job.key);
   json with_status = WithJobStatus(job.Object(), facts, counts.running, counts.succeeded,
-                                   counts.failed, counts.waiting);
+                                   counts.failed, counts.waiting, counts.succeeded_indexes);
   const size_t hash = std::hash<std::string>()(with_status.value("status", json::object()).dump());
   if (hash == job.written_status) return;
   job.written_status = hash;

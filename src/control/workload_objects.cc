@@ -7,6 +7,7 @@
 
 #include "control/job_deadlines.h"
 #include "control/jobset_status.h"
+#include "control/json_fields.h"
 #include "control/trainjob_status.h"
 #include "core/resource_list.h"
 #include "core/resource_name.h"
@@ -237,8 +238,22 @@ json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts, const js
   return object;
 }
 
+std::string IndexRanges(const std::vector<int32_t>& ascending) {
+  std::string out;
+  for (size_t i = 0; i < ascending.size();) {
+    size_t j = i;
+    while (j + 1 < ascending.size() && ascending[j + 1] == ascending[j] + 1) ++j;
+    if (!out.empty()) out += ",";
+    out += std::to_string(ascending[i]);
+    if (j > i) out += "-" + std::to_string(ascending[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
 json WithJobStatus(const json& job_object, const WorkloadFacts& facts, int32_t running_pods,
-                   int32_t succeeded_pods, int32_t failed_pods, int32_t waiting_pods) {
+                   int32_t succeeded_pods, int32_t failed_pods, int32_t waiting_pods,
+                   const std::vector<int32_t>& succeeded_indexes) {
   const engine::WorkloadRecord& r = *facts.record;
   const std::string& now = facts.now;
   json object = job_object;
@@ -274,8 +289,17 @@ json WithJobStatus(const json& job_object, const WorkloadFacts& facts, int32_t r
     }
   } else if (batch) {
     status["active"] = running_pods;
+    status["ready"] = running_pods;  // a pod is Ready once it runs (no readiness probes)
     status["succeeded"] = succeeded_pods;
     status["failed"] = failed_pods;
+    if (StringField(ObjectField(object, "spec"), "completionMode") == "Indexed") {
+      const std::string completed = IndexRanges(succeeded_indexes);
+      if (completed.empty()) {
+        status.erase("completedIndexes");
+      } else {
+        status["completedIndexes"] = completed;
+      }
+    }
     // Evicted (Kueue suspends the Job): upstream clears startTime, and sets it again
     // when the Job resumes, so activeDeadlineSeconds counts afresh. A restart after
     // a pod failure is no eviction and keeps it.

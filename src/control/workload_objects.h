@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "control/store_snapshot.h"
 #include "core/clock.h"
@@ -53,9 +54,15 @@ nlohmann::json BuildWorkloadObject(const JobRef& job, const WorkloadFacts& facts
 // Complete/Failed with active/succeeded/failed counts; JobSet Completed/Failed;
 // Volcano Job status.state.phase; all kinds: conditions muster adds are upstream
 // types only).
+// `succeeded_indexes`: an Indexed batch Job's completion indexes whose pods
+// succeeded (status.completedIndexes).
 nlohmann::json WithJobStatus(const nlohmann::json& job_object, const WorkloadFacts& facts,
                              int32_t running_pods, int32_t succeeded_pods, int32_t failed_pods,
-                             int32_t waiting_pods = 0);
+                             int32_t waiting_pods = 0,
+                             const std::vector<int32_t>& succeeded_indexes = {});
+
+// "0-2,5": ascending indexes as the Job controller writes status.completedIndexes.
+std::string IndexRanges(const std::vector<int32_t>& ascending);
 
 // Cluster mode: Kueue's Workload has no per-pod placement and its structural schema
 // prunes unknown status fields, so muster keeps the placement (status.placement.pods)

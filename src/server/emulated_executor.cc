@@ -446,12 +446,14 @@ control::GangPodCounts EmulatedExecutor::Counts(const std::string& key) const {
         break;
       case PodRunState::kSucceeded:
         ++counts.succeeded;
+        if (pod.view.pod_set == 0) counts.succeeded_indexes.push_back(pod.view.index);
         break;
       case PodRunState::kFailed:
         ++counts.failed;
         break;
     }
   }
+  std::sort(counts.succeeded_indexes.begin(), counts.succeeded_indexes.end());
   return counts;
 }
 

@@ -77,12 +77,14 @@ control::GangPodCounts LocalExecutor::Counts(const std::string& key) const {
         break;
       case PodState::kSucceeded:
         ++counts.succeeded;
+        if (pod.pod_set == 0) counts.succeeded_indexes.push_back(pod.index);
         break;
       case PodState::kFailed:
         ++counts.failed;
         break;
     }
   }
+  std::sort(counts.succeeded_indexes.begin(), counts.succeeded_indexes.end());
   return counts;
 }
 

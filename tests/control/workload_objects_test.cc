@@ -411,6 +411,25 @@ TEST_F(WorkloadObjectsTest, BatchJobStatusHasCountsAndComplete) {
   EXPECT_EQ(failed["status"]["failed"], 2);
 }
 
+// An Indexed Job: status.completedIndexes in the Job controller's ranges, and the
+// running pods counted ready.
+TEST_F(WorkloadObjectsTest, IndexedBatchJobStatusHasItsCompletedIndexes) {
+  json job = JobObject("batch/v1", "Job");
+  job["spec"]["completionMode"] = "Indexed";
+  AdmitAndRun();
+  json running = WithJobStatus(job, Facts("t1"), 2, 4, 0, 0, {0, 1, 2, 5});
+  EXPECT_EQ(running["status"]["completedIndexes"], "0-2,5");
+  EXPECT_EQ(running["status"]["ready"], 2);
+  EXPECT_FALSE(WithJobStatus(job, Facts("t1"), 2, 0, 0)["status"].contains("completedIndexes"));
+  EXPECT_EQ(IndexRanges({}), "");
+  EXPECT_EQ(IndexRanges({3}), "3");
+  EXPECT_EQ(IndexRanges({3, 4, 7, 8, 9, 11}), "3-4,7-9,11");
+  // A NonIndexed Job has none.
+  json plain = JobObject("batch/v1", "Job");
+  EXPECT_FALSE(
+      WithJobStatus(plain, Facts("t1"), 0, 2, 0, 0, {0, 1})["status"].contains("completedIndexes"));
+}
+
 TEST_F(WorkloadObjectsTest, JobSetStatusCompletedOrFailed) {
   json job = JobObject("jobset.x-k8s.io/v1alpha2", "JobSet");
   record_.failures = 1;
