@@ -206,14 +206,16 @@ std::string ObjectStore::Now() const {
   return buf;
 }
 
-std::string ObjectStore::DrawUid() {
-  std::lock_guard<std::recursive_mutex> lock(mu_);  // rng_ is the creates' too
-  return NewUid();
-}
+std::string ObjectStore::DrawUid() { return NewUid(); }
 
 std::string ObjectStore::NewUid() {
   // RFC 4122 version 4.
-  uint64_t a = rng_(), b = rng_();
+  uint64_t a = 0, b = 0;
+  {
+    std::lock_guard<std::mutex> lock(rng_mu_);
+    a = rng_();
+    b = rng_();
+  }
   a = (a & 0xffffffffffff0fffULL) | 0x0000000000004000ULL;
   b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL;
   char buf[40];

@@ -271,7 +271,10 @@ class ObjectStore : public control::ObjectReader {
   int64_t texts_rv_ = 0;
   int64_t rv_ = 0;  // guarded by mu_: a batch's writes advance it before they commit
   int64_t writes_since_prune_ = 0;
-  std::mt19937_64 rng_;
+  // Its own lock: a create draws its uid before it waits for the write lock, which a
+  // group commit holds across its fsync (DrawUid would wait for the disk).
+  std::mutex rng_mu_;
+  std::mt19937_64 rng_;  // guarded by rng_mu_
   WatchHub hub_;
   std::vector<std::string> quarantined_;
   mutable std::mutex health_mu_;  // guards health_ only (never held with mu_ waited on)
