@@ -381,6 +381,15 @@ model::PodSpec DecodePodSpec(const YamlValue& v) {
   if (auto g = v.Get("terminationGracePeriodSeconds").Int(0, INT64_MAX)) {
     spec.termination_grace_period_seconds = *g;
   }
+  // A pod resolves the cluster's names first (its own /etc/hosts, pod_network.h), then
+  // the machine's resolver: ClusterFirst, the default (kubectl run writes it).
+  YamlValue dns = v.Get("dnsPolicy");
+  if (auto d = dns.Enum({"ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"});
+      d && *d >= 2) {
+    dns.Warn(
+        "not acted on: pods resolve names as with ClusterFirst (the cluster's names, "
+        "then the machine's resolver)");
+  }
   v.Get("subdomain").Read(spec.subdomain);
   v.Get("hostname").Read(spec.hostname);
   v.Get("serviceAccountName").Read(spec.service_account_name);

@@ -67,6 +67,7 @@ class Reader {
 // kQuantityMap: map<string, Quantity> (a message whose field 1 is the string);
 // kIntOrString: {type, intVal, strVal} as a JSON number or string.
 enum class Type {
+  kOptionalInt,  // a pointer integer (*int32, *int64): set, so zero is kept
   kString,
   kMessage,
   kStringMap,
@@ -87,6 +88,10 @@ struct Field {
 };
 struct Schema {
   std::vector<Field> fields;
+  // A field outside `fields` holding a value (not Go's zero: 0, "", an empty or
+  // all-zero message) refuses the body (415) instead of dropping the value: the
+  // kinds whose typed clients send more than `kubectl create` does.
+  bool strict = false;
 };
 
 // Field numbers from the upstream generated.proto files (k8s.io/api, apimachinery).
@@ -164,6 +169,50 @@ const Schema kRulesReviewSpec{{{1, "namespace", Type::kString}}};
 const Schema kRulesReview{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
                            {2, "spec", Type::kMessage, false, &kRulesReviewSpec}}};
 const Schema kTypeMeta{{{1, "apiVersion", Type::kString}, {2, "kind", Type::kString}}};
+// batch/v1 Job as `kubectl create job NAME --image=IMG -- CMD` sends it (and a typed
+// client's common fields): a container's name, image, command, args, workingDir, env
+// values, resources; the pod's restart policy, node selector, service account,
+// scheduler, priority class; the Job's counts, limits, mode and suspend.
+const Schema kEnvVar{{{1, "name", Type::kString}, {2, "value", Type::kString}}, true};
+const Schema kResources{{{1, "limits", Type::kQuantityMap}, {2, "requests", Type::kQuantityMap}},
+                        true};
+const Schema kContainer{{{1, "name", Type::kString},
+                         {2, "image", Type::kString},
+                         {3, "command", Type::kString, true},
+                         {4, "args", Type::kString, true},
+                         {5, "workingDir", Type::kString},
+                         {7, "env", Type::kMessage, true, &kEnvVar},
+                         {8, "resources", Type::kMessage, false, &kResources},
+                         {13, "terminationMessagePath", Type::kString},
+                         {14, "imagePullPolicy", Type::kString},
+                         {20, "terminationMessagePolicy", Type::kString}},
+                        true};
+const Schema kPodSpec{{{2, "containers", Type::kMessage, true, &kContainer},
+                       {3, "restartPolicy", Type::kString},
+                       {4, "terminationGracePeriodSeconds", Type::kOptionalInt},
+                       {6, "dnsPolicy", Type::kString},
+                       {7, "nodeSelector", Type::kStringMap},
+                       {8, "serviceAccountName", Type::kString},
+                       {19, "schedulerName", Type::kString},
+                       {24, "priorityClassName", Type::kString}},
+                      true};
+const Schema kPodTemplateSpec{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                               {2, "spec", Type::kMessage, false, &kPodSpec}},
+                              true};
+const Schema kJobSpec{{{1, "parallelism", Type::kOptionalInt},
+                       {2, "completions", Type::kOptionalInt},
+                       {3, "activeDeadlineSeconds", Type::kOptionalInt},
+                       {6, "template", Type::kMessage, false, &kPodTemplateSpec},
+                       {7, "backoffLimit", Type::kOptionalInt},
+                       {8, "ttlSecondsAfterFinished", Type::kOptionalInt},
+                       {9, "completionMode", Type::kString},
+                       {10, "suspend", Type::kBool}},
+                      true};
+const Schema kIgnored{};  // read past: a create sets no status
+const Schema kJob{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                   {2, "spec", Type::kMessage, false, &kJobSpec},
+                   {3, "status", Type::kMessage, false, &kIgnored}},
+                  true};
 
 const Schema* SchemaOf(const std::string& api_version, const std::string& kind) {
   if (api_version == "v1") {
@@ -178,6 +227,7 @@ const Schema* SchemaOf(const std::string& api_version, const std::string& kind) 
     if (kind == "Role" || kind == "ClusterRole") return &kRole;
     if (kind == "RoleBinding" || kind == "ClusterRoleBinding") return &kBinding;
   }
+  if (api_version == "batch/v1" && kind == "Job") return &kJob;
   if (api_version == "authorization.k8s.io/v1") {
     if (kind == "SelfSubjectAccessReview") return &kAccessReview;
     if (kind == "SelfSubjectRulesReview") return &kRulesReview;
@@ -185,7 +235,8 @@ const Schema* SchemaOf(const std::string& api_version, const std::string& kind) 
   return nullptr;
 }
 
-bool Decode(std::string_view bytes, const Schema& schema, json& out);
+bool Decode(std::string_view bytes, const Schema& schema, json& out,
+            std::string* unsupported = nullptr);
 
 // The string in field 1 of a message (resource.Quantity).
 bool DecodeQuantity(std::string_view bytes, std::string& out) {
@@ -253,7 +304,13 @@ bool DecodeMapEntry(std::string_view bytes, json& map, Type type = Type::kString
   return true;
 }
 
-bool DecodeField(Reader& r, const Field& f, int wire_type, json& out) {
+bool DecodeField(Reader& r, const Field& f, int wire_type, json& out, std::string* unsupported) {
+  if (f.type == Type::kOptionalInt) {
+    uint64_t v = 0;
+    if (wire_type != 0 || !r.Varint(v)) return false;
+    out[f.name] = static_cast<int64_t>(v);
+    return true;
+  }
   if (f.type == Type::kVarint || f.type == Type::kBool) {
     uint64_t v = 0;
     if (wire_type != 0 || !r.Varint(v)) return false;
@@ -271,11 +328,14 @@ bool DecodeField(Reader& r, const Field& f, int wire_type, json& out) {
   json value;
   switch (f.type) {
     case Type::kString:
+      // Go writes every string field; JSON's omitempty leaves "" out (an empty
+      // imagePullPolicy is "unset", not an invalid value). A list keeps its "".
+      if (bytes.empty() && !f.repeated) return true;
       value = std::string(bytes);
       break;
     case Type::kMessage:
       value = json::object();
-      if (!Decode(bytes, *f.message, value)) return false;
+      if (!Decode(bytes, *f.message, value, unsupported)) return false;
       break;
     case Type::kStringMap:
     case Type::kBytesMap:
@@ -287,6 +347,7 @@ bool DecodeField(Reader& r, const Field& f, int wire_type, json& out) {
       break;
     case Type::kVarint:
     case Type::kBool:
+    case Type::kOptionalInt:
       break;
   }
   if (f.repeated) {
@@ -298,7 +359,30 @@ bool DecodeField(Reader& r, const Field& f, int wire_type, json& out) {
   return true;
 }
 
-bool Decode(std::string_view bytes, const Schema& schema, json& out) {
+// Whether the bytes of a message hold only Go's zero values (0, "", empty or
+// all-zero messages): what Go's marshalling writes for fields nobody set.
+bool AllZero(std::string_view bytes, int depth = 0) {
+  if (depth > 32) return false;
+  Reader r(bytes);
+  while (!r.done()) {
+    uint64_t tag = 0, v = 0;
+    std::string_view nested;
+    if (!r.Varint(tag)) return false;
+    switch (tag & 7) {
+      case 0:
+        if (!r.Varint(v) || v != 0) return false;
+        break;
+      case 2:
+        if (!r.Bytes(nested) || (!nested.empty() && !AllZero(nested, depth + 1))) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+bool Decode(std::string_view bytes, const Schema& schema, json& out, std::string* unsupported) {
   Reader r(bytes);
   while (!r.done()) {
     uint64_t tag = 0;
@@ -308,8 +392,26 @@ bool Decode(std::string_view bytes, const Schema& schema, json& out) {
     for (const Field& f : schema.fields) {
       if (static_cast<uint64_t>(f.number) == (tag >> 3)) field = &f;
     }
-    if (field == nullptr ? !r.Skip(wire_type) : !DecodeField(r, *field, wire_type, out)) {
-      return false;
+    if (field != nullptr) {
+      if (!DecodeField(r, *field, wire_type, out, unsupported)) return false;
+      continue;
+    }
+    if (!schema.strict || wire_type != 2) {
+      uint64_t v = 0;
+      if (schema.strict && wire_type == 0) {
+        if (!r.Varint(v)) return false;
+      } else if (!r.Skip(wire_type)) {
+        return false;
+      }
+      if (v != 0 && unsupported != nullptr && unsupported->empty()) {
+        *unsupported = "field " + std::to_string(tag >> 3);
+      }
+      continue;
+    }
+    std::string_view value;
+    if (!r.Bytes(value)) return false;
+    if (!value.empty() && !AllZero(value) && unsupported != nullptr && unsupported->empty()) {
+      *unsupported = "field " + std::to_string(tag >> 3);
     }
   }
   return true;
@@ -336,9 +438,13 @@ std::optional<Result<json>> DecodeProtobufObject(const std::string& body) {
   if (schema == nullptr) return std::nullopt;
   json object = json::object();
   const std::string raw = envelope.value("raw", "");
-  if (!Decode(raw, *schema, object)) {
+  std::string unsupported;
+  if (!Decode(raw, *schema, object, &unsupported)) {
     return Result<json>(InvalidArgument("the protobuf body is not a valid " + kind));
   }
+  // A value this decoder would drop: answered as a kind it does not know (415), so the
+  // client sends JSON, rather than stored without it.
+  if (!unsupported.empty()) return std::nullopt;
   object["apiVersion"] = api_version;
   object["kind"] = kind;
   try {

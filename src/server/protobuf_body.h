@@ -3,16 +3,21 @@
 // bytes), turned into the JSON the handler reads. kubectl's typed commands send them
 // for built-in kinds (`kubectl create rolebinding`, `create clusterrole`,
 // `create namespace`, `create configmap`, `create secret`, `create quota`,
-// `create serviceaccount`, `create service`, `auth can-i`), whatever the server
-// advertises.
+// `create serviceaccount`, `create service`, `create job`, `auth can-i`), whatever
+// the server advertises.
 //
 // Only the kinds in the schema table are decoded (Namespace, ConfigMap, Secret,
 // ResourceQuota, ServiceAccount, Service, the four RBAC kinds, the self reviews),
 // and of their fields only those a create or a review reads (metadata name,
 // generateName, namespace, labels, annotations; rules; roleRef; subjects; review
 // specs; data, binaryData, stringData, type, immutable; hard, scopes; ports,
-// selector, clusterIP, type, externalIPs, sessionAffinity, externalName). Anything
-// else is left alone and answered 415 as before.
+// selector, clusterIP, type, externalIPs, sessionAffinity, externalName; a Job's
+// counts, mode, suspend and pod template: containers' name, image, command, args,
+// workingDir, env values, resources, the pod's restart policy, node selector, service
+// account, scheduler and priority class). Anything else is left alone and answered
+// 415 as before; a Job whose bytes hold a value outside that (not Go's zero) is too,
+// so the client sends JSON instead of the value being dropped. Strings Go writes
+// empty are left out, as JSON's omitempty does.
 // Decoding is bounded by the body (3 MiB) and by the schema's fixed depth.
 #pragma once
 

@@ -371,6 +371,12 @@ check "a job in a namespace the selector does not match waits" \
 $K label ns vision team=vision >/dev/null
 check "labelling the namespace admits it" '^True' bash -c \
   "for i in \$(seq 50); do out=\$($K -n vision get workloads -o '$WL_STATE'); case \$out in True*) break;; esac; sleep 0.2; done; echo \"\$out\""
+# kubectl create job sends the Job in protobuf (its typed client).
+check "kubectl create job" "job.batch/hello created" $K -n vision create job hello --image=busybox -- echo hello-from-create
+check "runs it" "hello-from-create" bash -c \
+  "for i in \$(seq 50); do out=\$($K -n vision logs job/hello 2>&1); case \$out in *hello-from-create*) break;; esac; sleep 0.2; done; echo \"\$out\""
+check "kubectl run warns about nothing it sets (dnsPolicy: ClusterFirst)" '^pod/runner created$' bash -c \
+  "$K -n vision run runner --image=busybox --restart=Never -- true 2>&1 | tr '\n' ' ' | sed 's/ \$//'"
 # A Job as kube-apiserver stores it: the generated selector, and the labels its
 # pods carry (the Job documentation lists a Job's pods with this selector).
 SEEN_UID=$($K -n vision get job seen -o jsonpath='{.metadata.uid}')
