@@ -1,11 +1,10 @@
 #include "server/batch_job_defaults.h"
 
-#include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <utility>
 
+#include "server/label_selector.h"
 #include "server/meta_validation.h"
 
 namespace muster::server {
@@ -42,60 +41,13 @@ json TemplateLabels(const json& job) {
   return labels != nullptr && labels->is_object() ? *labels : json::object();
 }
 
-// One requirement of a LabelSelector, as apimachinery's labels.Requirement.
-struct Term {
-  std::string key;
-  std::string op;  // "=", In, NotIn, Exists, DoesNotExist
-  std::vector<std::string> values;
-};
-
-// The selector's terms sorted by key; false when it is malformed (validated
-// elsewhere: the decoder reads matchExpressions of the kinds that have them).
-bool TermsOf(const json& selector, std::vector<Term>& out) {
-  if (!selector.is_object()) return false;
-  if (const json* labels = Find(selector, "matchLabels"); labels != nullptr) {
-    if (!labels->is_object()) return false;
-    for (const auto& [k, v] : labels->items()) {
-      if (!v.is_string()) return false;
-      out.push_back({k, "=", {v.get<std::string>()}});
-    }
+// The template's labels that are strings, for LabelSelector::Matches.
+model::StringMap TemplateLabelMap(const json& labels) {
+  model::StringMap out;
+  for (const auto& [k, v] : labels.items()) {
+    if (v.is_string()) out[k] = v.get<std::string>();
   }
-  if (const json* exprs = Find(selector, "matchExpressions"); exprs != nullptr) {
-    if (!exprs->is_array()) return false;
-    for (const json& e : *exprs) {
-      const json* key = Find(e, "key");
-      const json* op = Find(e, "operator");
-      if (key == nullptr || !key->is_string() || op == nullptr || !op->is_string()) return false;
-      Term t{key->get<std::string>(), op->get<std::string>(), {}};
-      if (t.op != "In" && t.op != "NotIn" && t.op != "Exists" && t.op != "DoesNotExist")
-        return false;
-      if (const json* values = Find(e, "values"); values != nullptr && values->is_array()) {
-        for (const json& v : *values) {
-          if (v.is_string()) t.values.push_back(v.get<std::string>());
-        }
-      }
-      std::sort(t.values.begin(), t.values.end());
-      out.push_back(std::move(t));
-    }
-  }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Term& a, const Term& b) { return a.key < b.key; });
-  return true;
-}
-
-bool Matches(const std::vector<Term>& terms, const json& labels) {
-  for (const Term& t : terms) {
-    const json* v = Find(labels, t.key.c_str());
-    const bool has = v != nullptr && v->is_string();
-    const std::string value = has ? v->get<std::string>() : "";
-    const bool listed = std::find(t.values.begin(), t.values.end(), value) != t.values.end();
-    if (t.op == "=" && (!has || value != t.values[0])) return false;
-    if (t.op == "In" && (!has || !listed)) return false;
-    if (t.op == "NotIn" && has && listed) return false;
-    if (t.op == "Exists" && !has) return false;
-    if (t.op == "DoesNotExist" && has) return false;
-  }
-  return true;
+  return out;
 }
 
 }  // namespace
@@ -108,14 +60,12 @@ void DefaultBatchJob(json& job) {
   if (!job.is_object()) return;
   json* spec = ObjectAt(job, "spec");
   if (spec == nullptr) return;
-  const bool has_completions = spec->contains("completions") && !(*spec)["completions"].is_null();
-  const bool has_parallelism = spec->contains("parallelism") && !(*spec)["parallelism"].is_null();
-  if (!has_completions && !has_parallelism) (*spec)["completions"] = 1;
-  if (!has_parallelism) (*spec)["parallelism"] = 1;
-  if (!spec->contains("backoffLimit") || (*spec)["backoffLimit"].is_null()) {
-    const bool per_index =
-        spec->contains("backoffLimitPerIndex") && !(*spec)["backoffLimitPerIndex"].is_null();
-    (*spec)["backoffLimit"] = per_index ? std::numeric_limits<int32_t>::max() : 6;
+  auto unset = [spec](const char* key) { return !spec->contains(key) || (*spec)[key].is_null(); };
+  if (unset("completions") && unset("parallelism")) (*spec)["completions"] = 1;
+  if (unset("parallelism")) (*spec)["parallelism"] = 1;
+  if (unset("backoffLimit")) {
+    (*spec)["backoffLimit"] =
+        unset("backoffLimitPerIndex") ? 6 : std::numeric_limits<int32_t>::max();
   }
   const json template_labels = TemplateLabels(job);
   if (json* meta = Find(job, "metadata") ? &job["metadata"] : nullptr;
@@ -125,7 +75,6 @@ void DefaultBatchJob(json& job) {
       (*meta)["labels"] = template_labels;
     }
   }
-  auto unset = [spec](const char* key) { return !spec->contains(key) || (*spec)[key].is_null(); };
   if (unset("completionMode")) (*spec)["completionMode"] = "NonIndexed";
   if (unset("suspend")) (*spec)["suspend"] = false;
   const bool failure_policy = !unset("podFailurePolicy");
@@ -186,19 +135,19 @@ std::vector<StatusCause> ValidateJobSelector(const json& job, const std::string&
     return out;
   }
   const json labels = TemplateLabels(job);
-  std::vector<Term> terms;
-  if (!TermsOf(*selector, terms)) {
+  auto terms = LabelSelector::FromObject(*selector);
+  if (!terms.ok()) {
     out.push_back(InvalidValue("spec.selector", *selector, "not a valid label selector"));
     return out;
   }
-  if (!Matches(terms, labels)) {
+  if (!terms->Matches(TemplateLabelMap(labels))) {
     out.push_back(InvalidValue("spec.template.metadata.labels", labels,
                                "`selector` does not match template `labels`"));
   }
   if (IsTrue(Find(*spec, "manualSelector"))) return out;
   // Generated: the template carries this Job's own uid and name, and the selector
   // picks them.
-  const std::map<std::string, std::string> expected = {
+  const model::StringMap expected = {
       {kLegacyControllerUid, uid}, {kControllerUid, uid}, {kLegacyJobName, name}, {kJobName, name}};
   for (const auto& [key, want] : expected) {
     const std::string field = "spec.template.metadata.labels[" + key + "]";
@@ -209,30 +158,10 @@ std::vector<StatusCause> ValidateJobSelector(const json& job, const std::string&
       out.push_back(InvalidValue(field, *have, "must be '" + want + "'"));
     }
   }
-  json own = json::object();
-  for (const auto& [key, want] : expected) own[key] = want;
-  if (!terms.empty() && !Matches(terms, own)) {
+  if (!terms->empty() && !terms->Matches(expected)) {
     out.push_back(InvalidValue("spec.selector", *selector, "`selector` not auto-generated"));
   }
   return out;
-}
-
-std::string FormatJobSelector(const json& selector) {
-  std::vector<Term> terms;
-  if (selector.is_null()) return "<none>";
-  if (!TermsOf(selector, terms)) return "<error>";
-  std::string out;
-  for (const Term& t : terms) {
-    if (!out.empty()) out += ",";
-    std::string values;
-    for (const std::string& v : t.values) values += (values.empty() ? "" : ",") + v;
-    if (t.op == "=") out += t.key + "=" + t.values[0];
-    if (t.op == "In") out += t.key + " in (" + values + ")";
-    if (t.op == "NotIn") out += t.key + " notin (" + values + ")";
-    if (t.op == "Exists") out += t.key;
-    if (t.op == "DoesNotExist") out += "!" + t.key;
-  }
-  return out.empty() ? "<none>" : out;
 }
 
 }  // namespace muster::server

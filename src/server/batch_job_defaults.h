@@ -56,7 +56,4 @@ class JobSelectorGeneration {
 std::vector<StatusCause> ValidateJobSelector(const nlohmann::json& job, const std::string& name,
                                              const std::string& uid);
 
-// spec.selector as kubectl prints a LabelSelector ("a=b,c in (x,y),!d"; "<none>").
-std::string FormatJobSelector(const nlohmann::json& selector);
-
 }  // namespace muster::server

@@ -143,6 +143,89 @@ Result<LabelSelector> LabelSelector::Parse(std::string_view text) {
   return s;
 }
 
+Result<LabelSelector> LabelSelector::FromObject(const nlohmann::json& selector) {
+  if (!selector.is_object()) return InvalidArgument("a label selector must be an object");
+  LabelSelector s;
+  if (auto labels = selector.find("matchLabels"); labels != selector.end()) {
+    if (!labels->is_object()) return InvalidArgument("matchLabels must be an object");
+    for (const auto& [k, v] : labels->items()) {
+      if (!v.is_string()) return InvalidArgument("matchLabels[" + k + "] must be a string");
+      s.requirements_.push_back({k, Op::kEquals, {v.get<std::string>()}});
+    }
+  }
+  if (auto exprs = selector.find("matchExpressions"); exprs != selector.end()) {
+    if (!exprs->is_array()) return InvalidArgument("matchExpressions must be a list");
+    for (const nlohmann::json& e : *exprs) {
+      if (!e.is_object() || !e.value("key", nlohmann::json()).is_string() ||
+          !e.value("operator", nlohmann::json()).is_string()) {
+        return InvalidArgument("a matchExpressions entry needs a key and an operator");
+      }
+      Requirement r;
+      r.key = e["key"].get<std::string>();
+      const std::string op = e["operator"].get<std::string>();
+      if (op == "In") {
+        r.op = Op::kIn;
+      } else if (op == "NotIn") {
+        r.op = Op::kNotIn;
+      } else if (op == "Exists") {
+        r.op = Op::kExists;
+      } else if (op == "DoesNotExist") {
+        r.op = Op::kDoesNotExist;
+      } else {
+        return InvalidArgument("unknown operator \"" + op + "\"");
+      }
+      if (auto values = e.find("values"); values != e.end() && values->is_array()) {
+        for (const nlohmann::json& v : *values) {
+          if (v.is_string()) r.values.push_back(v.get<std::string>());
+        }
+      }
+      std::sort(r.values.begin(), r.values.end());
+      s.requirements_.push_back(std::move(r));
+    }
+  }
+  std::stable_sort(s.requirements_.begin(), s.requirements_.end(),
+                   [](const Requirement& a, const Requirement& b) { return a.key < b.key; });
+  return s;
+}
+
+std::string LabelSelector::String() const {
+  std::string out;
+  for (const Requirement& r : requirements_) {
+    if (!out.empty()) out += ",";
+    std::string values;
+    for (const std::string& v : r.values) values += (values.empty() ? "" : ",") + v;
+    switch (r.op) {
+      case Op::kEquals:
+        out += r.key + "=" + r.values[0];
+        break;
+      case Op::kNotEquals:
+        out += r.key + "!=" + r.values[0];
+        break;
+      case Op::kIn:
+        out += r.key + " in (" + values + ")";
+        break;
+      case Op::kNotIn:
+        out += r.key + " notin (" + values + ")";
+        break;
+      case Op::kExists:
+        out += r.key;
+        break;
+      case Op::kDoesNotExist:
+        out += "!" + r.key;
+        break;
+    }
+  }
+  return out;
+}
+
+std::string FormatLabelSelector(const nlohmann::json& selector) {
+  if (selector.is_null()) return "<none>";
+  auto parsed = LabelSelector::FromObject(selector);
+  if (!parsed.ok()) return "<error>";
+  std::string out = parsed->String();
+  return out.empty() ? "<none>" : out;
+}
+
 bool LabelSelector::Matches(const model::StringMap& labels) const {
   for (const auto& r : requirements_) {
     auto it = labels.find(r.key);

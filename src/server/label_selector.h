@@ -24,11 +24,17 @@ class LabelSelector {
  public:
   // The empty selector matches everything. kInvalidArgument names what is wrong.
   static Result<LabelSelector> Parse(std::string_view text);
+  // A metav1.LabelSelector object (matchLabels, matchExpressions with In, NotIn,
+  // Exists, DoesNotExist), its requirements sorted by key as apimachinery's are;
+  // kInvalidArgument when it is not one (a list's non-string values are skipped).
+  static Result<LabelSelector> FromObject(const nlohmann::json& selector);
   bool Matches(const model::StringMap& labels) const;
   // Reads metadata.labels of a JSON object (absent labels: an empty set).
   bool Matches(const nlohmann::json& object) const;
   bool empty() const { return requirements_.empty(); }
   const std::vector<Requirement>& requirements() const { return requirements_; }
+  // As apimachinery's Selector.String() writes it: "a=b,c in (x,y),d,!e" ("" if empty).
+  std::string String() const;
 
  private:
   std::vector<Requirement> requirements_;
@@ -50,6 +56,10 @@ class FieldSelector {
  private:
   std::vector<Requirement> requirements_;
 };
+
+// A metav1.LabelSelector as kubectl prints one (FormatLabelSelector): "<none>" for
+// null or empty, "<error>" for one that is not a selector.
+std::string FormatLabelSelector(const nlohmann::json& selector);
 
 // The scalar at a dotted path as a string ("" when absent or not a scalar).
 std::string FieldValue(const nlohmann::json& object, std::string_view path);

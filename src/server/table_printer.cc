@@ -7,7 +7,6 @@
 #include <memory>
 #include <utility>
 
-#include "server/batch_job_defaults.h"
 #include "server/label_selector.h"
 #include "server/pod_printer.h"
 
@@ -53,18 +52,19 @@ Column Count(std::string name, const std::string& path) {
 }
 
 // The status ("True"/"False"/"Unknown") of a status.conditions entry, "" if absent.
+std::string ConditionStatus(const json& o, const std::string& type) {
+  if (!o.is_object() || !o.contains("status") || !o["status"].is_object()) return "";
+  const json& st = o["status"];
+  if (!st.contains("conditions") || !st["conditions"].is_array()) return "";
+  for (const auto& c : st["conditions"]) {
+    if (c.is_object() && c.value("type", "") == type) return c.value("status", "");
+  }
+  return "";
+}
+
 Column Condition(std::string name, const std::string& type) {
   return {std::move(name), "string", "status.conditions[" + type + "]",
-          [type](const json& o) -> json {
-            if (!o.contains("status") || !o["status"].is_object()) return "";
-            const json& st = o["status"];
-            if (!st.contains("conditions") || !st["conditions"].is_array()) return "";
-            for (const auto& c : st["conditions"]) {
-              if (c.is_object() && c.value("type", "") == type) return c.value("status", "");
-            }
-            return "";
-          },
-          0};
+          [type](const json& o) -> json { return ConditionStatus(o, type); }, 0};
 }
 
 // Where a kind puts Age among its own columns (as kubectl's printers do, before the
@@ -190,17 +190,7 @@ Column JobState() {
           0};
 }
 
-bool JobCondition(const json& o, const char* type) {
-  const json* conditions = nullptr;
-  if (o.is_object() && o.contains("status") && o["status"].is_object() &&
-      o["status"].contains("conditions")) {
-    conditions = &o["status"]["conditions"];
-  }
-  if (conditions == nullptr || !conditions->is_array()) return false;
-  return std::any_of(conditions->begin(), conditions->end(), [type](const json& c) {
-    return c.is_object() && c.value("type", "") == type && c.value("status", "") == "True";
-  });
-}
+bool JobCondition(const json& o, const char* type) { return ConditionStatus(o, type) == "True"; }
 
 // "a,b" of the pod template's containers' `field` (kubectl's layoutContainerCells).
 std::string TemplateContainers(const json& o, const char* field) {
@@ -260,7 +250,7 @@ std::vector<Column> BatchJobColumns(int64_t now_unix) {
           {"Selector", "string", "A label query over pods that should match the pod count.",
            [](const json& o) -> json {
              const json* spec = o.is_object() && o.contains("spec") ? &o["spec"] : nullptr;
-             return FormatJobSelector(
+             return FormatLabelSelector(
                  spec != nullptr && spec->is_object() ? spec->value("selector", json()) : json());
            },
            1}};

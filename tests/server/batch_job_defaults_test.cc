@@ -162,17 +162,6 @@ TEST_F(BatchJobDefaultsTest, UpdatesKeepTheSelectorAndJobsStoredWithoutDefaultsS
   EXPECT_EQ(Body(patched)["spec"]["completionMode"], "NonIndexed");
 }
 
-TEST_F(BatchJobDefaultsTest, ASelectorPrintsAsKubectlPrintsIt) {
-  EXPECT_EQ(FormatJobSelector(json()), "<none>");
-  EXPECT_EQ(FormatJobSelector(json::object()), "<none>");
-  EXPECT_EQ(FormatJobSelector(json::parse(R"({"matchLabels":{"b":"2","a":"1"},
-    "matchExpressions":[{"key":"c","operator":"In","values":["y","x"]},
-                        {"key":"a0","operator":"DoesNotExist"},
-                        {"key":"d","operator":"Exists"},
-                        {"key":"e","operator":"NotIn","values":["z"]}]})")),
-            "a=1,!a0,b=2,c in (x,y),d,e notin (z)");
-}
-
 TEST_F(BatchJobDefaultsTest, KubectlGetJobsShowsStatusCompletionsAndDuration) {
   json job = Create(Job("done", {{"completions", 3}, {"parallelism", 3}}));
   job["status"] = {{"succeeded", 3},

@@ -49,6 +49,31 @@ TEST(LabelSelectorTest, RejectsMalformed) {
   }
 }
 
+// A metav1.LabelSelector object, as kubectl prints one (a Job's SELECTOR column).
+TEST(LabelSelectorTest, AnObjectPrintsAsKubectlPrintsIt) {
+  EXPECT_EQ(FormatLabelSelector(json()), "<none>");
+  EXPECT_EQ(FormatLabelSelector(json::object()), "<none>");
+  EXPECT_EQ(FormatLabelSelector(json::parse(R"({"matchLabels":{"b":"2","a":"1"},
+    "matchExpressions":[{"key":"c","operator":"In","values":["y","x"]},
+                        {"key":"a0","operator":"DoesNotExist"},
+                        {"key":"d","operator":"Exists"},
+                        {"key":"e","operator":"NotIn","values":["z"]}]})")),
+            "a=1,!a0,b=2,c in (x,y),d,e notin (z)");
+}
+
+TEST(LabelSelectorTest, AnObjectMatchesAsItsRequirements) {
+  auto s = LabelSelector::FromObject(json::parse(R"({"matchLabels":{"a":"1"},
+    "matchExpressions":[{"key":"c","operator":"NotIn","values":["x"]}]})"));
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(s->Matches(model::StringMap{{"a", "1"}}));
+  EXPECT_FALSE(s->Matches(model::StringMap{{"a", "1"}, {"c", "x"}}));
+  EXPECT_FALSE(s->Matches(model::StringMap{{"a", "2"}}));
+  EXPECT_FALSE(LabelSelector::FromObject(json::parse(R"({"matchExpressions":[
+    {"key":"c","operator":"Near"}]})"))
+                   .ok());
+  EXPECT_FALSE(LabelSelector::FromObject(json::parse(R"({"matchLabels":{"a":1}})")).ok());
+}
+
 TEST(FieldSelectorTest, DottedPaths) {
   json obj = {{"metadata", {{"name", "team-a"}, {"namespace", ""}}},
               {"involvedObject", {{"kind", "ClusterQueue"}}}};
