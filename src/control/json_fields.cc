@@ -84,4 +84,23 @@ bool RemoveFinalizer(nlohmann::json& object, const std::string& finalizer) {
   return true;
 }
 
+bool RemoveOwnerReference(nlohmann::json& object, const std::string& owner_uid) {
+  if (!object.is_object()) return false;
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return false;
+  auto refs = meta->find("ownerReferences");
+  if (refs == meta->end() || !refs->is_array()) return false;
+  nlohmann::json kept = nlohmann::json::array();
+  for (const auto& ref : *refs) {
+    if (!(ref.is_object() && ref.value("uid", nlohmann::json()) == owner_uid)) kept.push_back(ref);
+  }
+  if (kept.size() == refs->size()) return false;
+  if (kept.empty()) {
+    meta->erase("ownerReferences");
+  } else {
+    *refs = std::move(kept);
+  }
+  return true;
+}
+
 }  // namespace muster::control

@@ -34,6 +34,10 @@ bool BeingDeleted(const nlohmann::json& object);
 // Foreground: it stays until its dependents are gone.
 inline constexpr const char* kForegroundFinalizer = "foregroundDeletion";
 
+// The finalizer an object deleted with propagationPolicy Orphan leaves with: the
+// garbage collector takes its dependents' references to it off.
+inline constexpr const char* kOrphanFinalizer = "orphan";
+
 // metadata.finalizers names `finalizer`.
 bool HasFinalizer(const nlohmann::json& object, std::string_view finalizer);
 
@@ -47,5 +51,10 @@ bool AddFinalizer(nlohmann::json& object, const std::string& finalizer);
 // Takes `finalizer` off object.metadata.finalizers (the field goes with its last
 // entry); false when the object did not name it.
 bool RemoveFinalizer(nlohmann::json& object, const std::string& finalizer);
+
+// Takes the references to the owner `owner_uid` off object.metadata.ownerReferences
+// (the field goes with its last entry), as an orphaning does; false when there were
+// none.
+bool RemoveOwnerReference(nlohmann::json& object, const std::string& owner_uid);
 
 }  // namespace muster::control

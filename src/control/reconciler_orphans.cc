@@ -20,8 +20,6 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr char kOrphanFinalizer[] = "orphan";  // the API's (server/owner_graph.h)
-
 // Why the pod cannot run on as a one-pod workload without quota; "" when it can.
 std::string WhyNotRunOn(const json& pod) {
   const json& meta = ObjectField(pod, "metadata");
@@ -32,26 +30,6 @@ std::string WhyNotRunOn(const json& pod) {
   if (!id) return "it is no workload's";
   if (id->group) return "it is in a pod group";
   return "";
-}
-
-// `pod` as the garbage collector is about to leave it: without its references to
-// the owner `uid`.
-json WithoutOwner(json pod, const std::string& uid) {
-  json& meta = pod["metadata"];
-  if (!meta.is_object() || !meta.contains("ownerReferences")) return pod;
-  json& refs = meta["ownerReferences"];
-  json kept = json::array();
-  if (refs.is_array()) {
-    for (const json& ref : refs) {
-      if (!(ref.is_object() && ref.value("uid", "") == uid)) kept.push_back(ref);
-    }
-  }
-  if (kept.empty()) {
-    meta.erase("ownerReferences");
-  } else {
-    refs = std::move(kept);
-  }
-  return pod;
 }
 
 }  // namespace
@@ -71,7 +49,9 @@ std::vector<json> Reconciler::LetGoOrphans(const std::string& key, const json& d
     const std::string name = workloads::DefaultHostname(r->workload, p.pod_set, p.index);
     auto stored = view_->Get({"pods", ns, name});
     if (!stored.ok()) continue;
-    json pod = WithoutOwner(std::move(*stored), uid);
+    // As the garbage collector is about to leave it.
+    json pod = std::move(*stored);
+    RemoveOwnerReference(pod, uid);
     if (const std::string why = WhyNotRunOn(pod); !why.empty()) {
       Log("pod " + ns + "/" + name + " of " + key +
           " (deleted, its dependents orphaned) is stopped with it: " + why);

@@ -48,17 +48,7 @@ void GarbageCollector::Execute(ObjectStore& store, const OwnerGraph::Work& work)
         target.key,
         [&, uid = owner_uid](const json& current) -> Result<json> {
           json next = current;
-          json& refs = next["metadata"]["ownerReferences"];
-          if (!refs.is_array()) return next;
-          json kept = json::array();
-          for (const json& ref : refs) {
-            if (!(ref.is_object() && ref.value("uid", "") == uid)) kept.push_back(ref);
-          }
-          if (kept.empty()) {
-            next["metadata"].erase("ownerReferences");
-          } else {
-            refs = std::move(kept);
-          }
+          control::RemoveOwnerReference(next, uid);
           return next;
         },
         WriteScope::kAll);

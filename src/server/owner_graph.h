@@ -26,8 +26,8 @@
 
 namespace muster::server {
 
-inline constexpr const char* kOrphanFinalizer = "orphan";
 using control::kForegroundFinalizer;
+using control::kOrphanFinalizer;
 
 class OwnerGraph {
  public:
