@@ -42,16 +42,6 @@ bool SubdomainByController(const model::Workload& w, int32_t pod_set) {
 
 }  // namespace
 
-std::vector<std::string> GangProcessIds(const model::Workload& workload,
-                                        const placement::GangPlan& plan) {
-  std::vector<std::string> ids;
-  for (const auto& p : plan.pods) {
-    ids.push_back(PodProcessId(workload.meta.namespace_,
-                               workloads::DefaultHostname(workload, p.pod_set, p.index)));
-  }
-  return ids;
-}
-
 LocalExecutor::LocalExecutor(ObjectStore& store, ProcessSupervisor& processes,
                              LocalPodConfig config)
     : store_(store),

@@ -80,11 +80,6 @@
 
 namespace muster::server {
 
-// The process ids the executor gives the pods of `plan` (a pod is named after its
-// rank's hostname), in plan order: what a restarted server looks for to adopt a gang.
-std::vector<std::string> GangProcessIds(const model::Workload& workload,
-                                        const placement::GangPlan& plan);
-
 class LocalExecutor : public ServeExecutor {
  public:
   // `config.data_dir` must be the directory `processes` keeps its pods under's parent.

@@ -5,16 +5,23 @@
 
 namespace muster::server {
 
+std::vector<std::string> GangProcessIds(const model::Workload& workload,
+                                        const placement::GangPlan& plan) {
+  std::vector<std::string> ids;
+  for (const auto& p : plan.pods) {
+    ids.push_back(PodProcessId(workload.meta.namespace_,
+                               workloads::DefaultHostname(workload, p.pod_set, p.index)));
+  }
+  return ids;
+}
+
 void ServeExecutor::Adopt(const engine::WorkloadRecord& record, Time now) {
   // Pods let go of (their job deleted with its dependents orphaned) are taken over
   // by their own workloads one at a time, while the server runs.
   if (let_go_.empty()) return AdoptRecovered(record, now, recovered_);
   std::vector<std::string> taken;
-  for (const auto& p : record.plan.pods) {
-    const std::string id =
-        PodProcessId(record.workload.meta.namespace_,
-                     workloads::DefaultHostname(record.workload, p.pod_set, p.index));
-    if (let_go_.count(id) != 0) taken.push_back(id);
+  for (std::string& id : GangProcessIds(record.workload, record.plan)) {
+    if (let_go_.count(id) != 0) taken.push_back(std::move(id));
   }
   if (taken.empty()) return AdoptRecovered(record, now, recovered_);
   AdoptRecovered(record, now, let_go_);

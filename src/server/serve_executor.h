@@ -23,6 +23,11 @@
 
 namespace muster::server {
 
+// The process ids the executors give the pods of `plan` (a pod is named after its
+// rank's hostname), in plan order: what a restarted server looks for to adopt a gang.
+std::vector<std::string> GangProcessIds(const model::Workload& workload,
+                                        const placement::GangPlan& plan);
+
 // Which executor `muster serve --executor` runs.
 enum class ExecutorKind { kLocal, kEmulated };
 
