@@ -188,6 +188,14 @@ void AdmitterImpl::CollectHeads(Cycle& cycle, std::vector<Entry>& entries) {
 const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
   int64_t gen = root_gen_[RootOf(ws.queue)];
   if (ws.flavors_gen == gen) return *ws.flavors;
+  // The tree moved, but a first choice that still fits is what assigning again
+  // would answer (flavor_assigner.h). flavors_gen -1 says the cached one no longer
+  // applies at all (another queue, preemption rules changed).
+  if (ws.flavors_gen >= 0 && share_flavors_ &&
+      FitsAsFirstChoice(*ws.flavors, cqs_[ws.queue], tree_)) {
+    ws.flavors_gen = gen;
+    return *ws.flavors;
+  }
   ws.flavors_gen = gen;
   if (ws.preempts_later) {  // it may not preempt now: its answer is its own
     Reassign(ws, AssignOptionsFor(ws));

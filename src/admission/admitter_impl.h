@@ -79,8 +79,8 @@ class AdmitterImpl : public Admitter {
     for (auto& g : root_gen_) g = ++generation_;
     for (auto& g : admitted_gen_) g = ++generation_;
   }
-  // Every head computes its own flavor assignment (SharedFlavors off), for the
-  // same check.
+  // Every head computes its own flavor assignment whenever its tree moved
+  // (SharedFlavors off, no first choice kept), for the same check.
   void StopSharingFlavors() { share_flavors_ = false; }
   // Every head is visited: no queue sleeps through a run of heads (admission_sleep.cc).
   void StopSleeping() { sleep_ = false; }

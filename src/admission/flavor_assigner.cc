@@ -139,6 +139,7 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
   AssignScratch own;
   AssignScratch& scratch = options.scratch != nullptr ? *options.scratch : own;
   out.mode = FitMode::kFit;
+  out.first_choice = true;
   out.assignment.borrows = false;
   out.reason.clear();
   out.message.clear();
@@ -223,12 +224,14 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
       reasons.clear();
       std::string worst_reason = "NoFit";
       have_best = false;
+      int32_t evaluated = 0;  // flavors the pod set could use whose quota was looked at
       for (int32_t f : g.flavors) {
         std::string mismatch = FlavorMismatch(ps, flavors.flavors[f]);
         if (!mismatch.empty()) {
           reasons.push_back(std::move(mismatch));
           continue;
         }
+        ++evaluated;
         o.flavor = f;
         o.mode = FitMode::kFit;
         o.borrow = false;
@@ -294,6 +297,7 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
         fail(FitMode::kNoFit, worst_reason, refused());
         continue;
       }
+      out.first_choice &= evaluated == 1 && best.mode == FitMode::kFit && !best.borrow;
       const std::string& fname = flavors.flavors[best.flavor].meta.name;
       for (ResourceId r : wanted) psa.flavors[ResourceNames::Name(r)] = fname;
       for (const auto& [fr, v] : best.charges) {
@@ -323,6 +327,21 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
     out.reason.clear();
     out.message.clear();
   }
+  out.first_choice &= out.mode == FitMode::kFit;
+}
+
+bool FitsAsFirstChoice(const FlavorAssignment& assignment, const ClusterQueueSpec& cq,
+                       const QuotaTree& tree) {
+  if (!assignment.first_choice) return false;
+  // A pod set's charge is checked in AssignFlavorsInto with the earlier pod sets'
+  // charges of the same (flavor, resource) added: at most the total checked here, and
+  // borrowing and fitting are monotone in the amount.
+  const bool has_parent = tree.HasParent(cq.node);
+  return std::all_of(assignment.usage.begin(), assignment.usage.end(), [&](const auto& charge) {
+    const auto& [fr, total] = charge;
+    return !(has_parent && tree.BorrowingWith(cq.node, fr, total)) &&
+           total <= tree.PotentialAvailable(cq.node, fr) && total <= tree.Available(cq.node, fr);
+  });
 }
 
 }  // namespace muster::admission

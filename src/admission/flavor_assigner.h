@@ -24,6 +24,10 @@ struct FlavorAssignment {
   std::vector<FrId> preempt_frs;  // the (flavor, resource) pairs that need preemption
   std::string reason;             // when not kFit: QuotaExceeded | NoFit
   std::string message;            // when not kFit: Kueue-style one line
+  // Every resource group took the first flavor it could use, and that flavor fit
+  // without borrowing: the search stopped there. While the same charges still fit
+  // so (FitsAsFirstChoice), assigning again gives this same answer.
+  bool first_choice = false;
 };
 
 // Working storage AssignFlavorsInto reuses from one call to the next when the
@@ -54,6 +58,15 @@ FlavorAssignment AssignFlavors(const model::Workload& workload, const ClusterQue
 void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& workload,
                        const ClusterQueueSpec& cq, const QuotaTree& tree,
                        const FlavorCatalog& flavors, const AssignOptions& options = {});
+
+// Whether `assignment` (found for this ClusterQueue) is what AssignFlavorsInto would
+// answer now: it was a first choice and its charges still fit without borrowing in
+// the tree's current usage. A cycle's admissions move their tree's usage, after
+// which every other head of the tree would be assigned again; most of them, early in
+// a wave, fit where they did. Usage only: the flavors, the ClusterQueue's resource
+// groups and the workload's pod sets must be those the assignment was made with.
+bool FitsAsFirstChoice(const FlavorAssignment& assignment, const ClusterQueueSpec& cq,
+                       const QuotaTree& tree);
 
 // Why `flavor` cannot host `pod_set` (untolerated taint, contradicting node labels);
 // "" when it can.

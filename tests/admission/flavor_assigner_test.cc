@@ -256,5 +256,68 @@ TEST(FlavorAssignerMultiPodSetTest, PodSetsAccumulateOnTheSameFlavor) {
   EXPECT_EQ(fa.usage.size(), 2u);
 }
 
+// A cycle keeps a head's assignment when its tree's usage moved and
+// FitsAsFirstChoice says so: that must be exactly what assigning again answers.
+// Sweep the usage of the queue itself and of a cohort sibling that borrows from it,
+// over flavor orders where the first flavor is refused by a taint, lent with a
+// lendingLimit, or shared by two pod sets.
+TEST(FlavorAssignerFirstChoiceTest, KeptOnlyWhereAssigningAgainAgrees) {
+  FlavorCatalog cat;
+  cat.flavors = {Tainted("spot"), RF("a100"), RF("t4")};
+  cat.defined = {true, true, true};
+  QuotaTree tree;
+  NodeId cohort = tree.AddNode("cohort", false);
+  ClusterQueueSpec spec;
+  spec.name = "cq";
+  spec.node = tree.AddNode("cq", true);
+  NodeId sibling = tree.AddNode("sibling", true);
+  tree.SetParent(spec.node, cohort);
+  tree.SetParent(sibling, cohort);
+  CompiledResourceGroup g;
+  g.covered = {kNvidiaGpu};
+  g.flavors = {0, 1, 2};
+  spec.groups = {g};
+  for (int32_t f = 0; f < 3; ++f) {
+    tree.SetQuota(spec.node, tree.InternFr(f, kNvidiaGpu), {8, std::nullopt, f == 1 ? 2 : 8});
+    tree.SetQuota(sibling, tree.InternFr(f, kNvidiaGpu), {0, std::nullopt, std::nullopt});
+  }
+  tree.Finalize();
+  const FrId a100 = *tree.FindFr(1, kNvidiaGpu);
+  int kept = 0, assigned_again = 0;
+  for (int64_t pods : {1, 2}) {
+    model::Workload wl = W("ns/x", "lq").PodSet("main", pods, {{"nvidia.com/gpu", "3"}});
+    if (pods == 2)
+      wl = W("ns/x", "lq")
+               .PodSet("a", 1, {{"nvidia.com/gpu", "3"}})
+               .PodSet("b", 1, {{"nvidia.com/gpu", "3"}});
+    // Usage when the assignment was made, then when it is asked again (a release
+    // lowers it: the first flavor may fit again).
+    for (int64_t own_before = 0; own_before <= 8; own_before += 4) {
+      for (int64_t own = 0; own <= 8; ++own) {
+        for (int64_t lent = 0; lent <= 2; ++lent) {
+          tree.AddUsage(spec.node, a100, own_before);
+          FlavorAssignment before = AssignFlavors(wl, spec, tree, cat);
+          tree.RemoveUsage(spec.node, a100, own_before);
+          tree.AddUsage(spec.node, a100, own);
+          tree.AddUsage(sibling, a100, lent);
+          FlavorAssignment now = AssignFlavors(wl, spec, tree, cat);
+          if (FitsAsFirstChoice(before, spec, tree)) {
+            ++kept;
+            SCOPED_TRACE("pods " + std::to_string(pods) + " before " + std::to_string(own_before) +
+                         " own " + std::to_string(own) + " lent " + std::to_string(lent));
+            ExpectSameAssignment(before, now);
+          } else {
+            ++assigned_again;
+          }
+          tree.RemoveUsage(spec.node, a100, own);
+          tree.RemoveUsage(sibling, a100, lent);
+        }
+      }
+    }
+  }
+  EXPECT_GT(kept, 0);
+  EXPECT_GT(assigned_again, 0);
+}
+
 }  // namespace
 }  // namespace muster::admission::testing
