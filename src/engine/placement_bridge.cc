@@ -92,6 +92,7 @@ admission::PlacementOracle::Check PlacementBridge::CanPlace(
   // that finds some, and then nothing reads why it failed: no diagnosis (a walk over
   // the nodes) unless the search finds none.
   request.explain = assume_evicted.empty();
+  request.fit_cache = &fit_cache_;
   auto planned = planner_->Plan(state_, request);
   if (auto* plan = std::get_if<placement::GangPlan>(&planned)) {
     cached_.insert_or_assign(workload.key, std::move(*plan));

@@ -19,6 +19,7 @@
 #include "engine/decision_log.h"
 #include "engine/reservations.h"
 #include "model/kueue.h"
+#include "placement/node_fit_cache.h"
 #include "placement/placement.h"
 
 namespace muster::engine {
@@ -28,7 +29,10 @@ class PlacementBridge : public admission::PlacementOracle {
   PlacementBridge(const std::vector<model::ResourceFlavor>& flavors,
                   placement::ClusterState& state);
 
-  void SetPlanner(const placement::GangPlanner* planner) { planner_ = planner; }
+  void SetPlanner(const placement::GangPlanner* planner) {
+    planner_ = planner;
+    fit_cache_ = {};  // what it holds was scored by the previous planner
+  }
 
   Check CanPlace(const model::Workload& workload, const admission::Assignment& assignment,
                  const std::vector<std::string>& assume_evicted) override;
@@ -109,6 +113,9 @@ class PlacementBridge : public admission::PlacementOracle {
   const placement::GangPlanner* planner_ = nullptr;
   // Keyed lookups once per check and commit of every workload: a hash map.
   std::unordered_map<std::string, placement::GangPlan> cached_;  // last fitting CanPlace
+  // CanPlace's node searches, kept from one admission's to the next (a cycle tries
+  // thousands of pods of a few shapes on the same nodes).
+  placement::NodeFitCache fit_cache_;
   // Bound this pass, in commit order. The engine takes them in the order admission
   // decided (its decisions are applied in order), so the one asked for is almost
   // always the first untaken: no hashing, no node per plan, storage reused.

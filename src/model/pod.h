@@ -33,6 +33,8 @@ struct Toleration {
   std::string value;
   std::optional<TaintEffect> effect;  // nullopt matches every effect
   std::optional<int64_t> toleration_seconds;
+
+  bool operator==(const Toleration&) const = default;
 };
 
 enum class SelectorOperator { kIn, kNotIn, kExists, kDoesNotExist, kGt, kLt };

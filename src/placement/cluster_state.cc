@@ -1,6 +1,7 @@
 #include "placement/cluster_state.h"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 
 #include "core/quantity_bounds.h"
@@ -8,6 +9,15 @@
 #include "placement/numa_aligner.h"
 
 namespace muster::placement {
+namespace {
+
+std::atomic<uint64_t> g_next_node_version{1};
+
+}  // namespace
+
+uint64_t IndexedClusterState::DrawNodeVersion() {
+  return g_next_node_version.fetch_add(1, std::memory_order_relaxed);
+}
 
 Result<std::unique_ptr<ClusterState>> BuildClusterState(
     const std::vector<model::Node>& nodes, const std::vector<model::NodeTopology>& numa,
@@ -53,6 +63,8 @@ IndexedClusterState::IndexedClusterState(std::vector<NodeInfo> infos,
 
 void IndexedClusterState::Reindex(std::vector<ResolvedHyperNode> hyper_nodes) {
   const auto n = static_cast<int32_t>(infos_.size());
+  version_.resize(static_cast<size_t>(n));
+  for (uint64_t& v : version_) v = DrawNodeVersion();
   by_rank_.assign(n, 0);
   by_name_.clear();
   labels_.clear();
@@ -143,6 +155,7 @@ void IndexedClusterState::AddToDomains(NodeIndex i, const NodeFree& f, int32_t s
 void IndexedClusterState::SetNodeReady(NodeIndex i, bool ready) {
   if (removed_[i]) return;  // gone for good: never ready, in no index
   ready_[i] = ready;
+  version_[i] = DrawNodeVersion();
   const int32_t rank = infos_[i].name_rank;
   if (!ready) {
     maybe_filtered_.insert(rank);
@@ -180,6 +193,7 @@ const std::vector<BoundPod>* IndexedClusterState::Bound(const std::string& key) 
 }
 
 void IndexedClusterState::OnNodeChanged(NodeIndex i, const NodeFree& before) {
+  version_[i] = DrawNodeVersion();
   NodeFree after = FreeOf(i);
   free_index_.Set(infos_[i].name_rank, after.gpus,
                   FreeCapacityIndex::FreeOf(infos_[i].allocatable, usage_[i].used));

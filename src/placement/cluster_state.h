@@ -58,6 +58,10 @@ class IndexedClusterState final : public ClusterState {
   // --- read by the planner ---
   const NodeInfo& Info(NodeIndex i) const { return infos_[i]; }
   const NodeUsage& Usage(NodeIndex i) const { return usage_[i]; }
+  // Drawn anew, from one counter for the whole process (so never equal across
+  // states), whenever anything a fit check or scorer reads of node i changes: its
+  // usage, its info, its readiness. NodeFitCache keys on it.
+  uint64_t NodeVersion(NodeIndex i) const { return version_[i]; }
   NodeIndex NodeAtRank(int32_t rank) const { return by_rank_[rank]; }
   int32_t MaxGpusPerNode() const { return max_gpus_; }
   // Nodes bucketed by free whole GPUs (0..MaxGpusPerNode()), with each node's free
@@ -119,11 +123,14 @@ class IndexedClusterState final : public ClusterState {
   };
   NodeFree FreeOf(NodeIndex i) const;
   // Moves node `i` between free-GPU buckets and updates its domains' aggregates.
+  // Also draws the node's next version.
   void OnNodeChanged(NodeIndex i, const NodeFree& before);
+  static uint64_t DrawNodeVersion();
   void AddToDomains(NodeIndex i, const NodeFree& f, int32_t sign);
 
   std::vector<NodeInfo> infos_;
   std::vector<NodeUsage> usage_;
+  std::vector<uint64_t> version_;  // see NodeVersion
   std::vector<bool> ready_;
   std::vector<bool> removed_;  // see RemoveNode; a removed node is not ready either
   int32_t removed_count_ = 0;

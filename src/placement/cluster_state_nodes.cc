@@ -94,6 +94,7 @@ Status IndexedClusterState::UpdateNode(NodeIndex i, const model::Node& node,
     }
   }
   infos_[i].node = std::move(fresh.node);  // a copy of `node` already
+  version_[i] = DrawNodeVersion();
   if (!ready_[i] || MayFilterWithoutLabels(infos_[i].node)) {
     maybe_filtered_.insert(rank);
   } else {

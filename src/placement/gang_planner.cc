@@ -433,6 +433,7 @@ std::variant<GangPlan, PlacementFailure> GangPlannerImpl::PlanPodSets(
   Rng ties(tie_break_seed_ ^ HashKey(wl.key));
   NodeSearch search(ov, *scorer_, max_scored_nodes_, random_tie_break_ ? &ties : nullptr,
                     request.explain);
+  search.UseFitCache(request.fit_cache);
   GangPlan plan;
   plan.workload_key = wl.key;
   static const std::vector<std::string> kNoLevels;

@@ -71,6 +71,11 @@ int64_t NodeSearch::Score(const PodSetContext& ctx, NodeIndex i, const PodAlloc&
   return scorer_.Score(in);
 }
 
+void NodeSearch::UseFitCache(NodeFitCache* cache) {
+  fit_cache_ = cache != nullptr && scorer_.ScoresFromInputAlone() ? cache : nullptr;
+  if (fit_cache_ != nullptr) fit_cache_->Bind(&scorer_, ov_.Base().NodeCount());
+}
+
 std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
                                                      const std::vector<int32_t>* allowed) const {
   const IndexedClusterState& base = ov_.Base();
@@ -82,11 +87,26 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
   int64_t best_score = 0;
   int32_t best_rank = 0;
   uint64_t tied = 0;  // nodes seen with best_score (random tie-break)
-  auto consider = [&](NodeIndex i) {
-    if (Filter(ctx, i) != FilterVerdict::kFits) return false;
+  if (fit_cache_ != nullptr && ctx.fit_key < 0) {
+    ctx.fit_key = fit_cache_->KeyOf(ctx.shape, ctx.constraints.tolerations);
+  }
+  // Whether the pod fits node i and how the scorer ranks it there, into `candidate`;
+  // kept in the fit cache for a node the plan has not touched (`cacheable`).
+  auto fit_and_score = [&](NodeIndex i, bool cacheable, int64_t& score) {
+    NodeFitCache::Entry* entry = nullptr;
+    if (fit_cache_ != nullptr && cacheable) {
+      const uint64_t version = base.NodeVersion(i);
+      if (const NodeFitCache::Entry* kept = fit_cache_->Find(i, version, ctx.fit_key)) {
+        if (!kept->fits) return false;
+        candidate = kept->alloc;
+        score = kept->score;
+        return true;
+      }
+      entry = &fit_cache_->Fill(i, version, ctx.fit_key);
+    }
     const NodeInfo& info = base.Info(i);
     if (!TryAllocate(info, ov_.Usage(i), ctx.shape, candidate)) return false;
-    int64_t score = Score(ctx, i, candidate);
+    score = Score(ctx, i, candidate);
     if (ctx.shape.gpu_milli > 0 && scorer_.ScoresEachSharedDevice() && candidate.numa_zone < 0 &&
         (info.policy == model::TopologyManagerPolicy::kNone || info.zones.empty())) {
       // The scorer picks the shared device: every device with room, first best wins.
@@ -101,6 +121,18 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
         }
       }
     }
+    if (entry != nullptr) {
+      entry->fits = true;
+      entry->score = score;
+      entry->alloc = candidate;
+    }
+    return true;
+  };
+  auto consider = [&](NodeIndex i, bool cacheable) {
+    if (Filter(ctx, i) != FilterVerdict::kFits) return false;
+    int64_t score = 0;
+    if (!fit_and_score(i, cacheable, score)) return false;
+    const NodeInfo& info = base.Info(i);
     if (ctx.bonus != nullptr) score += (*ctx.bonus)(i);
     int32_t rank = info.name_rank;
     bool take;
@@ -129,7 +161,7 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
         !std::binary_search(allowed->begin(), allowed->end(), base.Info(i).name_rank)) {
       continue;
     }
-    consider(i);
+    consider(i, /*cacheable=*/false);
   }
   int32_t found = 0;
   const int32_t limit = max_scored_ > 0 ? max_scored_ : base.NodeCount();
@@ -163,7 +195,7 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
       ++it;
       NodeIndex i = base.NodeAtRank(r);
       if (ov_.Touched(i)) continue;
-      if (consider(i) && ++found >= limit) break;
+      if (consider(i, /*cacheable=*/true) && ++found >= limit) break;
     }
     return best.node < 0 ? std::nullopt : std::optional<Pick>(std::move(best));
   }
@@ -178,7 +210,7 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
     for (int32_t r = free.Next(b, 0, need); r >= 0; r = free.Next(b, r + 1, need)) {
       NodeIndex i = base.NodeAtRank(r);
       if (ov_.Touched(i)) continue;
-      if (consider(i) && ++found >= limit) break;
+      if (consider(i, /*cacheable=*/true) && ++found >= limit) break;
     }
   }
   return best.node < 0 ? std::nullopt : std::optional<Pick>(std::move(best));

@@ -11,6 +11,7 @@
 
 #include "core/clock.h"
 #include "placement/node_filter.h"
+#include "placement/node_fit_cache.h"
 #include "placement/overlay.h"
 #include "placement/placement.h"
 #include "placement/scorers/scorer.h"
@@ -39,6 +40,7 @@ struct PodSetContext {
   // Added to the scorer's score of a node for the next pod (Volcano's task-topology
   // plugin, task_topology.h); null = nothing.
   const std::function<int64_t(NodeIndex)>* bonus = nullptr;
+  int64_t fit_key = -1;  // NodeFitCache::KeyOf(shape, tolerations), once asked
 };
 
 // Marks the request's excluded nodes kExcluded in the pod set's verdict cache, so
@@ -76,6 +78,10 @@ class NodeSearch {
 
   int64_t Score(const PodSetContext& ctx, NodeIndex i, const PodAlloc& alloc) const;
 
+  // PickNode reads and fills `cache` (null: none) for nodes the overlay has not
+  // touched. Ignored for a scorer with state of its own (ScoresFromInputAlone).
+  void UseFitCache(NodeFitCache* cache);
+
  private:
   struct Tally;
   // Classifies node `i` (Filter, then TryAllocate on the overlay) into `t`.
@@ -89,6 +95,7 @@ class NodeSearch {
   int32_t max_scored_;
   Rng* ties_;
   bool explain_;
+  NodeFitCache* fit_cache_ = nullptr;
   // Score's per-node list of what is used, reused so scoring a node allocates
   // nothing (the allocatable side is NodeInfo::scoring_allocatable).
   mutable ResourceList used_scratch_;

@@ -23,6 +23,8 @@ namespace muster::placement {
 using NodeIndex = int32_t;
 
 // Where one pod goes.
+class NodeFitCache;  // node_fit_cache.h
+
 struct PodPlacement {
   int32_t pod_set = 0;  // index into Workload::pod_sets
   int32_t index = 0;    // pod index within the pod set (rank order follows topology)
@@ -73,6 +75,10 @@ struct PlacementRequest {
   // the candidate nodes) and says only that it does not fit. For a caller that reads
   // nothing of the failure, such as a victim search that follows it.
   bool explain = true;
+  // Where the plan's node searches keep what they found per node, for the next plans
+  // of the caller (node_fit_cache.h); null = none. The caller keeps it for one
+  // planner and clears it when the planner changes.
+  NodeFitCache* fit_cache = nullptr;
 };
 
 // The physical cluster: nodes, devices, NUMA zones, topology domains, and what is

@@ -2,6 +2,7 @@
 // the PreferNoSchedule taint penalty.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -18,6 +19,10 @@ class CombinedScorer final : public Scorer {
   std::string_view Name() const override { return parts_.front()->Name(); }
   bool PrefersFullNodes() const override { return parts_.front()->PrefersFullNodes(); }
   bool ScoresEachSharedDevice() const override { return parts_.front()->ScoresEachSharedDevice(); }
+  bool ScoresFromInputAlone() const override {
+    return std::all_of(parts_.begin(), parts_.end(),
+                       [](const auto& p) { return p->ScoresFromInputAlone(); });
+  }
   int64_t Score(const ScoreInput& in) const override {
     int64_t s = 0;
     for (const auto& p : parts_) s += p->Score(in);

@@ -54,6 +54,8 @@ class FgdScorer final : public Scorer {
   std::string_view Name() const override { return "fgd"; }
   bool PrefersFullNodes() const override { return true; }
   bool ScoresEachSharedDevice() const override { return true; }
+  // Its task distribution may be replaced (SetTaskDistribution).
+  bool ScoresFromInputAlone() const override { return false; }
 
   int64_t Score(const ScoreInput& in) const override {
     const size_t devices = in.device_used_milli.size();

@@ -42,6 +42,10 @@ class Scorer {
   // milli) pod on a node and give the pod the best one, rather than the device
   // the fit check picked (FGD chooses the device this way).
   virtual bool ScoresEachSharedDevice() const { return false; }
+  // Whether Score reads its input alone (no state of its own that may change): a
+  // node's score is then kept while neither the node nor the pod changed
+  // (NodeFitCache).
+  virtual bool ScoresFromInputAlone() const { return true; }
 };
 
 // Percentage-like helpers in fixed point.

@@ -1,0 +1,71 @@
+// NodeFitCache: what a node search found for one pod on one node (whether the pod
+// fits there, the devices and zone it would get, the scorer's score), kept until the
+// node changes or another pod shape asks. An admission cycle places thousands of
+// pods, mostly of a few shapes, and each pod's search scores the same first feasible
+// nodes again: only the node the previous pod went to has changed since.
+//
+// Keyed by the node's version (IndexedClusterState::NodeVersion: drawn anew from one
+// process-wide counter whenever anything fit or score reads of the node changes)
+// and by the pod's fit inputs (shape and tolerations, interned here). One entry per
+// node: another shape replaces it. Valid for one scorer only (Bind clears it when
+// the scorer changes); the caller uses it only for nodes a plan has not touched yet
+// (their overlay usage is the state's).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "model/pod.h"
+#include "placement/node_info.h"
+#include "placement/placement.h"
+
+namespace muster::placement {
+
+class Scorer;
+
+class NodeFitCache {
+ public:
+  struct Entry {
+    uint64_t version = 0;  // 0: empty (versions start at 1)
+    int64_t key = -1;
+    bool fits = false;
+    int64_t score = 0;  // the scorer's, before any per-pod bonus
+    PodAlloc alloc;
+  };
+
+  // Ties the cache to `scorer`: every entry goes when it is another than before.
+  void Bind(const Scorer* scorer, int32_t node_count);
+  // The key of a pod's fit inputs: equal shapes and tolerations get equal keys.
+  int64_t KeyOf(const PodShape& shape, const std::vector<model::Toleration>& tolerations);
+  // Node i's entry when it was filled at this version for this key, else null.
+  const Entry* Find(NodeIndex i, uint64_t version, int64_t key) {
+    const Entry& e = entries_[static_cast<size_t>(i)];
+    if (e.version != version || e.key != key) return nullptr;
+    ++hits_;
+    return &e;
+  }
+  // Node i's entry, emptied for this version and key (fits false) to be filled.
+  Entry& Fill(NodeIndex i, uint64_t version, int64_t key) {
+    Entry& e = entries_[static_cast<size_t>(i)];
+    e.version = version;
+    e.key = key;
+    e.fits = false;
+    return e;
+  }
+  // Finds that answered from the cache, since it was made.
+  int64_t hits() const { return hits_; }
+
+ private:
+  struct Shape {
+    PodShape shape;
+    std::vector<model::Toleration> tolerations;
+    int64_t key = 0;
+  };
+  const Scorer* scorer_ = nullptr;
+  std::vector<Entry> entries_;
+  std::vector<Shape> shapes_;  // the shapes asked lately, a few at most
+  int64_t next_key_ = 0;       // keys are never reused: a dropped shape's entries stay stale
+  int64_t hits_ = 0;
+};
+
+}  // namespace muster::placement

@@ -1,0 +1,170 @@
+// NodeFitCache: plans made with the cache are the plans made without it, whatever
+// happened to the nodes in between (pods bound and released, taints and labels
+// edited, cordons, nodes resized), and the cache answers most of a run of like pods.
+#include "placement/node_fit_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "placement/cluster_state.h"
+#include "placement/scorer_factory.h"
+#include "placement_test_util.h"
+
+namespace muster::placement {
+namespace {
+
+using namespace testing;  // NOLINT: test builders
+
+std::string Describe(const std::variant<GangPlan, PlacementFailure>& p) {
+  if (const auto* f = std::get_if<PlacementFailure>(&p)) return "failure " + f->reason;
+  std::string out;
+  for (const PodPlacement& pod : std::get<GangPlan>(p).pods) {
+    out += std::to_string(pod.node) + "[";
+    for (int32_t d : pod.gpus) out += std::to_string(d) + ",";
+    out += "] ";
+  }
+  return out;
+}
+
+// Nodes of three kinds: plain, two best-effort NUMA zones, two single-numa-node
+// zones; every fifth with a PreferNoSchedule taint the scorer counts.
+std::vector<model::Node> Nodes() {
+  std::vector<model::Node> nodes;
+  for (int i = 0; i < 30; ++i) {
+    model::Node n = MakeNode("n" + std::to_string(100 + i), 8, {{"pool", i % 2 ? "a" : "b"}});
+    if (i % 5 == 0) n.taints.push_back({"soft", "x", model::TaintEffect::kPreferNoSchedule});
+    nodes.push_back(n);
+  }
+  return nodes;
+}
+
+std::vector<model::NodeTopology> Numa() {
+  std::vector<model::NodeTopology> numa;
+  for (int i = 0; i < 30; ++i) {
+    if (i % 3 == 0) continue;
+    auto policy = i % 3 == 1 ? model::TopologyManagerPolicy::kBestEffort
+                             : model::TopologyManagerPolicy::kSingleNumaNode;
+    numa.push_back(
+        MakeNuma("n" + std::to_string(100 + i), policy, model::TopologyManagerScope::kPod, 2, 4));
+  }
+  return numa;
+}
+
+model::Toleration Tolerate(const std::string& key) {
+  model::Toleration t;
+  t.key = key;
+  t.op = model::TolerationOperator::kExists;
+  return t;
+}
+
+model::Workload Random(std::mt19937& rng, int n) {
+  const int kind = static_cast<int>(rng() % 4);
+  const int64_t gpus = kind == 3 ? 3 : kind + 1;
+  model::PodSet ps =
+      MakePodSet("w", 1 + static_cast<int32_t>(rng() % 3), gpus, 2000 * gpus, 8 * kGi * gpus);
+  if (rng() % 4 == 0) ps.tolerations.push_back(Tolerate("soft"));
+  if (rng() % 5 == 0) ps.node_selector["pool"] = "a";
+  return MakeWorkload("ns/w" + std::to_string(n), {ps});
+}
+
+TEST(NodeFitCacheTest, PlansAreThoseMadeWithoutIt) {
+  // Two equal clusters through the same changes: one planned with the cache, one
+  // without.
+  const std::vector<model::NodeTopology> numa = Numa();
+  auto cached = Build(Nodes(), numa);
+  auto plain = Build(Nodes(), numa);
+  for (model::ScoringPolicy policy :
+       {model::ScoringPolicy::kBinpack, model::ScoringPolicy::kSpread,
+        model::ScoringPolicy::kGpuPacking, model::ScoringPolicy::kBestFit}) {
+    SCOPED_TRACE("scoring policy " + std::to_string(static_cast<int>(policy)));
+    model::SchedulerConfiguration cfg;
+    cfg.scoring = policy;
+    auto planner = MakeGangPlanner(cfg);
+    NodeFitCache cache;
+    std::mt19937 rng(11);
+    std::vector<model::Workload> bound;
+    int placed = 0;
+    for (int step = 0; step < 600; ++step) {
+      const uint32_t what = rng() % 10;
+      if (what < 6) {
+        model::Workload w = Random(rng, step);
+        PlacementRequest with = Request(w);
+        with.fit_cache = &cache;
+        auto a = planner->Plan(*cached, with);
+        auto b = planner->Plan(*plain, Request(w));
+        ASSERT_EQ(Describe(a), Describe(b)) << "step " << step;
+        if (const auto* plan = std::get_if<GangPlan>(&a)) {
+          ASSERT_TRUE(cached->Commit(*plan, w).ok());
+          ASSERT_TRUE(plain->Commit(std::get<GangPlan>(b), w).ok());
+          bound.push_back(std::move(w));
+          ++placed;
+        }
+      } else if (what < 9 && !bound.empty()) {
+        size_t k = rng() % bound.size();
+        cached->Release(bound[k].key);
+        plain->Release(bound[k].key);
+        bound.erase(bound.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        // A node edited: tainted or not, cordoned or not, relabelled.
+        NodeIndex i = static_cast<NodeIndex>(rng() % 30);
+        model::Node n = cached->GetNode(i);
+        if (n.taints.empty()) {
+          n.taints.push_back({"soft", "y", model::TaintEffect::kPreferNoSchedule});
+        } else {
+          n.taints.clear();
+        }
+        n.unschedulable = rng() % 4 == 0;
+        n.meta.labels["pool"] = rng() % 2 ? "a" : "b";
+        const model::NodeTopology* topology = nullptr;
+        for (const auto& t : numa) topology = t.meta.name == n.meta.name ? &t : topology;
+        ASSERT_TRUE(cached->UpdateNode(i, n, topology).ok());
+        ASSERT_TRUE(plain->UpdateNode(i, n, topology).ok());
+      }
+    }
+    for (const auto& w : bound) {
+      cached->Release(w.key);
+      plain->Release(w.key);
+    }
+    EXPECT_GT(placed, 100);
+    // Most nodes a search scores did not change since the previous search.
+    EXPECT_GT(cache.hits(), 1000);
+  }
+}
+
+TEST(NodeFitCacheTest, AnotherStateOrScorerFindsNothing) {
+  auto first = Build({MakeNode("a", 8), MakeNode("b", 8)});
+  auto second = Build({MakeNode("a", 8), MakeNode("b", 8)});
+  const auto& a = dynamic_cast<const IndexedClusterState&>(*first);
+  const auto& b = dynamic_cast<const IndexedClusterState&>(*second);
+  // Versions come from one counter: equal nodes of two states never share one.
+  EXPECT_NE(a.NodeVersion(0), b.NodeVersion(0));
+
+  NodeFitCache cache;
+  auto scorer = MakeScorer(model::SchedulerConfiguration{});
+  cache.Bind(scorer.get(), 2);
+  PodShape shape;
+  shape.gpus = 1;
+  const int64_t key = cache.KeyOf(shape, {});
+  EXPECT_EQ(cache.KeyOf(shape, {}), key);
+  EXPECT_NE(cache.KeyOf(shape, {Tolerate("soft")}), key);
+  cache.Fill(0, a.NodeVersion(0), key).fits = true;
+  EXPECT_NE(cache.Find(0, a.NodeVersion(0), key), nullptr);
+  EXPECT_EQ(cache.Find(0, b.NodeVersion(0), key), nullptr);
+
+  // A node that changes draws a new version.
+  const uint64_t before = a.NodeVersion(0);
+  first->SetNodeReady(0, false);
+  EXPECT_NE(a.NodeVersion(0), before);
+
+  auto other = MakeScorer(model::SchedulerConfiguration{});
+  cache.Bind(other.get(), 2);
+  EXPECT_EQ(cache.Find(0, before, key), nullptr);
+}
+
+}  // namespace
+}  // namespace muster::placement
