@@ -1,7 +1,6 @@
 #include "engine/placement_bridge.h"
 
 #include <algorithm>
-#include <set>
 
 namespace muster::engine {
 namespace {
@@ -64,12 +63,18 @@ placement::PlacementRequest PlacementBridge::BuildRequest(
       any_partial = true;
     }
     // Distinct flavors in name order, so merged labels do not depend on map order
-    // of resources.
-    std::set<std::string> names;
-    for (const auto& [resource, flavor] : psa->flavors) names.insert(flavor);
+    // of resources. A pod set names one or two: a sorted list of pointers, not a set
+    // of copies (this runs for every placement check).
+    std::vector<const std::string*> names;
+    for (const auto& [resource, flavor] : psa->flavors) names.push_back(&flavor);
+    std::sort(names.begin(), names.end(),
+              [](const std::string* a, const std::string* b) { return *a < *b; });
+    names.erase(std::unique(names.begin(), names.end(),
+                            [](const std::string* a, const std::string* b) { return *a == *b; }),
+                names.end());
     placement::PodSetConstraints& c = request.constraints[i];
-    for (const auto& name : names) {
-      auto it = flavors_.find(name);
+    for (const std::string* name : names) {
+      auto it = flavors_.find(*name);
       if (it == flavors_.end()) continue;  // admission validated it; nothing to add
       const model::ResourceFlavor& flavor = it->second;
       for (const auto& [k, v] : flavor.node_labels) c.flavor_node_labels.emplace(k, v);

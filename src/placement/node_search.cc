@@ -90,22 +90,22 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
   if (fit_cache_ != nullptr && ctx.fit_key < 0) {
     ctx.fit_key = fit_cache_->KeyOf(ctx.shape, ctx.constraints.tolerations);
   }
-  // Whether the pod fits node i and how the scorer ranks it there, into `candidate`;
-  // kept in the fit cache for a node the plan has not touched (`cacheable`).
-  auto fit_and_score = [&](NodeIndex i, bool cacheable, int64_t& score) {
+  // Whether the pod fits node i (null: no) and the allocation it would get there:
+  // `candidate`, or the fit cache's entry for a node the plan has not touched
+  // (`cacheable`), copied only if the node wins. `score` is the scorer's.
+  auto fit_and_score = [&](NodeIndex i, bool cacheable, int64_t& score) -> const PodAlloc* {
     NodeFitCache::Entry* entry = nullptr;
     if (fit_cache_ != nullptr && cacheable) {
       const uint64_t version = base.NodeVersion(i);
       if (const NodeFitCache::Entry* kept = fit_cache_->Find(i, version, ctx.fit_key)) {
-        if (!kept->fits) return false;
-        candidate = kept->alloc;
+        if (!kept->fits) return nullptr;
         score = kept->score;
-        return true;
+        return &kept->alloc;
       }
       entry = &fit_cache_->Fill(i, version, ctx.fit_key);
     }
     const NodeInfo& info = base.Info(i);
-    if (!TryAllocate(info, ov_.Usage(i), ctx.shape, candidate)) return false;
+    if (!TryAllocate(info, ov_.Usage(i), ctx.shape, candidate)) return nullptr;
     score = Score(ctx, i, candidate);
     if (ctx.shape.gpu_milli > 0 && scorer_.ScoresEachSharedDevice() && candidate.numa_zone < 0 &&
         (info.policy == model::TopologyManagerPolicy::kNone || info.zones.empty())) {
@@ -126,12 +126,13 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
       entry->score = score;
       entry->alloc = candidate;
     }
-    return true;
+    return &candidate;
   };
   auto consider = [&](NodeIndex i, bool cacheable) {
     if (Filter(ctx, i) != FilterVerdict::kFits) return false;
     int64_t score = 0;
-    if (!fit_and_score(i, cacheable, score)) return false;
+    const PodAlloc* alloc = fit_and_score(i, cacheable, score);
+    if (alloc == nullptr) return false;
     const NodeInfo& info = base.Info(i);
     if (ctx.bonus != nullptr) score += (*ctx.bonus)(i);
     int32_t rank = info.name_rank;
@@ -148,7 +149,11 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
     }
     if (take) {
       best.node = i;
-      std::swap(best.alloc, candidate);
+      if (alloc == &candidate) {
+        std::swap(best.alloc, candidate);
+      } else {
+        best.alloc = *alloc;
+      }
       best_score = score;
       best_rank = rank;
     }
