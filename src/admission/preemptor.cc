@@ -150,38 +150,47 @@ bool OtherQueueReclaimable(const IncomingWorkload& in, const std::vector<FrId>& 
   return CqIsBorrowing(tree, cqs[other].node, frs);
 }
 
-// OtherQueueReclaimable's answers for the queues of one cohort tree, as (queue,
-// answer) pairs: a tree holds a few queues, and a table over every queue cost a
-// fill of the whole table per search (growing with the cluster, not the tree).
-using ReclaimableMemo = std::vector<std::pair<int32_t, bool>>;
-
-// Whether the incoming workload's ClusterQueue policies allow preempting `c`, which
-// uses one of `frs` (sorted; `frs_mask` its FrMask).
-bool IsCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs, const FrMask& frs_mask,
-                 const QuotaTree& tree, const std::vector<ClusterQueueSpec>& cqs,
-                 const PreemptionCandidate& c, ReclaimableMemo& reclaimable) {
+// Calls `take` with every workload of `admitted` the incoming workload's ClusterQueue
+// policies allow it to preempt that uses one of `frs` (sorted; `frs_mask` its
+// FrMask), in list order, until `take` answers true. The tree's candidate lists hold
+// each ClusterQueue's workloads together (AdmittedInRoot's order), so whether another
+// queue may be reclaimed from is asked once per run of its workloads, and a run it may
+// not is passed over whole. Any other order gives the same answers, asked more often.
+template <typename Take>
+void ForEachCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs,
+                      const FrMask& frs_mask, const QuotaTree& tree,
+                      const std::vector<ClusterQueueSpec>& cqs,
+                      const std::vector<PreemptionCandidate>& admitted, Take take) {
   using model::PreemptionPolicy;
   const ClusterQueueSpec& cq = cqs[in.cq];
-  if (c.cq == in.cq) {
-    PreemptionPolicy within = cq.preemption.within_cluster_queue;
-    if (within == PreemptionPolicy::kNever) return false;
-    if (c.priority > in.priority) return false;
-    if (c.priority == in.priority) {
-      // Equal priority only under LowerOrNewerEqualPriority, and only newer ones.
-      bool newer = std::tie(in.created, in.order) < std::tie(c.created, c.order);
-      if (within != PreemptionPolicy::kLowerOrNewerEqualPriority || !newer) return false;
+  const PreemptionPolicy within = cq.preemption.within_cluster_queue;
+  const PreemptionPolicy reclaim = cq.preemption.reclaim_within_cohort;
+  for (size_t i = 0; i < admitted.size();) {
+    const int32_t queue = admitted[i].cq;
+    size_t end = i + 1;
+    while (end < admitted.size() && admitted[end].cq == queue) ++end;
+    const bool own = queue == in.cq;
+    if (own ? within == PreemptionPolicy::kNever
+            : !OtherQueueReclaimable(in, frs, tree, cqs, queue)) {
+      i = end;
+      continue;
     }
-    return UsesAny(c, frs, frs_mask);
+    for (; i < end; ++i) {
+      const PreemptionCandidate& c = admitted[i];
+      if (own) {
+        if (c.priority > in.priority) continue;
+        // Equal priority only under LowerOrNewerEqualPriority, and only newer ones.
+        if (c.priority == in.priority &&
+            (within != PreemptionPolicy::kLowerOrNewerEqualPriority ||
+             !(std::tie(in.created, in.order) < std::tie(c.created, c.order)))) {
+          continue;
+        }
+      } else if (reclaim != PreemptionPolicy::kAny && c.priority >= in.priority) {
+        continue;
+      }
+      if (UsesAny(c, frs, frs_mask) && take(c)) return;
+    }
   }
-  PreemptionPolicy reclaim = cq.preemption.reclaim_within_cohort;
-  if (reclaim != PreemptionPolicy::kAny && c.priority >= in.priority) return false;
-  auto known = std::find_if(reclaimable.begin(), reclaimable.end(),
-                            [&c](const auto& entry) { return entry.first == c.cq; });
-  bool other =
-      known != reclaimable.end()
-          ? known->second
-          : reclaimable.emplace_back(c.cq, OtherQueueReclaimable(in, frs, tree, cqs, c.cq)).second;
-  return other && UsesAny(c, frs, frs_mask);
 }
 
 std::vector<FrId> Sorted(std::vector<FrId> frs) {
@@ -196,10 +205,10 @@ bool AnyCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs_unsor
                   const std::vector<PreemptionCandidate>& admitted) {
   const std::vector<FrId> frs = Sorted(frs_unsorted);
   const FrMask frs_mask = FrMask::Of(frs);
-  ReclaimableMemo reclaimable;
-  return std::any_of(admitted.begin(), admitted.end(), [&](const PreemptionCandidate& c) {
-    return IsCandidate(in, frs, frs_mask, tree, cqs, c, reclaimable);
-  });
+  bool any = false;
+  ForEachCandidate(in, frs, frs_mask, tree, cqs, admitted,
+                   [&any](const PreemptionCandidate&) { return any = true; });
+  return any;
 }
 
 std::vector<PreemptionCandidate> FindCandidates(const IncomingWorkload& in,
@@ -210,10 +219,10 @@ std::vector<PreemptionCandidate> FindCandidates(const IncomingWorkload& in,
   const std::vector<FrId> frs = Sorted(frs_unsorted);
   const FrMask frs_mask = FrMask::Of(frs);
   std::vector<PreemptionCandidate> out;
-  ReclaimableMemo reclaimable;
-  for (const PreemptionCandidate& c : admitted) {
-    if (IsCandidate(in, frs, frs_mask, tree, cqs, c, reclaimable)) out.push_back(c);
-  }
+  ForEachCandidate(in, frs, frs_mask, tree, cqs, admitted, [&out](const PreemptionCandidate& c) {
+    out.push_back(c);
+    return false;
+  });
   std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
     bool a_in = a.cq == in.cq, b_in = b.cq == in.cq;
     if (a_in != b_in) return !a_in;
