@@ -7,9 +7,10 @@
 // Keyed by the node's version (IndexedClusterState::NodeVersion: drawn anew from one
 // process-wide counter whenever anything fit or score reads of the node changes)
 // and by the pod's fit inputs (shape and tolerations, interned here). One entry per
-// node: another shape replaces it. Valid for one scorer only (Bind clears it when
-// the scorer changes); the caller uses it only for nodes a plan has not touched yet
-// (their overlay usage is the state's).
+// node: another shape replaces it. Valid for one scorer only: a caller that changes
+// planners clears it (PlacementBridge::SetPlanner; Bind also clears it for another
+// scorer's address, but an address may be reused once freed). Used only for nodes a
+// plan has not touched yet (their overlay usage is the state's).
 #pragma once
 
 #include <cstdint>

@@ -76,6 +76,8 @@ NodeUsage EmptyUsage(const NodeInfo& info);
 struct ContainerNeed {
   ResourceList requests;  // GPUs excluded
   int32_t gpus = 0;
+
+  bool operator==(const ContainerNeed&) const = default;
 };
 
 // What one pod of a pod set needs, resolved once per plan.
@@ -86,6 +88,8 @@ struct PodShape {
   std::vector<ContainerNeed> containers;  // for container-scope NUMA alignment
 
   int64_t TotalGpuMilli() const { return int64_t{gpus} * kMilliPerGpu + gpu_milli; }
+  // Every field: NodeFitCache keys what it keeps on equal shapes.
+  bool operator==(const PodShape&) const = default;
 };
 
 // Builds the shape from the pod set's effective requests. Whole multiples of
