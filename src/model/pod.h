@@ -43,12 +43,14 @@ struct NodeSelectorRequirement {
   std::string key;
   SelectorOperator op = SelectorOperator::kIn;
   std::vector<std::string> values;
+  bool operator==(const NodeSelectorRequirement&) const = default;
 };
 
 // Requirements of one term are ANDed; terms of a NodeSelector are ORed.
 struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;
   std::vector<NodeSelectorRequirement> match_fields;  // only metadata.name is meaningful
+  bool operator==(const NodeSelectorTerm&) const = default;
 };
 
 struct PreferredSchedulingTerm {

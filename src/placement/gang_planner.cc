@@ -356,6 +356,7 @@ const std::vector<int32_t>* NarrowBySelector(const IndexedClusterState& base, Po
     allowed = &narrowed;
   }
   ctx.selector_by_index = !ctx.constraints.node_selector.empty();
+  ctx.fit_key = -1;  // the fit cache's key says how the selector is checked
   return allowed;
 }
 

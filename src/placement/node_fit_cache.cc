@@ -18,13 +18,19 @@ void NodeFitCache::Bind(const Scorer* scorer, int32_t node_count) {
   }
 }
 
-int64_t NodeFitCache::KeyOf(const PodShape& shape,
-                            const std::vector<model::Toleration>& tolerations) {
+int64_t NodeFitCache::KeyOf(const PodShape& shape, const PodConstraints& constraints,
+                            const std::vector<model::NodeSelectorTerm>& required_affinity,
+                            bool check_selector) {
   for (const Shape& s : shapes_) {
-    if (s.shape == shape && s.tolerations == tolerations) return s.key;
+    if (s.shape == shape && s.check_selector == check_selector &&
+        s.tolerations == constraints.tolerations && s.node_selector == constraints.node_selector &&
+        s.required_affinity == required_affinity) {
+      return s.key;
+    }
   }
   if (shapes_.size() == kMaxShapes) shapes_.erase(shapes_.begin());
-  shapes_.push_back(Shape{shape, tolerations, next_key_});
+  shapes_.push_back(Shape{shape, constraints.tolerations, constraints.node_selector,
+                          required_affinity, check_selector, next_key_});
   return next_key_++;
 }
 

@@ -5,9 +5,11 @@
 // nodes again: only the node the previous pod went to has changed since.
 //
 // Keyed by the node's version (IndexedClusterState::NodeVersion: drawn anew from one
-// process-wide counter whenever anything fit or score reads of the node changes)
-// and by the pod's fit inputs (shape and tolerations, interned here). One entry per
-// node: another shape replaces it. Valid for one scorer only: a caller that changes
+// process-wide counter whenever anything the filters, fit or score read of the node
+// changes) and by the pod's inputs to them (shape, tolerations, node selector,
+// required node affinity, interned here): an entry answers the node filters too, so
+// a search skips them for the nodes it finds here. One entry per node: another
+// shape replaces it. Valid for one scorer only: a caller that changes
 // planners clears it (PlacementBridge::SetPlanner; Bind also clears it for another
 // scorer's address, but an address may be reused once freed). Used only for nodes a
 // plan has not touched yet (their overlay usage is the state's).
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "model/pod.h"
+#include "placement/node_filter.h"
 #include "placement/node_info.h"
 #include "placement/placement.h"
 
@@ -29,15 +32,19 @@ class NodeFitCache {
   struct Entry {
     uint64_t version = 0;  // 0: empty (versions start at 1)
     int64_t key = -1;
-    bool fits = false;
+    bool fits = false;  // passes the node filters and has room
     int64_t score = 0;  // the scorer's, before any per-pod bonus
     PodAlloc alloc;
   };
 
   // Ties the cache to `scorer`: every entry goes when it is another than before.
   void Bind(const Scorer* scorer, int32_t node_count);
-  // The key of a pod's fit inputs: equal shapes and tolerations get equal keys.
-  int64_t KeyOf(const PodShape& shape, const std::vector<model::Toleration>& tolerations);
+  // The key of a pod's inputs to the filters, fit and score: equal shapes and
+  // constraints get equal keys. `check_selector` as FilterNode's (a search whose
+  // nodes came from the label index does not look the selector up).
+  int64_t KeyOf(const PodShape& shape, const PodConstraints& constraints,
+                const std::vector<model::NodeSelectorTerm>& required_affinity,
+                bool check_selector);
   // Node i's entry when it was filled at this version for this key, else null.
   const Entry* Find(NodeIndex i, uint64_t version, int64_t key) {
     const Entry& e = entries_[static_cast<size_t>(i)];
@@ -60,6 +67,9 @@ class NodeFitCache {
   struct Shape {
     PodShape shape;
     std::vector<model::Toleration> tolerations;
+    model::StringMap node_selector;
+    std::vector<model::NodeSelectorTerm> required_affinity;
+    bool check_selector = true;
     int64_t key = 0;
   };
   const Scorer* scorer_ = nullptr;

@@ -88,22 +88,32 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
   int32_t best_rank = 0;
   uint64_t tied = 0;  // nodes seen with best_score (random tie-break)
   if (fit_cache_ != nullptr && ctx.fit_key < 0) {
-    ctx.fit_key = fit_cache_->KeyOf(ctx.shape, ctx.constraints.tolerations);
+    ctx.fit_key = fit_cache_->KeyOf(ctx.shape, ctx.constraints, ctx.affinity.required,
+                                    /*check_selector=*/!ctx.selector_by_index);
   }
-  // Whether the pod fits node i (null: no) and the allocation it would get there:
-  // `candidate`, or the fit cache's entry for a node the plan has not touched
-  // (`cacheable`), copied only if the node wins. `score` is the scorer's.
+  // Whether the pod passes the filters and fits node i (null: no) and the
+  // allocation it would get there: `candidate`, or the fit cache's entry for a node
+  // the plan has not touched (`cacheable`), copied only if the node wins. `score` is
+  // the scorer's.
   auto fit_and_score = [&](NodeIndex i, bool cacheable, int64_t& score) -> const PodAlloc* {
     NodeFitCache::Entry* entry = nullptr;
+    bool filtered = false;
     if (fit_cache_ != nullptr && cacheable) {
+      // The entry answers the filters, which know nothing of the nodes this request
+      // excludes (ExcludeNodes marks them in the pod set's verdicts only).
+      if (!ctx.excluded.empty()) {
+        if (Filter(ctx, i) != FilterVerdict::kFits) return nullptr;
+        filtered = true;
+      }
       const uint64_t version = base.NodeVersion(i);
       if (const NodeFitCache::Entry* kept = fit_cache_->Find(i, version, ctx.fit_key)) {
         if (!kept->fits) return nullptr;
         score = kept->score;
         return &kept->alloc;
       }
-      entry = &fit_cache_->Fill(i, version, ctx.fit_key);
+      entry = &fit_cache_->Fill(i, version, ctx.fit_key);  // fits false until shown
     }
+    if (!filtered && Filter(ctx, i) != FilterVerdict::kFits) return nullptr;
     const NodeInfo& info = base.Info(i);
     if (!TryAllocate(info, ov_.Usage(i), ctx.shape, candidate)) return nullptr;
     score = Score(ctx, i, candidate);
@@ -129,7 +139,6 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
     return &candidate;
   };
   auto consider = [&](NodeIndex i, bool cacheable) {
-    if (Filter(ctx, i) != FilterVerdict::kFits) return false;
     int64_t score = 0;
     const PodAlloc* alloc = fit_and_score(i, cacheable, score);
     if (alloc == nullptr) return false;

@@ -40,7 +40,7 @@ struct PodSetContext {
   // Added to the scorer's score of a node for the next pod (Volcano's task-topology
   // plugin, task_topology.h); null = nothing.
   const std::function<int64_t(NodeIndex)>* bonus = nullptr;
-  int64_t fit_key = -1;  // NodeFitCache::KeyOf(shape, tolerations), once asked
+  int64_t fit_key = -1;  // NodeFitCache::KeyOf of the shape and constraints, once asked
 };
 
 // Marks the request's excluded nodes kExcluded in the pod set's verdict cache, so

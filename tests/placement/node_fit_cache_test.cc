@@ -1,6 +1,7 @@
 // NodeFitCache: plans made with the cache are the plans made without it, whatever
 // happened to the nodes in between (pods bound and released, taints and labels
-// edited, cordons, nodes resized), and the cache answers most of a run of like pods.
+// edited, cordons, readiness, nodes resized) and whatever the request excludes, and
+// the cache answers most of a run of like pods.
 #include "placement/node_fit_cache.h"
 
 #include <gtest/gtest.h>
@@ -68,7 +69,15 @@ model::Workload Random(std::mt19937& rng, int n) {
   model::PodSet ps =
       MakePodSet("w", 1 + static_cast<int32_t>(rng() % 3), gpus, 2000 * gpus, 8 * kGi * gpus);
   if (rng() % 4 == 0) ps.tolerations.push_back(Tolerate("soft"));
+  if (rng() % 3 == 0) ps.tolerations.push_back(Tolerate("hard"));
   if (rng() % 5 == 0) ps.node_selector["pool"] = "a";
+  if (rng() % 5 == 0) {
+    // Required affinity the filters check (the selector above may be narrowed by the
+    // label index instead).
+    model::NodeSelectorTerm term;
+    term.match_expressions.push_back({"pool", model::SelectorOperator::kIn, {"b"}});
+    ps.node_affinity.required.push_back(term);
+  }
   return MakeWorkload("ns/w" + std::to_string(n), {ps});
 }
 
@@ -94,9 +103,17 @@ TEST(NodeFitCacheTest, PlansAreThoseMadeWithoutIt) {
       if (what < 6) {
         model::Workload w = Random(rng, step);
         PlacementRequest with = Request(w);
+        PlacementRequest without = Request(w);
+        if (rng() % 6 == 0) {
+          // Nodes another gang holds: the filters never see them excluded.
+          for (NodeIndex i = static_cast<NodeIndex>(rng() % 3); i < 30; i += 3) {
+            with.excluded_nodes.push_back(i);
+            without.excluded_nodes.push_back(i);
+          }
+        }
         with.fit_cache = &cache;
         auto a = planner->Plan(*cached, with);
-        auto b = planner->Plan(*plain, Request(w));
+        auto b = planner->Plan(*plain, without);
         ASSERT_EQ(Describe(a), Describe(b)) << "step " << step;
         if (const auto* plan = std::get_if<GangPlan>(&a)) {
           ASSERT_TRUE(cached->Commit(*plan, w).ok());
@@ -109,12 +126,18 @@ TEST(NodeFitCacheTest, PlansAreThoseMadeWithoutIt) {
         cached->Release(bound[k].key);
         plain->Release(bound[k].key);
         bound.erase(bound.begin() + static_cast<std::ptrdiff_t>(k));
+      } else if (rng() % 4 == 0) {
+        NodeIndex i = static_cast<NodeIndex>(rng() % 30);
+        const bool ready = rng() % 3 != 0;
+        cached->SetNodeReady(i, ready);
+        plain->SetNodeReady(i, ready);
       } else {
-        // A node edited: tainted or not, cordoned or not, relabelled.
+        // A node edited: tainted (softly or not) or not, cordoned or not, relabelled.
         NodeIndex i = static_cast<NodeIndex>(rng() % 30);
         model::Node n = cached->GetNode(i);
         if (n.taints.empty()) {
           n.taints.push_back({"soft", "y", model::TaintEffect::kPreferNoSchedule});
+          if (rng() % 2 == 0) n.taints.push_back({"hard", "z", model::TaintEffect::kNoSchedule});
         } else {
           n.taints.clear();
         }
@@ -149,9 +172,18 @@ TEST(NodeFitCacheTest, AnotherStateOrScorerFindsNothing) {
   cache.Bind(scorer.get(), 2);
   PodShape shape;
   shape.gpus = 1;
-  const int64_t key = cache.KeyOf(shape, {});
-  EXPECT_EQ(cache.KeyOf(shape, {}), key);
-  EXPECT_NE(cache.KeyOf(shape, {Tolerate("soft")}), key);
+  const int64_t key = cache.KeyOf(shape, {}, {}, true);
+  EXPECT_EQ(cache.KeyOf(shape, {}, {}, true), key);
+  PodConstraints tolerating;
+  tolerating.tolerations = {Tolerate("soft")};
+  EXPECT_NE(cache.KeyOf(shape, tolerating, {}, true), key);
+  PodConstraints selecting;
+  selecting.node_selector["pool"] = "a";
+  EXPECT_NE(cache.KeyOf(shape, selecting, {}, true), key);
+  EXPECT_NE(cache.KeyOf(shape, selecting, {}, false), cache.KeyOf(shape, selecting, {}, true));
+  model::NodeSelectorTerm term;
+  term.match_expressions.push_back({"pool", model::SelectorOperator::kIn, {"b"}});
+  EXPECT_NE(cache.KeyOf(shape, {}, {term}, true), key);
   cache.Fill(0, a.NodeVersion(0), key).fits = true;
   EXPECT_NE(cache.Find(0, a.NodeVersion(0), key), nullptr);
   EXPECT_EQ(cache.Find(0, b.NodeVersion(0), key), nullptr);
