@@ -65,6 +65,7 @@ void IndexedClusterState::Reindex(std::vector<ResolvedHyperNode> hyper_nodes) {
   const auto n = static_cast<int32_t>(infos_.size());
   version_.resize(static_cast<size_t>(n));
   for (uint64_t& v : version_) v = DrawNodeVersion();
+  may_fit_epoch_ = DrawNodeVersion();
   by_rank_.assign(n, 0);
   by_name_.clear();
   labels_.clear();
@@ -195,8 +196,10 @@ const std::vector<BoundPod>* IndexedClusterState::Bound(const std::string& key) 
 void IndexedClusterState::OnNodeChanged(NodeIndex i, const NodeFree& before) {
   version_[i] = DrawNodeVersion();
   NodeFree after = FreeOf(i);
-  free_index_.Set(infos_[i].name_rank, after.gpus,
-                  FreeCapacityIndex::FreeOf(infos_[i].allocatable, usage_[i].used));
+  if (free_index_.Set(infos_[i].name_rank, after.gpus,
+                      FreeCapacityIndex::FreeOf(infos_[i].allocatable, usage_[i].used))) {
+    may_fit_epoch_ = DrawNodeVersion();
+  }
   // One pass over the node's domains with the differences (same sums as taking
   // `before` out and putting `after` in): only the free-GPU counts between the two
   // change.

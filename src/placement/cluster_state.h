@@ -62,6 +62,11 @@ class IndexedClusterState final : public ClusterState {
   // states), whenever anything a fit check or scorer reads of node i changes: its
   // usage, its info, its readiness. NodeFitCache keys on it.
   uint64_t NodeVersion(NodeIndex i) const { return version_[i]; }
+  // Drawn anew, from the same counter, whenever a node may newly pass the free
+  // index's MayFit (its free capacity rose) and whenever the label index's lists
+  // change. While it holds, a node that failed MayFit still fails it and a label
+  // list is the same list: NodeFitCache keeps a narrowed search's walk on it.
+  uint64_t MayFitEpoch() const { return may_fit_epoch_; }
   NodeIndex NodeAtRank(int32_t rank) const { return by_rank_[rank]; }
   int32_t MaxGpusPerNode() const { return max_gpus_; }
   // Nodes bucketed by free whole GPUs (0..MaxGpusPerNode()), with each node's free
@@ -131,6 +136,7 @@ class IndexedClusterState final : public ClusterState {
   std::vector<NodeInfo> infos_;
   std::vector<NodeUsage> usage_;
   std::vector<uint64_t> version_;  // see NodeVersion
+  uint64_t may_fit_epoch_ = 0;     // see MayFitEpoch
   std::vector<bool> ready_;
   std::vector<bool> removed_;  // see RemoveNode; a removed node is not ready either
   int32_t removed_count_ = 0;

@@ -76,6 +76,7 @@ Status IndexedClusterState::UpdateNode(NodeIndex i, const model::Node& node,
   }
   const int32_t rank = infos_[i].name_rank;
   if (labels_changed) {
+    may_fit_epoch_ = DrawNodeVersion();  // its lists change
     // The label index holds ranks in ascending order per (key, value).
     for (const auto& [k, v] : old.meta.labels) {
       auto it = node.meta.labels.find(k);

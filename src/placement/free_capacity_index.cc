@@ -70,9 +70,16 @@ void FreeCapacityIndex::Put(int32_t bucket, int32_t rank, const Amounts& value) 
   }
 }
 
-void FreeCapacityIndex::Set(int32_t rank, int32_t bucket, const Amounts& free) {
+bool FreeCapacityIndex::Set(int32_t rank, int32_t bucket, const Amounts& free) {
   int32_t& was = bucket_of_[rank];
-  if (was == bucket && tree_[Base(bucket) + static_cast<size_t>(leaves_ + rank)] == free) return;
+  if (was == bucket && tree_[Base(bucket) + static_cast<size_t>(leaves_ + rank)] == free) {
+    return false;
+  }
+  bool rose = was < 0 || bucket > was;
+  if (!rose) {
+    const Amounts& before = tree_[Base(was) + static_cast<size_t>(leaves_ + rank)];
+    rose = free[0] > before[0] || free[1] > before[1] || free[2] > before[2];
+  }
   if (was >= 0 && was != bucket) Put(was, rank, Amounts{kAbsent, kAbsent, kAbsent});
   if (was != bucket) {
     if (was >= 0) --bucket_size_[static_cast<size_t>(was)];
@@ -80,6 +87,7 @@ void FreeCapacityIndex::Set(int32_t rank, int32_t bucket, const Amounts& free) {
   }
   was = bucket;
   Put(bucket, rank, free);
+  return rose;
 }
 
 template <typename MayHold>

@@ -29,7 +29,9 @@ class FreeCapacityIndex {
   // `nodes` ranks, every one absent from every bucket.
   void Reset(int32_t nodes, int32_t buckets);
   // Node `rank` is in `bucket` with `free`; it leaves the bucket it was in before.
-  void Set(int32_t rank, int32_t bucket, const Amounts& free);
+  // True when it may now pass a MayFit it failed before: it had no bucket, or its
+  // bucket or some free amount went up.
+  bool Set(int32_t rank, int32_t bucket, const Amounts& free);
   // The smallest rank >= `from` of `bucket` whose free amounts are all >= `need`;
   // -1 when none. A node it skips would fail ResourcesFit.
   int32_t Next(int32_t bucket, int32_t from, const Amounts& need) const;

@@ -346,14 +346,17 @@ const std::vector<int32_t>* NarrowBySelector(const IndexedClusterState& base, Po
                                              const std::vector<int32_t>* scope,
                                              std::vector<int32_t>& narrowed) {
   const std::vector<int32_t>* allowed = scope;
+  ctx.label_list = nullptr;
   for (const auto& [k, v] : ctx.constraints.node_selector) {
     const std::vector<int32_t>* with = base.NodesWithLabel(k, v);
     if (allowed == nullptr) {
       allowed = with;  // the index's own list, not a copy (it outlives the plan)
+      ctx.label_list = with;
       continue;
     }
     narrowed = Intersect(*allowed, *with);
     allowed = &narrowed;
+    ctx.label_list = nullptr;
   }
   ctx.selector_by_index = !ctx.constraints.node_selector.empty();
   ctx.fit_key = -1;  // the fit cache's key says how the selector is checked

@@ -5,6 +5,8 @@ namespace {
 
 // Shapes remembered at once; an admission cycle's pods come in a handful.
 constexpr size_t kMaxShapes = 16;
+// Walks remembered at once: one per label list and pod size searched lately.
+constexpr size_t kMaxWalks = 8;
 
 }  // namespace
 
@@ -12,6 +14,7 @@ void NodeFitCache::Bind(const Scorer* scorer, int32_t node_count) {
   if (scorer != scorer_) {
     scorer_ = scorer;
     entries_.clear();
+    walks_.clear();
   }
   if (entries_.size() != static_cast<size_t>(node_count)) {
     entries_.resize(static_cast<size_t>(node_count));
@@ -32,6 +35,35 @@ int64_t NodeFitCache::KeyOf(const PodShape& shape, const PodConstraints& constra
   shapes_.push_back(Shape{shape, constraints.tolerations, constraints.node_selector,
                           required_affinity, check_selector, next_key_});
   return next_key_++;
+}
+
+NodeFitCache::Walk& NodeFitCache::WalkFor(const std::vector<int32_t>* list, int32_t min_bucket,
+                                          const FreeCapacityIndex::Amounts& need, uint64_t epoch) {
+  for (Walk& w : walks_) {
+    if (w.list == list && w.min_bucket == min_bucket && w.need == need) {
+      if (w.epoch != epoch) {
+        w.epoch = epoch;
+        w.may_fit.clear();
+        w.walked = 0;
+      } else if (w.walked > 0) {
+        ++walks_kept_;
+      }
+      return w;
+    }
+  }
+  if (walks_.size() < kMaxWalks) {
+    walks_.emplace_back();
+    next_walk_ = walks_.size() - 1;
+  }
+  Walk& w = walks_[next_walk_];
+  next_walk_ = (next_walk_ + 1) % kMaxWalks;
+  w.list = list;
+  w.min_bucket = min_bucket;
+  w.need = need;
+  w.epoch = epoch;
+  w.may_fit.clear();
+  w.walked = 0;
+  return w;
 }
 
 }  // namespace muster::placement

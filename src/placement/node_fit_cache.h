@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "model/pod.h"
+#include "placement/free_capacity_index.h"
 #include "placement/node_filter.h"
 #include "placement/node_info.h"
 #include "placement/placement.h"
@@ -43,8 +44,7 @@ class NodeFitCache {
   // constraints get equal keys. `check_selector` as FilterNode's (a search whose
   // nodes came from the label index does not look the selector up).
   int64_t KeyOf(const PodShape& shape, const PodConstraints& constraints,
-                const std::vector<model::NodeSelectorTerm>& required_affinity,
-                bool check_selector);
+                const std::vector<model::NodeSelectorTerm>& required_affinity, bool check_selector);
   // Node i's entry when it was filled at this version for this key, else null.
   const Entry* Find(NodeIndex i, uint64_t version, int64_t key) {
     const Entry& e = entries_[static_cast<size_t>(i)];
@@ -63,6 +63,27 @@ class NodeFitCache {
   // Finds that answered from the cache, since it was made.
   int64_t hits() const { return hits_; }
 
+  // A narrowed search's walk over one of the label index's lists: the positions in
+  // it that passed the free index's MayFit(min_bucket, need) when walked, ascending,
+  // and how far the list was walked. Kept while the state's MayFitEpoch holds: a
+  // position left out failed MayFit and still does, so a search visits the kept
+  // positions and walks on from `walked`, considering the nodes it would have
+  // considered walking the whole list (an admission cycle's searches walked past the
+  // same full nodes pod after pod).
+  struct Walk {
+    const std::vector<int32_t>* list = nullptr;
+    int32_t min_bucket = 0;
+    FreeCapacityIndex::Amounts need{};
+    uint64_t epoch = 0;
+    std::vector<int32_t> may_fit;
+    size_t walked = 0;
+  };
+  // The walk kept for this list, bucket and need at `epoch`, or an empty one.
+  Walk& WalkFor(const std::vector<int32_t>* list, int32_t min_bucket,
+                const FreeCapacityIndex::Amounts& need, uint64_t epoch);
+  // WalkFor calls that found a walk kept, since the cache was made.
+  int64_t walks_kept() const { return walks_kept_; }
+
  private:
   struct Shape {
     PodShape shape;
@@ -77,6 +98,9 @@ class NodeFitCache {
   std::vector<Shape> shapes_;  // the shapes asked lately, a few at most
   int64_t next_key_ = 0;       // keys are never reused: a dropped shape's entries stay stale
   int64_t hits_ = 0;
+  std::vector<Walk> walks_;  // a few, replaced in turn
+  size_t next_walk_ = 0;
+  int64_t walks_kept_ = 0;
 };
 
 }  // namespace muster::placement

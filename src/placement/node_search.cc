@@ -190,9 +190,36 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
     // domain's nodes), where testing the rest costs less than the index's descents.
     constexpr int32_t kMissesBeforeJump = 8;
     constexpr std::ptrdiff_t kShortList = 1024;
-    int32_t misses = 0;
     const auto begin = allowed->begin(), end = allowed->end();
-    for (auto it = begin; it != end;) {
+    // True once the search has its nodes.
+    auto visit = [&](int32_t r) {
+      NodeIndex i = base.NodeAtRank(r);
+      if (ov_.Touched(i)) return false;
+      return consider(i, /*cacheable=*/true) && ++found >= limit;
+    };
+    auto done = [&] { return best.node < 0 ? std::nullopt : std::optional<Pick>(std::move(best)); };
+    // A label list's walk kept from an earlier search: its positions that passed
+    // MayFit are visited again (in order, the ones that now fail dropped), the others
+    // still fail it; the walk goes on where it stopped.
+    NodeFitCache::Walk* walk = nullptr;
+    auto it = begin;
+    if (fit_cache_ != nullptr && allowed == ctx.label_list) {
+      walk = &fit_cache_->WalkFor(allowed, lo, need, base.MayFitEpoch());
+      std::vector<int32_t>& kept = walk->may_fit;
+      size_t w = 0;
+      bool enough = false;
+      for (const int32_t pos : kept) {
+        const int32_t r = (*allowed)[static_cast<size_t>(pos)];
+        if (!enough && !free.MayFit(r, lo, need)) continue;
+        kept[w++] = pos;
+        enough = enough || visit(r);
+      }
+      kept.resize(w);
+      if (enough) return done();
+      it = begin + static_cast<std::ptrdiff_t>(walk->walked);
+    }
+    int32_t misses = 0;
+    while (it != end) {
       const int32_t r = *it;
       if (!free.MayFit(r, lo, need)) {
         if (++misses < kMissesBeforeJump || end - it < kShortList) {
@@ -201,17 +228,20 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
         }
         misses = 0;
         const int32_t next = free.NextMayFit(lo, r + 1, need);
-        if (next < 0) break;
+        if (next < 0) {
+          it = end;
+          break;
+        }
         it = std::lower_bound(it + 1, end, next);
         continue;
       }
       misses = 0;
+      if (walk != nullptr) walk->may_fit.push_back(static_cast<int32_t>(it - begin));
       ++it;
-      NodeIndex i = base.NodeAtRank(r);
-      if (ov_.Touched(i)) continue;
-      if (consider(i, /*cacheable=*/true) && ++found >= limit) break;
+      if (visit(r)) break;
     }
-    return best.node < 0 ? std::nullopt : std::optional<Pick>(std::move(best));
+    if (walk != nullptr) walk->walked = static_cast<size_t>(it - begin);
+    return done();
   }
   // Whole cluster: walk the free-GPU buckets that can hold the pod, fullest first
   // for packing scorers, emptiest first for spreading ones.

@@ -41,6 +41,9 @@ struct PodSetContext {
   // plugin, task_topology.h); null = nothing.
   const std::function<int64_t(NodeIndex)>* bonus = nullptr;
   int64_t fit_key = -1;  // NodeFitCache::KeyOf of the shape and constraints, once asked
+  // The label index's own list NarrowBySelector searches (null: a narrowed copy or
+  // none); a search of it may keep its walk in the NodeFitCache.
+  const std::vector<int32_t>* label_list = nullptr;
 };
 
 // Marks the request's excluded nodes kExcluded in the pod set's verdict cache, so

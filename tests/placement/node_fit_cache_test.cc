@@ -87,76 +87,98 @@ TEST(NodeFitCacheTest, PlansAreThoseMadeWithoutIt) {
   const std::vector<model::NodeTopology> numa = Numa();
   auto cached = Build(Nodes(), numa);
   auto plain = Build(Nodes(), numa);
+  int64_t walks_kept = 0;
   for (model::ScoringPolicy policy :
        {model::ScoringPolicy::kBinpack, model::ScoringPolicy::kSpread,
         model::ScoringPolicy::kGpuPacking, model::ScoringPolicy::kBestFit}) {
-    SCOPED_TRACE("scoring policy " + std::to_string(static_cast<int>(policy)));
-    model::SchedulerConfiguration cfg;
-    cfg.scoring = policy;
-    auto planner = MakeGangPlanner(cfg);
-    NodeFitCache cache;
-    std::mt19937 rng(11);
-    std::vector<model::Workload> bound;
-    int placed = 0;
-    for (int step = 0; step < 600; ++step) {
-      const uint32_t what = rng() % 10;
-      if (what < 6) {
-        model::Workload w = Random(rng, step);
-        PlacementRequest with = Request(w);
-        PlacementRequest without = Request(w);
-        if (rng() % 6 == 0) {
-          // Nodes another gang holds: the filters never see them excluded.
-          for (NodeIndex i = static_cast<NodeIndex>(rng() % 3); i < 30; i += 3) {
-            with.excluded_nodes.push_back(i);
-            without.excluded_nodes.push_back(i);
+    for (int variant = 0; variant < 3; ++variant) {
+      SCOPED_TRACE("scoring policy " + std::to_string(static_cast<int>(policy)) + " variant " +
+                   std::to_string(variant));
+      model::SchedulerConfiguration cfg;
+      cfg.scoring = policy;
+      // Fewer nodes scored than the cluster has, so a search stops part of the way
+      // (through its kept walk too), with ties broken by name or at random.
+      PlannerOptions options;
+      if (variant > 0) options.max_scored_nodes = 4;
+      options.random_tie_break = variant == 2;
+      options.tie_break_seed = 5;
+      auto planner = MakeGangPlanner(cfg, options);
+      NodeFitCache cache;
+      std::mt19937 rng(11);
+      std::vector<model::Workload> bound;
+      int placed = 0;
+      for (int step = 0; step < 600; ++step) {
+        const uint32_t what = rng() % 10;
+        if (what < 6) {
+          model::Workload w = Random(rng, step);
+          PlacementRequest with = Request(w);
+          PlacementRequest without = Request(w);
+          if (rng() % 6 == 0) {
+            // Nodes another gang holds: the filters never see them excluded.
+            for (NodeIndex i = static_cast<NodeIndex>(rng() % 3); i < 30; i += 3) {
+              with.excluded_nodes.push_back(i);
+              without.excluded_nodes.push_back(i);
+            }
           }
-        }
-        with.fit_cache = &cache;
-        auto a = planner->Plan(*cached, with);
-        auto b = planner->Plan(*plain, without);
-        ASSERT_EQ(Describe(a), Describe(b)) << "step " << step;
-        if (const auto* plan = std::get_if<GangPlan>(&a)) {
-          ASSERT_TRUE(cached->Commit(*plan, w).ok());
-          ASSERT_TRUE(plain->Commit(std::get<GangPlan>(b), w).ok());
-          bound.push_back(std::move(w));
-          ++placed;
-        }
-      } else if (what < 9 && !bound.empty()) {
-        size_t k = rng() % bound.size();
-        cached->Release(bound[k].key);
-        plain->Release(bound[k].key);
-        bound.erase(bound.begin() + static_cast<std::ptrdiff_t>(k));
-      } else if (rng() % 4 == 0) {
-        NodeIndex i = static_cast<NodeIndex>(rng() % 30);
-        const bool ready = rng() % 3 != 0;
-        cached->SetNodeReady(i, ready);
-        plain->SetNodeReady(i, ready);
-      } else {
-        // A node edited: tainted (softly or not) or not, cordoned or not, relabelled.
-        NodeIndex i = static_cast<NodeIndex>(rng() % 30);
-        model::Node n = cached->GetNode(i);
-        if (n.taints.empty()) {
-          n.taints.push_back({"soft", "y", model::TaintEffect::kPreferNoSchedule});
-          if (rng() % 2 == 0) n.taints.push_back({"hard", "z", model::TaintEffect::kNoSchedule});
+          with.fit_cache = &cache;
+          if (!bound.empty() && rng() % 4 == 0) {
+            // As if a bound workload were gone: its nodes are the plan's own (touched)
+            // and searched as they would be, the state itself unchanged.
+            const std::vector<std::string> gone = {bound[rng() % bound.size()].key};
+            ASSERT_EQ(Describe(planner->PlanAssumingEvicted(*cached, with, gone)),
+                      Describe(planner->PlanAssumingEvicted(*plain, without, gone)))
+                << "step " << step;
+            continue;
+          }
+          auto a = planner->Plan(*cached, with);
+          auto b = planner->Plan(*plain, without);
+          ASSERT_EQ(Describe(a), Describe(b)) << "step " << step;
+          if (const auto* plan = std::get_if<GangPlan>(&a)) {
+            ASSERT_TRUE(cached->Commit(*plan, w).ok());
+            ASSERT_TRUE(plain->Commit(std::get<GangPlan>(b), w).ok());
+            bound.push_back(std::move(w));
+            ++placed;
+          }
+        } else if (what < 9 && !bound.empty()) {
+          size_t k = rng() % bound.size();
+          cached->Release(bound[k].key);
+          plain->Release(bound[k].key);
+          bound.erase(bound.begin() + static_cast<std::ptrdiff_t>(k));
+        } else if (rng() % 4 == 0) {
+          NodeIndex i = static_cast<NodeIndex>(rng() % 30);
+          const bool ready = rng() % 3 != 0;
+          cached->SetNodeReady(i, ready);
+          plain->SetNodeReady(i, ready);
         } else {
-          n.taints.clear();
+          // A node edited: tainted (softly or not) or not, cordoned or not, relabelled.
+          NodeIndex i = static_cast<NodeIndex>(rng() % 30);
+          model::Node n = cached->GetNode(i);
+          if (n.taints.empty()) {
+            n.taints.push_back({"soft", "y", model::TaintEffect::kPreferNoSchedule});
+            if (rng() % 2 == 0) n.taints.push_back({"hard", "z", model::TaintEffect::kNoSchedule});
+          } else {
+            n.taints.clear();
+          }
+          n.unschedulable = rng() % 4 == 0;
+          n.meta.labels["pool"] = rng() % 2 ? "a" : "b";
+          const model::NodeTopology* topology = nullptr;
+          for (const auto& t : numa) topology = t.meta.name == n.meta.name ? &t : topology;
+          ASSERT_TRUE(cached->UpdateNode(i, n, topology).ok());
+          ASSERT_TRUE(plain->UpdateNode(i, n, topology).ok());
         }
-        n.unschedulable = rng() % 4 == 0;
-        n.meta.labels["pool"] = rng() % 2 ? "a" : "b";
-        const model::NodeTopology* topology = nullptr;
-        for (const auto& t : numa) topology = t.meta.name == n.meta.name ? &t : topology;
-        ASSERT_TRUE(cached->UpdateNode(i, n, topology).ok());
-        ASSERT_TRUE(plain->UpdateNode(i, n, topology).ok());
       }
+      for (const auto& w : bound) {
+        cached->Release(w.key);
+        plain->Release(w.key);
+      }
+      EXPECT_GT(placed, 100);
+      // Most nodes a search scores did not change since the previous search.
+      EXPECT_GT(cache.hits(), 1000);
+      walks_kept += cache.walks_kept();
     }
-    for (const auto& w : bound) {
-      cached->Release(w.key);
-      plain->Release(w.key);
-    }
-    EXPECT_GT(placed, 100);
-    // Most nodes a search scores did not change since the previous search.
-    EXPECT_GT(cache.hits(), 1000);
   }
+  // Searches narrowed by the node selector went on from walks kept before them.
+  EXPECT_GT(walks_kept, 100);
 }
 
 TEST(NodeFitCacheTest, AnotherStateOrScorerFindsNothing) {
