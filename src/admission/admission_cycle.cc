@@ -39,6 +39,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
   if (!reserving_.empty()) ChargeReservations();
   volcano_.ComputeDeserved();
   Cycle cycle;
+  cycle.out = &out;
   cycle.first_admit_seq = admit_seq_;
   cycle.blocked.assign(BlockedSlot(Route::kNoQueue, -1) + 1, 0);
   BeginQuiet(cycle);
@@ -61,6 +62,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
       Entry e = entries[i];
       WorkloadState& ws = *e.ws;
       Outcome o = Process(e, cycle, oracle, out);
+      ++heads_tried_;
       if (e.route == Route::kKueue && cycle.sleeping > 0) {
         WakeRoot(RootOf(e.queue), cycle, entries, i);
       }

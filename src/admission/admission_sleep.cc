@@ -9,7 +9,11 @@
 // generation change in its tree (mid-round, at the place the round's sorted order
 // gives the head of that round), or when a victim is unparked (a rescan). Rounds
 // and decisions stay exactly those of visiting every head; a cycle visited most
-// heads only to park them again.
+// heads only to park them again. A run may also hold heads never tried since they
+// were queued (a wave of new workloads behind a head short of quota): visited, each
+// would get the head's pending decision, which it gets when the run is parked;
+// only where that decision stands among the cycle's others (of other workloads)
+// differs.
 #include <algorithm>
 
 #include "admission/admitter_impl.h"
@@ -32,7 +36,8 @@ bool PlainPending(const Decision& d, const std::string& key) {
 // (MaybeSleep excludes LowerOrNewerEqualPriority), nothing per workload that
 // ProcessKueue treats apart (held, holding victims, elastic, partial admission),
 // and SetPending would neither emit nor rebuild its reason.
-bool AdmitterImpl::SameShortfall(const WorkloadState& head, const WorkloadState& next) const {
+bool AdmitterImpl::SameShortfall(const WorkloadState& head, const WorkloadState& next,
+                                 bool untried) const {
   const model::Workload& b = next.wl();
   // Equal shapes: equal flavor inputs; `plain`: not elastic, not partial.
   if (!next.plain || head.shape != next.shape || next.held) return false;
@@ -43,8 +48,19 @@ bool AdmitterImpl::SameShortfall(const WorkloadState& head, const WorkloadState&
   if (head.pending_text >= 0 && next.pending_text >= 0) {
     return head.pending_text == next.pending_text;
   }
+  if (untried && Untried(next)) return true;
   return PlainPending(next.pending, b.key) && next.pending.reason == head.pending.reason &&
          next.pending.message == head.pending.message;
+}
+
+// Queued and not tried since (Resolve's pending decision, no text interned): no
+// claim on quota, no nodes held, nothing ProcessKueue treats apart beyond what
+// SameShortfall asks. Tried, it would be found as the head was and only get the
+// head's pending decision.
+bool AdmitterImpl::Untried(const WorkloadState& ws) {
+  return ws.pending_text < 0 && ws.reserved.empty() && !ws.nominated &&
+         ws.pending.kind == Decision::Kind::kPending && ws.pending.victims.empty() &&
+         ws.pending.assignment.pod_sets.empty() && ws.pending.reason == "Pending";
 }
 
 // `e` was just parked, pending for quota alone.
@@ -65,13 +81,13 @@ void AdmitterImpl::MaybeSleep(const Entry& e, Cycle& cycle) {
   const std::set<QueueKey>& active = cq_pending_[e.queue].active();
   auto it = active.begin();
   int32_t run = 0;
-  if (v.ref != nullptr && !(v.last->qkey < head.qkey) && SameShortfall(*v.ref, head)) {
+  if (v.ref != nullptr && !(v.last->qkey < head.qkey) && SameShortfall(*v.ref, head, false)) {
     // Found like `ref`: so are the heads it was compared with, which wait still.
     for (; it != active.end() && run < kMaxRun && !(v.last->qkey < *it); ++it) ++run;
   }
   for (; it != active.end() && run < kMaxRun; ++it, ++run) {
     const auto* next = static_cast<const WorkloadState*>(it->state);
-    if (!SameShortfall(head, *next)) break;
+    if (!SameShortfall(head, *next, /*untried=*/true)) break;
     v.last = next;
   }
   v.ref = run > 0 ? &head : nullptr;
@@ -83,22 +99,31 @@ void AdmitterImpl::MaybeSleep(const Entry& e, Cycle& cycle) {
   s.run = run;
   s.borrows = head.flavors->assignment.borrows;
   s.id = ++cycle.sleep_ids;
+  s.shape = head.shape;
+  s.reason = head.pending.reason;
+  s.message = head.pending.message;
   ++cycle.sleeping;
   cycle.sleeping_by_root[root].push_back(e.queue);
   cycle.wake_at.emplace(cycle.round + run + 1, std::make_pair(e.queue, s.id));
 }
 
-// Parks the first `count` active heads, as their rounds would have.
-void AdmitterImpl::ParkRun(int32_t cq, int64_t count) {
+// Parks the first `count` active heads, as their rounds would have; one never tried
+// gets the pending decision its round would have given it.
+void AdmitterImpl::ParkRun(int32_t cq, int64_t count, Cycle& cycle) {
   PendingQueue& q = cq_pending_[cq];
+  const Cycle::Sleep& s = cycle.sleep[static_cast<size_t>(cq)];
   for (int64_t i = 0; i < count; ++i) {
-    static_cast<WorkloadState*>(q.Head()->state)->parked_physical = false;
+    auto* ws = static_cast<WorkloadState*>(q.Head()->state);
+    ws->parked_physical = false;
+    // Only the run's untried heads: a head unparked into the queue while it slept
+    // may be among the first (tried, it keeps its decision).
+    if (ws->shape == s.shape && Untried(*ws)) SetPending(*ws, s.reason, s.message, cycle.out);
     q.ParkHead();
   }
 }
 
 void AdmitterImpl::Awaken(int32_t cq, int64_t consumed, Cycle& cycle) {
-  ParkRun(cq, consumed);
+  ParkRun(cq, consumed, cycle);
   cycle.sleep[static_cast<size_t>(cq)].gen = -1;
   --cycle.sleeping;
   std::vector<int32_t>& list = cycle.sleeping_by_root[RootOf(cq)];

@@ -84,6 +84,8 @@ class AdmitterImpl : public Admitter {
   void StopSharingFlavors() { share_flavors_ = false; }
   // Every head is visited: no queue sleeps through a run of heads (admission_sleep.cc).
   void StopSleeping() { sleep_ = false; }
+  // Heads a cycle tried (Process), since the admitter was made.
+  int64_t heads_tried() const { return heads_tried_; }
 
  private:
   enum class Route { kKueue, kVolcano, kNoQueue, kHeld };
@@ -159,6 +161,7 @@ class AdmitterImpl : public Admitter {
   std::vector<SharedFlavors> shared_flavors_;  // by ClusterQueue index
   bool share_flavors_ = true;
   bool sleep_ = true;
+  int64_t heads_tried_ = 0;
 
   // Victims evicted for a preemptor wait until it is admitted or gives up, so the
   // capacity they free goes to the preemptor (kube-scheduler's nominated node, for
@@ -235,6 +238,10 @@ class AdmitterImpl : public Admitter {
       int32_t run = 0;       // heads after it that would be found short the same way
       bool borrows = false;  // their entries' sort key
       uint64_t id = 0;       // tells a stale wake_at entry from this sleep's
+      // The head's shape and pending decision, which a run head never tried
+      // (SameShortfall's `untried`) gets when it is parked (ParkRun).
+      int64_t shape = -1;
+      std::string reason, message;
     };
     int64_t round = 0;
     std::vector<Sleep> sleep;
@@ -251,6 +258,7 @@ class AdmitterImpl : public Admitter {
     uint64_t sleep_ids = 0;
     std::map<NodeId, std::vector<int32_t>> sleeping_by_root;
     std::multimap<int64_t, std::pair<int32_t, uint64_t>> wake_at;  // round -> (cq, id)
+    std::vector<Decision>* out = nullptr;  // the cycle's decisions (ParkRun adds to them)
   };
 
   struct Entry {
@@ -414,7 +422,10 @@ class AdmitterImpl : public Admitter {
     if (a.borrows != b.borrows) return !a.borrows;
     return a.ws->qkey < b.ws->qkey;
   }
-  bool SameShortfall(const WorkloadState& head, const WorkloadState& next) const;
+  // `untried`: `next` may also be a head never tried since it was queued, which
+  // would get the head's pending decision (ParkRun gives it).
+  bool SameShortfall(const WorkloadState& head, const WorkloadState& next, bool untried) const;
+  static bool Untried(const WorkloadState& ws);
   // An id per distinct (reason, message): equal ids, equal texts. The table is
   // bounded; once cleared, ids keep counting up, so an old id never matches a new
   // text (two equal texts may then differ in id: SameShortfall only says no).
@@ -455,7 +466,7 @@ class AdmitterImpl : public Admitter {
   std::unordered_map<std::string, int64_t, PendingTextHash, PendingTextEq> pending_texts_;
   int64_t next_pending_text_ = 0;
   void MaybeSleep(const Entry& e, Cycle& cycle);
-  void ParkRun(int32_t cq, int64_t count);
+  void ParkRun(int32_t cq, int64_t count, Cycle& cycle);
   void Awaken(int32_t cq, int64_t consumed, Cycle& cycle);
   void WakeAll(Cycle& cycle);
   void WakeDue(Cycle& cycle);

@@ -4,6 +4,8 @@
 // as recomputing everything every cycle.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "admission/admitter_impl.h"
 #include "admission_fixtures.h"
 
@@ -285,6 +287,29 @@ TEST(VolcanoDrfOrderTest, LowerShareFirstAmongEqualPriority) {
   }
 }
 
+// A cycle's decisions, compared as the engine reads them: every workload's own
+// decisions in order, and the admissions, preemptions and evictions in order. Where
+// a workload's pending decision stands among other workloads' differs when a queue
+// sleeps through heads never tried (admission_sleep.cc): it is given when the run
+// is parked, not at the head's round.
+struct CycleDecisions {
+  std::map<std::string, std::vector<std::string>> by_workload;
+  std::vector<std::string> moves;  // admissions, preemptions, evictions
+  bool operator==(const CycleDecisions&) const = default;
+};
+
+CycleDecisions Describe(const std::vector<Decision>& ds) {
+  CycleDecisions out;
+  for (const Decision& d : ds) {
+    std::string line = std::to_string(static_cast<int>(d.kind)) + " " + d.workload_key + " " +
+                       d.reason + " " + d.message;
+    for (const auto& v : d.victims) line += " " + v.workload_key;
+    out.by_workload[d.workload_key].push_back(line);
+    if (d.kind != Decision::Kind::kPending) out.moves.push_back(line);
+  }
+  return out;
+}
+
 // Per-cohort caching must not change a single decision: replay the same workload
 // stream on two admitters, one of which drops every cache before every cycle (and
 // visits every head: no queue sleeps through a run of like heads).
@@ -309,7 +334,7 @@ void ExpectSameDecisionsAsRecomputing(model::PreemptionPolicy within) {
       static_cast<AdmitterImpl&>(*h.admitter).StopSharingFlavors();
       static_cast<AdmitterImpl&>(*h.admitter).StopSleeping();
     }
-    std::vector<std::string> log;
+    std::vector<CycleDecisions> log;
     uint32_t seed = 7;
     auto next = [&] { return seed = seed * 1103515245u + 12345u, (seed >> 8) % 1000; };
     for (int step = 0; step < 40; ++step) {
@@ -324,22 +349,65 @@ void ExpectSameDecisionsAsRecomputing(model::PreemptionPolicy within) {
       }
       if (step % 3 == 2 && !h.running.empty())
         h.Finish(*std::next(h.running.begin(), next() % h.running.size()));
-      std::vector<Decision> ds = h.Run(step);
-      for (const Decision& d : ds) {
-        std::string line = std::to_string(static_cast<int>(d.kind)) + " " + d.workload_key + " " +
-                           d.reason + " " + d.message;
-        for (const auto& v : d.victims) line += " " + v.workload_key;
-        log.push_back(line);
-      }
+      log.push_back(Describe(h.Run(step)));
     }
     return log;
   };
-  std::vector<std::string> cached = play(false), fresh = play(true);
-  EXPECT_GT(cached.size(), 100u);
-  EXPECT_EQ(cached.size(), fresh.size());
-  for (size_t i = 0; i < cached.size() && i < fresh.size(); ++i) {
-    ASSERT_EQ(cached[i], fresh[i]) << "first difference at decision " << i;  // the rest follows
+  std::vector<CycleDecisions> cached = play(false), fresh = play(true);
+  size_t decisions = 0;
+  for (const CycleDecisions& c : cached) {
+    for (const auto& [key, lines] : c.by_workload) decisions += lines.size();
   }
+  EXPECT_GT(decisions, 100u);
+  ASSERT_EQ(cached.size(), fresh.size());
+  for (size_t i = 0; i < cached.size(); ++i) {
+    ASSERT_TRUE(cached[i] == fresh[i]) << "first difference at step " << i;  // the rest follows
+  }
+}
+
+// A wave of new workloads behind a full queue: the queue sleeps through the run of
+// them, each still gets the pending decision its own visit would give, and far fewer
+// heads are tried.
+TEST(SleepTest, UntriedHeadsGetTheirPendingDecisions) {
+  model::ManifestSet m;
+  m.resource_flavors = {RF("gpu")};
+  for (const char* name : {"a", "b"}) {
+    m.cluster_queues.push_back(
+        CQ(name, "co", {Group({"nvidia.com/gpu"}, {Flavor("gpu", {R("nvidia.com/gpu", "4")})})}));
+    m.local_queues.push_back(LQ("ns", name, name));
+  }
+  auto play = [&](bool sleep, int64_t* tried) {
+    Harness h(m);
+    auto& impl = static_cast<AdmitterImpl&>(*h.admitter);
+    if (!sleep) impl.StopSleeping();
+    std::vector<CycleDecisions> log;
+    h.Submit(W("ns/fill-a", "a").PodSet("main", 1, {{"nvidia.com/gpu", "4"}}).Order(0), 0);
+    h.Submit(W("ns/fill-b", "b").PodSet("main", 1, {{"nvidia.com/gpu", "4"}}).Order(1), 0);
+    log.push_back(Describe(h.Run(0)));
+    const int64_t before = impl.heads_tried();
+    for (int n = 0; n < 60; ++n) {
+      // Two shapes per queue, one after the other: two runs of like heads.
+      W w("ns/w" + std::to_string(100 + n), n % 2 ? "a" : "b");
+      w.PodSet("main", 1, {{"nvidia.com/gpu", n < 30 ? "1" : "2"}}).Order(10 + n);
+      h.Submit(w, 1);
+    }
+    log.push_back(Describe(h.Run(1)));
+    *tried = impl.heads_tried() - before;
+    return log;
+  };
+  int64_t tried_sleeping = 0, tried_all = 0;
+  std::vector<CycleDecisions> sleeping = play(true, &tried_sleeping);
+  std::vector<CycleDecisions> visiting = play(false, &tried_all);
+  ASSERT_EQ(sleeping.size(), visiting.size());
+  for (size_t i = 0; i < sleeping.size(); ++i) EXPECT_TRUE(sleeping[i] == visiting[i]) << i;
+  // Every new workload got its own QuotaExceeded decision.
+  EXPECT_EQ(sleeping[1].by_workload.size(), 60u);
+  for (const auto& [key, lines] : sleeping[1].by_workload) {
+    ASSERT_EQ(lines.size(), 1u) << key;
+    EXPECT_NE(lines[0].find("QuotaExceeded"), std::string::npos) << lines[0];
+  }
+  EXPECT_EQ(tried_all, 60);
+  EXPECT_LE(tried_sleeping, 8);
 }
 
 TEST(CachingTest, SameDecisionsAsRecomputingEverything) {
