@@ -95,7 +95,51 @@ bool ShouldTryNext(const FlavorOutcome& o, const model::FlavorFungibility& f) {
 
 std::string Fmt(ResourceId r, int64_t v) { return ResourceList::FormatAmount(r, v); }
 
+void AppendRefusal(std::string& out, const FlavorRefusal& f, const ClusterQueueSpec& cq,
+                   const FlavorCatalog& flavors) {
+  using Kind = FlavorRefusal::Kind;
+  if (f.kind == Kind::kMismatch) {
+    out += f.words;
+    return;
+  }
+  const ResourceId r = f.resource;
+  out +=
+      f.kind == Kind::kOverAvailable ? "insufficient unused quota for " : "insufficient quota for ";
+  out += ResourceNames::Name(r);
+  out += " in flavor ";
+  out += flavors.flavors[f.flavor].meta.name;
+  out += ", request ";
+  out += Fmt(r, f.request);
+  out += " > available ";
+  out += f.kind == Kind::kNoQuota ? "0" : Fmt(r, f.limit);
+  out += " in ClusterQueue ";
+  out += cq.name;
+}
+
 }  // namespace
+
+const std::string& FlavorAssignment::Message(const model::Workload& workload,
+                                             const ClusterQueueSpec& cq,
+                                             const FlavorCatalog& flavors) const {
+  if (message_written_ || !failure.set) return message_;
+  message_written_ = true;
+  const FlavorFailure& f = failure;
+  message_ = "couldn't assign flavors to pod set ";
+  message_ += workload.pod_sets[f.pod_set].name;
+  message_ += ": ";
+  if (f.uncovered) {
+    message_ +=
+        "resource " + ResourceNames::Name(f.resource) + " unavailable in ClusterQueue " + cq.name;
+  } else if (f.refusals.empty()) {
+    message_ += "no flavors in resource group";
+  } else {
+    for (size_t i = 0; i < f.refusals.size(); ++i) {
+      if (i > 0) message_ += "; ";
+      AppendRefusal(message_, f.refusals[i], cq, flavors);
+    }
+  }
+  return message_;
+}
 
 std::string FlavorMismatch(const model::PodSet& ps, const model::ResourceFlavor& flavor) {
   for (const auto& taint : flavor.node_taints) {
@@ -142,7 +186,8 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
   out.first_choice = true;
   out.assignment.borrows = false;
   out.reason.clear();
-  out.message.clear();
+  out.failure.set = false;
+  out.ForgetMessage();
   // Earlier pod sets' charges by FrId, and the frs short of quota: a workload
   // touches a handful, so flat vectors (sorted at the end) beat a map and a set. A
   // cycle assigns flavors to every head after each admission in its tree.
@@ -163,11 +208,23 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
   bool can_preempt_while_borrowing =
       cq.preemption.borrow_within_cohort.policy != model::PreemptionPolicy::kNever ||
       options.fair_sharing;
-  // Keeps the message of the first failure of the worst mode.
-  auto fail = [&](FitMode mode, std::string reason, std::string message) {
-    if (mode < out.mode || out.message.empty()) {
-      out.reason = std::move(reason);
-      out.message = std::move(message);
+  // Keeps the first failure of the worst mode (its refusals, or the uncovered
+  // resource): the message tells it.
+  std::vector<FlavorRefusal>& refusals = scratch.refusals;
+  auto fail = [&](FitMode mode, const char* reason, size_t pod_set, bool uncovered,
+                  ResourceId resource) {
+    if (mode < out.mode || !out.failure.set) {
+      out.reason = reason;
+      FlavorFailure& f = out.failure;
+      f.set = true;
+      f.uncovered = uncovered;
+      f.pod_set = pod_set;
+      f.resource = resource;
+      if (uncovered) {
+        f.refusals.clear();
+      } else {
+        f.refusals.assign(refusals.begin(), refusals.end());
+      }
     }
     out.mode = std::min(out.mode, mode);
   };
@@ -175,7 +232,6 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
   // Every pod set gets its entry, in order; the previous entries' storage is reused.
   out.assignment.pod_sets.resize(wl.pod_sets.size());
   std::vector<ResourceId>& wanted = scratch.wanted;
-  std::vector<std::string>& reasons = scratch.reasons;
   std::vector<ResourceId>& ids = scratch.ids;
   FlavorOutcome o, best;
   o.charges.swap(scratch.charges);
@@ -192,24 +248,13 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
     ids.clear();
     if (ps.count != 0) ps.requests.SortedIdsInto(ids);
     auto total = [&ps](ResourceId r) { return ps.requests.Get(r) * ps.count; };
-    // Messages are built only for a failure: most assignments fit.
-    auto prefix = [&ps] { return "couldn't assign flavors to pod set " + ps.name + ": "; };
-    // A resource group's failure: the prefix, then why each flavor tried was refused.
-    auto refused = [&] {
-      if (reasons.empty()) return prefix() + "no flavors in resource group";
-      std::string msg = prefix();
-      for (size_t i = 0; i < reasons.size(); ++i) msg += (i ? "; " : "") + reasons[i];
-      return msg;
-    };
     bool pod_set_ok = true;
     for (ResourceId r : ids) {
       bool covered = std::any_of(cq.groups.begin(), cq.groups.end(), [&](const auto& g) {
         return std::find(g.covered.begin(), g.covered.end(), r) != g.covered.end();
       });
       if (!covered) {
-        fail(FitMode::kNoFit, "NoFit",
-             prefix() + "resource " + ResourceNames::Name(r) + " unavailable in ClusterQueue " +
-                 cq.name);
+        fail(FitMode::kNoFit, "NoFit", p, /*uncovered=*/true, r);
         pod_set_ok = false;
       }
     }
@@ -221,14 +266,16 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
           wanted.push_back(r);
       }
       if (wanted.empty()) continue;
-      reasons.clear();
-      std::string worst_reason = "NoFit";
+      refusals.clear();
+      const char* worst_reason = "NoFit";
       have_best = false;
       int32_t evaluated = 0;  // flavors the pod set could use whose quota was looked at
       for (int32_t f : g.flavors) {
         std::string mismatch = FlavorMismatch(ps, flavors.flavors[f]);
         if (!mismatch.empty()) {
-          reasons.push_back(std::move(mismatch));
+          FlavorRefusal& refusal = refusals.emplace_back();
+          refusal.kind = FlavorRefusal::Kind::kMismatch;
+          refusal.words = std::move(mismatch);
           continue;
         }
         ++evaluated;
@@ -240,13 +287,13 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
         for (ResourceId r : wanted) {
           int64_t req = total(r);
           std::optional<FrId> fr = tree.FindFr(f, r);
-          auto where = [&flavors, f] { return " in flavor " + flavors.flavors[f].meta.name; };
+          auto refuse = [&](FlavorRefusal::Kind kind, int64_t request, int64_t limit) {
+            refusals.push_back(FlavorRefusal{kind, f, r, request, limit, {}});
+            worst_reason = "QuotaExceeded";
+          };
           if (!fr) {
             o.mode = FitMode::kNoFit;
-            reasons.push_back("insufficient quota for " + ResourceNames::Name(r) + where() +
-                              ", request " + Fmt(r, req) + " > available 0 in ClusterQueue " +
-                              cq.name);
-            worst_reason = "QuotaExceeded";
+            refuse(FlavorRefusal::Kind::kNoQuota, req, 0);
             continue;
           }
           int64_t val = req + charged_amount(*fr);
@@ -256,16 +303,9 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
           int64_t available = tree.Available(cq.node, *fr);
           if (val > potential) {
             o.mode = FitMode::kNoFit;
-            reasons.push_back("insufficient quota for " + ResourceNames::Name(r) + where() +
-                              ", request " + Fmt(r, val) + " > available " + Fmt(r, potential) +
-                              " in ClusterQueue " + cq.name);
-            worst_reason = "QuotaExceeded";
+            refuse(FlavorRefusal::Kind::kOverPotential, val, potential);
           } else if (val > available) {
-            reasons.push_back("insufficient unused quota for " + ResourceNames::Name(r) + where() +
-                              ", request " + Fmt(r, val) + " > available " +
-                              Fmt(r, std::max<int64_t>(0, available)) + " in ClusterQueue " +
-                              cq.name);
-            worst_reason = "QuotaExceeded";
+            refuse(FlavorRefusal::Kind::kOverAvailable, val, std::max<int64_t>(0, available));
             bool preemptible =
                 val <= tree.QuotaOf(cq.node, *fr).nominal || can_preempt_while_borrowing;
             o.mode = std::min(o.mode, preemptible ? FitMode::kPreempt : FitMode::kNoFit);
@@ -294,7 +334,7 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
         if (!ShouldTryNext(o, cq.fungibility)) break;
       }
       if (!have_best) {
-        fail(FitMode::kNoFit, worst_reason, refused());
+        fail(FitMode::kNoFit, worst_reason, p, /*uncovered=*/false, 0);
         continue;
       }
       out.first_choice &= evaluated == 1 && best.mode == FitMode::kFit && !best.borrow;
@@ -314,7 +354,7 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
           FrId fr = *tree.FindFr(best.flavor, r);
           if (charged_amount(fr) > tree.Available(cq.node, fr)) preempt.push_back(fr);
         }
-        fail(FitMode::kPreempt, "QuotaExceeded", refused());
+        fail(FitMode::kPreempt, "QuotaExceeded", p, /*uncovered=*/false, 0);
       }
     }
   }
@@ -325,7 +365,7 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
   preempt.erase(std::unique(preempt.begin(), preempt.end()), preempt.end());
   if (out.mode == FitMode::kFit) {
     out.reason.clear();
-    out.message.clear();
+    out.failure.set = false;
   }
   out.first_choice &= out.mode == FitMode::kFit;
 }

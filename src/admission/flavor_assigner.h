@@ -17,24 +17,61 @@ namespace muster::admission {
 
 enum class FitMode { kNoFit = 0, kPreempt = 1, kFit = 2 };
 
+// Why a flavor was refused for a pod set, kept as values: the words are written
+// only when a message is asked for (most assignments' messages never are).
+struct FlavorRefusal {
+  enum class Kind : uint8_t { kMismatch, kNoQuota, kOverPotential, kOverAvailable };
+  Kind kind = Kind::kMismatch;
+  int32_t flavor = -1;
+  ResourceId resource = 0;
+  int64_t request = 0;  // what was asked (with the earlier pod sets' charges)
+  int64_t limit = 0;    // kOverPotential: the potential; kOverAvailable: what is unused
+  std::string words;    // kMismatch: FlavorMismatch's
+};
+
+// The failure a FlavorAssignment's message tells: a resource no resource group
+// covers, or a resource group's refused flavors.
+struct FlavorFailure {
+  bool set = false;
+  bool uncovered = false;  // `resource` is in no resource group
+  size_t pod_set = 0;      // index into the workload's pod sets
+  ResourceId resource = 0;
+  std::vector<FlavorRefusal> refusals;
+};
+
 struct FlavorAssignment {
   FitMode mode = FitMode::kFit;   // worst mode over every pod set
   Assignment assignment;          // flavors per pod set (valid unless kNoFit)
   FrAmounts usage;                // total quota the workload charges, by FrId
   std::vector<FrId> preempt_frs;  // the (flavor, resource) pairs that need preemption
   std::string reason;             // when not kFit: QuotaExceeded | NoFit
-  std::string message;            // when not kFit: Kueue-style one line
+  FlavorFailure failure;          // when not kFit: what Message() tells
+
+  // When not kFit, Kueue's one line; written on the first call and kept. The
+  // workload, ClusterQueue and flavors must be those the assignment was made for.
+  const std::string& Message(const model::Workload& workload, const ClusterQueueSpec& cq,
+                             const FlavorCatalog& flavors) const;
   // Every resource group took the first flavor it could use, and that flavor fit
   // without borrowing: the search stopped there. While the same charges still fit
   // so (FitsAsFirstChoice), assigning again gives this same answer.
   bool first_choice = false;
+
+  // Forgets the message written (AssignFlavorsInto, reusing the object).
+  void ForgetMessage() {
+    message_.clear();
+    message_written_ = false;
+  }
+
+ private:
+  mutable std::string message_;
+  mutable bool message_written_ = false;
 };
 
 // Working storage AssignFlavorsInto reuses from one call to the next when the
 // caller keeps it (a cycle assigns flavors to every head, often more than once).
 struct AssignScratch {
   std::vector<ResourceId> ids, wanted;
-  std::vector<std::string> reasons;
+  std::vector<FlavorRefusal> refusals;
   std::vector<std::pair<FrId, int64_t>> charges, best_charges;
 };
 

@@ -56,7 +56,8 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
     plan.victims = std::move(victims);
     return std::move(plan);
   };
-  if (fa.mode == FitMode::kNoFit) return pending(fa.reason, fa.message, false);
+  auto message = [&] { return fa.Message(ws.wl(), cqs_[ws.queue], flavors_); };
+  if (fa.mode == FitMode::kNoFit) return pending(fa.reason, message(), false);
 
   int32_t cq = ws.queue;
   IncomingWorkload in;
@@ -105,10 +106,10 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
 
   // Preempt mode: quota is short.
   if (ws.wl().preemption_never) {
-    return pending(fa.reason, fa.message + " (its PriorityClass never preempts)", false);
+    return pending(fa.reason, message() + " (its PriorityClass never preempts)", false);
   }
   if (ws.preempts_later) {  // short of quota, and it may not preempt at this instant
-    return pending(fa.reason, fa.message + PreemptsLaterNote(ws), false);
+    return pending(fa.reason, message() + PreemptsLaterNote(ws), false);
   }
   // The memoized list is read in place (nothing below asks for targets again).
   std::vector<PreemptionTarget> fair_targets;
@@ -118,7 +119,7 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   }
   const std::vector<PreemptionTarget>& targets =
       fair_sharing_ ? fair_targets : CachedClassicalTargets(in, cycle);
-  if (targets.empty()) return pending(fa.reason, fa.message, false);
+  if (targets.empty()) return pending(fa.reason, message(), false);
   std::vector<Victim> required;
   for (const auto& t : targets) {
     if (cycle.victims.count(t.key)) {

@@ -42,7 +42,9 @@ model::Workload Gpu(const std::string& n, const std::string& node_label = "") {
   return w;
 }
 
-void ExpectSameAssignment(const FlavorAssignment& got, const FlavorAssignment& want) {
+void ExpectSameAssignment(const FlavorAssignment& got, const FlavorAssignment& want,
+                          const model::Workload& wl, const ClusterQueueSpec& cq,
+                          const FlavorCatalog& flavors) {
   EXPECT_EQ(got.mode, want.mode);
   EXPECT_EQ(got.assignment.borrows, want.assignment.borrows);
   ASSERT_EQ(got.assignment.pod_sets.size(), want.assignment.pod_sets.size());
@@ -56,7 +58,7 @@ void ExpectSameAssignment(const FlavorAssignment& got, const FlavorAssignment& w
   EXPECT_EQ(got.usage, want.usage);
   EXPECT_EQ(got.preempt_frs, want.preempt_frs);
   EXPECT_EQ(got.reason, want.reason);
-  EXPECT_EQ(got.message, want.message);
+  EXPECT_EQ(got.Message(wl, cq, flavors), want.Message(wl, cq, flavors));
 }
 
 class FlavorAssignerTest : public ::testing::TestWithParam<AssignCase> {};
@@ -94,13 +96,14 @@ TEST_P(FlavorAssignerTest, Assigns) {
     tree.AddUsage(spec.node, *tree.FindFr(*cat.Find(flavor), kNvidiaGpu), std::stoll(gpus));
   }
   FlavorAssignment fa = AssignFlavors(c.wl, spec, tree, cat);
-  EXPECT_EQ(fa.mode, c.mode) << fa.message;
+  const std::string& message = fa.Message(c.wl, spec, cat);
+  EXPECT_EQ(fa.mode, c.mode) << message;
   if (c.mode != FitMode::kNoFit) {
     for (const auto& [r, f] : c.want) EXPECT_EQ(fa.assignment.pod_sets[0].flavors.at(r), f) << r;
     EXPECT_EQ(fa.assignment.borrows, c.borrows);
   }
   if (!c.message_has.empty()) {
-    EXPECT_NE(fa.message.find(c.message_has), std::string::npos) << fa.message;
+    EXPECT_NE(message.find(c.message_has), std::string::npos) << message;
   }
   // The same answer into storage an earlier, larger and failing assignment filled
   // (what a cycle's cached assignments are recomputed into): none of it stays.
@@ -114,8 +117,9 @@ TEST_P(FlavorAssignerTest, Assigns) {
   FlavorAssignment reused;
   AssignFlavorsInto(reused, other, spec, tree, cat, options);
   ASSERT_EQ(reused.assignment.pod_sets.size(), 3u);
+  EXPECT_NE(reused.Message(other, spec, cat), "");  // written, then not kept below
   AssignFlavorsInto(reused, c.wl, spec, tree, cat, options);
-  ExpectSameAssignment(reused, fa);
+  ExpectSameAssignment(reused, fa, c.wl, spec, cat);
 }
 
 model::FlavorFungibility PreemptStops() {
@@ -256,6 +260,48 @@ TEST(FlavorAssignerMultiPodSetTest, PodSetsAccumulateOnTheSameFlavor) {
   EXPECT_EQ(fa.usage.size(), 2u);
 }
 
+// The message says why each flavor tried was refused, in Kueue's words, and is
+// written only when asked for (then kept until the assignment is made again).
+TEST(FlavorAssignerMessageTest, TellsEveryRefusal) {
+  FlavorCatalog cat;
+  cat.flavors = {Tainted("spot"), RF("a100"), RF("t4")};
+  cat.defined = {true, true, true};
+  QuotaTree tree;
+  ClusterQueueSpec spec;
+  spec.name = "cq";
+  spec.node = tree.AddNode("cq", true);
+  CompiledResourceGroup g;
+  g.covered = {kNvidiaGpu};
+  g.flavors = {0, 1, 2};  // t4 has no quota in the queue
+  spec.groups = {g};
+  tree.SetQuota(spec.node, tree.InternFr(0, kNvidiaGpu), {8, std::nullopt, std::nullopt});
+  tree.SetQuota(spec.node, tree.InternFr(1, kNvidiaGpu), {8, std::nullopt, std::nullopt});
+  tree.Finalize();
+  tree.AddUsage(spec.node, *tree.FindFr(1, kNvidiaGpu), 6);
+  auto message = [&](const model::Workload& wl) {
+    FlavorAssignment fa = AssignFlavors(wl, spec, tree, cat);
+    return fa.reason + ": " + fa.Message(wl, spec, cat);
+  };
+  const std::string refused_spot =
+      "couldn't assign flavors to pod set main: untolerated taint {spot=true:NoSchedule} in "
+      "flavor spot; ";
+  EXPECT_EQ(message(W("ns/a", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "3"}})),
+            "QuotaExceeded: " + refused_spot +
+                "insufficient unused quota for nvidia.com/gpu in flavor a100, request 3 > "
+                "available 2 in ClusterQueue cq; insufficient quota for nvidia.com/gpu in flavor "
+                "t4, request 3 > available 0 in ClusterQueue cq");
+  EXPECT_EQ(message(W("ns/b", "lq").PodSet("main", 3, {{"nvidia.com/gpu", "3"}})),
+            "QuotaExceeded: " + refused_spot +
+                "insufficient quota for nvidia.com/gpu in flavor a100, request 9 > available 8 in "
+                "ClusterQueue cq; insufficient quota for nvidia.com/gpu in flavor t4, request 9 > "
+                "available 0 in ClusterQueue cq");
+  EXPECT_EQ(message(W("ns/c", "lq").PodSet("main", 1, {{"cpu", "1"}, {"nvidia.com/gpu", "1"}})),
+            "NoFit: couldn't assign flavors to pod set main: resource cpu unavailable in "
+            "ClusterQueue cq");
+  // Fits: no reason, no message.
+  EXPECT_EQ(message(W("ns/d", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "2"}})), ": ");
+}
+
 // A cycle keeps a head's assignment when its tree's usage moved and
 // FitsAsFirstChoice says so: that must be exactly what assigning again answers.
 // Sweep the usage of the queue itself and of a cohort sibling that borrows from it,
@@ -305,7 +351,7 @@ TEST(FlavorAssignerFirstChoiceTest, KeptOnlyWhereAssigningAgainAgrees) {
             ++kept;
             SCOPED_TRACE("pods " + std::to_string(pods) + " before " + std::to_string(own_before) +
                          " own " + std::to_string(own) + " lent " + std::to_string(lent));
-            ExpectSameAssignment(before, now);
+            ExpectSameAssignment(before, now, wl, spec, cat);
           } else {
             ++assigned_again;
           }
