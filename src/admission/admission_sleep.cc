@@ -100,6 +100,7 @@ void AdmitterImpl::MaybeSleep(const Entry& e, Cycle& cycle) {
   s.borrows = head.flavors->assignment.borrows;
   s.id = ++cycle.sleep_ids;
   s.shape = head.shape;
+  s.text = head.pending_text;
   s.reason = head.pending.reason;
   s.message = head.pending.message;
   ++cycle.sleeping;
@@ -117,7 +118,9 @@ void AdmitterImpl::ParkRun(int32_t cq, int64_t count, Cycle& cycle) {
     ws->parked_physical = false;
     // Only the run's untried heads: a head unparked into the queue while it slept
     // may be among the first (tried, it keeps its decision).
-    if (ws->shape == s.shape && Untried(*ws)) SetPending(*ws, s.reason, s.message, cycle.out);
+    if (ws->shape == s.shape && Untried(*ws)) {
+      SetPending(*ws, s.reason, s.message, cycle.out, s.text);
+    }
     q.ParkHead();
   }
 }

@@ -241,6 +241,7 @@ class AdmitterImpl : public Admitter {
       // The head's shape and pending decision, which a run head never tried
       // (SameShortfall's `untried`) gets when it is parked (ParkRun).
       int64_t shape = -1;
+      int64_t text = -1;  // InternPendingText's id of reason and message
       std::string reason, message;
     };
     int64_t round = 0;
@@ -377,8 +378,9 @@ class AdmitterImpl : public Admitter {
   void RerouteLocalQueue(const std::string& ns, const std::string& name);
   void RerouteNamespace(const std::string& ns);
   const model::StringMap* NamespaceLabels(const std::string& ns) const;
+  // `text`: InternPendingText's id of reason and message where the caller has it.
   void SetPending(WorkloadState& ws, std::string reason, std::string message,
-                  std::vector<Decision>* out);
+                  std::vector<Decision>* out, int64_t text = -1);
   // Charges an admission, the latest one (a new admit_seq) or, for a resize, one
   // that keeps its place in the admission order (`admit_seq`).
   void Charge(WorkloadState& ws) { Charge(ws, ++admit_seq_); }

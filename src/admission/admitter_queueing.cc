@@ -297,7 +297,7 @@ void AdmitterImpl::NotifyCapacityChanged() {
 }
 
 void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string message,
-                              std::vector<Decision>* out) {
+                              std::vector<Decision>* out, int64_t text) {
   bool changed = ws.pending.reason != reason || ws.pending.message != message;
   // Most heads stay pending for the same reason cycle after cycle: keep the decision
   // (and its strings) when it is already this one.
@@ -308,7 +308,7 @@ void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string
       ws.pending_text = InternPendingText(ws.pending.reason, ws.pending.message);
     return;
   }
-  ws.pending_text = InternPendingText(reason, message);
+  ws.pending_text = text >= 0 ? text : InternPendingText(reason, message);
   ws.pending = PendingDecision(ws.wl().key, std::move(reason), std::move(message));
   ws.pending.owner = ws.owner;
   if (out && changed) out->push_back(ws.pending);
