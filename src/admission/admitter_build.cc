@@ -2,6 +2,8 @@
 // ClusterQueue specs, LocalQueues and Volcano queues.
 #include <algorithm>
 #include <numeric>
+#include <string_view>
+#include <unordered_map>
 
 #include "admission/admitter_impl.h"
 
@@ -71,10 +73,13 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
     set_quotas(n, c.resource_groups, nullptr);
     weights[n] = c.fair_sharing.weight_milli;
   }
+  // By name, for the duplicate check and the LocalQueues below (a search of every
+  // queue per queue was O(queues^2) at start-up and on every configuration change).
+  std::unordered_map<std::string_view, int32_t> cq_index;
+  cq_index.reserve(m.cluster_queues.size());
   for (const auto& cq : m.cluster_queues) {
-    for (const auto& other : a->cqs_) {
-      if (other.name == cq.meta.name)
-        return InvalidArgument("ClusterQueue " + cq.meta.name + " defined twice");
+    if (!cq_index.emplace(cq.meta.name, static_cast<int32_t>(a->cqs_.size())).second) {
+      return InvalidArgument("ClusterQueue " + cq.meta.name + " defined twice");
     }
     ClusterQueueSpec spec;
     spec.name = cq.meta.name;
@@ -117,9 +122,7 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
     s.name = lq.meta.name;
     s.cluster_queue = lq.cluster_queue;
     s.stop = lq.stop_policy;
-    for (size_t i = 0; i < n; ++i) {
-      if (a->cqs_[i].name == lq.cluster_queue) s.cq = static_cast<int32_t>(i);
-    }
+    if (auto it = cq_index.find(lq.cluster_queue); it != cq_index.end()) s.cq = it->second;
     const std::string ns = NamespaceOf(lq.meta.namespace_);
     a->local_queues_[ns + "/" + lq.meta.name] = s;
   }
