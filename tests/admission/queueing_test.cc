@@ -31,6 +31,29 @@ TEST(QueueingTest, MissingLocalQueue) {
   EXPECT_TRUE(h.admitter->CheckInvariants().empty());
 }
 
+// ClusterQueues are found by name: a second one of a name is refused, and a
+// LocalQueue naming one that does not exist holds its workloads.
+TEST(QueueingTest, ClusterQueuesByName) {
+  auto twice = OneQueue();
+  twice.cluster_queues.push_back(twice.cluster_queues[0]);
+  auto refused = MakeAdmitter(twice);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(), "ClusterQueue cq defined twice");
+
+  auto m = OneQueue();
+  m.cluster_queues.push_back(
+      CQ("other", "", {Group({"cpu"}, {Flavor("default", {{"cpu", "4"}})})}));
+  m.local_queues.push_back(LQ("ns", "to-other", "other"));
+  m.local_queues.push_back(LQ("ns", "to-none", "none"));
+  Harness h(m);
+  h.Submit(Cpu("ns/a", "1", 0, "to-other"));
+  h.Submit(Cpu("ns/b", "1", 0, "to-none"));
+  h.Run();
+  EXPECT_TRUE(h.Running("ns/a"));
+  EXPECT_EQ(h.admitter->QueueOf("ns/a").cluster_queue, "other");
+  EXPECT_EQ(h.Reason("ns/b"), "ClusterQueueNotFound: ClusterQueue none doesn't exist");
+}
+
 TEST(QueueingTest, StoppedClusterQueueHolds) {
   auto m = OneQueue();
   m.cluster_queues[0].stop_policy = model::StopPolicy::kHold;
