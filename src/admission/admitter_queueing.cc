@@ -337,7 +337,9 @@ const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInTree(int32_t cq,
   slot->second.first = admitted_gen_[root_node];
   std::vector<PreemptionCandidate>& out = slot->second.second;
   out.clear();
-  for (const PreemptionCandidate& c : AdmittedInRoot(root_node)) {
+  const std::vector<PreemptionCandidate>& all = AdmittedInRoot(root_node);
+  out.reserve(all.size());
+  for (const PreemptionCandidate& c : all) {
     // Admitted this cycle (Charge gave it a newer admit_seq): never a victim.
     // Victims chosen this cycle stay: a workload needing them is skipped (overlap).
     if (c.admit_seq > cycle.first_admit_seq) continue;

@@ -219,6 +219,7 @@ std::vector<PreemptionCandidate> FindCandidates(const IncomingWorkload& in,
   const std::vector<FrId> frs = Sorted(frs_unsorted);
   const FrMask frs_mask = FrMask::Of(frs);
   std::vector<PreemptionCandidate> out;
+  out.reserve(admitted.size());  // at most all of them; grown by doubling, copied log n times
   ForEachCandidate(in, frs, frs_mask, tree, cqs, admitted, [&out](const PreemptionCandidate& c) {
     out.push_back(c);
     return false;
