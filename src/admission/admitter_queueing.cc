@@ -309,9 +309,21 @@ void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string
     return;
   }
   ws.pending_text = text >= 0 ? text : InternPendingText(reason, message);
-  ws.pending = PendingDecision(ws.wl().key, std::move(reason), std::move(message));
-  ws.pending.owner = ws.owner;
-  if (out && changed) out->push_back(ws.pending);
+  // PendingDecision's fields, written over the previous decision's: its strings'
+  // storage is reused (a cycle gives thousands of heads their pending decision).
+  Decision& p = ws.pending;
+  p.kind = Decision::Kind::kPending;
+  p.workload_key = ws.wl().key;
+  p.assignment.pod_sets.clear();
+  p.assignment.borrows = false;
+  p.victims.clear();
+  p.reason = std::move(reason);
+  p.message = std::move(message);
+  p.owner = ws.owner;
+  p.queue.local_queue.clear();
+  p.queue.cluster_queue.clear();
+  p.queue.volcano = false;
+  if (out && changed) out->push_back(p);
 }
 
 int64_t AdmitterImpl::InternPendingText(const std::string& reason, const std::string& message) {
