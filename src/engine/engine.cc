@@ -360,7 +360,7 @@ bool Engine::ApplyDecision(admission::Decision& d) {
       LogPending(*r, d);
       return ApplyPreempt(d);
     case admission::Decision::Kind::kPending:
-      LogPending(*r, d);
+      LogPending(*r, std::move(d));  // nothing reads the decision after it
       return false;
     case admission::Decision::Kind::kEvict: {
       if (!r->Active()) return false;
@@ -461,15 +461,33 @@ void Engine::ReleaseUntaken() {
   }
 }
 
-void Engine::LogPending(WorkloadRecord& r, const admission::Decision& d) {
+namespace {
+
+const char* PendingAction(const admission::Decision& d) {
+  return d.kind == admission::Decision::Kind::kPreempt ? "Preempt" : "Pending";
+}
+
+}  // namespace
+
+// Admission reports a pending reason again when it changes; so does a workload's
+// note, and the log only then.
+bool Engine::NotePending(WorkloadRecord& r, const admission::Decision& d) {
   WorkloadRecord::PendingNote& note = r.pending_note;
-  if (note.noted && note.reason == d.reason && note.message == d.message) return;  // no news
+  if (note.noted && note.reason == d.reason && note.message == d.message) return false;
   note.noted = true;
   note.reason = d.reason;
   note.message = d.message;
-  log_.Add({Now(), d.workload_key,
-            d.kind == admission::Decision::Kind::kPreempt ? "Preempt" : "Pending", d.reason,
-            d.message});
+  return true;
+}
+
+void Engine::LogPending(WorkloadRecord& r, const admission::Decision& d) {
+  if (NotePending(r, d)) log_.Add({Now(), d.workload_key, PendingAction(d), d.reason, d.message});
+}
+
+void Engine::LogPending(WorkloadRecord& r, admission::Decision&& d) {
+  if (!NotePending(r, d)) return;
+  log_.Add({Now(), std::move(d.workload_key), PendingAction(d), std::move(d.reason),
+            std::move(d.message)});
 }
 
 // ---------------------------------------------------------------------------

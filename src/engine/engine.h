@@ -270,6 +270,9 @@ class Engine {
   // there and reported (errors_): they should not have been bound.
   std::vector<WorkloadRecord*> GangsOnNode(placement::NodeIndex idx, const std::string& node);
   void LogPending(WorkloadRecord& record, const admission::Decision& decision);
+  // The same for a decision applied last: its key and words move into the log.
+  void LogPending(WorkloadRecord& record, admission::Decision&& decision);
+  bool NotePending(WorkloadRecord& record, const admission::Decision& decision);
   void RememberQueue(WorkloadRecord& record);
   // Reconfigured and Readmitted: `fresh` takes `old`'s workloads. With
   // `placement_kept`, fresh's cluster is old's (plans stay bound); otherwise running
