@@ -10,12 +10,26 @@ namespace muster::admission {
 
 namespace {
 
-Decision PendingDecision(const std::string& key, std::string reason, std::string message) {
-  Decision d;
+// Makes `d` a plain pending decision of workload `key`, every other field as a
+// default Decision has it; written over `d`'s own fields, so its strings' storage is
+// reused (a cycle gives thousands of heads their pending decision).
+void MakePending(Decision& d, const std::string& key, std::string reason, std::string message) {
   d.kind = Decision::Kind::kPending;
   d.workload_key = key;
+  d.assignment.pod_sets.clear();
+  d.assignment.borrows = false;
+  d.victims.clear();
   d.reason = std::move(reason);
   d.message = std::move(message);
+  d.owner = nullptr;
+  d.queue.local_queue.clear();
+  d.queue.cluster_queue.clear();
+  d.queue.volcano = false;
+}
+
+Decision PendingDecision(const std::string& key, std::string reason, std::string message) {
+  Decision d;
+  MakePending(d, key, std::move(reason), std::move(message));
   return d;
 }
 
@@ -309,21 +323,9 @@ void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string
     return;
   }
   ws.pending_text = text >= 0 ? text : InternPendingText(reason, message);
-  // PendingDecision's fields, written over the previous decision's: its strings'
-  // storage is reused (a cycle gives thousands of heads their pending decision).
-  Decision& p = ws.pending;
-  p.kind = Decision::Kind::kPending;
-  p.workload_key = ws.wl().key;
-  p.assignment.pod_sets.clear();
-  p.assignment.borrows = false;
-  p.victims.clear();
-  p.reason = std::move(reason);
-  p.message = std::move(message);
-  p.owner = ws.owner;
-  p.queue.local_queue.clear();
-  p.queue.cluster_queue.clear();
-  p.queue.volcano = false;
-  if (out && changed) out->push_back(p);
+  MakePending(ws.pending, ws.wl().key, std::move(reason), std::move(message));
+  ws.pending.owner = ws.owner;
+  if (out && changed) out->push_back(ws.pending);
 }
 
 int64_t AdmitterImpl::InternPendingText(const std::string& reason, const std::string& message) {

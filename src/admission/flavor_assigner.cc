@@ -363,10 +363,6 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
   std::sort(charged.begin(), charged.end());
   std::sort(preempt.begin(), preempt.end());
   preempt.erase(std::unique(preempt.begin(), preempt.end()), preempt.end());
-  if (out.mode == FitMode::kFit) {
-    out.reason.clear();
-    out.failure.set = false;
-  }
   out.first_choice &= out.mode == FitMode::kFit;
 }
 

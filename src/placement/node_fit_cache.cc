@@ -39,31 +39,29 @@ int64_t NodeFitCache::KeyOf(const PodShape& shape, const PodConstraints& constra
 
 NodeFitCache::Walk& NodeFitCache::WalkFor(const std::vector<int32_t>* list, int32_t min_bucket,
                                           const FreeCapacityIndex::Amounts& need, uint64_t epoch) {
+  auto restart = [epoch](Walk& w) -> Walk& {
+    w.epoch = epoch;
+    w.may_fit.clear();
+    w.walked = 0;
+    return w;
+  };
   for (Walk& w : walks_) {
-    if (w.list == list && w.min_bucket == min_bucket && w.need == need) {
-      if (w.epoch != epoch) {
-        w.epoch = epoch;
-        w.may_fit.clear();
-        w.walked = 0;
-      } else if (w.walked > 0) {
-        ++walks_kept_;
-      }
-      return w;
-    }
+    if (w.list != list || w.min_bucket != min_bucket || w.need != need) continue;
+    if (w.epoch != epoch) return restart(w);
+    if (w.walked > 0) ++walks_kept_;
+    return w;
   }
+  Walk* w = nullptr;
   if (walks_.size() < kMaxWalks) {
-    walks_.emplace_back();
-    next_walk_ = walks_.size() - 1;
+    w = &walks_.emplace_back();
+  } else {
+    w = &walks_[next_walk_];  // the oldest
+    next_walk_ = (next_walk_ + 1) % kMaxWalks;
   }
-  Walk& w = walks_[next_walk_];
-  next_walk_ = (next_walk_ + 1) % kMaxWalks;
-  w.list = list;
-  w.min_bucket = min_bucket;
-  w.need = need;
-  w.epoch = epoch;
-  w.may_fit.clear();
-  w.walked = 0;
-  return w;
+  w->list = list;
+  w->min_bucket = min_bucket;
+  w->need = need;
+  return restart(*w);
 }
 
 }  // namespace muster::placement

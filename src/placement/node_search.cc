@@ -177,6 +177,8 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
     }
     consider(i, /*cacheable=*/false);
   }
+  // The answer once the search stops.
+  auto done = [&] { return best.node < 0 ? std::nullopt : std::optional<Pick>(std::move(best)); };
   int32_t found = 0;
   const int32_t limit = max_scored_ > 0 ? max_scored_ : base.NodeCount();
   const int32_t lo = ctx.shape.gpu_milli > 0 ? 0 : ctx.shape.gpus;
@@ -197,7 +199,6 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
       if (ov_.Touched(i)) return false;
       return consider(i, /*cacheable=*/true) && ++found >= limit;
     };
-    auto done = [&] { return best.node < 0 ? std::nullopt : std::optional<Pick>(std::move(best)); };
     // A label list's walk kept from an earlier search: its positions that passed
     // MayFit are visited again (in order, the ones that now fail dropped), the others
     // still fail it; the walk goes on where it stopped.
@@ -257,7 +258,7 @@ std::optional<NodeSearch::Pick> NodeSearch::PickNode(PodSetContext& ctx,
       if (consider(i, /*cacheable=*/true) && ++found >= limit) break;
     }
   }
-  return best.node < 0 ? std::nullopt : std::optional<Pick>(std::move(best));
+  return done();
 }
 
 }  // namespace muster::placement
