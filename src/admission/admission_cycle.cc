@@ -58,7 +58,9 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
       break;
     }
     // By index: a sleeper woken mid-round inserts its head further on.
+    cycle.entries = &entries;
     for (size_t i = 0; i < entries.size(); ++i) {
+      cycle.pos = i;
       Entry e = entries[i];
       WorkloadState& ws = *e.ws;
       Outcome o = Process(e, cycle, oracle, out);
@@ -79,7 +81,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
       if (o != Outcome::kPreempting && ws.nominated) {
         if (o == Outcome::kPending) oracle.Unnominate(ws.wl().key);  // Commit ended it else
         ws.nominated = false;
-        UnparkNominationWaiters();
+        UnparkNominationWaiters(&cycle);
       }
       if (o == Outcome::kAdmitted) continue;
       bool strict = e.route == Route::kKueue &&
@@ -308,7 +310,7 @@ AdmitterImpl::Outcome AdmitterImpl::ProcessKueue(Entry& e, Cycle& cycle, Placeme
       cycle.overcounted.count(RootOf(e.queue))) {
     o = Outcome::kPreempting;
   }
-  SettleReservation(*e.ws, o, std::move(taken));
+  SettleReservation(*e.ws, o, std::move(taken), cycle);
   return o;
 }
 

@@ -42,7 +42,7 @@ void AdmitterImpl::ChargeReservations() {
     ws.reserved.clear();
     ws.reserve_full.clear();
     BumpGeneration(ws.queue);
-    UnparkReservationTree(ws);
+    UnparkReservationTree(ws, nullptr);
     it = reserving_.erase(it);
   }
 }
@@ -90,7 +90,8 @@ void AdmitterImpl::ClaimQuota(WorkloadState& ws, FrAmounts usage,
   reserving_.insert(ws.wl().key);
 }
 
-void AdmitterImpl::SettleReservation(WorkloadState& ws, Outcome outcome, FrAmounts taken) {
+void AdmitterImpl::SettleReservation(WorkloadState& ws, Outcome outcome, FrAmounts taken,
+                                     Cycle& cycle) {
   if (!ws.reserved.empty()) return;  // it preempted again: ClaimQuota charged the new claim
   if (outcome == Outcome::kPreempting) {
     // Blocked on targets another head chose first: the claim stands. Nothing was
@@ -105,7 +106,7 @@ void AdmitterImpl::SettleReservation(WorkloadState& ws, Outcome outcome, FrAmoun
   ws.reserve_full.clear();
   reserving_.erase(ws.wl().key);
   // Given up: heads of the tree parked behind the claim this cycle may fit now.
-  if (outcome == Outcome::kPending) UnparkReservationTree(ws);
+  if (outcome == Outcome::kPending) UnparkReservationTree(ws, &cycle);
 }
 
 void AdmitterImpl::DropReservation(WorkloadState& ws) {
@@ -114,13 +115,16 @@ void AdmitterImpl::DropReservation(WorkloadState& ws) {
   BumpGeneration(ws.queue);
   ws.reserved.clear();
   ws.reserve_full.clear();
-  UnparkReservationTree(ws);
+  UnparkReservationTree(ws, nullptr);
   reserving_.erase(ws.wl().key);
 }
 
 // Heads parked while the claim held its quota: the cycle's next round rescans.
-void AdmitterImpl::UnparkReservationTree(const WorkloadState& ws) {
-  for (int32_t cq : cqs_by_root_[RootOf(ws.queue)]) UnparkQueue(Route::kKueue, cq);
+void AdmitterImpl::UnparkReservationTree(const WorkloadState& ws, Cycle* cycle) {
+  for (int32_t cq : cqs_by_root_[RootOf(ws.queue)]) {
+    WakeBeforeUnpark(cq, cycle);
+    UnparkQueue(Route::kKueue, cq);
+  }
   woke_queue_ = true;
 }
 

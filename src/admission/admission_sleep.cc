@@ -7,7 +7,8 @@
 // no oracle query, no decision. Such a queue sleeps through their rounds, and the
 // heads are parked when it wakes: at the round after the run, at the first
 // generation change in its tree (mid-round, at the place the round's sorted order
-// gives the head of that round), or when a victim is unparked (a rescan). Rounds
+// gives the head of that round), or before heads are unparked into it (a victim,
+// a preemptor's tree giving up its claim, a nomination's waiters). Rounds
 // and decisions stay exactly those of visiting every head; a cycle visited most
 // heads only to park them again. A run may also hold heads never tried since they
 // were queued (a wave of new workloads behind a head short of quota): visited, each
@@ -199,6 +200,19 @@ void AdmitterImpl::WakeForVictims(const std::string& preemptor, Cycle& cycle,
     if (cq < cycle.sleep.size() && cycle.sleep[cq].gen >= 0) {
       WakeQueue(w->second.queue, cycle, entries, pos);
     }
+  }
+}
+
+// Heads are about to be unparked into `cq` mid-cycle (`cycle`; nullptr between
+// cycles). Sleeping, it wakes first, while its run heads are still its first active
+// ones (Awaken parks the first `consumed`); awake, the heads MaybeSleep verified
+// may no longer follow each other.
+void AdmitterImpl::WakeBeforeUnpark(int32_t cq, Cycle* cycle) {
+  if (cycle == nullptr) return;
+  auto c = static_cast<size_t>(cq);
+  if (c < cycle->verified.size()) cycle->verified[c] = Cycle::Verified{};
+  if (c < cycle->sleep.size() && cycle->sleep[c].gen >= 0) {
+    WakeQueue(cq, *cycle, *cycle->entries, cycle->pos);
   }
 }
 

@@ -191,6 +191,7 @@ class AdmitterImpl : public Admitter {
   };
 
   // Per-cycle bookkeeping.
+  struct Entry;
   struct Cycle {
     // Queues done for this cycle, by BlockedSlot: CollectHeads asks of every queue
     // every round, a set lookup each time.
@@ -260,6 +261,10 @@ class AdmitterImpl : public Admitter {
     std::map<NodeId, std::vector<int32_t>> sleeping_by_root;
     std::multimap<int64_t, std::pair<int32_t, uint64_t>> wake_at;  // round -> (cq, id)
     std::vector<Decision>* out = nullptr;  // the cycle's decisions (ParkRun adds to them)
+    // The round's heads and the one being processed: a queue woken by a head's
+    // processing gives its head of this round after it (WakeQueue).
+    std::vector<Entry>* entries = nullptr;
+    size_t pos = 0;
   };
 
   struct Entry {
@@ -319,9 +324,10 @@ class AdmitterImpl : public Admitter {
   FrAmounts TakeReservation(WorkloadState& ws);
   // After `ws` was processed with `taken` out: admitted or given up, the claim
   // ends; still preempting, `taken` is charged again for the rest of the cycle.
-  void SettleReservation(WorkloadState& ws, Outcome outcome, FrAmounts taken);
+  void SettleReservation(WorkloadState& ws, Outcome outcome, FrAmounts taken, Cycle& cycle);
   void DropReservation(WorkloadState& ws);
-  void UnparkReservationTree(const WorkloadState& ws);
+  // `cycle`: the cycle it is given up in (nullptr between cycles).
+  void UnparkReservationTree(const WorkloadState& ws, Cycle* cycle);
 
   // Cycle::blocked's index of a queue: ClusterQueues, then Volcano queues, then the
   // queue of workloads without one.
@@ -391,7 +397,7 @@ class AdmitterImpl : public Admitter {
   void UnparkPhysical();
   // Those of them parked only because nodes were nominated for another
   // (kReasonNodesNominated): a nomination ended.
-  void UnparkNominationWaiters();
+  void UnparkNominationWaiters(Cycle* cycle = nullptr);
   void UnparkQueue(Route route, int32_t queue);
   const std::vector<PreemptionCandidate>& AdmittedInTree(int32_t cq, Cycle& cycle);
   // Every admitted workload of the cohort tree under `root`, as candidates in
@@ -477,6 +483,7 @@ class AdmitterImpl : public Admitter {
   void WakeForVictims(const std::string& preemptor, Cycle& cycle, std::vector<Entry>& entries,
                       size_t pos);
   void WakeQueue(int32_t cq, Cycle& cycle, std::vector<Entry>& entries, size_t pos);
+  void WakeBeforeUnpark(int32_t cq, Cycle* cycle);
 
   // admission_cycle.cc
   void DrainStopped(std::vector<Decision>& out);

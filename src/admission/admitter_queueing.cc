@@ -224,7 +224,7 @@ void AdmitterImpl::UnparkAfterRelease(const WorkloadState& ws) {
   UnparkPhysical();
 }
 
-void AdmitterImpl::UnparkNominationWaiters() {
+void AdmitterImpl::UnparkNominationWaiters(Cycle* cycle) {
   if (!nomination_waiters_) return;
   nomination_waiters_ = false;
   for (auto it = physically_parked_.begin(); it != physically_parked_.end();) {
@@ -233,6 +233,7 @@ void AdmitterImpl::UnparkNominationWaiters() {
       ++it;
       continue;
     }
+    if (ws->second.route == Route::kKueue) WakeBeforeUnpark(ws->second.queue, cycle);
     if (PendingQueue* q = QueueFor(ws->second)) q->Unpark(ws->second.qkey);
     ws->second.parked_physical = false;
     it = physically_parked_.erase(it);

@@ -32,13 +32,20 @@ Result<std::unique_ptr<Simulator>> Simulator::Create(const model::ManifestSet& m
 Result<std::unique_ptr<Simulator>> Simulator::Create(const model::ManifestSet& manifests,
                                                      std::vector<model::Workload> workloads,
                                                      const SimOptions& options) {
-  auto sim = std::make_unique<Simulator>(manifests, options);
   auto parts = engine::BuildEngineParts(manifests);
   if (!parts.ok()) return parts.status();
+  return Create(manifests, std::move(workloads), std::move(parts).value(), options);
+}
+
+Result<std::unique_ptr<Simulator>> Simulator::Create(const model::ManifestSet& manifests,
+                                                     std::vector<model::Workload> workloads,
+                                                     engine::EngineParts parts,
+                                                     const SimOptions& options) {
+  auto sim = std::make_unique<Simulator>(manifests, options);
   engine::EngineOptions engine_options;
   engine_options.check_invariants = options.check_invariants;
-  sim->SetEngine(std::make_unique<engine::Engine>(
-      manifests, std::move(workloads), std::move(parts).value(), sim->clock_, engine_options));
+  sim->SetEngine(std::make_unique<engine::Engine>(manifests, std::move(workloads), std::move(parts),
+                                                  sim->clock_, engine_options));
   sim->ScheduleInitialEvents(manifests);
   return sim;
 }

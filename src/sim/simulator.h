@@ -37,6 +37,12 @@ class Simulator : public engine::Executor {
   static Result<std::unique_ptr<Simulator>> Create(const model::ManifestSet& manifests,
                                                    std::vector<model::Workload> workloads,
                                                    const SimOptions& options);
+  // The same on engine parts built elsewhere (tests tune a part: an admitter that
+  // visits every head, say).
+  static Result<std::unique_ptr<Simulator>> Create(const model::ManifestSet& manifests,
+                                                   std::vector<model::Workload> workloads,
+                                                   engine::EngineParts parts,
+                                                   const SimOptions& options);
   // For tests: an engine built elsewhere (it must use clock()).
   Simulator(const model::ManifestSet& manifests, const SimOptions& options);
   void SetEngine(std::unique_ptr<engine::Engine> engine);
