@@ -197,8 +197,8 @@ stage "conformance"
 timeout 900 python3 "$shared/conformance/check.py" --muster build/muster "$shared/conformance/cases" \
   tests/conformance/cases
 
-stage "same decisions as the golden digests (examples, conformance, generated clusters, traces, bench scenarios)"
-timeout 900 bash bench/decisions_check.sh --muster build/muster
+stage "same decisions as the golden digests (examples, conformance, generated clusters, traces, bench scenarios), and without the admission shortcuts"
+timeout 900 bash bench/decisions_check.sh --muster build/muster --no-shortcuts-too
 
 if [ "${MUSTER_SKIP_SANITIZE:-0}" != 1 ]; then
   stage "sanitizer build (ASan + UBSan)"

@@ -190,6 +190,11 @@ class Admitter {
   // their quota charged before the next one is considered. Decisions come back in
   // the order they were made.
   virtual std::vector<Decision> RunCycle(Time now, PlacementOracle& oracle) = 0;
+  // From now on, decide without the shortcuts that must not change any decision
+  // (queues sleeping through runs of like heads, flavor assignments shared or kept,
+  // per-tree caches): slower, for checking that they do not (`muster simulate
+  // --no-shortcuts`, bench/decisions_check.sh).
+  virtual void DisableShortcuts() {}
 
   virtual QueueInfo QueueOf(const std::string& workload_key) const = 0;
   // Latest pending reason of a workload that is not admitted (nullopt when admitted

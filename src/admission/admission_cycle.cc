@@ -24,6 +24,7 @@ std::string Plural(size_t n) { return std::to_string(n) + (n == 1 ? " workload" 
 
 std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) {
   std::vector<Decision> out;
+  if (drop_caches_) DropCaches();
   if (!preempts_later_.empty() && now != preempts_later_at_) ForgetPreemptsLater();
   preempts_later_at_ = now;
   DrainStopped(out);

@@ -84,6 +84,12 @@ class AdmitterImpl : public Admitter {
   void StopSharingFlavors() { share_flavors_ = false; }
   // Every head is visited: no queue sleeps through a run of heads (admission_sleep.cc).
   void StopSleeping() { sleep_ = false; }
+  // All three, and the caches dropped before every cycle.
+  void DisableShortcuts() override {
+    StopSharingFlavors();
+    StopSleeping();
+    drop_caches_ = true;
+  }
   // Heads a cycle tried (Process), since the admitter was made.
   int64_t heads_tried() const { return heads_tried_; }
 
@@ -161,6 +167,7 @@ class AdmitterImpl : public Admitter {
   std::vector<SharedFlavors> shared_flavors_;  // by ClusterQueue index
   bool share_flavors_ = true;
   bool sleep_ = true;
+  bool drop_caches_ = false;  // DropCaches() before every cycle
   int64_t heads_tried_ = 0;
 
   // Victims evicted for a preemptor wait until it is admitted or gives up, so the

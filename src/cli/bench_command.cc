@@ -28,6 +28,7 @@ struct BenchFlags {
   std::string scales = "1";
   std::string shared;
   std::string decisions;  // file for what the scenarios decided
+  bool no_shortcuts = false;
 };
 
 std::string Fixed(double v, int digits) {
@@ -110,6 +111,7 @@ int RunBench(BenchFlags flags) {
   }
   std::string decisions;
   if (!flags.decisions.empty()) options.decisions = &decisions;
+  options.no_shortcuts = flags.no_shortcuts;
   const bool json = flags.output_format == "json";
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   nlohmann::ordered_json growth = nlohmann::ordered_json::array();
@@ -194,6 +196,9 @@ void RegisterBenchCommand(CLI::App& app, int& exit_code) {
   cmd->add_option("--decisions", flags->decisions,
                   "write what each scenario decided (decision log, final workload states, "
                   "plans) to this file, for bench/decisions_check.sh");
+  cmd->add_flag("--no-shortcuts", flags->no_shortcuts,
+                "admit without the shortcuts that must not change a decision (sleeping "
+                "queues, shared flavor assignments, caches): slower; to check them");
   cmd->callback([flags, &exit_code] { exit_code = RunBench(*flags); });
 }
 

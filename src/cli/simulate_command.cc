@@ -34,6 +34,7 @@ struct SimulateFlags {
   uint64_t seed = 0;
   bool check_invariants = false;
   bool log_decisions = false;
+  bool no_shortcuts = false;
 };
 
 // Prints `validate`'s lines for the diagnostics; true when any is an error.
@@ -68,6 +69,7 @@ int RunSimulate(const SimulateFlags& flags) {
   sim::SimOptions options;
   options.seed = flags.seed;
   options.check_invariants = flags.check_invariants;
+  options.no_shortcuts = flags.no_shortcuts;
   if (!flags.until.empty()) {
     auto until = ParseDurationSeconds(flags.until);
     if (until.ok() && *until < 0) until = InvalidArgument("\"" + flags.until + "\" is negative");
@@ -179,6 +181,9 @@ void RegisterSimulateCommand(CLI::App& app, int& exit_code) {
                 "verify engine invariants after every cycle (slower)");
   cmd->add_flag("--log-decisions", flags->log_decisions,
                 "print the engine's decision log to stderr");
+  cmd->add_flag("--no-shortcuts", flags->no_shortcuts,
+                "admit without the shortcuts that must not change a decision (sleeping "
+                "queues, shared flavor assignments, caches): slower; to check them");
   cmd->callback([flags, &exit_code] { exit_code = RunSimulate(*flags); });
 }
 

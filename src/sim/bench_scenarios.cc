@@ -167,6 +167,7 @@ Result<BenchResult> Placement5k(const BenchOptions& options) {
   // 1,000 arrivals per cycle as kube-scheduler's measured pods arrive.
   auto parts = engine::BuildEngineParts(m);
   if (!parts.ok()) return parts.status();
+  if (options.no_shortcuts) parts->admitter->DisableShortcuts();
   SimClock clock;
   engine::Engine eng(m, std::move(workloads), std::move(*parts), clock);
   r.setup_seconds = setup.WallSeconds();
@@ -286,6 +287,7 @@ Result<BenchResult> Admission1kCq(const BenchOptions& options) {
   for (const auto& w : workloads) keys.push_back(w.key);
   auto parts = engine::BuildEngineParts(m);
   if (!parts.ok()) return parts.status();
+  if (options.no_shortcuts) parts->admitter->DisableShortcuts();
   SimClock clock;
   // One admission cycle per RunCycle call, so each is timed on its own (what Kueue
   // calls a scheduling cycle); the calls of a wave make the same cycles as one call.

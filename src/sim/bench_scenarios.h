@@ -21,6 +21,9 @@ struct BenchOptions {
   std::string shared_dir = "../shared";  // holds traces/philly/ for sim-philly
   // When set, each scenario appends what it decided (bench_decisions.h).
   std::string* decisions = nullptr;
+  // The engine scenarios admit without the admission shortcuts
+  // (Admitter::DisableShortcuts): same decisions, slower; for checking them.
+  bool no_shortcuts = false;
 };
 
 struct BenchResult {

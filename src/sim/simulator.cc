@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "workloads/workloads.h"
+
 namespace muster::sim {
 
 Simulator::Simulator(const model::ManifestSet& manifests, const SimOptions& options)
@@ -19,14 +21,9 @@ Simulator::Simulator(const model::ManifestSet& manifests, const SimOptions& opti
 
 Result<std::unique_ptr<Simulator>> Simulator::Create(const model::ManifestSet& manifests,
                                                      const SimOptions& options) {
-  auto sim = std::make_unique<Simulator>(manifests, options);
-  engine::EngineOptions engine_options;
-  engine_options.check_invariants = options.check_invariants;
-  auto engine = engine::Engine::Create(manifests, sim->clock_, engine_options);
-  if (!engine.ok()) return engine.status();
-  sim->SetEngine(std::move(engine).value());
-  sim->ScheduleInitialEvents(manifests);
-  return sim;
+  auto workloads = workloads::BuildWorkloads(manifests);
+  if (!workloads.ok()) return workloads.status();
+  return Create(manifests, std::move(workloads).value(), options);
 }
 
 Result<std::unique_ptr<Simulator>> Simulator::Create(const model::ManifestSet& manifests,
@@ -44,6 +41,7 @@ Result<std::unique_ptr<Simulator>> Simulator::Create(const model::ManifestSet& m
   auto sim = std::make_unique<Simulator>(manifests, options);
   engine::EngineOptions engine_options;
   engine_options.check_invariants = options.check_invariants;
+  if (options.no_shortcuts) parts.admitter->DisableShortcuts();
   sim->SetEngine(std::make_unique<engine::Engine>(manifests, std::move(workloads), std::move(parts),
                                                   sim->clock_, engine_options));
   sim->ScheduleInitialEvents(manifests);

@@ -24,6 +24,8 @@ struct SimOptions {
   std::optional<Time> until;  // stop here even if events remain
   uint64_t seed = 0;          // for randomised inputs (traces); the loop itself is fixed
   bool check_invariants = false;
+  // Admission without its shortcuts (Admitter::DisableShortcuts): same decisions, slower.
+  bool no_shortcuts = false;
   // Time between a spot reclaim notice and the node's loss (GCE gives 30 s).
   double spot_notice_seconds = 30;
 };
