@@ -530,20 +530,26 @@ void AdmitterImpl::HoldForPreemptor(const std::string& victim, const std::string
   if (!inserted) {
     if (it->second == preemptor) return;
     std::string previous = it->second;
-    if (--held_count_[previous] == 0) held_count_.erase(previous);
+    ForgetHeldVictim(previous, victim);
     it->second = preemptor;
     SyncHeld(previous);
   }
-  ++held_count_[preemptor];
+  held_victims_[preemptor].insert(victim);
   SyncHeld(victim);
   SyncHeld(preemptor);
+}
+
+void AdmitterImpl::ForgetHeldVictim(const std::string& preemptor, const std::string& victim) {
+  auto held = held_victims_.find(preemptor);
+  if (held == held_victims_.end()) return;
+  held->second.erase(victim);
+  if (held->second.empty()) held_victims_.erase(held);
 }
 
 std::map<std::string, std::string>::iterator AdmitterImpl::Unhold(
     std::map<std::string, std::string>::iterator it) {
   std::string victim = it->first, preemptor = it->second;
-  auto count = held_count_.find(preemptor);
-  if (count != held_count_.end() && --count->second == 0) held_count_.erase(count);
+  ForgetHeldVictim(preemptor, victim);
   auto next = held_for_preemptor_.erase(it);
   SyncHeld(victim);
   SyncHeld(preemptor);
@@ -553,24 +559,25 @@ std::map<std::string, std::string>::iterator AdmitterImpl::Unhold(
 void AdmitterImpl::SyncHeld(const std::string& key) {
   auto w = workloads_.find(key);
   if (w == workloads_.end()) return;
-  w->second.held = held_for_preemptor_.count(key) > 0 || held_count_.count(key) > 0;
+  w->second.held = held_for_preemptor_.count(key) > 0 || held_victims_.count(key) > 0;
 }
 
 void AdmitterImpl::ReleaseHeldVictims(const std::string& preemptor) {
-  if (!held_count_.count(preemptor)) return;
-  for (auto it = held_for_preemptor_.begin(); it != held_for_preemptor_.end();) {
-    if (it->second != preemptor) {
-      ++it;
-      continue;
-    }
-    auto victim = workloads_.find(it->first);
+  auto held = held_victims_.find(preemptor);
+  if (held == held_victims_.end()) return;
+  // In key order; Unhold takes each out of the set.
+  const std::set<std::string> victims = held->second;
+  for (const std::string& key : victims) {
+    auto it = held_for_preemptor_.find(key);
+    if (it == held_for_preemptor_.end() || it->second != preemptor) continue;
+    auto victim = workloads_.find(key);
     if (victim != workloads_.end()) {
       if (PendingQueue* q = QueueFor(victim->second)) {
         q->Unpark(victim->second.qkey);
         woke_queue_ = true;
       }
     }
-    it = Unhold(it);
+    Unhold(it);
   }
 }
 

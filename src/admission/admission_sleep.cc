@@ -190,9 +190,9 @@ void AdmitterImpl::WakeRoot(NodeId root, Cycle& cycle, std::vector<Entry>& entri
 // queue among theirs wakes first, while its run heads are still its first ones.
 void AdmitterImpl::WakeForVictims(const std::string& preemptor, Cycle& cycle,
                                   std::vector<Entry>& entries, size_t pos) {
-  if (!held_count_.count(preemptor)) return;
-  for (const auto& [victim, holder] : held_for_preemptor_) {
-    if (holder != preemptor) continue;
+  auto held = held_victims_.find(preemptor);
+  if (held == held_victims_.end()) return;
+  for (const std::string& victim : held->second) {
     auto w = workloads_.find(victim);
     if (w == workloads_.end() || w->second.route != Route::kKueue) continue;
     auto cq = static_cast<size_t>(w->second.queue);
