@@ -35,7 +35,7 @@ void AdmitterImpl::BeginQuiet(Cycle& cycle) {
   cycle.parked_at_start.assign(nodes, 0);
   cycle.stirred.assign(nodes, 0);
   for (const auto& [root, cqs] : cqs_by_root_) {
-    if (unpark_due_[root] && !Quiet(root)) {
+    if (UnparkDue(root) && !Quiet(root)) {
       for (int32_t c : cqs) cq_pending_[c].UnparkAll();
     }
     unpark_due_[root] = 0;
@@ -44,6 +44,7 @@ void AdmitterImpl::BeginQuiet(Cycle& cycle) {
       if (cq_pending_[c].HasParked()) cycle.parked_at_start[root] = 1;
     }
   }
+  unpark_all_due_ = false;
 }
 
 void AdmitterImpl::EndQuiet(const Cycle& cycle) {

@@ -574,6 +574,13 @@ class AdmitterImpl : public Admitter {
   bool Quiet(NodeId root) const;
   std::vector<QuietRoot> quiet_;  // by root NodeId
   std::vector<char> unpark_due_;  // by root NodeId: NotifyCapacityChanged deferred
+  // Due at every root (NotifyCapacityChanged: once per finish or eviction, so not a
+  // write per tree node each time).
+  bool unpark_all_due_ = false;
+  bool UnparkDue(NodeId root) const {
+    return unpark_all_due_ ||
+           (static_cast<size_t>(root) < unpark_due_.size() && unpark_due_[root] != 0);
+  }
 
   // fair_sharing.cc: Kueue's fair-sharing order of heads (a tournament up the tree).
   void FairSharingOrder(std::vector<Entry>& entries);

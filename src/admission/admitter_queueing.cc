@@ -300,7 +300,7 @@ void AdmitterImpl::NotifyCapacityChanged() {
   // preempting cycle's cost.
   // Kueue queues are unparked when the next cycle begins, unless their tree is quiet
   // then (BeginQuiet); until then they read as unparked.
-  unpark_due_.assign(tree_.NodeCount(), 1);
+  unpark_all_due_ = true;
   for (auto& q : vq_pending_) q.UnparkAll();
   no_queue_pending_.UnparkAll();
   for (const std::string& key : physically_parked_) {

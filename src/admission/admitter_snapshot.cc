@@ -103,7 +103,7 @@ AdmissionSnapshot AdmitterImpl::Snapshot() const {
     cq.inactive_message = spec.inactive_message;
     cq.pending = Keys(QueueOrder(cq_pending_[i]));
     // A deferred unpark (NotifyCapacityChanged) reads as done.
-    bool due = !unpark_due_.empty() && unpark_due_[cq_root_[i]];
+    bool due = UnparkDue(cq_root_[i]);
     for (const auto& k : cq_pending_[i].parked()) {
       if (!due) cq.parked.emplace_back(k.key);
     }
