@@ -106,7 +106,7 @@ void AdmitterImpl::MaybeSleep(const Entry& e, Cycle& cycle) {
   s.message = head.pending.message;
   ++cycle.sleeping;
   cycle.sleeping_by_root[root].push_back(e.queue);
-  cycle.wake_at.emplace(cycle.round + run + 1, std::make_pair(e.queue, s.id));
+  cycle.PushWake({.round = cycle.round + run + 1, .id = s.id, .cq = e.queue});
 }
 
 // Parks the first `count` active heads, as their rounds would have; one never tried
@@ -147,9 +147,9 @@ void AdmitterImpl::WakeAll(Cycle& cycle) {
 
 // Queues whose run ended in the last round give their next head in this one.
 void AdmitterImpl::WakeDue(Cycle& cycle) {
-  while (!cycle.wake_at.empty() && cycle.wake_at.begin()->first <= cycle.round) {
-    auto [cq, id] = cycle.wake_at.begin()->second;
-    cycle.wake_at.erase(cycle.wake_at.begin());
+  while (!cycle.wake_at.empty() && cycle.wake_at.front().round <= cycle.round) {
+    const auto [round, id, cq] = cycle.wake_at.front();
+    cycle.PopWake();
     const Cycle::Sleep& s = cycle.sleep[static_cast<size_t>(cq)];
     if (s.gen < 0 || s.id != id) continue;  // woken early
     Awaken(cq, s.run, cycle);
@@ -160,13 +160,13 @@ void AdmitterImpl::WakeDue(Cycle& cycle) {
 // A round without entries: skip to the next round in which a sleeper wakes.
 bool AdmitterImpl::NextWake(Cycle& cycle) {
   while (!cycle.wake_at.empty()) {
-    auto [cq, id] = cycle.wake_at.begin()->second;
+    const auto [round, id, cq] = cycle.wake_at.front();
     const Cycle::Sleep& s = cycle.sleep[static_cast<size_t>(cq)];
     if (s.gen >= 0 && s.id == id) {
-      cycle.round = cycle.wake_at.begin()->first - 1;
+      cycle.round = round - 1;
       return true;
     }
-    cycle.wake_at.erase(cycle.wake_at.begin());
+    cycle.PopWake();
   }
   return false;
 }
@@ -178,7 +178,10 @@ bool AdmitterImpl::NextWake(Cycle& cycle) {
 void AdmitterImpl::WakeRoot(NodeId root, Cycle& cycle, std::vector<Entry>& entries, size_t pos) {
   auto it = cycle.sleeping_by_root.find(root);
   if (it == cycle.sleeping_by_root.end() || it->second.empty()) return;
-  const std::vector<int32_t> cqs = it->second;
+  // A copy (Awaken edits the list), into storage kept across calls: this runs after
+  // every head of a tree with sleepers.
+  std::vector<int32_t>& cqs = cycle.wake_scratch;
+  cqs.assign(it->second.begin(), it->second.end());
   for (int32_t cq : cqs) {
     if (cycle.sleep[static_cast<size_t>(cq)].gen != root_gen_[root]) {
       WakeQueue(cq, cycle, entries, pos);

@@ -12,6 +12,7 @@
 // an admission invalidates only its own tree.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -269,7 +270,27 @@ class AdmitterImpl : public Admitter {
     size_t sleeping = 0;
     uint64_t sleep_ids = 0;
     std::map<NodeId, std::vector<int32_t>> sleeping_by_root;
-    std::multimap<int64_t, std::pair<int32_t, uint64_t>> wake_at;  // round -> (cq, id)
+    std::vector<int32_t> wake_scratch;  // WakeRoot's copy of a root's sleepers
+    // When each sleeper's run ends: a min-heap by (round, id), so equal rounds wake
+    // in the order the queues fell asleep (a tree node per sleep was a tenth of
+    // MaybeSleep and WakeDue).
+    struct WakeAt {
+      int64_t round = 0;
+      uint64_t id = 0;
+      int32_t cq = -1;
+      friend bool operator>(const WakeAt& a, const WakeAt& b) {
+        return a.round != b.round ? a.round > b.round : a.id > b.id;
+      }
+    };
+    std::vector<WakeAt> wake_at;
+    void PushWake(WakeAt w) {
+      wake_at.push_back(w);
+      std::push_heap(wake_at.begin(), wake_at.end(), std::greater<>());
+    }
+    void PopWake() {
+      std::pop_heap(wake_at.begin(), wake_at.end(), std::greater<>());
+      wake_at.pop_back();
+    }
     std::vector<Decision>* out = nullptr;  // the cycle's decisions (ParkRun adds to them)
     // The round's heads and the one being processed: a queue woken by a head's
     // processing gives its head of this round after it (WakeQueue).
