@@ -56,22 +56,23 @@ TEST(SleepingQueues, GeneratedRunsDecideAsVisitingEveryHead) {
     ClusterSpec cluster;
     WorkloadSpec jobs;
   };
-  std::vector<Case> cases(2);
-  // 8 ClusterQueues in 2 cohorts, arrivals every 30 s.
-  cases[0].cluster = {.nodes = 64, .racks = 8, .blocks = 2, .cluster_queues = 8, .cohorts = 2};
-  cases[0].jobs.jobs = 200;
-  cases[0].jobs.seed = 1;
-  cases[0].jobs.queues = 8;
-  cases[0].jobs.rack_gpus = 64;
-  cases[0].jobs.mean_interarrival_seconds = 30;
-  // 8 in 4 cohorts, every 5 s: preemptors give up their claims while a queue of
-  // their tree sleeps.
-  cases[1].cluster = {.nodes = 48, .racks = 6, .cluster_queues = 8, .cohorts = 4, .seed = 7};
-  cases[1].jobs.jobs = 400;
-  cases[1].jobs.seed = 3;
-  cases[1].jobs.queues = 8;
-  cases[1].jobs.rack_gpus = 64;
-  cases[1].jobs.mean_interarrival_seconds = 5;
+  // Jobs for the cluster's 8 queues (racks of 64 GPUs), arriving `every` seconds.
+  auto make = [](ClusterSpec cluster, int32_t jobs, uint64_t seed, double every) {
+    Case c{cluster, {}};
+    c.jobs.jobs = jobs;
+    c.jobs.seed = seed;
+    c.jobs.queues = cluster.cluster_queues;
+    c.jobs.rack_gpus = 64;
+    c.jobs.mean_interarrival_seconds = every;
+    return c;
+  };
+  const std::vector<Case> cases = {
+      // 8 ClusterQueues in 2 cohorts, arrivals every 30 s.
+      make({.nodes = 64, .racks = 8, .blocks = 2, .cluster_queues = 8, .cohorts = 2}, 200, 1, 30),
+      // 8 in 4 cohorts, every 5 s: preemptors give up their claims while a queue of
+      // their tree sleeps.
+      make({.nodes = 48, .racks = 6, .cluster_queues = 8, .cohorts = 4, .seed = 7}, 400, 3, 5),
+  };
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE("case " + std::to_string(i));
     api::DecodeResult r;
