@@ -47,10 +47,9 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
   std::vector<Entry> entries;  // a round's heads; reused, as the rounds are many
   for (;;) {
     ++cycle.round;
-    if (woke_queue_) {
-      cycle.rescan = true;
-      WakeAll(cycle);
-    }
+    // Heads were unparked: scan every queue. Sleepers sleep on; a queue heads were
+    // unparked into woke before (WakeForVictims, WakeBeforeUnpark).
+    if (woke_queue_) cycle.rescan = true;
     woke_queue_ = false;
     WakeDue(cycle);
     CollectHeads(cycle, entries);
@@ -74,7 +73,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
       // A preemptor that neither admits nor preempts has given up for now: its
       // victims may compete again.
       if (o != Outcome::kPreempting && ws.held) {
-        if (cycle.sleeping > 0) WakeForVictims(ws.wl().key, cycle, entries, i);
+        WakeForVictims(ws.wl().key, cycle);
         ReleaseHeldVictims(ws.wl().key);
       }
       // A nomination ends: heads parked while its nodes were kept from them (reason

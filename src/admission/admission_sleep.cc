@@ -134,17 +134,6 @@ void AdmitterImpl::Awaken(int32_t cq, int64_t consumed, Cycle& cycle) {
   list.erase(std::find(list.begin(), list.end(), cq));
 }
 
-// A rescan (a victim unparked, maybe into a sleeping queue): every sleeper gives
-// its head of this round for real.
-void AdmitterImpl::WakeAll(Cycle& cycle) {
-  // A victim may be unparked among the verified heads.
-  for (Cycle::Verified& v : cycle.verified) v = Cycle::Verified{};
-  for (size_t c = 0; cycle.sleeping > 0 && c < cycle.sleep.size(); ++c) {
-    const Cycle::Sleep& s = cycle.sleep[c];
-    if (s.gen >= 0) Awaken(static_cast<int32_t>(c), cycle.round - 1 - s.round, cycle);
-  }
-}
-
 // Queues whose run ended in the last round give their next head in this one.
 void AdmitterImpl::WakeDue(Cycle& cycle) {
   while (!cycle.wake_at.empty() && cycle.wake_at.front().round <= cycle.round) {
@@ -189,27 +178,24 @@ void AdmitterImpl::WakeRoot(NodeId root, Cycle& cycle, std::vector<Entry>& entri
   }
 }
 
-// entries[pos], giving up, is about to unpark the victims it held: a sleeping
-// queue among theirs wakes first, while its run heads are still its first ones.
-void AdmitterImpl::WakeForVictims(const std::string& preemptor, Cycle& cycle,
-                                  std::vector<Entry>& entries, size_t pos) {
+// The head being processed, admitted or giving up, is about to unpark the victims
+// it held: their queues wake first, while their run heads are still their first.
+void AdmitterImpl::WakeForVictims(const std::string& preemptor, Cycle& cycle) {
   auto held = held_victims_.find(preemptor);
   if (held == held_victims_.end()) return;
   for (const std::string& victim : held->second) {
     auto w = workloads_.find(victim);
-    if (w == workloads_.end() || w->second.route != Route::kKueue) continue;
-    auto cq = static_cast<size_t>(w->second.queue);
-    if (cq < cycle.verified.size()) cycle.verified[cq] = Cycle::Verified{};
-    if (cq < cycle.sleep.size() && cycle.sleep[cq].gen >= 0) {
-      WakeQueue(w->second.queue, cycle, entries, pos);
+    if (w != workloads_.end() && w->second.route == Route::kKueue) {
+      WakeBeforeUnpark(w->second.queue, &cycle);
     }
   }
 }
 
 // Heads are about to be unparked into `cq` mid-cycle (`cycle`; nullptr between
 // cycles). Sleeping, it wakes first, while its run heads are still its first active
-// ones (Awaken parks the first `consumed`); awake, the heads MaybeSleep verified
-// may no longer follow each other.
+// ones (Awaken parks the first `consumed`). Asleep or not, the heads MaybeSleep
+// verified may no longer follow each other: a later head of the queue found short
+// would otherwise sleep over the unparked ones unvisited.
 void AdmitterImpl::WakeBeforeUnpark(int32_t cq, Cycle* cycle) {
   if (cycle == nullptr) return;
   auto c = static_cast<size_t>(cq);

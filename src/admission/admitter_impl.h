@@ -259,9 +259,9 @@ class AdmitterImpl : public Admitter {
     int64_t round = 0;
     std::vector<Sleep> sleep;
     // By ClusterQueue: the last head MaybeSleep compared the heads behind it with,
-    // and the last of them found the same. Until a rescan, those heads wait
-    // unvisited, so a later head found like `ref` shares the same run without
-    // comparing them again.
+    // and the last of them found the same. Until heads are unparked into the queue
+    // (WakeBeforeUnpark forgets it), those heads wait unvisited, so a later head
+    // found like `ref` shares the same run without comparing them again.
     struct Verified {
       const WorkloadState* ref = nullptr;
       const WorkloadState* last = nullptr;
@@ -506,12 +506,10 @@ class AdmitterImpl : public Admitter {
   void MaybeSleep(const Entry& e, Cycle& cycle);
   void ParkRun(int32_t cq, int64_t count, Cycle& cycle);
   void Awaken(int32_t cq, int64_t consumed, Cycle& cycle);
-  void WakeAll(Cycle& cycle);
   void WakeDue(Cycle& cycle);
   bool NextWake(Cycle& cycle);
   void WakeRoot(NodeId root, Cycle& cycle, std::vector<Entry>& entries, size_t pos);
-  void WakeForVictims(const std::string& preemptor, Cycle& cycle, std::vector<Entry>& entries,
-                      size_t pos);
+  void WakeForVictims(const std::string& preemptor, Cycle& cycle);
   void WakeQueue(int32_t cq, Cycle& cycle, std::vector<Entry>& entries, size_t pos);
   void WakeBeforeUnpark(int32_t cq, Cycle* cycle);
 
