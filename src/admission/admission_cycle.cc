@@ -48,7 +48,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
   for (;;) {
     ++cycle.round;
     // Heads were unparked: scan every queue. Sleepers sleep on; a queue heads were
-    // unparked into woke before (WakeForVictims, WakeBeforeUnpark).
+    // unparked into woke before (WakeBeforeUnpark).
     if (woke_queue_) cycle.rescan = true;
     woke_queue_ = false;
     WakeDue(cycle);
@@ -66,15 +66,14 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
       Outcome o = Process(e, cycle, oracle, out);
       ++heads_tried_;
       if (e.route == Route::kKueue && cycle.sleeping > 0) {
-        WakeRoot(RootOf(e.queue), cycle, entries, i);
+        WakeRoot(RootOf(e.queue), cycle);
       }
       bool quota_wait = e.quota_wait && o == Outcome::kPending;
       if (e.route == Route::kKueue && !quota_wait) cycle.stirred[RootOf(e.queue)] = 1;
       // A preemptor that neither admits nor preempts has given up for now: its
       // victims may compete again.
       if (o != Outcome::kPreempting && ws.held) {
-        WakeForVictims(ws.wl().key, cycle);
-        ReleaseHeldVictims(ws.wl().key);
+        ReleaseHeldVictims(ws.wl().key, &cycle);
       }
       // A nomination ends: heads parked while its nodes were kept from them (reason
       // NodesNominated) may fit now, on what the preemptor left or gave back.
@@ -561,7 +560,7 @@ void AdmitterImpl::SyncHeld(const std::string& key) {
   w->second.held = held_for_preemptor_.count(key) > 0 || held_victims_.count(key) > 0;
 }
 
-void AdmitterImpl::ReleaseHeldVictims(const std::string& preemptor) {
+void AdmitterImpl::ReleaseHeldVictims(const std::string& preemptor, Cycle* cycle) {
   auto held = held_victims_.find(preemptor);
   if (held == held_victims_.end()) return;
   // In key order; Unhold takes each out of the set.
@@ -571,6 +570,7 @@ void AdmitterImpl::ReleaseHeldVictims(const std::string& preemptor) {
     if (it == held_for_preemptor_.end() || it->second != preemptor) continue;
     auto victim = workloads_.find(key);
     if (victim != workloads_.end()) {
+      if (victim->second.route == Route::kKueue) WakeBeforeUnpark(victim->second.queue, cycle);
       if (PendingQueue* q = QueueFor(victim->second)) {
         q->Unpark(victim->second.qkey);
         woke_queue_ = true;

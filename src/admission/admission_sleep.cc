@@ -160,11 +160,11 @@ bool AdmitterImpl::NextWake(Cycle& cycle) {
   return false;
 }
 
-// entries[pos] (of tree `root`) was just processed. If it moved the tree's
-// generation, its sleepers' heads of this round may be answered differently: the
-// one this round's order put before entries[pos] was parked with the old answer,
-// one after it is inserted into the rest of the round.
-void AdmitterImpl::WakeRoot(NodeId root, Cycle& cycle, std::vector<Entry>& entries, size_t pos) {
+// The round's head at cycle.pos (of tree `root`) was just processed. If it moved the
+// tree's generation, its sleepers' heads of this round may be answered differently:
+// the one this round's order put before it was parked with the old answer, one after
+// it is inserted into the rest of the round.
+void AdmitterImpl::WakeRoot(NodeId root, Cycle& cycle) {
   auto it = cycle.sleeping_by_root.find(root);
   if (it == cycle.sleeping_by_root.end() || it->second.empty()) return;
   // A copy (Awaken edits the list), into storage kept across calls: this runs after
@@ -173,20 +173,7 @@ void AdmitterImpl::WakeRoot(NodeId root, Cycle& cycle, std::vector<Entry>& entri
   cqs.assign(it->second.begin(), it->second.end());
   for (int32_t cq : cqs) {
     if (cycle.sleep[static_cast<size_t>(cq)].gen != root_gen_[root]) {
-      WakeQueue(cq, cycle, entries, pos);
-    }
-  }
-}
-
-// The head being processed, admitted or giving up, is about to unpark the victims
-// it held: their queues wake first, while their run heads are still their first.
-void AdmitterImpl::WakeForVictims(const std::string& preemptor, Cycle& cycle) {
-  auto held = held_victims_.find(preemptor);
-  if (held == held_victims_.end()) return;
-  for (const std::string& victim : held->second) {
-    auto w = workloads_.find(victim);
-    if (w != workloads_.end() && w->second.route == Route::kKueue) {
-      WakeBeforeUnpark(w->second.queue, &cycle);
+      WakeQueue(cq, cycle);
     }
   }
 }
@@ -201,11 +188,13 @@ void AdmitterImpl::WakeBeforeUnpark(int32_t cq, Cycle* cycle) {
   auto c = static_cast<size_t>(cq);
   if (c < cycle->verified.size()) cycle->verified[c] = Cycle::Verified{};
   if (c < cycle->sleep.size() && cycle->sleep[c].gen >= 0) {
-    WakeQueue(cq, *cycle, *cycle->entries, cycle->pos);
+    WakeQueue(cq, *cycle);
   }
 }
 
-void AdmitterImpl::WakeQueue(int32_t cq, Cycle& cycle, std::vector<Entry>& entries, size_t pos) {
+void AdmitterImpl::WakeQueue(int32_t cq, Cycle& cycle) {
+  std::vector<Entry>& entries = *cycle.entries;
+  const size_t pos = cycle.pos;
   const Cycle::Sleep s = cycle.sleep[static_cast<size_t>(cq)];
   if (s.round == cycle.round) {
     Awaken(cq, 0, cycle);  // it gave a head this round: in cycle.live already

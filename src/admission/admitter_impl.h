@@ -187,7 +187,9 @@ class AdmitterImpl : public Admitter {
   bool HeldForPreemptor(WorkloadState& ws, std::vector<Decision>& out);
   // Takes `victim` out of held_victims_[preemptor] (the entry too once empty).
   void ForgetHeldVictim(const std::string& preemptor, const std::string& victim);
-  void ReleaseHeldVictims(const std::string& preemptor);
+  struct Cycle;  // per-cycle bookkeeping (below)
+  // `cycle`: the cycle its preemptor lets them go in (nullptr between cycles).
+  void ReleaseHeldVictims(const std::string& preemptor, Cycle* cycle = nullptr);
   // WorkloadState::held of `key` from the two maps; every change to them calls it.
   void SyncHeld(const std::string& key);
   // Set when ReleaseHeldVictims unparks a victim: a cycle's next round rescans
@@ -508,9 +510,10 @@ class AdmitterImpl : public Admitter {
   void Awaken(int32_t cq, int64_t consumed, Cycle& cycle);
   void WakeDue(Cycle& cycle);
   bool NextWake(Cycle& cycle);
-  void WakeRoot(NodeId root, Cycle& cycle, std::vector<Entry>& entries, size_t pos);
-  void WakeForVictims(const std::string& preemptor, Cycle& cycle);
-  void WakeQueue(int32_t cq, Cycle& cycle, std::vector<Entry>& entries, size_t pos);
+  void WakeRoot(NodeId root, Cycle& cycle);
+  // Wakes `cq` at cycle.pos of the round: its head of this round is parked or goes
+  // into the rest of the round, where the round's order puts it.
+  void WakeQueue(int32_t cq, Cycle& cycle);
   void WakeBeforeUnpark(int32_t cq, Cycle* cycle);
 
   // admission_cycle.cc
