@@ -234,7 +234,30 @@ void AdmitterImpl::Reassign(WorkloadState& ws, AssignOptions options) {
     ws.flavors = std::make_shared<FlavorAssignment>();
   }
   options.scratch = &assign_scratch_;
-  AssignFlavorsInto(*ws.flavors, ws.wl(), cqs_[ws.queue], tree_, flavors_, options);
+  if (!share_flavors_) {  // without shortcuts: compiled for every assignment
+    AssignFlavorsInto(*ws.flavors, ws.wl(), cqs_[ws.queue], tree_, flavors_, options);
+    return;
+  }
+  AssignFlavorsInto(*ws.flavors, FlavorInputsOf(ws), cqs_[ws.queue], tree_, flavors_, options);
+}
+
+const FlavorInputs& AdmitterImpl::FlavorInputsOf(WorkloadState& ws) {
+  if (ws.flavor_inputs != nullptr) return *ws.flavor_inputs;
+  auto compile = [&] {
+    auto inputs = std::make_shared<FlavorInputs>();
+    CompileFlavorInputs(*inputs, ws.wl(), cqs_[ws.queue], tree_, flavors_);
+    return inputs;
+  };
+  if (ws.shape < 0) {
+    ws.flavor_inputs = compile();
+    return *ws.flavor_inputs;
+  }
+  constexpr size_t kMaxInputs = 1 << 16;
+  if (flavor_inputs_.size() >= kMaxInputs) flavor_inputs_.clear();
+  auto& slot = flavor_inputs_[InputsKey{ws.queue, ws.shape}];
+  if (slot == nullptr) slot = compile();
+  ws.flavor_inputs = slot;
+  return *ws.flavor_inputs;
 }
 
 // AssignFlavors reads a pod set's name, count, requests, tolerations, node

@@ -135,6 +135,9 @@ class AdmitterImpl : public Admitter {
     int64_t flavors_gen = -1;
     // Not const: an assignment held by this workload alone is recomputed in place.
     std::shared_ptr<FlavorAssignment> flavors;
+    // Its flavor inputs compiled for its ClusterQueue (FlavorInputsOf), shared by the
+    // heads of its shape there; reset by Resolve, which may change the queue.
+    std::shared_ptr<const FlavorInputs> flavor_inputs;
     // The workload itself, shared with its owner (the engine's record; Enqueue): the
     // admitter keeps no copy of its own.
     std::shared_ptr<const model::Workload> workload;
@@ -524,6 +527,24 @@ class AdmitterImpl : public Admitter {
   // Recomputes ws.flavors: in place when no other workload shares it.
   void Reassign(WorkloadState& ws, AssignOptions options);
   AssignScratch assign_scratch_;
+  // ws's FlavorInputs for its ClusterQueue, compiled on first use: one per
+  // (ClusterQueue, shape), or the workload's own when it has no shape. Compiling
+  // them (sorting resource names, finding (flavor, resource) ids, matching taints)
+  // was most of an assignment's cost, paid again for every head after each
+  // admission in its tree.
+  const FlavorInputs& FlavorInputsOf(WorkloadState& ws);
+  struct InputsKey {
+    int32_t queue;
+    int64_t shape;
+    bool operator==(const InputsKey&) const = default;
+  };
+  struct InputsKeyHash {
+    size_t operator()(const InputsKey& k) const {
+      return std::hash<int64_t>{}(k.shape * 1000003 + k.queue);
+    }
+  };
+  // Bounded like shapes_ (cleared when full; workloads keep what they hold).
+  std::unordered_map<InputsKey, std::shared_ptr<const FlavorInputs>, InputsKeyHash> flavor_inputs_;
   static bool FlavorInputsShareable(const model::Workload& wl);
   static bool SameFlavorInputs(const SharedFlavors& shared, const WorkloadState& ws, int64_t gen) {
     return ws.shape >= 0 && shared.gen == gen && shared.shape == ws.shape;

@@ -58,7 +58,8 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
   ws.route = Route::kHeld;
   ws.queue = -1;
   ws.local_queue = wl.local_queue;
-  ws.flavors_gen = -1;   // the queue (and so the tree) may differ now
+  ws.flavors_gen = -1;  // the queue (and so the tree) may differ now
+  ws.flavor_inputs.reset();
   ws.pending_text = -1;  // every path below rewrites `pending`
   ws.plain = false;
   ws.qkey.share = 0;

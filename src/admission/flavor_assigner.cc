@@ -177,9 +177,68 @@ FlavorAssignment AssignFlavors(const model::Workload& wl, const ClusterQueueSpec
   return out;
 }
 
+void CompileFlavorInputs(FlavorInputs& out, const model::Workload& wl, const ClusterQueueSpec& cq,
+                         const QuotaTree& tree, const FlavorCatalog& flavors) {
+  // Entries are overwritten in place, so a scratch compile per call reuses storage.
+  out.pod_sets.resize(wl.pod_sets.size());
+  std::vector<ResourceId> ids;
+  for (size_t p = 0; p < wl.pod_sets.size(); ++p) {
+    const model::PodSet& ps = wl.pod_sets[p];
+    FlavorInputs::PodSet& in = out.pod_sets[p];
+    in.name = ps.name;
+    in.count = ps.count;
+    in.uncovered.clear();
+    // The pod set's total request is requests x count: its non-zero resources are
+    // the per-pod ones (none for a count of 0); zero requests need no flavor.
+    ids.clear();
+    if (ps.count != 0) ps.requests.SortedIdsInto(ids);
+    for (ResourceId r : ids) {
+      bool covered = std::any_of(cq.groups.begin(), cq.groups.end(), [&](const auto& g) {
+        return std::find(g.covered.begin(), g.covered.end(), r) != g.covered.end();
+      });
+      if (!covered) in.uncovered.push_back(r);
+    }
+    size_t used = 0;
+    for (const CompiledResourceGroup& g : cq.groups) {
+      if (used == in.groups.size()) in.groups.emplace_back();
+      FlavorInputs::Group& group = in.groups[used];
+      group.wants.clear();
+      group.names.clear();
+      for (ResourceId r : ids) {
+        if (std::find(g.covered.begin(), g.covered.end(), r) == g.covered.end()) continue;
+        group.wants.push_back({r, ps.requests.Get(r) * ps.count});
+        group.names.push_back(ResourceNames::Name(r));
+      }
+      if (group.wants.empty()) continue;
+      ++used;
+      group.options.resize(g.flavors.size());
+      for (size_t i = 0; i < g.flavors.size(); ++i) {
+        const int32_t f = g.flavors[i];
+        FlavorInputs::Option& option = group.options[i];
+        option.flavor = f;
+        option.mismatch = FlavorMismatch(ps, flavors.flavors[f]);
+        option.frs.clear();
+        for (const auto& want : group.wants) {
+          option.frs.push_back(tree.FindFr(f, want.resource).value_or(FrId{-1}));
+        }
+      }
+    }
+    in.groups.resize(used);
+  }
+}
+
 void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const ClusterQueueSpec& cq,
                        const QuotaTree& tree, const FlavorCatalog& flavors,
                        const AssignOptions& options) {
+  AssignScratch own;
+  AssignScratch& scratch = options.scratch != nullptr ? *options.scratch : own;
+  CompileFlavorInputs(scratch.inputs, wl, cq, tree, flavors);
+  AssignFlavorsInto(out, scratch.inputs, cq, tree, flavors, options);
+}
+
+void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
+                       const ClusterQueueSpec& cq, const QuotaTree& tree,
+                       const FlavorCatalog& flavors, const AssignOptions& options) {
   AssignScratch own;
   AssignScratch& scratch = options.scratch != nullptr ? *options.scratch : own;
   out.mode = FitMode::kFit;
@@ -208,6 +267,7 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
   bool can_preempt_while_borrowing =
       cq.preemption.borrow_within_cohort.policy != model::PreemptionPolicy::kNever ||
       options.fair_sharing;
+  const bool has_parent = tree.HasParent(cq.node);
   // Keeps the first failure of the worst mode (its refusals, or the uncovered
   // resource): the message tells it.
   std::vector<FlavorRefusal>& refusals = scratch.refusals;
@@ -230,52 +290,31 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
   };
 
   // Every pod set gets its entry, in order; the previous entries' storage is reused.
-  out.assignment.pod_sets.resize(wl.pod_sets.size());
-  std::vector<ResourceId>& wanted = scratch.wanted;
-  std::vector<ResourceId>& ids = scratch.ids;
+  out.assignment.pod_sets.resize(inputs.pod_sets.size());
   FlavorOutcome o, best;
   o.charges.swap(scratch.charges);
   best.charges.swap(scratch.best_charges);
   bool have_best = false;
-  for (size_t p = 0; p < wl.pod_sets.size(); ++p) {
-    const model::PodSet& ps = wl.pod_sets[p];
+  for (size_t p = 0; p < inputs.pod_sets.size(); ++p) {
+    const FlavorInputs::PodSet& in = inputs.pod_sets[p];
     PodSetAssignment& psa = out.assignment.pod_sets[p];
-    psa.pod_set = ps.name;
-    psa.count = ps.count;
+    psa.pod_set = in.name;
+    psa.count = in.count;
     psa.flavors.clear();
-    // The pod set's total request is requests x count: its non-zero resources are
-    // the per-pod ones (none for a count of 0); zero requests need no flavor.
-    ids.clear();
-    if (ps.count != 0) ps.requests.SortedIdsInto(ids);
-    auto total = [&ps](ResourceId r) { return ps.requests.Get(r) * ps.count; };
-    bool pod_set_ok = true;
-    for (ResourceId r : ids) {
-      bool covered = std::any_of(cq.groups.begin(), cq.groups.end(), [&](const auto& g) {
-        return std::find(g.covered.begin(), g.covered.end(), r) != g.covered.end();
-      });
-      if (!covered) {
-        fail(FitMode::kNoFit, "NoFit", p, /*uncovered=*/true, r);
-        pod_set_ok = false;
-      }
-    }
-    if (!pod_set_ok) continue;
-    for (const CompiledResourceGroup& g : cq.groups) {
-      wanted.clear();
-      for (ResourceId r : ids) {
-        if (std::find(g.covered.begin(), g.covered.end(), r) != g.covered.end())
-          wanted.push_back(r);
-      }
-      if (wanted.empty()) continue;
+    for (ResourceId r : in.uncovered) fail(FitMode::kNoFit, "NoFit", p, /*uncovered=*/true, r);
+    if (!in.uncovered.empty()) continue;
+    for (const FlavorInputs::Group& g : in.groups) {
+      const size_t wants = g.wants.size();
       refusals.clear();
       const char* worst_reason = "NoFit";
       have_best = false;
       int32_t evaluated = 0;  // flavors the pod set could use whose quota was looked at
-      for (int32_t f : g.flavors) {
-        std::string mismatch = FlavorMismatch(ps, flavors.flavors[f]);
-        if (!mismatch.empty()) {
+      for (const FlavorInputs::Option& option : g.options) {
+        const int32_t f = option.flavor;
+        if (!option.mismatch.empty()) {
           FlavorRefusal& refusal = refusals.emplace_back();
           refusal.kind = FlavorRefusal::Kind::kMismatch;
-          refusal.words = std::move(mismatch);
+          refusal.words = option.mismatch;
           continue;
         }
         ++evaluated;
@@ -284,30 +323,31 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
         o.borrow = false;
         o.no_candidates = false;
         o.charges.clear();
-        for (ResourceId r : wanted) {
-          int64_t req = total(r);
-          std::optional<FrId> fr = tree.FindFr(f, r);
+        for (size_t w = 0; w < wants; ++w) {
+          const ResourceId r = g.wants[w].resource;
+          const int64_t req = g.wants[w].total;
+          const FrId fr = option.frs[w];
           auto refuse = [&](FlavorRefusal::Kind kind, int64_t request, int64_t limit) {
             refusals.push_back(FlavorRefusal{kind, f, r, request, limit, {}});
             worst_reason = "QuotaExceeded";
           };
-          if (!fr) {
+          if (fr < 0) {
             o.mode = FitMode::kNoFit;
             refuse(FlavorRefusal::Kind::kNoQuota, req, 0);
             continue;
           }
-          int64_t val = req + charged_amount(*fr);
-          o.charges.emplace_back(*fr, req);
-          bool borrow = tree.HasParent(cq.node) && tree.BorrowingWith(cq.node, *fr, val);
-          int64_t potential = tree.PotentialAvailable(cq.node, *fr);
-          int64_t available = tree.Available(cq.node, *fr);
+          int64_t val = req + charged_amount(fr);
+          o.charges.emplace_back(fr, req);
+          bool borrow = has_parent && tree.BorrowingWith(cq.node, fr, val);
+          int64_t potential = tree.PotentialAvailable(cq.node, fr);
+          int64_t available = tree.Available(cq.node, fr);
           if (val > potential) {
             o.mode = FitMode::kNoFit;
             refuse(FlavorRefusal::Kind::kOverPotential, val, potential);
           } else if (val > available) {
             refuse(FlavorRefusal::Kind::kOverAvailable, val, std::max<int64_t>(0, available));
             bool preemptible =
-                val <= tree.QuotaOf(cq.node, *fr).nominal || can_preempt_while_borrowing;
+                val <= tree.QuotaOf(cq.node, fr).nominal || can_preempt_while_borrowing;
             o.mode = std::min(o.mode, preemptible ? FitMode::kPreempt : FitMode::kNoFit);
             o.borrow |= borrow;
           } else {
@@ -339,7 +379,7 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
       }
       out.first_choice &= evaluated == 1 && best.mode == FitMode::kFit && !best.borrow;
       const std::string& fname = flavors.flavors[best.flavor].meta.name;
-      for (ResourceId r : wanted) psa.flavors[ResourceNames::Name(r)] = fname;
+      for (const std::string& name : g.names) psa.flavors[name] = fname;
       for (const auto& [fr, v] : best.charges) {
         if (int64_t* c = charged_of(fr)) {
           *c += v;
@@ -350,8 +390,8 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
       out.assignment.borrows |= best.borrow;
       if (best.mode == FitMode::kPreempt) {
         // Remember which frs are short so preemption only looks at workloads using them.
-        for (ResourceId r : wanted) {
-          FrId fr = *tree.FindFr(best.flavor, r);
+        // best.charges are this group's, one per want, in the wants' order.
+        for (const auto& [fr, v] : best.charges) {
           if (charged_amount(fr) > tree.Available(cq.node, fr)) preempt.push_back(fr);
         }
         fail(FitMode::kPreempt, "QuotaExceeded", p, /*uncovered=*/false, 0);

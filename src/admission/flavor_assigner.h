@@ -67,12 +67,48 @@ struct FlavorAssignment {
   mutable bool message_written_ = false;
 };
 
+// What AssignFlavorsInto reads of a workload and a ClusterQueue before it looks at
+// any usage: per pod set, the resources no resource group covers, and per resource
+// group the resources asked of it (with the pod set's totals) and, per flavor in
+// order of preference, why the pod set cannot use it ("" if it can) and the flavor's
+// (flavor, resource) ids. It depends on the pod sets (names, counts, requests,
+// tolerations, node selector and affinity), the ClusterQueue's resource groups and
+// the flavors, never on usage: workloads of one flavor shape in one ClusterQueue
+// share it (the admitter compiles it once, not per assignment).
+struct FlavorInputs {
+  struct Want {
+    ResourceId resource = 0;
+    int64_t total = 0;  // requests x count
+  };
+  struct Option {
+    int32_t flavor = -1;
+    std::string mismatch;   // FlavorMismatch's words; "" when the pod set may use it
+    std::vector<FrId> frs;  // per want; -1: the flavor has no quota for it
+  };
+  struct Group {
+    std::vector<Want> wants;         // resources of this group the pod set asks, by name
+    std::vector<std::string> names;  // their names, as the assignment lists them
+    std::vector<Option> options;
+  };
+  struct PodSet {
+    std::string name;
+    int32_t count = 0;
+    std::vector<ResourceId> uncovered;  // asked, but in no resource group, by name
+    std::vector<Group> groups;          // the groups asked of, in the queue's order
+  };
+  std::vector<PodSet> pod_sets;
+};
+
+void CompileFlavorInputs(FlavorInputs& out, const model::Workload& workload,
+                         const ClusterQueueSpec& cq, const QuotaTree& tree,
+                         const FlavorCatalog& flavors);
+
 // Working storage AssignFlavorsInto reuses from one call to the next when the
 // caller keeps it (a cycle assigns flavors to every head, often more than once).
 struct AssignScratch {
-  std::vector<ResourceId> ids, wanted;
   std::vector<FlavorRefusal> refusals;
   std::vector<std::pair<FrId, int64_t>> charges, best_charges;
+  FlavorInputs inputs;  // compiled per call when the caller has none
 };
 
 struct AssignOptions {
@@ -93,6 +129,10 @@ FlavorAssignment AssignFlavors(const model::Workload& workload, const ClusterQue
                                const AssignOptions& options = {});
 // The same into `out`, whose previous contents are replaced (their storage reused).
 void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& workload,
+                       const ClusterQueueSpec& cq, const QuotaTree& tree,
+                       const FlavorCatalog& flavors, const AssignOptions& options = {});
+// The same from inputs compiled for this workload and ClusterQueue.
+void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
                        const ClusterQueueSpec& cq, const QuotaTree& tree,
                        const FlavorCatalog& flavors, const AssignOptions& options = {});
 

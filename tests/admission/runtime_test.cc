@@ -162,6 +162,34 @@ TEST(LocalQueueEditTest, DeletedKeepsWhatItAdmittedAndHoldsWhatWaits) {
   EXPECT_TRUE(h.admitter->CheckInvariants().empty());
 }
 
+// The admitter compiles a head's flavor inputs once for its ClusterQueue (the
+// resource groups and flavors it may use); a LocalQueue deleted and created again
+// for another ClusterQueue moves its waiting workloads there, and their flavors are
+// the new queue's.
+TEST(LocalQueueEditTest, RecreatedForAnotherClusterQueueAssignsThatQueuesFlavors) {
+  model::ManifestSet m;
+  m.resource_flavors = {RF("fa"), RF("fb")};
+  m.cluster_queues = {CQ("cq", "", {Group({"cpu"}, {Flavor("fa", {{"cpu", "4"}})})}),
+                      CQ("other", "", {Group({"cpu"}, {Flavor("fb", {{"cpu", "4"}})})})};
+  m.local_queues = {LQ("ns", "lq", "cq")};
+  Harness h(m);
+  h.Submit(OrderedCpu("ns/a", "4", 1));
+  h.Submit(OrderedCpu("ns/b", "2", 2));
+  h.Run();
+  ASSERT_TRUE(h.Running("ns/a"));
+  ASSERT_FALSE(h.Running("ns/b"));  // assigned flavors in cq (fa), found short
+  ASSERT_TRUE(h.admitter->RemoveLocalQueue("ns", "lq").ok());
+  ASSERT_TRUE(h.admitter->PutLocalQueue(LQ("ns", "lq", "other")).ok());
+  h.Run();
+  ASSERT_TRUE(h.Running("ns/b"));
+  const Decision* admitted = h.LastAdmit("ns/b");
+  ASSERT_NE(admitted, nullptr);
+  EXPECT_EQ(admitted->queue.cluster_queue, "other");
+  ASSERT_EQ(admitted->assignment.pod_sets.size(), 1u);
+  EXPECT_EQ(admitted->assignment.pod_sets[0].flavors.at("cpu"), "fb");
+  EXPECT_TRUE(h.admitter->CheckInvariants().empty());
+}
+
 TEST(LocalQueueEditTest, AStoppedPreemptorLetsGoOfItsNominatedNodes) {
   model::ManifestSet m;
   m.resource_flavors = {RF("default")};
