@@ -229,6 +229,17 @@ const FlavorAssignment& AdmitterImpl::FlavorsFor(WorkloadState& ws) {
 }
 
 void AdmitterImpl::Reassign(WorkloadState& ws, AssignOptions options) {
+  // Held besides only by its queue's shared slot, which is out of date (another
+  // generation): the slot lets go, and the assignment is recomputed in place
+  // instead of in a new object (56,645 of them, six allocations each, at x1).
+  if (ws.flavors != nullptr && ws.flavors.use_count() == 2 &&
+      static_cast<size_t>(ws.queue) < shared_flavors_.size()) {
+    SharedFlavors& shared = shared_flavors_[static_cast<size_t>(ws.queue)];
+    if (shared.flavors == ws.flavors && shared.gen != root_gen_[RootOf(ws.queue)]) {
+      shared.flavors.reset();
+      shared.gen = -1;
+    }
+  }
   // Shared with other heads (SharedFlavors): they keep theirs, this one gets a new one.
   if (ws.flavors == nullptr || ws.flavors.use_count() > 1) {
     ws.flavors = std::make_shared<FlavorAssignment>();

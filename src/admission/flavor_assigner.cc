@@ -298,11 +298,17 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
   for (size_t p = 0; p < inputs.pod_sets.size(); ++p) {
     const FlavorInputs::PodSet& in = inputs.pod_sets[p];
     PodSetAssignment& psa = out.assignment.pod_sets[p];
-    psa.pod_set = in.name;
+    if (psa.pod_set != in.name) psa.pod_set = in.name;
     psa.count = in.count;
-    psa.flavors.clear();
+    // (resource, flavor) names chosen, written into psa.flavors at the end only
+    // where they differ from what it holds (mostly the same flavors as last time).
+    auto& chosen = scratch.chosen;
+    chosen.clear();
     for (ResourceId r : in.uncovered) fail(FitMode::kNoFit, "NoFit", p, /*uncovered=*/true, r);
-    if (!in.uncovered.empty()) continue;
+    if (!in.uncovered.empty()) {
+      psa.flavors.clear();
+      continue;
+    }
     for (const FlavorInputs::Group& g : in.groups) {
       const size_t wants = g.wants.size();
       refusals.clear();
@@ -359,7 +365,8 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
         // ranked (Kueue's noPreemptionCandidates): a flavor with nobody to preempt
         // ranks below every viable one, including a later one of equal score.
         if (o.mode == FitMode::kPreempt && options.has_candidates) {
-          std::vector<FrId> short_frs;
+          std::vector<FrId>& short_frs = scratch.short_frs;
+          short_frs.clear();
           for (const auto& [fr, v] : o.charges) {
             if (v + charged_amount(fr) > tree.Available(cq.node, fr)) short_frs.push_back(fr);
           }
@@ -379,7 +386,7 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
       }
       out.first_choice &= evaluated == 1 && best.mode == FitMode::kFit && !best.borrow;
       const std::string& fname = flavors.flavors[best.flavor].meta.name;
-      for (const std::string& name : g.names) psa.flavors[name] = fname;
+      for (const std::string& name : g.names) chosen.emplace_back(&name, &fname);
       for (const auto& [fr, v] : best.charges) {
         if (int64_t* c = charged_of(fr)) {
           *c += v;
@@ -396,6 +403,17 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
         }
         fail(FitMode::kPreempt, "QuotaExceeded", p, /*uncovered=*/false, 0);
       }
+    }
+    // Names chosen twice (a resource in two groups, which decoding refuses) make the
+    // sizes differ: rebuilt then, the last choice kept, as operator[] keeps it.
+    bool same = psa.flavors.size() == chosen.size();
+    for (size_t i = 0; same && i < chosen.size(); ++i) {
+      auto it = psa.flavors.find(*chosen[i].first);
+      same = it != psa.flavors.end() && it->second == *chosen[i].second;
+    }
+    if (!same) {
+      psa.flavors.clear();
+      for (const auto& [name, flavor] : chosen) psa.flavors[*name] = *flavor;
     }
   }
   o.charges.swap(scratch.charges);
