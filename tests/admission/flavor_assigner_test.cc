@@ -302,6 +302,69 @@ TEST(FlavorAssignerMessageTest, TellsEveryRefusal) {
   EXPECT_EQ(message(W("ns/d", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "2"}})), ": ");
 }
 
+// The admitter compiles a workload's flavor inputs once for its ClusterQueue and
+// assigns from them into the assignment it keeps, as usage moves. Every usage must
+// get what assigning the workload afresh answers, whatever the kept assignment held
+// before (here it alternates between workloads whose pod sets take other flavors,
+// fail, or ask for a resource the queue does not cover).
+TEST(FlavorAssignerCompiledInputsTest, AssigningFromCompiledInputsEqualsAssigningAfresh) {
+  FlavorCatalog cat;
+  cat.flavors = {Tainted("spot"), RF("a100"), RF("t4"), RF("cpus")};
+  cat.defined = {true, true, true, true};
+  QuotaTree tree;
+  ClusterQueueSpec spec;
+  spec.name = "cq";
+  spec.node = tree.AddNode("cq", true);
+  CompiledResourceGroup gpus, cpus;
+  gpus.covered = {kNvidiaGpu};
+  gpus.flavors = {0, 1, 2};
+  cpus.covered = {ResourceNames::Intern("cpu")};
+  cpus.flavors = {3};
+  spec.groups = {gpus, cpus};
+  const FrId spot = tree.InternFr(0, kNvidiaGpu), a100 = tree.InternFr(1, kNvidiaGpu),
+             t4 = tree.InternFr(2, kNvidiaGpu);
+  tree.SetQuota(spec.node, spot, {8, std::nullopt, std::nullopt});
+  tree.SetQuota(spec.node, a100, {8, std::nullopt, std::nullopt});
+  tree.SetQuota(spec.node, t4, {4, std::nullopt, std::nullopt});
+  tree.SetQuota(spec.node, tree.InternFr(3, cpus.covered[0]), {4000, std::nullopt, std::nullopt});
+  tree.Finalize();
+  // Taken in turn, so the kept assignment goes from two pod sets to one with two
+  // resources, to one with one, to one that asks for a resource no group covers.
+  std::vector<model::Workload> wls = {
+      W("ns/two", "lq")
+          .PodSet("launcher", 1, {{"nvidia.com/gpu", "3"}})
+          .PodSet("worker", 2, {{"nvidia.com/gpu", "2"}}),
+      W("ns/both", "lq").PodSet("main", 1, {{"cpu", "1"}, {"nvidia.com/gpu", "5"}}),
+      W("ns/one", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "1"}}),
+      W("ns/memory", "lq").PodSet("main", 1, {{"cpu", "1"}, {"memory", "1Gi"}}),
+  };
+  model::Toleration spot_ok;
+  spot_ok.key = "spot";
+  spot_ok.value = "true";
+  wls[1].pod_sets[0].tolerations.push_back(spot_ok);
+  wls[2].pod_sets[0].tolerations.push_back(spot_ok);  // spot for its GPU too, as ns/both's
+  std::vector<FlavorInputs> inputs(wls.size());
+  for (size_t i = 0; i < wls.size(); ++i) CompileFlavorInputs(inputs[i], wls[i], spec, tree, cat);
+  FlavorAssignment kept;
+  AssignScratch scratch;
+  AssignOptions options;
+  options.scratch = &scratch;
+  int64_t a100_used = 0, t4_used = 0;
+  for (int step = 0; step < 40; ++step) {
+    // Usage moves both ways: a100 fills and drains, t4 steps through its quota.
+    int64_t a100_want = step % 10, t4_want = (step / 3) % 5;
+    tree.AddUsage(spec.node, a100, a100_want - a100_used);
+    tree.AddUsage(spec.node, t4, t4_want - t4_used);
+    a100_used = a100_want;
+    t4_used = t4_want;
+    const size_t i = static_cast<size_t>(step) % wls.size();
+    SCOPED_TRACE("step " + std::to_string(step) + ", workload " + wls[i].key);
+    AssignFlavorsInto(kept, inputs[i], spec, tree, cat, options);
+    FlavorAssignment fresh = AssignFlavors(wls[i], spec, tree, cat);
+    ExpectSameAssignment(kept, fresh, wls[i], spec, cat);
+  }
+}
+
 // A cycle keeps a head's assignment when its tree's usage moved and
 // FitsAsFirstChoice says so: that must be exactly what assigning again answers.
 // Sweep the usage of the queue itself and of a cohort sibling that borrows from it,
