@@ -296,29 +296,41 @@ SchedulerView BuildSchedulerView(const ViewInputs& in, const SchedulerView* prev
   // after the ones the previous view saw are read (the log only grows), unless the
   // engine was rebuilt and started a new log.
   const std::vector<engine::LogEntry>* drained = in.new_decisions;
-  const auto& entries = drained != nullptr ? *drained : engine.log().entries();
-  const bool same_log = drained != nullptr
-                            ? previous != nullptr
-                            : previous != nullptr && !entries.empty() && view.log_first &&
-                                  *view.log_first == ToDecision(entries.front()) &&
-                                  view.log_seen <= entries.size();
-  if (!same_log || drained != nullptr) view.log_seen = 0;
   std::map<std::string, std::vector<DecisionView>> decisions;
-  if (same_log) {
-    for (const auto& w : previous->workloads) {
-      if (!w.decisions.empty()) decisions[w.key] = w.decisions;
+  // The drained entries (a vector) or the engine's log (a deque).
+  auto read = [&](const auto& entries) {
+    const bool same_log = drained != nullptr
+                              ? previous != nullptr
+                              : previous != nullptr && !entries.empty() && view.log_first &&
+                                    *view.log_first == ToDecision(entries.front()) &&
+                                    view.log_seen <= entries.size();
+    if (!same_log || drained != nullptr) view.log_seen = 0;
+    if (same_log) {
+      for (const auto& w : previous->workloads) {
+        if (!w.decisions.empty()) decisions[w.key] = w.decisions;
+      }
     }
-  }
-  for (size_t i = view.log_seen; i < entries.size(); ++i) {
-    const engine::LogEntry& e = entries[i];
-    auto& list = decisions[e.workload];
-    list.push_back(ToDecision(e));
-    if (list.size() > 2 * kMaxDecisionsPerWorkload) {
-      list.erase(list.begin(), list.end() - static_cast<std::ptrdiff_t>(kMaxDecisionsPerWorkload));
+    for (size_t i = view.log_seen; i < entries.size(); ++i) {
+      const engine::LogEntry& e = entries[i];
+      auto& list = decisions[e.workload];
+      list.push_back(ToDecision(e));
+      if (list.size() > 2 * kMaxDecisionsPerWorkload) {
+        list.erase(list.begin(),
+                   list.end() - static_cast<std::ptrdiff_t>(kMaxDecisionsPerWorkload));
+      }
+      if (!OnTimeline(e.action)) continue;
+      c.timeline.push_back({e.time, e.action, e.workload, engine.QueueOf(e.workload).cluster_queue,
+                            e.reason, e.message});
     }
-    if (!OnTimeline(e.action)) continue;
-    c.timeline.push_back({e.time, e.action, e.workload, engine.QueueOf(e.workload).cluster_queue,
-                          e.reason, e.message});
+    if (drained == nullptr) {
+      view.log_first = entries.empty() ? std::nullopt : std::optional(ToDecision(entries.front()));
+      view.log_seen = entries.size();
+    }
+  };
+  if (drained != nullptr) {
+    read(*drained);
+  } else {
+    read(engine.log().entries());
   }
   for (auto& w : view.workloads) {
     auto it = decisions.find(w.key);
@@ -328,10 +340,6 @@ SchedulerView BuildSchedulerView(const ViewInputs& in, const SchedulerView* prev
       list.erase(list.begin(), list.end() - static_cast<std::ptrdiff_t>(kMaxDecisionsPerWorkload));
     }
     w.decisions = std::move(list);
-  }
-  if (drained == nullptr) {
-    view.log_first = entries.empty() ? std::nullopt : std::optional(ToDecision(entries.front()));
-    view.log_seen = entries.size();
   }
   if (c.timeline.size() > kMaxTimelineEntries) {
     c.timeline.erase(c.timeline.begin(),

@@ -41,7 +41,6 @@ Engine::Engine(const model::ManifestSet& manifests, std::vector<model::Workload>
   records_.Reserve(workloads.size());
   // Submit, Admit and Start each log an entry: room for them up front, not a
   // growing vector moving every entry so far.
-  log_.Reserve(3 * workloads.size());
   if (parts_.admitter) parts_.admitter->Reserve(workloads.size());
   for (auto& w : workloads) {
     if (records_.Find(w.key) != nullptr) {
