@@ -530,8 +530,9 @@ class AdmitterImpl : public Admitter {
   // ws's FlavorInputs for its ClusterQueue, compiled on first use: one per
   // (ClusterQueue, shape), or the workload's own when it has no shape. Compiling
   // them (sorting resource names, finding (flavor, resource) ids, matching taints)
-  // was most of an assignment's cost, paid again for every head after each
-  // admission in its tree.
+  // was a quarter of an assignment's instructions, paid again for every head after
+  // each admission in its tree. They never depend on usage; a change to the
+  // flavors or the queues' resource groups builds a new admitter.
   const FlavorInputs& FlavorInputsOf(WorkloadState& ws);
   struct InputsKey {
     int32_t queue;
@@ -540,7 +541,8 @@ class AdmitterImpl : public Admitter {
   };
   struct InputsKeyHash {
     size_t operator()(const InputsKey& k) const {
-      return std::hash<int64_t>{}(k.shape * 1000003 + k.queue);
+      return std::hash<uint64_t>{}(static_cast<uint64_t>(k.shape) * 1000003u +
+                                   static_cast<uint32_t>(k.queue));
     }
   };
   // Bounded like shapes_ (cleared when full; workloads keep what they hold).
