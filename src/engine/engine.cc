@@ -37,10 +37,9 @@ Engine::Engine(const model::ManifestSet& manifests, std::vector<model::Workload>
     bridge_.SetSla(manifests.scheduler_config->volcano.sla,
                    manifests.scheduler_config->volcano.sla_waiting_seconds);
   }
-  // Every known workload is looked up by key on Submit: no rehash while they arrive.
+  // Every known workload is looked up by key on Submit: no rehash while they arrive
+  // (here and in the admitter's states).
   records_.Reserve(workloads.size());
-  // Submit, Admit and Start each log an entry: room for them up front, not a
-  // growing vector moving every entry so far.
   if (parts_.admitter) parts_.admitter->Reserve(workloads.size());
   for (auto& w : workloads) {
     if (records_.Find(w.key) != nullptr) {
