@@ -230,8 +230,8 @@ void CompileFlavorInputs(FlavorInputs& out, const model::Workload& wl, const Clu
 void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const ClusterQueueSpec& cq,
                        const QuotaTree& tree, const FlavorCatalog& flavors,
                        const AssignOptions& options) {
-  AssignScratch own;
-  AssignScratch& scratch = options.scratch != nullptr ? *options.scratch : own;
+  std::optional<AssignScratch> own;  // built only for a caller that keeps none
+  AssignScratch& scratch = options.scratch != nullptr ? *options.scratch : own.emplace();
   CompileFlavorInputs(scratch.inputs, wl, cq, tree, flavors);
   AssignFlavorsInto(out, scratch.inputs, cq, tree, flavors, options);
 }
@@ -239,8 +239,8 @@ void AssignFlavorsInto(FlavorAssignment& out, const model::Workload& wl, const C
 void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
                        const ClusterQueueSpec& cq, const QuotaTree& tree,
                        const FlavorCatalog& flavors, const AssignOptions& options) {
-  AssignScratch own;
-  AssignScratch& scratch = options.scratch != nullptr ? *options.scratch : own;
+  std::optional<AssignScratch> own;  // built only for a caller that keeps none
+  AssignScratch& scratch = options.scratch != nullptr ? *options.scratch : own.emplace();
   out.mode = FitMode::kFit;
   out.first_choice = true;
   out.assignment.borrows = false;
