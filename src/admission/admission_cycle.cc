@@ -94,7 +94,7 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
       QueueFor(ws)->Park(ws.qkey);
       if (ws.parked_physical) {
         physically_parked_.insert(ws.wl().key);
-        nomination_waiters_ |= ws.pending.reason == kReasonNodesNominated;
+        nomination_waiters_ |= NoteReason(ws) == kReasonNodesNominated;
       }
       if (quota_wait) MaybeSleep(e, cycle);
     }
@@ -371,7 +371,7 @@ AdmitterImpl::Outcome AdmitterImpl::PlanAndApplyKueue(Entry& e, Cycle& cycle,
                             oracle, out);
     }
     case Plan::Kind::kBlocked:
-      SetPending(ws, std::move(plan.reason), std::move(plan.message), &out);
+      SetPending(ws, plan.reason, plan.message, &out);
       return Outcome::kPreempting;  // retried next cycle, not parked
     case Plan::Kind::kPending:
       break;
@@ -380,7 +380,7 @@ AdmitterImpl::Outcome AdmitterImpl::PlanAndApplyKueue(Entry& e, Cycle& cycle,
   // Pending without the oracle (the physical case asks it) and without probing
   // smaller counts: only the tree's usage and admitted workloads decided this.
   e.quota_wait = !plan.physical && !elastic && !CanBePartiallyAdmitted(ws.wl());
-  SetPending(ws, std::move(plan.reason), std::move(plan.message), &out);
+  SetPending(ws, plan.reason, plan.message, &out);
   return Outcome::kPending;
 }
 
@@ -495,7 +495,7 @@ AdmitterImpl::Outcome AdmitterImpl::Admit(WorkloadState& ws, Assignment assignme
   ws.allocated = AssignedRequest(ws.wl(), ws.assignment);
   Charge(ws);  // bumps the tree's generation: its cached results are stale now
   oracle.Commit(ws.wl(), ws.assignment);
-  ws.pending = Decision{};
+  ws.pending = nullptr;
   ws.pending_text = -1;
   Decision d;
   d.kind = Decision::Kind::kAdmit;
@@ -526,19 +526,18 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
     oracle.Nominate(ws.wl(), assignment, victims);
     ws.nominated = true;
   }
-  ws.pending.kind = Decision::Kind::kPending;
+  // Its own text (the victims' names): not interned.
+  ws.pending = std::make_shared<const PendingNote>(PendingNote{
+      "Preempting", "Pending the preemption of " + Plural(victims.size()) + ": " + names, -1});
   ws.pending_text = -1;
-  ws.pending.workload_key = ws.wl().key;
-  ws.pending.reason = "Preempting";
-  ws.pending.message = "Pending the preemption of " + Plural(victims.size()) + ": " + names;
   Decision d;
   d.kind = Decision::Kind::kPreempt;
   d.workload_key = ws.wl().key;
   d.owner = ws.owner;
   d.assignment = assignment;
   d.victims = std::move(victims);
-  d.reason = ws.pending.reason;
-  d.message = ws.pending.message;
+  d.reason = ws.pending->reason;
+  d.message = ws.pending->message;
   out.push_back(std::move(d));
   return Outcome::kPreempting;
 }

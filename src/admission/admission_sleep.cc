@@ -25,11 +25,6 @@ namespace {
 // A long run is split: its queue wakes, gives one head and sleeps again.
 constexpr int32_t kMaxRun = 64;
 
-bool PlainPending(const Decision& d, const std::string& key) {
-  return d.kind == Decision::Kind::kPending && d.workload_key == key &&
-         d.assignment.pod_sets.empty() && !d.assignment.borrows && d.victims.empty();
-}
-
 }  // namespace
 
 // `next` would get what `head` just got at this generation: the same flavor inputs
@@ -39,19 +34,18 @@ bool PlainPending(const Decision& d, const std::string& key) {
 // and SetPending would neither emit nor rebuild its reason.
 bool AdmitterImpl::SameShortfall(const WorkloadState& head, const WorkloadState& next,
                                  bool untried) const {
-  const model::Workload& b = next.wl();
   // Equal shapes: equal flavor inputs; `plain`: not elastic, not partial.
   if (!next.plain || head.shape != next.shape || next.held) return false;
   // A victim of this instant is kept from preempting: its inputs are not its shape's.
   if (head.preempts_later || next.preempts_later) return false;
-  // Interned texts are plain pending decisions of their own workloads (SetPending):
-  // no string is read, not even the key (a cache miss per head).
+  // Interned texts: one integer each, no string read (a cache miss per head).
   if (head.pending_text >= 0 && next.pending_text >= 0) {
     return head.pending_text == next.pending_text;
   }
   if (untried && Untried(next)) return true;
-  return PlainPending(next.pending, b.key) && next.pending.reason == head.pending.reason &&
-         next.pending.message == head.pending.message;
+  if (next.pending == nullptr || head.pending == nullptr) return false;
+  return next.pending == head.pending || (next.pending->reason == head.pending->reason &&
+                                          next.pending->message == head.pending->message);
 }
 
 // Queued and not tried since (Resolve's pending decision, no text interned): no
@@ -59,9 +53,8 @@ bool AdmitterImpl::SameShortfall(const WorkloadState& head, const WorkloadState&
 // SameShortfall asks. Tried, it would be found as the head was and only get the
 // head's pending decision.
 bool AdmitterImpl::Untried(const WorkloadState& ws) {
-  return ws.pending_text < 0 && ws.reserved.empty() && !ws.nominated &&
-         ws.pending.kind == Decision::Kind::kPending && ws.pending.victims.empty() &&
-         ws.pending.assignment.pod_sets.empty() && ws.pending.reason == "Pending";
+  return ws.pending_text < 0 && ws.reserved.empty() && !ws.nominated && ws.pending != nullptr &&
+         ws.pending->reason == "Pending";
 }
 
 // `e` was just parked, pending for quota alone.
@@ -73,7 +66,7 @@ void AdmitterImpl::MaybeSleep(const Entry& e, Cycle& cycle) {
     return;
   }
   const WorkloadState& head = *e.ws;
-  if (head.shape < 0 || !PlainPending(head.pending, head.wl().key)) return;
+  if (head.shape < 0 || head.pending == nullptr) return;
   if (cycle.sleep.size() < cqs_.size()) {
     cycle.sleep.resize(cqs_.size());
     cycle.verified.resize(cqs_.size());
@@ -101,9 +94,7 @@ void AdmitterImpl::MaybeSleep(const Entry& e, Cycle& cycle) {
   s.borrows = head.flavors->assignment.borrows;
   s.id = ++cycle.sleep_ids;
   s.shape = head.shape;
-  s.text = head.pending_text;
-  s.reason = head.pending.reason;
-  s.message = head.pending.message;
+  s.note = head.pending;
   ++cycle.sleeping;
   cycle.sleeping_by_root[root].push_back(e.queue);
   cycle.PushWake({.round = cycle.round + run + 1, .id = s.id, .cq = e.queue});
@@ -120,7 +111,7 @@ void AdmitterImpl::ParkRun(int32_t cq, int64_t count, Cycle& cycle) {
     // Only the run's untried heads: a head unparked into the queue while it slept
     // may be among the first (tried, it keeps its decision).
     if (ws->shape == s.shape && Untried(*ws)) {
-      SetPending(*ws, s.reason, s.message, cycle.out, s.text);
+      SetPending(*ws, s.note, cycle.out);
     }
     q.ParkHead();
   }

@@ -141,7 +141,7 @@ Status AdmitterImpl::Adopt(const std::shared_ptr<const model::Workload>& shared,
   InitState(ws, shared, existing != workloads_.end() ? existing->second.qkey.created : now);
   switch (ws.route) {
     case Route::kHeld:
-      return FailedPrecondition("cannot adopt " + workload.key + ": " + ws.pending.message);
+      return FailedPrecondition("cannot adopt " + workload.key + ": " + NoteMessage(ws));
     case Route::kKueue: {
       auto usage = AdoptedKueueUsage(ws, assignment);
       if (!usage.ok()) return usage.status();
@@ -165,7 +165,7 @@ Status AdmitterImpl::Adopt(const std::shared_ptr<const model::Workload>& shared,
   WorkloadState& stored = pos->second;
   Place(stored);
   Charge(stored);
-  stored.pending = Decision{};
+  stored.pending = nullptr;
   stored.pending_text = -1;
   return Status::Ok();
 }

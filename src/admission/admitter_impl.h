@@ -97,6 +97,17 @@ class AdmitterImpl : public Admitter {
  private:
   enum class Route { kKueue, kVolcano, kNoQueue, kHeld };
 
+  // Why a workload waits: immutable, and interned (InternNote) wherever the text
+  // repeats, so the heads of a queue short of the same quota hold one note, where a
+  // Decision each took 240 bytes of the state (admission-1k-cq x4: 200,000 states,
+  // whose size is what outgrows the last-level cache) and copies of both strings.
+  struct PendingNote {
+    std::string reason;   // machine-readable, Decision::reason
+    std::string message;  // Decision::message
+    int64_t id = -1;      // InternNote's id; -1: not interned (a preemptor's victim list)
+  };
+  using NoteRef = std::shared_ptr<const PendingNote>;
+
   struct WorkloadState {
     // Read of every head a cycle looks at, like heads included (SameShortfall): kept
     // together at the front, in one cache line, rather than behind the workload.
@@ -124,10 +135,9 @@ class AdmitterImpl : public Admitter {
     bool elastic_in_kueue = false;   // workloads::IsElastic when Kueue queues it
     bool elastic_elsewhere = false;  // ... and when it is not
 
-    // `pending`'s reason and message interned by SetPending (InternPendingText), so
-    // like heads compare one integer instead of two strings. Set only while `pending`
-    // is a plain pending decision of this workload (no assignment, no victims); -1:
-    // not interned (every other writer of `pending` resets it).
+    // `pending`'s id, set by SetPending alone (InternNote), so like heads compare one
+    // integer instead of two strings; -1 after every other writer of `pending`
+    // (Resolve's "waiting for admission" marks a head never tried: Untried).
     int64_t pending_text = -1;
     // Flavor assignment of the full counts against the tree at root generation
     // `flavors_gen` (-1: none cached); possibly shared with other heads of the
@@ -151,7 +161,7 @@ class AdmitterImpl : public Admitter {
     ResourceList allocated;  // request of the admitted pods (Volcano `allocated`)
     int64_t admit_seq = 0;
     CandidateRank charged_rank;  // what Charge put in admitted_index_
-    Decision pending;            // latest reason while not admitted
+    NoteRef pending;             // latest reason while not admitted; null while admitted
     // A preemptor's claim on the quota it preempted for (admission_reservation.cc):
     // `reserved` is charged to its ClusterQueue in the tree now, `reserve_full` is
     // the whole claim, charged once its victims are gone.
@@ -255,11 +265,10 @@ class AdmitterImpl : public Admitter {
       int32_t run = 0;       // heads after it that would be found short the same way
       bool borrows = false;  // their entries' sort key
       uint64_t id = 0;       // tells a stale wake_at entry from this sleep's
-      // The head's shape and pending decision, which a run head never tried
+      // The head's shape and pending note, which a run head never tried
       // (SameShortfall's `untried`) gets when it is parked (ParkRun).
       int64_t shape = -1;
-      int64_t text = -1;  // InternPendingText's id of reason and message
-      std::string reason, message;
+      NoteRef note;
     };
     int64_t round = 0;
     std::vector<Sleep> sleep;
@@ -419,9 +428,16 @@ class AdmitterImpl : public Admitter {
   void RerouteLocalQueue(const std::string& ns, const std::string& name);
   void RerouteNamespace(const std::string& ns);
   const model::StringMap* NamespaceLabels(const std::string& ns) const;
-  // `text`: InternPendingText's id of reason and message where the caller has it.
-  void SetPending(WorkloadState& ws, std::string reason, std::string message,
-                  std::vector<Decision>* out, int64_t text = -1);
+  // Makes `ws` pending with this reason and message; a change goes into `out`.
+  void SetPending(WorkloadState& ws, std::string_view reason, std::string_view message,
+                  std::vector<Decision>* out);
+  // The same with a note SetPending gave another head.
+  void SetPending(WorkloadState& ws, const NoteRef& note, std::vector<Decision>* out);
+  // The pending decision `ws`'s note stands for (a default Decision without a note).
+  static Decision PendingDecisionOf(const WorkloadState& ws);
+  // Its note's texts; empty without one.
+  static const std::string& NoteReason(const WorkloadState& ws);
+  static const std::string& NoteMessage(const WorkloadState& ws);
   // Charges an admission, the latest one (a new admit_seq) or, for a resize, one
   // that keeps its place in the admission order (`admit_seq`).
   void Charge(WorkloadState& ws) { Charge(ws, ++admit_seq_); }
@@ -469,10 +485,11 @@ class AdmitterImpl : public Admitter {
   // would get the head's pending decision (ParkRun gives it).
   bool SameShortfall(const WorkloadState& head, const WorkloadState& next, bool untried) const;
   static bool Untried(const WorkloadState& ws);
-  // An id per distinct (reason, message): equal ids, equal texts. The table is
-  // bounded; once cleared, ids keep counting up, so an old id never matches a new
-  // text (two equal texts may then differ in id: SameShortfall only says no).
-  int64_t InternPendingText(const std::string& reason, const std::string& message);
+  // One note per distinct (reason, message), its id telling texts apart: equal ids,
+  // equal texts. The table is bounded; once cleared, ids keep counting up, so an old
+  // id never matches a new text (two equal texts may then differ in id:
+  // SameShortfall only says no), and notes already handed out live on in the states.
+  const NoteRef& InternNote(std::string_view reason, std::string_view message);
   // Keys are reason + '\0' + message; a lookup passes the two parts as they are
   // (no joined copy per pending head), hashed as the same bytes.
   struct PendingText {
@@ -506,7 +523,7 @@ class AdmitterImpl : public Admitter {
       return (*this)(joined, t);
     }
   };
-  std::unordered_map<std::string, int64_t, PendingTextHash, PendingTextEq> pending_texts_;
+  std::unordered_map<std::string, NoteRef, PendingTextHash, PendingTextEq> pending_texts_;
   int64_t next_pending_text_ = 0;
   void MaybeSleep(const Entry& e, Cycle& cycle);
   void ParkRun(int32_t cq, int64_t count, Cycle& cycle);

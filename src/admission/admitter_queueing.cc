@@ -8,33 +8,6 @@
 
 namespace muster::admission {
 
-namespace {
-
-// Makes `d` a plain pending decision of workload `key`, every other field as a
-// default Decision has it; written over `d`'s own fields, so its strings' storage is
-// reused (a cycle gives thousands of heads their pending decision).
-void MakePending(Decision& d, const std::string& key, std::string reason, std::string message) {
-  d.kind = Decision::Kind::kPending;
-  d.workload_key = key;
-  d.assignment.pod_sets.clear();
-  d.assignment.borrows = false;
-  d.victims.clear();
-  d.reason = std::move(reason);
-  d.message = std::move(message);
-  d.owner = nullptr;
-  d.queue.local_queue.clear();
-  d.queue.cluster_queue.clear();
-  d.queue.volcano = false;
-}
-
-Decision PendingDecision(const std::string& key, std::string reason, std::string message) {
-  Decision d;
-  MakePending(d, key, std::move(reason), std::move(message));
-  return d;
-}
-
-}  // namespace
-
 PendingQueue* AdmitterImpl::QueueFor(const WorkloadState& ws) {
   switch (ws.route) {
     case Route::kKueue:
@@ -60,12 +33,12 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
   ws.local_queue = wl.local_queue;
   ws.flavors_gen = -1;  // the queue (and so the tree) may differ now
   ws.flavor_inputs.reset();
-  ws.pending_text = -1;  // every path below rewrites `pending`
+  ws.pending_text = -1;  // every path below rewrites `pending`: never tried since
   ws.plain = false;
   ws.qkey.share = 0;
   ws.qkey.sla_deadline = kNoSlaDeadline;
-  auto hold = [&](std::string reason, std::string message) {
-    ws.pending = PendingDecision(wl.key, std::move(reason), std::move(message));
+  auto hold = [&](std::string_view reason, const std::string& message) {
+    ws.pending = InternNote(reason, message);
   };
   if (!wl.local_queue.empty()) {
     const std::string ns = NamespaceOf(wl.meta.namespace_);
@@ -96,8 +69,7 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
     }
     ws.route = Route::kKueue;
     ws.plain = PlainShape(ws);
-    ws.pending =
-        PendingDecision(wl.key, "Pending", "waiting for admission in ClusterQueue " + cq.name);
+    ws.pending = InternNote("Pending", "waiting for admission in ClusterQueue " + cq.name);
     return;
   }
   if (!wl.volcano_queue.empty()) {
@@ -109,13 +81,13 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
     ws.route = Route::kVolcano;
     ws.qkey.share = VolcanoShare(ws.request);
     ws.qkey.sla_deadline = SlaDeadline(ws);
-    ws.pending = PendingDecision(wl.key, "Pending",
-                                 "waiting for admission in Volcano queue " + wl.volcano_queue);
+    ws.pending =
+        InternNote("Pending", "waiting for admission in Volcano queue " + wl.volcano_queue);
     return;
   }
   ws.route = Route::kNoQueue;
   ws.qkey.sla_deadline = SlaDeadline(ws);
-  ws.pending = PendingDecision(wl.key, "Pending", "waiting for nodes (no queue)");
+  ws.pending = InternNote("Pending", "waiting for nodes (no queue)");
 }
 
 void AdmitterImpl::Enqueue(std::shared_ptr<const model::Workload> workload, Time now, void* owner) {
@@ -230,7 +202,7 @@ void AdmitterImpl::UnparkNominationWaiters(Cycle* cycle) {
   nomination_waiters_ = false;
   for (auto it = physically_parked_.begin(); it != physically_parked_.end();) {
     auto ws = workloads_.find(*it);
-    if (ws == workloads_.end() || ws->second.pending.reason != kReasonNodesNominated) {
+    if (ws == workloads_.end() || NoteReason(ws->second) != kReasonNodesNominated) {
       ++it;
       continue;
     }
@@ -284,8 +256,7 @@ void AdmitterImpl::Requeue(const std::string& key, Time /*now*/) {
   if (ws.route == Route::kVolcano) volcano_.queue(ws.queue).request -= ws.request;
   Resolve(ws);
   if (ws.route != Route::kHeld) {
-    ws.pending.reason = "Evicted";
-    ws.pending.message = "requeued after eviction; " + ws.pending.message;
+    ws.pending = InternNote("Evicted", "requeued after eviction; " + ws.pending->message);
   }
   if (PendingQueue* q = QueueFor(ws)) q->Push(ws.qkey);
   if (ws.route == Route::kVolcano) volcano_.queue(ws.queue).request += ws.request;
@@ -312,25 +283,61 @@ void AdmitterImpl::NotifyCapacityChanged() {
   nomination_waiters_ = false;
 }
 
-void AdmitterImpl::SetPending(WorkloadState& ws, std::string reason, std::string message,
-                              std::vector<Decision>* out, int64_t text) {
-  bool changed = ws.pending.reason != reason || ws.pending.message != message;
-  // Most heads stay pending for the same reason cycle after cycle: keep the decision
-  // (and its strings) when it is already this one.
-  if (!changed && ws.pending.kind == Decision::Kind::kPending &&
-      ws.pending.workload_key == ws.wl().key && ws.pending.assignment.pod_sets.empty() &&
-      !ws.pending.assignment.borrows && ws.pending.victims.empty()) {
-    if (ws.pending_text < 0)
-      ws.pending_text = InternPendingText(ws.pending.reason, ws.pending.message);
+void AdmitterImpl::SetPending(WorkloadState& ws, std::string_view reason, std::string_view message,
+                              std::vector<Decision>* out) {
+  // Most heads stay pending for the same reason cycle after cycle: compared first, so
+  // an unchanged text is neither hashed nor emitted.
+  if (ws.pending != nullptr && ws.pending->reason == reason && ws.pending->message == message) {
+    if (ws.pending_text < 0) {
+      ws.pending = InternNote(reason, message);
+      ws.pending_text = ws.pending->id;
+    }
     return;
   }
-  ws.pending_text = text >= 0 ? text : InternPendingText(reason, message);
-  MakePending(ws.pending, ws.wl().key, std::move(reason), std::move(message));
-  ws.pending.owner = ws.owner;
-  if (out && changed) out->push_back(ws.pending);
+  // No note reads as empty texts (an adopted workload's, before its first cycle).
+  const bool changed = ws.pending != nullptr || !reason.empty() || !message.empty();
+  ws.pending = InternNote(reason, message);
+  ws.pending_text = ws.pending->id;
+  if (out && changed) out->push_back(PendingDecisionOf(ws));
 }
 
-int64_t AdmitterImpl::InternPendingText(const std::string& reason, const std::string& message) {
+void AdmitterImpl::SetPending(WorkloadState& ws, const NoteRef& note, std::vector<Decision>* out) {
+  if (note->id < 0) return SetPending(ws, note->reason, note->message, out);
+  if (ws.pending == note) {
+    if (ws.pending_text < 0) ws.pending_text = note->id;
+    return;
+  }
+  const bool changed = ws.pending == nullptr ? !note->reason.empty() || !note->message.empty()
+                                             : ws.pending->reason != note->reason ||
+                                                   ws.pending->message != note->message;
+  ws.pending = note;
+  ws.pending_text = note->id;
+  if (out && changed) out->push_back(PendingDecisionOf(ws));
+}
+
+Decision AdmitterImpl::PendingDecisionOf(const WorkloadState& ws) {
+  Decision d;
+  if (ws.pending == nullptr) return d;
+  d.kind = Decision::Kind::kPending;
+  d.workload_key = ws.wl().key;
+  d.reason = ws.pending->reason;
+  d.message = ws.pending->message;
+  d.owner = ws.owner;
+  return d;
+}
+
+const std::string& AdmitterImpl::NoteReason(const WorkloadState& ws) {
+  static const std::string kNone;
+  return ws.pending == nullptr ? kNone : ws.pending->reason;
+}
+
+const std::string& AdmitterImpl::NoteMessage(const WorkloadState& ws) {
+  static const std::string kNone;
+  return ws.pending == nullptr ? kNone : ws.pending->message;
+}
+
+const AdmitterImpl::NoteRef& AdmitterImpl::InternNote(std::string_view reason,
+                                                      std::string_view message) {
   constexpr size_t kMaxPendingTexts = 1 << 16;
   auto found = pending_texts_.find(PendingText{reason, message});
   if (found != pending_texts_.end()) return found->second;
@@ -339,8 +346,9 @@ int64_t AdmitterImpl::InternPendingText(const std::string& reason, const std::st
   text.reserve(reason.size() + 1 + message.size());
   text.append(reason).push_back('\0');
   text.append(message);
-  pending_texts_.emplace(std::move(text), next_pending_text_);
-  return next_pending_text_++;
+  auto note = std::make_shared<const PendingNote>(
+      PendingNote{std::string(reason), std::string(message), next_pending_text_++});
+  return pending_texts_.emplace(std::move(text), std::move(note)).first->second;
 }
 
 // Cached per root for the cycle: only an admission in that tree (which bumps its
@@ -486,17 +494,17 @@ std::optional<Decision> AdmitterImpl::PendingReason(const std::string& key) cons
   auto it = workloads_.find(key);
   if (it == workloads_.end() || it->second.admitted) return std::nullopt;
   const WorkloadState& ws = it->second;
-  Decision d = ws.pending;
+  Decision d = PendingDecisionOf(ws);
   // Behind a blocked StrictFIFO head, the head's reason is this workload's reason.
   if (ws.route == Route::kKueue && d.reason == "Pending" &&
       cqs_[ws.queue].strategy == model::QueueingStrategy::kStrictFIFO) {
     const QueueKey* head = cq_pending_[ws.queue].First();
     if (head && head->key != key) {
       const WorkloadState& hs = *static_cast<const WorkloadState*>(head->state);
-      if (hs.pending.reason != "Pending") {
+      if (NoteReason(hs) != "Pending") {
         d.reason = "StrictFIFOBlocked";
         d.message = "waiting behind " + hs.wl().key + " in StrictFIFO ClusterQueue " +
-                    cqs_[ws.queue].name + ": " + hs.pending.message;
+                    cqs_[ws.queue].name + ": " + NoteMessage(hs);
       }
     }
   }
@@ -551,7 +559,7 @@ std::vector<std::string> AdmitterImpl::CheckInvariants() const {
   }
   std::vector<std::string> missing;
   for (const auto& [key, ws] : workloads_) {
-    if (!ws.admitted && (ws.pending.reason.empty() || ws.pending.message.empty())) {
+    if (!ws.admitted && (NoteReason(ws).empty() || NoteMessage(ws).empty())) {
       missing.push_back("workload " + key + " is pending without a reason");
     }
   }

@@ -33,6 +33,55 @@ TEST(PreemptionTest, LowerOrNewerEqualPriorityTakesNewestEqual) {
   EXPECT_EQ(h.evictions["ns/newer"], std::vector<std::string>{"InClusterQueue by ns/older"});
 }
 
+// A pending workload's reason follows it through a preemption: waiting in its
+// queue, preempting (its victims named), the victim requeued after its eviction and
+// then short of quota; each change is reported once, by the cycle that made it.
+TEST(PreemptionTest, PendingReasonsThroughAPreemption) {
+  model::ManifestSet m;
+  m.resource_flavors = {RF("gpu")};
+  auto cq = GpuCQ("a", "", "4");
+  cq.preemption.within_cluster_queue = PreemptionPolicy::kLowerPriority;
+  m.cluster_queues = {cq};
+  m.local_queues = {LQ("ns", "a", "a")};
+  Harness h(m);
+  h.Submit(Gpus("ns/low", "a", "4", 0, 1));
+  h.Run();
+  h.Submit(Gpus("ns/high", "a", "4", 10, 2));
+  auto reason = h.admitter->PendingReason("ns/high");
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_EQ(reason->reason, "Pending");
+  EXPECT_EQ(reason->message, "waiting for admission in ClusterQueue a");
+
+  std::vector<Decision> ds = h.admitter->RunCycle(0, h.oracle);
+  ASSERT_EQ(ds.size(), 1u);
+  EXPECT_EQ(ds[0].kind, Decision::Kind::kPreempt);
+  EXPECT_EQ(ds[0].message, "Pending the preemption of 1 workload: ns/low");
+  reason = h.admitter->PendingReason("ns/high");
+  EXPECT_EQ(reason->reason, "Preempting");
+  EXPECT_EQ(reason->message, ds[0].message);
+
+  h.oracle.Release("ns/low");
+  h.admitter->Requeue("ns/low", 0);
+  reason = h.admitter->PendingReason("ns/low");
+  ASSERT_TRUE(reason.has_value());
+  EXPECT_EQ(reason->reason, "Evicted");
+  EXPECT_EQ(reason->message, "requeued after eviction; waiting for admission in ClusterQueue a");
+
+  ds = h.admitter->RunCycle(0, h.oracle);
+  ASSERT_EQ(ds.size(), 2u);
+  EXPECT_EQ(ds[0].kind, Decision::Kind::kAdmit);
+  EXPECT_EQ(ds[0].workload_key, "ns/high");
+  EXPECT_FALSE(h.admitter->PendingReason("ns/high").has_value());
+  EXPECT_EQ(ds[1].kind, Decision::Kind::kPending);
+  EXPECT_EQ(ds[1].workload_key, "ns/low");
+  EXPECT_EQ(ds[1].reason, "QuotaExceeded");
+  reason = h.admitter->PendingReason("ns/low");
+  EXPECT_EQ(reason->reason, ds[1].reason);
+  EXPECT_EQ(reason->message, ds[1].message);
+  EXPECT_TRUE(h.admitter->RunCycle(0, h.oracle).empty()) << "unchanged: not reported again";
+  EXPECT_TRUE(h.admitter->CheckInvariants().empty());
+}
+
 TEST(PreemptionTest, EqualPriorityNotPreemptedUnderLowerPriority) {
   model::ManifestSet m;
   m.resource_flavors = {RF("gpu")};
