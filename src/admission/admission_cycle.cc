@@ -24,6 +24,12 @@ std::string Plural(size_t n) { return std::to_string(n) + (n == 1 ? " workload" 
 
 std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) {
   std::vector<Decision> out;
+  RunCycleInto(out, now, oracle);
+  return out;
+}
+
+void AdmitterImpl::RunCycleInto(std::vector<Decision>& out, Time now, PlacementOracle& oracle) {
+  out.clear();
   if (drop_caches_) DropCaches();
   if (!preempts_later_.empty() && now != preempts_later_at_) ForgetPreemptsLater();
   preempts_later_at_ = now;
@@ -100,7 +106,6 @@ std::vector<Decision> AdmitterImpl::RunCycle(Time now, PlacementOracle& oracle) 
     }
   }
   EndQuiet(cycle);
-  return out;
 }
 
 // HoldAndDrain evicts what its ClusterQueue or LocalQueue admitted.

@@ -56,6 +56,7 @@ class AdmitterImpl : public Admitter {
   void Requeue(const std::string& workload_key, Time now) override;
   void NotifyCapacityChanged() override;
   std::vector<Decision> RunCycle(Time now, PlacementOracle& oracle) override;
+  void RunCycleInto(std::vector<Decision>& out, Time now, PlacementOracle& oracle) override;
   QueueInfo QueueOf(const std::string& workload_key) const override;
   std::optional<Decision> PendingReason(const std::string& workload_key) const override;
   std::vector<std::string> CheckInvariants() const override;

@@ -298,12 +298,13 @@ Status Engine::RunCycle() {
     if (!reserved.empty()) parts_.admitter->NotifyCapacityChanged();
     for (LogEntry& e : reserved) log_.Add(std::move(e));
     bool changed = PlaceAdmitted();
-    std::vector<admission::Decision> decisions;
+    // Kept from cycle to cycle (a member): its storage is reused.
+    std::vector<admission::Decision>& decisions = decisions_;
     admission_blocked_ = AdmissionBlocked();
     if (admission_blocked_) {
       MarkBlocked();  // blockAdmission: Kueue's scheduler waits, so does this pass
     } else {
-      decisions = parts_.admitter->RunCycle(Now(), bridge_);
+      parts_.admitter->RunCycleInto(decisions, Now(), bridge_);
     }
     for (auto& d : decisions) changed |= ApplyDecision(d);
     // Elastic gangs grow into what is left once admission has settled at this
@@ -312,6 +313,7 @@ Status Engine::RunCycle() {
     if (!changed) changed |= GrowElastic();
     // Admission reports pending reasons only when they change.
     if (changed || !decisions.empty() || !reserved.empty()) ++generation_;
+    decisions.clear();  // what they hold, not the vector's storage
     ReleaseUntaken();
     bridge_.Reset();
     if (options_.check_invariants) {

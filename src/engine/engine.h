@@ -352,6 +352,9 @@ class Engine {
   std::map<std::string, ScheduledEviction> taint_evictions_;
   bool admission_blocked_ = false;  // as of the last admission pass
   DecisionLog log_;
+  // An admission cycle's decisions while RunCycle applies them, empty otherwise: one
+  // vector's storage for every cycle instead of one grown per cycle.
+  std::vector<admission::Decision> decisions_;
   int64_t cycles_ = 0;
   bool settled_ = true;
   uint64_t generation_ = 0;

@@ -234,6 +234,33 @@ TEST(QueueingTest, NoQueueWorkloadsNeedOnlyNodes) {
   EXPECT_TRUE(h.Running("ns/free2"));
 }
 
+// RunCycleInto (the engine's, into a vector kept across cycles) decides what
+// RunCycle does, in the same order, and replaces whatever the vector held.
+TEST(QueueingTest, RunCycleIntoEmptiesItsVectorAndDecidesAsRunCycle) {
+  Harness fresh(OneQueue());
+  Harness kept(OneQueue());
+  for (Harness* h : {&fresh, &kept}) {
+    h->Submit(Cpu("ns/a", "2", 0), 0);
+    h->Submit(Cpu("ns/b", "2", 0), 1);
+    h->Submit(Cpu("ns/c", "3", 0), 2);  // pending: 4 CPUs, 2 + 2 admitted first
+  }
+  std::vector<Decision> out(3);
+  out[0].workload_key = "stale";
+  for (int cycle = 0; cycle < 2; ++cycle) {
+    std::vector<Decision> want = fresh.admitter->RunCycle(0, fresh.oracle);
+    kept.admitter->RunCycleInto(out, 0, kept.oracle);
+    ASSERT_EQ(out.size(), want.size()) << "cycle " << cycle;
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(out[i].kind, want[i].kind);
+      EXPECT_EQ(out[i].workload_key, want[i].workload_key);
+      EXPECT_EQ(out[i].reason, want[i].reason);
+      EXPECT_EQ(out[i].message, want[i].message);
+    }
+  }
+  EXPECT_TRUE(out.empty()) << "the second cycle changes nothing";
+  EXPECT_EQ(kept.admitter->PendingReason("ns/c")->reason, "QuotaExceeded");
+}
+
 TEST(QueueingTest, RequeueKeepsOriginalPosition) {
   Harness h(OneQueue("2"));
   h.Submit(Cpu("ns/first", "2").Order(1), 0);
