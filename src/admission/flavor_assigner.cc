@@ -65,6 +65,9 @@ struct FlavorOutcome {
   bool borrow = false;
   bool no_candidates = false;                     // preempt mode, but nobody may be preempted
   std::vector<std::pair<FrId, int64_t>> charges;  // fr -> this pod set's amount
+  // The frs of `charges` over what is available, in their order: the ones asked of
+  // has_candidates, and the preemption's frs if this flavor is chosen.
+  std::vector<FrId> short_frs;
 };
 
 // How good a flavor outcome is; higher wins, ties keep the earlier flavor.
@@ -294,6 +297,8 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
   FlavorOutcome o, best;
   o.charges.swap(scratch.charges);
   best.charges.swap(scratch.best_charges);
+  o.short_frs.swap(scratch.short_frs);
+  best.short_frs.swap(scratch.best_short_frs);
   bool have_best = false;
   for (size_t p = 0; p < inputs.pod_sets.size(); ++p) {
     const FlavorInputs::PodSet& in = inputs.pod_sets[p];
@@ -329,6 +334,7 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
         o.borrow = false;
         o.no_candidates = false;
         o.charges.clear();
+        o.short_frs.clear();
         for (size_t w = 0; w < wants; ++w) {
           const ResourceId r = g.wants[w].resource;
           const int64_t req = g.wants[w].total;
@@ -347,6 +353,7 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
           bool borrow = has_parent && tree.BorrowingWith(cq.node, fr, val);
           int64_t potential = tree.PotentialAvailable(cq.node, fr);
           int64_t available = tree.Available(cq.node, fr);
+          if (val > available) o.short_frs.push_back(fr);
           if (val > potential) {
             o.mode = FitMode::kNoFit;
             refuse(FlavorRefusal::Kind::kOverPotential, val, potential);
@@ -365,13 +372,8 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
         // ranked (Kueue's noPreemptionCandidates): a flavor with nobody to preempt
         // ranks below every viable one, including a later one of equal score.
         if (o.mode == FitMode::kPreempt && options.has_candidates) {
-          std::vector<FrId>& short_frs = scratch.short_frs;
-          short_frs.clear();
-          for (const auto& [fr, v] : o.charges) {
-            if (v + charged_amount(fr) > tree.Available(cq.node, fr)) short_frs.push_back(fr);
-          }
           if (options.asked_candidates != nullptr) *options.asked_candidates = true;
-          o.no_candidates = !options.has_candidates(short_frs);
+          o.no_candidates = !options.has_candidates(o.short_frs);
         }
         if (!have_best ||
             Score(o, cq.fungibility.preference) > Score(best, cq.fungibility.preference)) {
@@ -396,11 +398,9 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
       }
       out.assignment.borrows |= best.borrow;
       if (best.mode == FitMode::kPreempt) {
-        // Remember which frs are short so preemption only looks at workloads using them.
-        // best.charges are this group's, one per want, in the wants' order.
-        for (const auto& [fr, v] : best.charges) {
-          if (charged_amount(fr) > tree.Available(cq.node, fr)) preempt.push_back(fr);
-        }
+        // Remember which frs are short so preemption only looks at workloads using them:
+        // each is charged (earlier pod sets' and this group's) beyond what is available.
+        preempt.insert(preempt.end(), best.short_frs.begin(), best.short_frs.end());
         fail(FitMode::kPreempt, "QuotaExceeded", p, /*uncovered=*/false, 0);
       }
     }
@@ -418,6 +418,8 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
   }
   o.charges.swap(scratch.charges);
   best.charges.swap(scratch.best_charges);
+  o.short_frs.swap(scratch.short_frs);
+  best.short_frs.swap(scratch.best_short_frs);
   std::sort(charged.begin(), charged.end());
   std::sort(preempt.begin(), preempt.end());
   preempt.erase(std::unique(preempt.begin(), preempt.end()), preempt.end());

@@ -108,7 +108,7 @@ void CompileFlavorInputs(FlavorInputs& out, const model::Workload& workload,
 struct AssignScratch {
   std::vector<FlavorRefusal> refusals;
   std::vector<std::pair<FrId, int64_t>> charges, best_charges;
-  std::vector<FrId> short_frs;  // a flavor's frs short of quota, asked of has_candidates
+  std::vector<FrId> short_frs, best_short_frs;  // a flavor's frs short of quota
   std::vector<std::pair<const std::string*, const std::string*>> chosen;  // resource, flavor
   FlavorInputs inputs;  // compiled per call when the caller has none
 };
