@@ -18,6 +18,18 @@ model::ManifestSet Cohort2(model::ClusterQueuePreemption a_policy) {
   return m;
 }
 
+// One ClusterQueue "a" of `gpus` GPUs, no cohort, preempting lower priorities within
+// it; LocalQueue ns/a.
+model::ManifestSet OneQueuePreemptingLower(const char* gpus) {
+  model::ManifestSet m;
+  m.resource_flavors = {RF("gpu")};
+  auto cq = GpuCQ("a", "", gpus);
+  cq.preemption.within_cluster_queue = PreemptionPolicy::kLowerPriority;
+  m.cluster_queues = {cq};
+  m.local_queues = {LQ("ns", "a", "a")};
+  return m;
+}
+
 TEST(PreemptionTest, LowerOrNewerEqualPriorityTakesNewestEqual) {
   model::ManifestSet m;
   m.resource_flavors = {RF("gpu")};
@@ -37,13 +49,7 @@ TEST(PreemptionTest, LowerOrNewerEqualPriorityTakesNewestEqual) {
 // queue, preempting (its victims named), the victim requeued after its eviction and
 // then short of quota; each change is reported once, by the cycle that made it.
 TEST(PreemptionTest, PendingReasonsThroughAPreemption) {
-  model::ManifestSet m;
-  m.resource_flavors = {RF("gpu")};
-  auto cq = GpuCQ("a", "", "4");
-  cq.preemption.within_cluster_queue = PreemptionPolicy::kLowerPriority;
-  m.cluster_queues = {cq};
-  m.local_queues = {LQ("ns", "a", "a")};
-  Harness h(m);
+  Harness h(OneQueuePreemptingLower("4"));
   h.Submit(Gpus("ns/low", "a", "4", 0, 1));
   h.Run();
   h.Submit(Gpus("ns/high", "a", "4", 10, 2));
@@ -83,13 +89,7 @@ TEST(PreemptionTest, PendingReasonsThroughAPreemption) {
 }
 
 TEST(PreemptionTest, EqualPriorityNotPreemptedUnderLowerPriority) {
-  model::ManifestSet m;
-  m.resource_flavors = {RF("gpu")};
-  auto cq = GpuCQ("a", "", "4");
-  cq.preemption.within_cluster_queue = PreemptionPolicy::kLowerPriority;
-  m.cluster_queues = {cq};
-  m.local_queues = {LQ("ns", "a", "a")};
-  Harness h(m);
+  Harness h(OneQueuePreemptingLower("4"));
   h.Submit(Gpus("ns/x", "a", "4", 5, 1));
   h.Run();
   h.Submit(Gpus("ns/y", "a", "4", 5, 2));
@@ -99,13 +99,7 @@ TEST(PreemptionTest, EqualPriorityNotPreemptedUnderLowerPriority) {
 }
 
 TEST(PreemptionTest, MinimalSetAddsBackWhatIsNotNeeded) {
-  model::ManifestSet m;
-  m.resource_flavors = {RF("gpu")};
-  auto cq = GpuCQ("a", "", "8");
-  cq.preemption.within_cluster_queue = PreemptionPolicy::kLowerPriority;
-  m.cluster_queues = {cq};
-  m.local_queues = {LQ("ns", "a", "a")};
-  Harness h(m);
+  Harness h(OneQueuePreemptingLower("8"));
   h.Submit(Gpus("ns/big", "a", "4", 1, 1));
   h.Submit(Gpus("ns/s1", "a", "2", 1, 2));
   h.Submit(Gpus("ns/s2", "a", "2", 1, 3));
@@ -162,13 +156,8 @@ TEST(PreemptionTest, BorrowWithinCohortBelowThreshold) {
 }
 
 TEST(PreemptionTest, PhysicalShortfallPreemptsLowerPriority) {
-  model::ManifestSet m;
-  m.resource_flavors = {RF("gpu")};
-  auto cq = GpuCQ("a", "", "16");
-  cq.preemption.within_cluster_queue = PreemptionPolicy::kLowerPriority;
-  m.cluster_queues = {cq};
-  m.local_queues = {LQ("ns", "a", "a")};
-  Harness h(m, FakeOracle(ResourceList::FromQuantities({{"nvidia.com/gpu", Q("8")}})));
+  Harness h(OneQueuePreemptingLower("16"),
+            FakeOracle(ResourceList::FromQuantities({{"nvidia.com/gpu", Q("8")}})));
   h.Submit(Gpus("ns/low", "a", "6", 0, 1));
   h.Run();
   h.Submit(Gpus("ns/high", "a", "4", 10, 2));
