@@ -127,6 +127,8 @@ const std::string& FlavorAssignment::Message(const model::Workload& workload,
   if (message_written_ || !failure.set) return message_;
   message_written_ = true;
   const FlavorFailure& f = failure;
+  message_pod_set_ = workload.pod_sets[f.pod_set].name;
+  message_cluster_queue_ = cq.name;
   message_ = "couldn't assign flavors to pod set ";
   message_ += workload.pod_sets[f.pod_set].name;
   message_ += ": ";
@@ -142,6 +144,22 @@ const std::string& FlavorAssignment::Message(const model::Workload& workload,
     }
   }
   return message_;
+}
+
+bool FlavorFailure::SameAs(const FlavorFailure& other) const {
+  if (set != other.set) return false;
+  if (!set) return true;
+  if (uncovered != other.uncovered || pod_set != other.pod_set) return false;
+  return uncovered ? resource == other.resource : refusals == other.refusals;
+}
+
+void FlavorAssignment::KeepMessageIfSame(const FlavorFailure& before, const std::string& pod_set,
+                                         const std::string& cluster_queue) {
+  if (message_written_ && failure.SameAs(before) && message_pod_set_ == pod_set &&
+      message_cluster_queue_ == cluster_queue) {
+    return;
+  }
+  ForgetMessage();
 }
 
 std::string FlavorMismatch(const model::PodSet& ps, const model::ResourceFlavor& flavor) {
@@ -248,8 +266,10 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
   out.first_choice = true;
   out.assignment.borrows = false;
   out.reason.clear();
+  // The failure is written afresh; the previous one is kept aside so its message
+  // can be kept when the new one is the same (KeepMessageIfSame, at the end).
+  std::swap(out.failure, scratch.failure_before);
   out.failure.set = false;
-  out.ForgetMessage();
   // Earlier pod sets' charges by FrId, and the frs short of quota: a workload
   // touches a handful, so flat vectors (sorted at the end) beat a map and a set. A
   // cycle assigns flavors to every head after each admission in its tree.
@@ -420,6 +440,12 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
   best.charges.swap(scratch.best_charges);
   o.short_frs.swap(scratch.short_frs);
   best.short_frs.swap(scratch.best_short_frs);
+  static const std::string kNoPodSet;
+  out.KeepMessageIfSame(scratch.failure_before,
+                        out.failure.set && out.failure.pod_set < inputs.pod_sets.size()
+                            ? inputs.pod_sets[out.failure.pod_set].name
+                            : kNoPodSet,
+                        cq.name);
   std::sort(charged.begin(), charged.end());
   std::sort(preempt.begin(), preempt.end());
   preempt.erase(std::unique(preempt.begin(), preempt.end()), preempt.end());

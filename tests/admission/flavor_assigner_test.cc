@@ -365,6 +365,61 @@ TEST(FlavorAssignerCompiledInputsTest, AssigningFromCompiledInputsEqualsAssignin
   }
 }
 
+// An assignment made again in place keeps the message it wrote only while the
+// failure, the pod set's name and the ClusterQueue's name are those it was written
+// for: each step below changes one of them (or none) and must read as a fresh one.
+TEST(FlavorAssignerCompiledInputsTest, AKeptMessageIsTheFreshMessage) {
+  FlavorCatalog cat;
+  cat.flavors = {RF("a100")};
+  cat.defined = {true};
+  QuotaTree tree;
+  const FrId fr = tree.InternFr(0, kNvidiaGpu);
+  CompiledResourceGroup gpus;
+  gpus.covered = {kNvidiaGpu};
+  gpus.flavors = {0};
+  ClusterQueueSpec cq, other;
+  cq.name = "cq";
+  other.name = "other";
+  cq.node = tree.AddNode("cq", true);
+  other.node = tree.AddNode("other", true);
+  cq.groups = other.groups = {gpus};
+  tree.SetQuota(cq.node, fr, {4, std::nullopt, std::nullopt});
+  tree.SetQuota(other.node, fr, {4, std::nullopt, std::nullopt});
+  tree.Finalize();
+  const model::Workload main = W("ns/main", "lq").PodSet("main", 1, {{"nvidia.com/gpu", "3"}});
+  const model::Workload worker =
+      W("ns/worker", "lq").PodSet("worker", 1, {{"nvidia.com/gpu", "3"}});
+  FlavorAssignment kept;
+  AssignScratch scratch;
+  AssignOptions options;
+  options.scratch = &scratch;
+  struct Step {
+    const model::Workload* wl;
+    const ClusterQueueSpec* spec;
+    int64_t used_in_cq;  // GPUs in use in "cq" ("other" has 2 throughout)
+  };
+  tree.AddUsage(other.node, fr, 2);
+  const std::vector<Step> steps = {
+      {&main, &cq, 2},      {&main, &cq, 2},     // the same failure twice: kept
+      {&main, &cq, 3},                           // fewer available: another message
+      {&main, &cq, 2},      {&main, &other, 2},  // the same numbers in another queue
+      {&worker, &other, 2},                      // another pod set name
+      {&worker, &other, 2}, {&main, &cq, 0},     // fits: no message
+      {&main, &cq, 2}};
+  int64_t used = 0;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& step = steps[i];
+    tree.AddUsage(cq.node, fr, step.used_in_cq - used);
+    used = step.used_in_cq;
+    SCOPED_TRACE("step " + std::to_string(i));
+    FlavorInputs inputs;
+    CompileFlavorInputs(inputs, *step.wl, *step.spec, tree, cat);
+    AssignFlavorsInto(kept, inputs, *step.spec, tree, cat, options);
+    FlavorAssignment fresh = AssignFlavors(*step.wl, *step.spec, tree, cat);
+    ExpectSameAssignment(kept, fresh, *step.wl, *step.spec, cat);
+  }
+}
+
 // A cycle keeps a head's assignment when its tree's usage moved and
 // FitsAsFirstChoice says so: that must be exactly what assigning again answers.
 // Sweep the usage of the queue itself and of a cohort sibling that borrows from it,
