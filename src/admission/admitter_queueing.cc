@@ -302,17 +302,20 @@ void AdmitterImpl::SetPending(WorkloadState& ws, std::string_view reason, std::s
 }
 
 void AdmitterImpl::SetPending(WorkloadState& ws, const NoteRef& note, std::vector<Decision>* out) {
-  if (note->id < 0) return SetPending(ws, note->reason, note->message, out);
-  if (ws.pending == note) {
-    if (ws.pending_text < 0) ws.pending_text = note->id;
+  if (ws.pending == note && note->id >= 0) {
+    ws.pending_text = note->id;  // it was -1 or this id
     return;
   }
-  const bool changed = ws.pending == nullptr ? !note->reason.empty() || !note->message.empty()
-                                             : ws.pending->reason != note->reason ||
-                                                   ws.pending->message != note->message;
+  // An interned note of another text is taken as it is (its text not hashed again);
+  // the rest is what the texts say, decided in one place (an equal text keeps the
+  // note and id it has).
+  const bool other_text = ws.pending == nullptr ? !note->reason.empty() || !note->message.empty()
+                                                : ws.pending->reason != note->reason ||
+                                                      ws.pending->message != note->message;
+  if (note->id < 0 || !other_text) return SetPending(ws, note->reason, note->message, out);
   ws.pending = note;
   ws.pending_text = note->id;
-  if (out && changed) out->push_back(PendingDecisionOf(ws));
+  if (out) out->push_back(PendingDecisionOf(ws));
 }
 
 Decision AdmitterImpl::PendingDecisionOf(const WorkloadState& ws) {
