@@ -314,11 +314,16 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
 
   // Every pod set gets its entry, in order; the previous entries' storage is reused.
   out.assignment.pod_sets.resize(inputs.pod_sets.size());
+  // The two outcomes' vectors are the scratch's, lent for the call and handed back at
+  // its end (the same swaps), so their storage outlives it.
   FlavorOutcome o, best;
-  o.charges.swap(scratch.charges);
-  best.charges.swap(scratch.best_charges);
-  o.short_frs.swap(scratch.short_frs);
-  best.short_frs.swap(scratch.best_short_frs);
+  auto swap_storage = [&] {
+    o.charges.swap(scratch.charges);
+    best.charges.swap(scratch.best_charges);
+    o.short_frs.swap(scratch.short_frs);
+    best.short_frs.swap(scratch.best_short_frs);
+  };
+  swap_storage();
   bool have_best = false;
   for (size_t p = 0; p < inputs.pod_sets.size(); ++p) {
     const FlavorInputs::PodSet& in = inputs.pod_sets[p];
@@ -436,10 +441,7 @@ void AssignFlavorsInto(FlavorAssignment& out, const FlavorInputs& inputs,
       for (const auto& [name, flavor] : chosen) psa.flavors[*name] = *flavor;
     }
   }
-  o.charges.swap(scratch.charges);
-  best.charges.swap(scratch.best_charges);
-  o.short_frs.swap(scratch.short_frs);
-  best.short_frs.swap(scratch.best_short_frs);
+  swap_storage();
   static const std::string kNoPodSet;
   out.KeepMessageIfSame(scratch.failure_before,
                         out.failure.set && out.failure.pod_set < inputs.pod_sets.size()
