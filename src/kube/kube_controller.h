@@ -34,6 +34,11 @@ struct KubeOptions {
   // Kueue's manageJobsWithoutQueueName: also admit jobs that name no queue.
   bool manage_jobs_without_queue_name = false;
   double resync_seconds = 1.0;  // a cycle runs at least this often
+  // Steps start at most this often while changes keep coming: a burst of watch events
+  // (a Job's pods created, bound, reported running) is applied and reconciled in one
+  // step instead of one step per event. The first change after a quiet spell is
+  // stepped at once.
+  double min_step_interval_seconds = 0.01;
   // Queue statuses are written at most this often (ReconcilerOptions).
   double queue_status_seconds = 0.5;
   // Store keys the reflectors fill; scheduling waits until all have synced.
