@@ -83,6 +83,13 @@ struct QueueInfo {
   bool known() const { return !local_queue.empty() || !cluster_queue.empty(); }
 };
 
+// A pending reason's text. The admitter interns the ones that repeat (the heads of a
+// queue short of the same quota) and hands them on shared: see Decision::text.
+struct PendingText {
+  std::string reason;
+  std::string message;
+};
+
 struct Decision {
   enum class Kind {
     kAdmit,    // quota reserved and placement confirmed by the oracle: start it
@@ -100,6 +107,10 @@ struct Decision {
   std::string
       reason;  // machine-readable: QuotaExceeded, NoFit, Unschedulable, ClusterQueueStopped...
   std::string message;  // one line for `describe` / pendingReason
+  // kPending from the admitter: the same text as reason/message, the admitter's shared
+  // copy (null where it has none), so a holder compares and keeps a pointer instead of
+  // the strings.
+  std::shared_ptr<const PendingText> text;
   // The handle the workload was enqueued with (Admitter::Enqueue's `owner`; the
   // engine passes its record), so applying a decision needs no lookup by key. Null
   // for workloads enqueued without one.

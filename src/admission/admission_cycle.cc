@@ -533,7 +533,7 @@ AdmitterImpl::Outcome AdmitterImpl::EmitPreemption(WorkloadState& ws, const Assi
   }
   // Its own text (the victims' names): not interned.
   ws.pending = std::make_shared<const PendingNote>(PendingNote{
-      "Preempting", "Pending the preemption of " + Plural(victims.size()) + ": " + names, -1});
+      {"Preempting", "Pending the preemption of " + Plural(victims.size()) + ": " + names}, -1});
   ws.pending_text = -1;
   Decision d;
   d.kind = Decision::Kind::kPreempt;

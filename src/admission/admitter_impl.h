@@ -102,10 +102,9 @@ class AdmitterImpl : public Admitter {
   // repeats, so the heads of a queue short of the same quota hold one note, where a
   // Decision each took 240 bytes of the state (admission-1k-cq x4: 200,000 states,
   // whose size is what outgrows the last-level cache) and copies of both strings.
-  struct PendingNote {
-    std::string reason;   // machine-readable, Decision::reason
-    std::string message;  // Decision::message
-    int64_t id = -1;      // InternNote's id; -1: not interned (a preemptor's victim list)
+  // reason and message are Decision::reason and Decision::message.
+  struct PendingNote : PendingText {
+    int64_t id = -1;  // InternNote's id; -1: not interned (a preemptor's victim list)
   };
   using NoteRef = std::shared_ptr<const PendingNote>;
 

@@ -325,6 +325,7 @@ Decision AdmitterImpl::PendingDecisionOf(const WorkloadState& ws) {
   d.workload_key = ws.wl().key;
   d.reason = ws.pending->reason;
   d.message = ws.pending->message;
+  if (ws.pending->id >= 0) d.text = ws.pending;
   d.owner = ws.owner;
   return d;
 }
@@ -350,7 +351,7 @@ const AdmitterImpl::NoteRef& AdmitterImpl::InternNote(std::string_view reason,
   text.append(reason).push_back('\0');
   text.append(message);
   auto note = std::make_shared<const PendingNote>(
-      PendingNote{std::string(reason), std::string(message), next_pending_text_++});
+      PendingNote{{std::string(reason), std::string(message)}, next_pending_text_++});
   return pending_texts_.emplace(std::move(text), std::move(note)).first->second;
 }
 
@@ -505,6 +506,7 @@ std::optional<Decision> AdmitterImpl::PendingReason(const std::string& key) cons
     if (head && head->key != key) {
       const WorkloadState& hs = *static_cast<const WorkloadState*>(head->state);
       if (NoteReason(hs) != "Pending") {
+        d.text = nullptr;  // the text is this one's own
         d.reason = "StrictFIFOBlocked";
         d.message = "waiting behind " + hs.wl().key + " in StrictFIFO ClusterQueue " +
                     cqs_[ws.queue].name + ": " + NoteMessage(hs);

@@ -473,11 +473,19 @@ const char* PendingAction(const admission::Decision& d) {
 // note, and the log only then.
 bool Engine::NotePending(WorkloadRecord& r, const admission::Decision& d) {
   WorkloadRecord::PendingNote& note = r.pending_note;
-  if (note.noted && note.reason == d.reason && note.message == d.message) return false;
+  if (note.noted && d.text != nullptr && note.shared == d.text) return false;
+  const bool same = note.noted && note.Reason() == d.reason && note.Message() == d.message;
   note.noted = true;
-  note.reason = d.reason;
-  note.message = d.message;
-  return true;
+  if (d.text != nullptr) {
+    note.shared = d.text;
+    note.reason.clear();
+    note.message.clear();
+  } else if (!same) {
+    note.shared = nullptr;
+    note.reason = d.reason;
+    note.message = d.message;
+  }
+  return !same;
 }
 
 void Engine::LogPending(WorkloadRecord& r, const admission::Decision& d) {
@@ -537,10 +545,12 @@ std::string Engine::PendingMessage(const std::string& key) const {
   }
   if (r->deactivated || r->requeue_at || admission_blocked_) {
     // Out of line (pods_ready.cc): the engine's own reason, not admission's.
-    if (r->pending_note.noted) return r->pending_note.message;
+    if (r->pending_note.noted) return r->pending_note.Message();
   }
   if (auto d = parts_.admitter->PendingReason(key); d && !d->message.empty()) return d->message;
-  if (r->pending_note.noted && !r->pending_note.message.empty()) return r->pending_note.message;
+  if (r->pending_note.noted && !r->pending_note.Message().empty()) {
+    return r->pending_note.Message();
+  }
   return "waiting for the next scheduling cycle";
 }
 

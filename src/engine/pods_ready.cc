@@ -70,9 +70,9 @@ Status Engine::RestoreRequeueState(const std::string& key, const RequeueState& s
   if (r->deactivated) {
     r->requeue_at.reset();
     r->requeue_count = 0;
-    r->pending_note = {true, "Inactive", kDeactivatedMessage};
+    r->pending_note = {true, "Inactive", kDeactivatedMessage, nullptr};
   } else if (r->requeue_at) {
-    r->pending_note = {true, "Backoff", BackoffMessage(*r->requeue_at)};
+    r->pending_note = {true, "Backoff", BackoffMessage(*r->requeue_at), nullptr};
   } else {
     return Status::Ok();  // in line already, as Submit put it
   }
@@ -151,12 +151,12 @@ void Engine::PodsReadyTimeout(WorkloadRecord& r) {
     eviction.reason = kReasonDeactivatedRequeuingLimit;
     eviction.detail = kDeactivatedMessage;
     waits = eviction.detail;
-    r.pending_note = {true, "Inactive", waits};
+    r.pending_note = {true, "Inactive", waits, nullptr};
   } else {
     r.requeue_count++;
     r.requeue_at = Now() + Backoff(pods_ready_, r.requeue_count);
     waits = BackoffMessage(*r.requeue_at);
-    r.pending_note = {true, "Backoff", waits};
+    r.pending_note = {true, "Backoff", waits, nullptr};
   }
   log_.Add({Now(), r.key(), "Evict", eviction.reason, eviction.detail});
   r.evictions.push_back(std::move(eviction));

@@ -101,11 +101,16 @@ struct WorkloadRecord {
   // The latest pending reason the engine logged for it (admission's, or its own:
   // Inactive, Backoff, blocked admission), shown while it waits; `noted` is false
   // once it was admitted or after it has none. Held here, not in a map by key: a
-  // cycle logs one for most heads it cannot admit.
+  // cycle logs one for most heads it cannot admit. An interned text of admission's
+  // (Decision::text) is kept shared, not copied: a wave's first cycle notes one for
+  // thousands of workloads, each a record not touched since it was queued.
   struct PendingNote {
     bool noted = false;
-    std::string reason;
-    std::string message;
+    std::string reason;   // when `shared` is null
+    std::string message;  // when `shared` is null
+    std::shared_ptr<const admission::PendingText> shared;
+    const std::string& Reason() const { return shared ? shared->reason : reason; }
+    const std::string& Message() const { return shared ? shared->message : message; }
   };
   PendingNote pending_note;
 

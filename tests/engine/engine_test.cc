@@ -145,6 +145,45 @@ TEST_F(EngineTest, MaxCyclesPerCallLeavesTheRestToTheNextCall) {
   EXPECT_EQ(Get("ml/finetune").admit_time, 50.0);
 }
 
+// Admission's interned pending text reaches the records shared, not copied: two
+// workloads short of the same quota hold one text, and what they report and what the
+// log says are that text; admitted, a workload has no note.
+TEST_F(EngineTest, WorkloadsShortOfTheSameQuotaShareOnePendingText) {
+  AddQueues(manifests_, 8);
+  for (const char* n : {"node-1", "node-2"}) manifests_.nodes.push_back(MakeNode(n, 8));
+  manifests_.jobs.push_back(MakeJob("big", 8, 1, "lq"));
+  manifests_.jobs.push_back(MakeJob("b", 2, 1, "lq"));
+  manifests_.jobs.push_back(MakeJob("c", 2, 1, "lq"));
+  Build();
+
+  At(0);
+  for (const char* key : {"ml/big", "ml/b", "ml/c"}) ASSERT_TRUE(engine_->Submit(key).ok());
+  Cycle();
+  ASSERT_EQ(Get("ml/big").phase, Phase::kRunning);
+  const WorkloadRecord::PendingNote& b = Get("ml/b").pending_note;
+  const WorkloadRecord::PendingNote& c = Get("ml/c").pending_note;
+  ASSERT_TRUE(b.noted);
+  ASSERT_NE(b.shared, nullptr) << "copied, not shared";
+  EXPECT_EQ(b.shared, c.shared);
+  EXPECT_EQ(b.Reason(), b.shared->reason);
+  EXPECT_NE(b.Message().find("nvidia.com/gpu"), std::string::npos) << b.Message();
+  EXPECT_EQ(engine_->PendingMessage("ml/b"), b.Message());
+  EXPECT_EQ(engine_->PendingMessage("ml/c"), b.Message());
+  bool logged = false;
+  for (const LogEntry& e : engine_->log().entries()) {
+    logged = logged || (e.workload == "ml/b" && e.message == b.Message());
+  }
+  EXPECT_TRUE(logged) << engine_->log().ToString();
+
+  At(10);
+  ASSERT_TRUE(engine_->Succeed("ml/big").ok());
+  Cycle();
+  EXPECT_EQ(Get("ml/b").phase, Phase::kRunning);
+  EXPECT_EQ(Get("ml/c").phase, Phase::kRunning);
+  EXPECT_FALSE(Get("ml/b").pending_note.noted);
+  EXPECT_EQ(Get("ml/b").pending_note.shared, nullptr);
+}
+
 TEST_F(EngineTest, NodeLossFailsAJobThatDoesNotRestart) {
   AddQueues(manifests_, 16);
   manifests_.nodes.push_back(MakeNode("gpu-1", 8));
