@@ -28,8 +28,9 @@ void KubeController::Start() {
   }
   sink_ = std::make_unique<ApiSink>(client_, options_.write_workers, [this] {
     std::lock_guard<std::mutex> lock(mu_);
+    const bool first = !results_ready_;
     results_ready_ = true;
-    cv_.notify_one();
+    WakeForWork(first && changes_.empty());
   });
   control::ReconcilerOptions ro;
   ro.mode = control::ReconcilerMode::kCluster;
@@ -44,10 +45,15 @@ void KubeController::Start() {
   synced_ = false;
   cache_.Subscribe([this](control::Change change) {
     std::lock_guard<std::mutex> lock(mu_);
+    const bool was_empty = changes_.empty() && !results_ready_;
     changes_.push_back(std::move(change));
-    cv_.notify_one();
+    WakeForWork(was_empty);
   });
   thread_ = std::thread([this] { Loop(); });
+}
+
+void KubeController::WakeForWork(bool queue_was_empty) {
+  if (queue_was_empty && !pacing_) cv_.notify_one();
 }
 
 void KubeController::Stop() {
@@ -106,7 +112,9 @@ void KubeController::Loop() {
       // pods; waiting out the interval batches what arrives meanwhile.
       const auto since_step = std::chrono::steady_clock::now() - last_step;
       if (synced_ && since_step < min_interval) {
+        pacing_ = true;
         cv_.wait_for(lock, min_interval - since_step, [this] { return stopping_; });
+        pacing_ = false;
         if (stopping_) return;
       }
       changes.swap(changes_);

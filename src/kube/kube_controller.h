@@ -101,6 +101,13 @@ class KubeController {
   std::deque<control::Change> changes_;
   bool results_ready_ = false;
   bool stopping_ = false;
+  // The loop is waiting out the interval between steps (Loop): only Stop wakes it
+  // then, so a change or a write result does not (each wake was a futex call and two
+  // context switches per watch event, only to sleep again).
+  bool pacing_ = false;
+  // Wakes the loop for a change or a write result where that can end its wait: not
+  // while it paces, nor when the queue already held changes (it was woken for them).
+  void WakeForWork(bool queue_was_empty);
   bool started_ = false;
   Stats published_;
   std::thread thread_;
