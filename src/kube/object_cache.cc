@@ -91,20 +91,30 @@ void ObjectCache::Apply(const std::string& resource, control::ChangeType type, j
   auto shared = std::make_shared<const json>(std::move(object));
   const json& o = *shared;
   control::Change change = MakeChange(resource, type, shared);
+  // The object replaced or deleted: destroyed (a whole JSON tree) once the lock is
+  // released, not while readers wait for it.
+  std::shared_ptr<const json> retired;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto& current = objects_[resource];
     std::string id = change.namespace_ + "/" + change.name;
     if (type == control::ChangeType::kDeleted) {
-      current.erase(id);
+      if (auto gone = current.find(id); gone != current.end()) {
+        retired = std::move(gone->second);
+        current.erase(gone);
+      }
     } else {
-      auto old = current.find(id);
+      // One descent for the lookup and the insert.
+      auto old = current.lower_bound(id);
+      const bool known = old != current.end() && old->first == id;
       // A watch may repeat what a relist already delivered: nothing changed.
-      if (old != current.end() && !VersionOf(o).empty() && VersionOf(*old->second) == VersionOf(o))
-        return;
-      change.type =
-          old == current.end() ? control::ChangeType::kAdded : control::ChangeType::kModified;
-      current[id] = std::move(shared);
+      if (known && !VersionOf(o).empty() && VersionOf(*old->second) == VersionOf(o)) return;
+      change.type = known ? control::ChangeType::kModified : control::ChangeType::kAdded;
+      if (known) {
+        retired = std::exchange(old->second, std::move(shared));
+      } else {
+        current.emplace_hint(old, std::move(id), std::move(shared));
+      }
     }
   }
   // Not Notify({...}): an initializer list would copy the change.
