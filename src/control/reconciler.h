@@ -27,6 +27,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -374,17 +375,18 @@ class Reconciler {
   // TrainJobs by "<resource>/<ns>/<name>": the change and why it waits.
   std::map<std::string, std::pair<Change, std::string>> without_runtime_;
   // Cluster mode: the live pods of each gang ("<ns>/<job>" -> pod name -> pod), and
-  // which gang a pod belongs to ("<ns>/<pod>").
-  std::map<std::string, std::map<std::string, WatchedPod>> gang_pods_;
-  std::map<std::string, std::string> pod_gang_;
+  // which gang a pod belongs to ("<ns>/<pod>"). Looked up for every pod event and
+  // never walked in order: hashed, not string-compared down a tree.
+  std::unordered_map<std::string, std::map<std::string, WatchedPod>> gang_pods_;
+  std::unordered_map<std::string, std::string> pod_gang_;
   // Cluster mode: gangs with pods not yet terminal on each node (node -> gang -> pods),
   // so a planned gang waits for the pods of stopped gangs to leave its nodes.
-  std::map<std::string, std::map<std::string, int32_t>> node_gangs_;
+  std::unordered_map<std::string, std::map<std::string, int32_t>> node_gangs_;
   std::set<std::string> waiting_for_nodes_;  // gangs NodesFree held back
   // Bare pods (pod_workloads.h): gangs by workload key, and each pod's gang
   // ("<ns>/<pod>" -> key); gangs that wait for pods are looked at again.
   std::map<std::string, PodGang> pod_gangs_;
-  std::map<std::string, std::string> bare_pods_;
+  std::unordered_map<std::string, std::string> bare_pods_;
   std::set<std::string> waiting_pod_gangs_;
   // Where each pod let go of (LetGoOrphans) runs, by "<ns>/<pod>", until its own
   // workload adopts it.
