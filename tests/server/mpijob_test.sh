@@ -49,6 +49,11 @@ spec:
             env:
             - {name: OMPI_ALLOW_RUN_AS_ROOT, value: "1"}
             - {name: OMPI_ALLOW_RUN_AS_ROOT_CONFIRM, value: "1"}
+            # Open MPI 4.1's orted maps hwloc's topology at an address it guesses is
+            # free in its own address space; here that crashed orted once (a segfault
+            # in hwloc_shmem_topology_write, nothing of muster's). "none" skips that
+            # shared copy; each process reads the topology itself.
+            - {name: OMPI_MCA_rtc_hwloc_vmhole, value: none}
             command: [sh, -c, '$2']
             resources:
               requests: {cpu: 100m, memory: 64Mi}
