@@ -28,9 +28,9 @@ void KubeController::Start() {
   }
   sink_ = std::make_unique<ApiSink>(client_, options_.write_workers, [this] {
     std::lock_guard<std::mutex> lock(mu_);
-    const bool first = !results_ready_;
+    const bool wake = LoopAwaitsWork();
     results_ready_ = true;
-    WakeForWork(first && changes_.empty());
+    if (wake) cv_.notify_one();
   });
   control::ReconcilerOptions ro;
   ro.mode = control::ReconcilerMode::kCluster;
@@ -45,15 +45,11 @@ void KubeController::Start() {
   synced_ = false;
   cache_.Subscribe([this](control::Change change) {
     std::lock_guard<std::mutex> lock(mu_);
-    const bool was_empty = changes_.empty() && !results_ready_;
+    const bool wake = LoopAwaitsWork();
     changes_.push_back(std::move(change));
-    WakeForWork(was_empty);
+    if (wake) cv_.notify_one();
   });
   thread_ = std::thread([this] { Loop(); });
-}
-
-void KubeController::WakeForWork(bool queue_was_empty) {
-  if (queue_was_empty && !pacing_) cv_.notify_one();
 }
 
 void KubeController::Stop() {
@@ -106,7 +102,7 @@ void KubeController::Loop() {
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait_for(lock, std::chrono::milliseconds(again ? 20 : 200),
-                   [this] { return stopping_ || !changes_.empty() || results_ready_; });
+                   [this] { return stopping_ || HasWork(); });
       if (stopping_) return;
       // On the real API server a step per watch event made 57,000 steps for 8,000
       // pods; waiting out the interval batches what arrives meanwhile.

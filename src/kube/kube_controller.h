@@ -105,9 +105,11 @@ class KubeController {
   // then, so a change or a write result does not (each wake was a futex call and two
   // context switches per watch event, only to sleep again).
   bool pacing_ = false;
-  // Wakes the loop for a change or a write result where that can end its wait: not
-  // while it paces, nor when the queue already held changes (it was woken for them).
-  void WakeForWork(bool queue_was_empty);
+  // Changes or write results are queued for the loop (its main wait's condition).
+  bool HasWork() const { return !changes_.empty() || results_ready_; }
+  // Whether queuing a change or a result now can end the loop's wait, so is worth a
+  // notify: not while it paces, nor once work is queued (it was woken for that).
+  bool LoopAwaitsWork() const { return !HasWork() && !pacing_; }
   bool started_ = false;
   Stats published_;
   std::thread thread_;
