@@ -7,6 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libcpp-httplib-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev libssl-dev libsimdjson-dev libjemalloc-dev
+  libcctz-dev tzdata
   libgtest-dev libgmock-dev libbenchmark-dev
   clang clang-format clang-tidy python3 python3-yaml openssl
 )

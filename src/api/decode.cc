@@ -64,6 +64,7 @@ const std::vector<KindInfo>& Kinds() {
       {"kubeflow.org", "MPIJob", {"v2beta1"}, true, DecodeKubeflowJob},
       {"jobset.x-k8s.io", "JobSet", {"v1alpha2"}, true, DecodeJobSet},
       {"batch", "Job", {"v1"}, true, DecodeBatchJob},
+      {"batch", "CronJob", {"v1"}, true, DecodeCronJob},
       {"trainer.kubeflow.org",
        "ClusterTrainingRuntime",
        {"v1alpha1"},
