@@ -155,6 +155,7 @@ stage "core kinds of muster serve (ConfigMap, Secret, Service, PVC, ResourceQuot
 timeout 300 bash tests/server/core_kinds_test.sh build/muster
 timeout 300 bash tests/server/bare_pods_test.sh build/muster
 timeout 300 bash tests/server/job_policies_test.sh build/muster
+timeout 300 bash tests/server/cronjob_test.sh build/muster
 timeout 300 bash tests/server/trainjob_test.sh build/muster
 timeout 400 bash tests/server/tfjob_test.sh build/muster
 timeout 300 bash tests/server/jobset_test.sh build/muster

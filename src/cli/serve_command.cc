@@ -10,6 +10,7 @@
 #include "cli/scheduler_config_file.h"
 #include "control/process_heap.h"
 #include "core/duration.h"
+#include "server/cronjob_controller.h"
 #include "server/garbage_collector.h"
 #include "server/namespace_controller.h"
 #include "server/quota_controller.h"
@@ -124,6 +125,7 @@ void RegisterServeCommand(CLI::App& app, int& exit_code) {
     controllers.push_back(std::make_unique<server::NamespaceController>());
     controllers.push_back(std::make_unique<server::QuotaController>());
     controllers.push_back(std::make_unique<server::TtlAfterFinishedController>());
+    controllers.push_back(std::make_unique<server::CronJobController>());
     controllers.push_back(std::make_unique<server::StoreHealthMonitor>());
     control::TuneHeapForServer();
     exit_code = server::RunServe(*opts, std::move(controllers), std::cout, std::cerr);

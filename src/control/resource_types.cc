@@ -76,6 +76,9 @@ const std::vector<ResourceType>& ResourceTypes() {
       {"trainer.kubeflow.org", {"v1alpha1"}, "TrainJob", "trainjobs", "trainjob", {}, true, true,
        true},
       {"batch", {"v1"}, "Job", "jobs", "job", {}, true, true, true},
+      // Validated by serve's API (not engine configuration: its Jobs are the workloads);
+      // server/cronjob_controller.h makes its Jobs.
+      {"batch", {"v1"}, "CronJob", "cronjobs", "cronjob", {"cj"}, true, true, false},
       {"config.kueue.x-k8s.io", {"v1beta1", "v1beta2"}, "Configuration", "configurations",
        "configuration", {}, false, false, true},
       {"muster.dev", {"v1alpha1"}, "SchedulerConfiguration", "schedulerconfigurations",

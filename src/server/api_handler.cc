@@ -16,6 +16,7 @@
 #include "server/core_validation.h"
 #include "server/crd_catalog.h"
 #include "server/create_admission.h"
+#include "server/cronjob_controller.h"
 #include "server/delete_request.h"
 #include "server/discovery.h"
 #include "server/kueue_defaults.h"
@@ -137,9 +138,10 @@ std::optional<ApiError> ValidateObject(
     if (causes.empty()) return std::nullopt;
     return InvalidObject(t, name, std::move(causes));
   }
-  // Bare Pods are validated too (their spec is a pod template's), though the table's
-  // `validated` also means "engine configuration", which pods are not.
-  if (!t.validated && !(t.group.empty() && t.kind == "Pod")) return std::nullopt;
+  // Bare Pods (their spec is a pod template's) and CronJobs (their Jobs are the
+  // workloads) are validated too, though the table's `validated` also means "engine
+  // configuration", which they are not.
+  if (!t.validated && !(t.group.empty() && t.kind == "Pod") && !IsCronJob(t)) return std::nullopt;
   if (decoded != nullptr) decoded->reset();
   const bool job = decoded != nullptr && control::IsJobResource(t.StoreKey());
   api::DecodeResult result;
@@ -155,6 +157,11 @@ std::optional<ApiError> ValidateObject(
       // override, a JobSet rule action, a per-index Job limit: docs/*.md say which).
       field_warnings->push_back(d.field + ": " + d.message);
     }
+  }
+  // What the api layer cannot check without the time zone database.
+  if (causes.empty() && IsCronJob(t) && !CronJobZone(object)) {
+    causes.push_back({"FieldValueInvalid",
+                      "unknown time zone " + FieldValue(object, "spec.timeZone"), "spec.timeZone"});
   }
   if (causes.empty()) {
     if (job && result.manifests.jobs.size() == 1) {
@@ -297,7 +304,13 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
   if (!md.ok()) return ErrorResponse(BadRequest(md.status().message()));
   json& meta = **md;
   // Server-set: whatever the client wrote there is replaced (auth/owner.h).
-  auth::RecordOwner(*body, r.user);
+  if (r.owner.empty()) {
+    auth::RecordOwner(*body, r.user);
+  } else {
+    auth::UserInfo on_behalf;
+    on_behalf.name = r.owner;
+    auth::RecordOwner(*body, on_behalf);
+  }
   std::string name = FieldValue(*body, "metadata.name");
   const std::string generate = FieldValue(*body, "metadata.generateName");
   for (const char* f : {"uid", "resourceVersion", "creationTimestamp", "generation",
@@ -370,7 +383,8 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
   // A job's decode, kept for the scheduler as a create's (one decode per write).
   std::shared_ptr<const control::DecodedJob> decoded;
   if (scope != WriteScope::kStatus) {
-    if (IsCoreKind(*t.type) || IsNamespaceType(*t.type) || IsBatchJob(*t.type)) {
+    if (IsCoreKind(*t.type) || IsNamespaceType(*t.type) || IsBatchJob(*t.type) ||
+        IsCronJob(*t.type)) {
       auto stored = store.Get({t.type->StoreKey(), t.namespace_, t.name});
       DefaultCoreObject(*t.type, *body, stored.ok() ? &*stored : nullptr);
     }

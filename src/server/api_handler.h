@@ -31,6 +31,9 @@ struct ApiRequest {
   // Who sent it (the HTTP layer's authenticator); empty when nothing authenticated
   // it (in-process callers: manifest seeding, the local node).
   auth::UserInfo user;
+  // In-process creates on someone's behalf (a CronJob's Jobs): the owner recorded
+  // (auth/owner.h) instead of the request's user; empty: the user's.
+  std::string owner = {};
 };
 
 struct ApiResponse {

@@ -56,6 +56,21 @@ bool IsBatchJob(const control::ResourceType& type) {
   return type.group == "batch" && type.kind == "Job";
 }
 
+bool IsCronJob(const control::ResourceType& type) {
+  return type.group == "batch" && type.kind == "CronJob";
+}
+
+void DefaultCronJob(json& cronjob) {
+  if (!cronjob.is_object()) return;
+  json* spec = ObjectAt(cronjob, "spec");
+  if (spec == nullptr) return;
+  auto unset = [spec](const char* key) { return !spec->contains(key) || (*spec)[key].is_null(); };
+  if (unset("concurrencyPolicy")) (*spec)["concurrencyPolicy"] = "Allow";
+  if (unset("suspend")) (*spec)["suspend"] = false;
+  if (unset("successfulJobsHistoryLimit")) (*spec)["successfulJobsHistoryLimit"] = 3;
+  if (unset("failedJobsHistoryLimit")) (*spec)["failedJobsHistoryLimit"] = 1;
+}
+
 void DefaultBatchJob(json& job) {
   if (!job.is_object()) return;
   json* spec = ObjectAt(job, "spec");

@@ -24,6 +24,11 @@
 namespace muster::server {
 
 bool IsBatchJob(const control::ResourceType& type);
+bool IsCronJob(const control::ResourceType& type);
+
+// SetDefaults_CronJob: concurrencyPolicy Allow, suspend false, and history limits of
+// 3 successful and 1 failed Job.
+void DefaultCronJob(nlohmann::json& cronjob);
 
 // SetDefaults_Job: completions and parallelism (1 when both are unset; parallelism
 // 1 when only it is), backoffLimit (6, or the int32 maximum with

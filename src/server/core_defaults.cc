@@ -168,6 +168,7 @@ bool InServiceRange(const std::string& ip) {
 
 void DefaultCoreObject(const control::ResourceType& type, json& object, const json* current) {
   if (IsBatchJob(type)) return DefaultBatchJob(object);
+  if (IsCronJob(type)) return DefaultCronJob(object);
   if (!type.group.empty() || !object.is_object()) return;
   if (type.kind == "Secret") DefaultSecret(object);
   if (type.kind == "Service") DefaultService(object, current);

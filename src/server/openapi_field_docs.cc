@@ -47,6 +47,31 @@ const std::vector<KindDoc>& KindDocs() {
             "it; muster sets it false on admission and true again on eviction."},
            {"spec.template", "object", kTemplateDoc},
        }},
+      {"batch",
+       "CronJob",
+       "CronJob makes a Job from its jobTemplate at each time its schedule names, as "
+       "kube-controller-manager's CronJob controller does; each Job is then admitted like "
+       "any other (label the jobTemplate with kueue.x-k8s.io/queue-name to queue it).",
+       {
+           {"spec", "object", "Specification of the desired behavior of a cron job."},
+           {"spec.schedule", "string",
+            "The schedule in Cron format (five fields, or @hourly, @daily, @weekly, "
+            "@monthly, @yearly)."},
+           {"spec.timeZone", "string",
+            "The time zone the schedule is read in (a name of the time zone database); UTC "
+            "when unset."},
+           {"spec.concurrencyPolicy", "string",
+            "Allow (default), Forbid (skip a time while a Job runs) or Replace (delete the "
+            "running Jobs first)."},
+           {"spec.suspend", "boolean", "No new Jobs while true; running ones go on."},
+           {"spec.startingDeadlineSeconds", "integer",
+            "A time missed by more than this many seconds is skipped."},
+           {"spec.successfulJobsHistoryLimit", "integer",
+            "Finished successful Jobs kept (default 3); older ones are deleted."},
+           {"spec.failedJobsHistoryLimit", "integer",
+            "Finished failed Jobs kept (default 1); older ones are deleted."},
+           {"spec.jobTemplate", "object", "The Job made at each time: metadata and spec."},
+       }},
       {"kueue.x-k8s.io",
        "ClusterQueue",
        "ClusterQueue is Kueue's cluster-wide queue: quotas per flavor and resource, a "

@@ -28,6 +28,8 @@ struct Schemas {
       {{"conditions", Merge("type")}, {"podIPs", Merge("ip")}, {"hostIPs", Merge("ip")}}};
   PatchSchema conditions_status{{{"conditions", Merge("type")}}};
   PatchSchema job_spec{{{"template", Struct(&pod_template)}}};
+  PatchSchema job_template{{{"metadata", Struct(&object_meta)}, {"spec", Struct(&job_spec)}}};
+  PatchSchema cronjob_spec{{{"jobTemplate", Struct(&job_template)}}};
   PatchSchema service_spec{{{"ports", Merge("port")}}};
   PatchSchema node_spec{{{"podCIDRs", Merge("")}}};
   PatchSchema node_status{{{"conditions", Merge("type")}, {"addresses", Merge("type")}}};
@@ -39,6 +41,8 @@ struct Schemas {
   PatchSchema job{{{"metadata", Struct(&object_meta)},
                    {"spec", Struct(&job_spec)},
                    {"status", Struct(&conditions_status)}}};
+  // status.active is atomic upstream: replaced whole.
+  PatchSchema cronjob{{{"metadata", Struct(&object_meta)}, {"spec", Struct(&cronjob_spec)}}};
   PatchSchema service{{{"metadata", Struct(&object_meta)},
                        {"spec", Struct(&service_spec)},
                        {"status", Struct(&conditions_status)}}};
@@ -75,6 +79,7 @@ const PatchSchema* SchemaOf(const control::ResourceType& type) {
   const std::string& k = type.kind;
   if (k == "Pod") return &s.pod;
   if (k == "Job" && type.group == "batch") return &s.job;
+  if (k == "CronJob" && type.group == "batch") return &s.cronjob;
   if (k == "Service") return &s.service;
   if (k == "ServiceAccount") return &s.service_account;
   if (k == "Node") return &s.node;

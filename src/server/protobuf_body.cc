@@ -214,6 +214,25 @@ const Schema kJob{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
                    {3, "status", Type::kMessage, false, &kIgnored}},
                   true};
 
+// batch/v1 CronJob as `kubectl create cronjob` sends it: its schedule and policies,
+// and a Job template as above.
+const Schema kJobTemplateSpec{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                               {2, "spec", Type::kMessage, false, &kJobSpec}},
+                              true};
+const Schema kCronJobSpec{{{1, "schedule", Type::kString},
+                           {2, "startingDeadlineSeconds", Type::kOptionalInt},
+                           {3, "concurrencyPolicy", Type::kString},
+                           {4, "suspend", Type::kBool},
+                           {5, "jobTemplate", Type::kMessage, false, &kJobTemplateSpec},
+                           {6, "successfulJobsHistoryLimit", Type::kOptionalInt},
+                           {7, "failedJobsHistoryLimit", Type::kOptionalInt},
+                           {8, "timeZone", Type::kString}},
+                          true};
+const Schema kCronJob{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                       {2, "spec", Type::kMessage, false, &kCronJobSpec},
+                       {3, "status", Type::kMessage, false, &kIgnored}},
+                      true};
+
 const Schema* SchemaOf(const std::string& api_version, const std::string& kind) {
   if (api_version == "v1") {
     if (kind == "Namespace") return &kNamespace;
@@ -228,6 +247,7 @@ const Schema* SchemaOf(const std::string& api_version, const std::string& kind) 
     if (kind == "RoleBinding" || kind == "ClusterRoleBinding") return &kBinding;
   }
   if (api_version == "batch/v1" && kind == "Job") return &kJob;
+  if (api_version == "batch/v1" && kind == "CronJob") return &kCronJob;
   if (api_version == "authorization.k8s.io/v1") {
     if (kind == "SelfSubjectAccessReview") return &kAccessReview;
     if (kind == "SelfSubjectRulesReview") return &kRulesReview;

@@ -3,7 +3,8 @@
 // bytes), turned into the JSON the handler reads. kubectl's typed commands send them
 // for built-in kinds (`kubectl create rolebinding`, `create clusterrole`,
 // `create namespace`, `create configmap`, `create secret`, `create quota`,
-// `create serviceaccount`, `create service`, `create job`, `auth can-i`), whatever
+// `create serviceaccount`, `create service`, `create job`, `create cronjob`,
+// `auth can-i`), whatever
 // the server advertises.
 //
 // Only the kinds in the schema table are decoded (Namespace, ConfigMap, Secret,
@@ -14,7 +15,8 @@
 // selector, clusterIP, type, externalIPs, sessionAffinity, externalName; a Job's
 // counts, mode, suspend and pod template: containers' name, image, command, args,
 // workingDir, env values, resources, the pod's restart policy, node selector, service
-// account, scheduler and priority class). Anything else is left alone and answered
+// account, scheduler and priority class; a CronJob's schedule, time zone, policies,
+// limits and such a Job template). Anything else is left alone and answered
 // 415 as before; a Job whose bytes hold a value outside that (not Go's zero) is too,
 // so the client sends JSON instead of the value being dropped. Strings Go writes
 // empty are left out, as JSON's omitempty does.

@@ -156,7 +156,7 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
       }
     }
   }
-  ServeContext context{db, options.data_dir, &metrics, &views};
+  ServeContext context{db, options.data_dir, &metrics, &views, &handler};
   for (auto& c : controllers) {
     if (Status s = c->Start(context); !s.ok()) {
       err << "muster serve: " << c->name() << ": " << s.message() << "\n";

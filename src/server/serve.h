@@ -22,6 +22,7 @@
 namespace muster::server {
 
 class MetricsRegistry;  // server/metrics.h
+class ApiHandler;       // server/api_handler.h
 }  // namespace muster::server
 namespace muster::ui {
 class ViewPublisher;  // ui/view_publisher.h
@@ -36,6 +37,9 @@ struct ServeContext {
   MetricsRegistry* metrics = nullptr;
   // Where the scheduler publishes its view (the dashboard's muster.dev resources).
   ui::ViewPublisher* views = nullptr;
+  // The API as in-process callers use it (a controller creating objects as a user's
+  // would be: defaults, validation, quota).
+  ApiHandler* api = nullptr;
 };
 
 class Controller {

@@ -192,9 +192,16 @@ Column JobState() {
 
 bool JobCondition(const json& o, const char* type) { return ConditionStatus(o, type) == "True"; }
 
-// "a,b" of the pod template's containers' `field` (kubectl's layoutContainerCells).
-std::string TemplateContainers(const json& o, const char* field) {
+// "a,b" of the pod template's containers' `field` (kubectl's layoutContainerCells);
+// `cron`: the template of a CronJob's jobTemplate.
+std::string TemplateContainers(const json& o, const char* field, bool cron = false) {
   const json* containers = &o;
+  if (cron) {
+    for (const char* key : {"spec", "jobTemplate"}) {
+      if (!containers->is_object() || !containers->contains(key)) return "";
+      containers = &(*containers)[key];
+    }
+  }
   for (const char* key : {"spec", "template", "spec", "containers"}) {
     if (!containers->is_object() || !containers->contains(key)) return "";
     containers = &(*containers)[key];
@@ -252,6 +259,47 @@ std::vector<Column> BatchJobColumns(int64_t now_unix) {
              const json* spec = o.is_object() && o.contains("spec") ? &o["spec"] : nullptr;
              return FormatLabelSelector(
                  spec != nullptr && spec->is_object() ? spec->value("selector", json()) : json());
+           },
+           1}};
+}
+
+// kubectl's printCronJob: SCHEDULE, TIMEZONE, SUSPEND, ACTIVE, LAST SCHEDULE, AGE;
+// wide: CONTAINERS, IMAGES, SELECTOR.
+std::vector<Column> CronJobColumns(int64_t now_unix) {
+  auto or_none = [](std::string v) -> json { return v.empty() ? "<none>" : v; };
+  return {Path("Schedule", "spec.schedule"),
+          {"Timezone", "string", "The time zone the schedule is read in.",
+           [or_none](const json& o) -> json { return or_none(FieldValue(o, "spec.timeZone")); }, 0},
+          {"Suspend", "boolean", "Whether new Jobs are held.",
+           [](const json& o) -> json {
+             // kubectl's printBoolPtr.
+             const std::string v = FieldValue(o, "spec.suspend");
+             return v.empty() ? "<unset>" : v == "true" ? "True" : "False";
+           },
+           0},
+          {"Active", "integer", "The number of running jobs.",
+           [](const json& o) -> json {
+             const json* active = o.is_object() && o.contains("status") &&
+                                          o["status"].is_object() && o["status"].contains("active")
+                                      ? &o["status"]["active"]
+                                      : nullptr;
+             return active != nullptr && active->is_array() ? active->size() : 0;
+           },
+           0},
+          {"Last Schedule", "string", "When a job was last scheduled.",
+           [now_unix](const json& o) -> json {
+             const int64_t t = ParseTimestamp(FieldValue(o, "status.lastScheduleTime"));
+             return t < 0 ? json("<none>") : json(HumanAge(now_unix - t));
+           },
+           0},
+          AgeHere(),
+          {"Containers", "string", "Names of each container in the template.",
+           [](const json& o) -> json { return TemplateContainers(o, "name", true); }, 1},
+          {"Images", "string", "Images referenced by each container in the template.",
+           [](const json& o) -> json { return TemplateContainers(o, "image", true); }, 1},
+          {"Selector", "string", "A label query over pods that should match the pod count.",
+           [or_none](const json& o) -> json {
+             return or_none(FieldValue(o, "spec.jobTemplate.spec.selector"));
            },
            1}};
 }
@@ -339,6 +387,7 @@ std::vector<Column> KindColumns(const control::ResourceType& t, int64_t now_unix
   }
   if (k == "Cohort") return {FirstOf("Parent", {"spec.parent", "spec.parentName"})};
   if (k == "Job" && t.group == "batch") return BatchJobColumns(now_unix);
+  if (k == "CronJob" && t.group == "batch") return CronJobColumns(now_unix);
   if (k == "Job" || k == "PyTorchJob" || k == "TFJob" || k == "MPIJob" || k == "JobSet" ||
       k == "TrainJob") {
     return {JobState()};

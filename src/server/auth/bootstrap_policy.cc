@@ -56,7 +56,7 @@ json ViewRules() {
            {"pods", "pods/log", "pods/status", "events", "configmaps", "services",
             "serviceaccounts", "endpoints", "persistentvolumeclaims", "resourcequotas",
             "resourcequotas/status", "namespaces", "namespaces/status"}),
-      Rule(kRead, {"batch"}, {"jobs", "jobs/status"}),
+      Rule(kRead, {"batch"}, {"jobs", "jobs/status", "cronjobs", "cronjobs/status"}),
       Rule(kRead, {"kueue.x-k8s.io"},
            {"localqueues", "localqueues/status", "workloads", "workloads/status"}),
       Rule(kRead, {"batch.volcano.sh"}, {"jobs", "jobs/status"}),
@@ -93,7 +93,7 @@ json EditRules() {
       kWrite, {""},
       {"pods", "configmaps", "secrets", "services", "serviceaccounts", "persistentvolumeclaims"}));
   rules.push_back(Rule(kRead, {""}, {"secrets"}));
-  rules.push_back(Rule(kWrite, {"batch"}, {"jobs"}));
+  rules.push_back(Rule(kWrite, {"batch"}, {"jobs", "cronjobs"}));
   rules.push_back(Rule(kWrite, {"batch.volcano.sh"}, {"jobs"}));
   rules.push_back(Rule(kWrite, {"scheduling.volcano.sh"}, {"podgroups"}));
   rules.push_back(Rule(kWrite, {"kubeflow.org"}, {"pytorchjobs", "tfjobs", "mpijobs"}));
