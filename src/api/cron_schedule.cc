@@ -14,8 +14,8 @@ struct Bounds {
   const char* const* names;  // lower-case, index + min is the value; null: none
 };
 
-constexpr const char* kMonthNames[] = {"jan", "feb", "mar", "apr", "may", "jun",
-                                       "jul", "aug", "sep", "oct", "nov", "dec", nullptr};
+constexpr const char* kMonthNames[] = {"jan", "feb", "mar", "apr", "may", "jun",  "jul",
+                                       "aug", "sep", "oct", "nov", "dec", nullptr};
 constexpr const char* kDayNames[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat", nullptr};
 
 constexpr Bounds kMinute{0, 59, nullptr};

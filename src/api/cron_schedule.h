@@ -36,8 +36,8 @@ class CronSchedule {
 
   uint64_t minutes_ = 0;  // bit m: minute m
   uint32_t hours_ = 0;
-  uint32_t days_ = 0;    // bit d: day of month d (1-31)
-  uint32_t months_ = 0;  // bit m: month m (1-12)
+  uint32_t days_ = 0;      // bit d: day of month d (1-31)
+  uint32_t months_ = 0;    // bit m: month m (1-12)
   uint32_t weekdays_ = 0;  // bit d: Sunday 0 .. Saturday 6
   bool day_star_ = false;  // day of month was `*` or `?`
   bool weekday_star_ = false;

@@ -53,8 +53,9 @@ void DecodeCronJob(const YamlValue& root,
     if (name->empty()) {
       zone.Error("timeZone must be nil or non-empty string");
     } else if (AsciiLower(*name) == "local") {
-      zone.Error("timeZone must be an explicit time zone as defined in "
-                 "https://www.iana.org/time-zones");
+      zone.Error(
+          "timeZone must be an explicit time zone as defined in "
+          "https://www.iana.org/time-zones");
     } else if (!IsTimeZoneName(*name)) {
       zone.Error("unknown time zone " + *name);
     }

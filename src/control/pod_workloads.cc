@@ -1,6 +1,7 @@
 #include "control/pod_workloads.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "api/decode.h"
@@ -193,21 +194,25 @@ json WithPodPending(const json& pod, const std::string& reason, const std::strin
   return out;
 }
 
-json PodEvent(const json& pod, const std::string& type, const std::string& reason,
-              const std::string& message, Time time, int64_t sequence) {
-  const json& meta = Meta(pod);
+json ObjectEvent(const json& object, const EventSource& source, const std::string& type,
+                 const std::string& reason, const std::string& message, Time time,
+                 int64_t sequence) {
+  const json& meta = Meta(object);
   const std::string name = meta.value("name", "");
   const std::string ns = meta.value("namespace", "");
   const std::string now = Rfc3339(time);
+  std::string infix;
+  for (char c : source.kind)
+    infix += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return {{"apiVersion", "v1"},
           {"kind", "Event"},
           {"metadata",
-           {{"name", name + ".pod." + std::to_string(sequence) + "." +
+           {{"name", name + "." + infix + "." + std::to_string(sequence) + "." +
                          std::to_string(static_cast<int64_t>(time * 1000))},
             {"namespace", ns}}},
           {"involvedObject",
-           {{"apiVersion", "v1"},
-            {"kind", "Pod"},
+           {{"apiVersion", source.api_version},
+            {"kind", source.kind},
             {"name", name},
             {"namespace", ns},
             {"uid", meta.value("uid", "")}}},
@@ -217,7 +222,13 @@ json PodEvent(const json& pod, const std::string& type, const std::string& reaso
           {"count", 1},
           {"firstTimestamp", now},
           {"lastTimestamp", now},
-          {"source", {{"component", "muster-scheduler"}}}};
+          {"source", {{"component", source.component}}}};
+}
+
+json PodEvent(const json& pod, const std::string& type, const std::string& reason,
+              const std::string& message, Time time, int64_t sequence) {
+  static const EventSource kScheduler{"v1", "Pod", "muster-scheduler"};
+  return ObjectEvent(pod, kScheduler, type, reason, message, time, sequence);
 }
 
 }  // namespace muster::control

@@ -70,8 +70,19 @@ std::optional<int32_t> PodGroupSize(const PodWorkloadId& id, const model::Manife
 nlohmann::json WithPodPending(const nlohmann::json& pod, const std::string& reason,
                               const std::string& message, const std::string& now);
 
-// A v1 Event about `pod` at `now` (its name: the pod's, `sequence` and the time in
-// milliseconds, unique across restarts).
+// A v1 Event about `object` (of `api_version` and `kind`) at `now`, from `component`:
+// its name is the object's, the kind, `sequence` and the time in milliseconds,
+// unique across restarts.
+struct EventSource {
+  std::string api_version;
+  std::string kind;
+  std::string component;
+};
+nlohmann::json ObjectEvent(const nlohmann::json& object, const EventSource& source,
+                           const std::string& type, const std::string& reason,
+                           const std::string& message, Time now, int64_t sequence);
+
+// ObjectEvent about a Pod, from muster's scheduler.
 nlohmann::json PodEvent(const nlohmann::json& pod, const std::string& type,
                         const std::string& reason, const std::string& message, Time now,
                         int64_t sequence);

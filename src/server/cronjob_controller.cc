@@ -7,6 +7,7 @@
 
 #include "api/cron_schedule.h"
 #include "control/job_deadlines.h"
+#include "control/pod_workloads.h"
 #include "control/workload_objects.h"
 #include "server/api_handler.h"
 #include "server/auth/owner.h"
@@ -44,9 +45,7 @@ std::optional<Time> TimeField(const json& object, const char* key) {
 
 using Seconds = cctz::time_point<cctz::seconds>;
 
-Seconds PointOf(Time t) {
-  return Seconds(cctz::seconds(static_cast<int64_t>(std::floor(t))));
-}
+Seconds PointOf(Time t) { return Seconds(cctz::seconds(static_cast<int64_t>(std::floor(t)))); }
 
 cctz::civil_minute CivilAt(Time t, const cctz::time_zone& zone) {
   return cctz::civil_minute(cctz::convert(PointOf(t), zone));
@@ -95,7 +94,7 @@ std::string FinishedAs(const json& job) {
   const json& conditions = Field(Field(job, "status"), "conditions");
   if (!conditions.is_array()) return "";
   for (const json& c : conditions) {
-    const std::string type = Str(c, "type");
+    std::string type = Str(c, "type");
     if ((type == "Complete" || type == "Failed") && Str(c, "status") == "True") return type;
   }
   return "";
@@ -103,9 +102,9 @@ std::string FinishedAs(const json& job) {
 
 json JobRef(const json& job) {
   const json& meta = Field(job, "metadata");
-  return {{"apiVersion", "batch/v1"},          {"kind", "Job"},
-          {"name", Str(meta, "name")},         {"namespace", Str(meta, "namespace")},
-          {"uid", Str(meta, "uid")},           {"resourceVersion", Str(meta, "resourceVersion")}};
+  return {{"apiVersion", "batch/v1"},  {"kind", "Job"},
+          {"name", Str(meta, "name")}, {"namespace", Str(meta, "namespace")},
+          {"uid", Str(meta, "uid")},   {"resourceVersion", Str(meta, "resourceVersion")}};
 }
 
 // Finished Jobs past `limit`, oldest start first (no start time last, then by name).
@@ -170,8 +169,8 @@ CronJobPlan PlanCronJob(const json& cronjob, const std::vector<json>& jobs, Time
       active.erase(std::remove_if(active.begin(), active.end(),
                                   [&](const json& ref) { return Str(ref, "uid") == uid; }),
                    active.end());
-      plan.events.push_back({"Normal", "SawCompletedJob",
-                             "Saw completed job: " + name + ", condition: " + finished});
+      plan.events.push_back(
+          {"Normal", "SawCompletedJob", "Saw completed job: " + name + ", condition: " + finished});
     }
     if (finished == "Complete") {
       succeeded.push_back(&job);
@@ -190,7 +189,8 @@ CronJobPlan PlanCronJob(const json& cronjob, const std::vector<json>& jobs, Time
     if (exists) {
       ++it;
     } else {
-      plan.events.push_back({"Normal", "MissingJob", "Active job went missing: " + Str(*it, "name")});
+      plan.events.push_back(
+          {"Normal", "MissingJob", "Active job went missing: " + Str(*it, "name")});
       it = active.erase(it);
     }
   }
@@ -211,9 +211,9 @@ CronJobPlan PlanCronJob(const json& cronjob, const std::vector<json>& jobs, Time
   if (Field(spec, "suspend") == json(true)) return finish();
   const auto zone = CronJobZone(cronjob);
   if (!zone) {
-    plan.events.push_back({"Warning", "UnknownTimeZone",
-                           "invalid timeZone: \"" + Str(spec, "timeZone") +
-                               "\": unknown time zone"});
+    plan.events.push_back(
+        {"Warning", "UnknownTimeZone",
+         "invalid timeZone: \"" + Str(spec, "timeZone") + "\": unknown time zone"});
     return finish();
   }
   auto schedule = api::CronSchedule::Parse(Str(spec, "schedule"));
@@ -246,20 +246,18 @@ CronJobPlan PlanCronJob(const json& cronjob, const std::vector<json>& jobs, Time
                                ". Set or decrease .spec.startingDeadlineSeconds or check clock "
                                "skew"});
   }
-  if (deadline.is_number_integer() &&
-      *recent + static_cast<Time>(deadline.get<int64_t>()) < now) {
-    plan.events.push_back({"Warning", "MissSchedule",
-                           "Missed scheduled time to start a job: " +
-                               cctz::format("%a, %d %b %Y %H:%M:%S +0000", PointOf(*recent),
-                                            cctz::utc_time_zone())});
+  if (deadline.is_number_integer() && *recent + static_cast<Time>(deadline.get<int64_t>()) < now) {
+    plan.events.push_back(
+        {"Warning", "MissSchedule",
+         "Missed scheduled time to start a job: " +
+             cctz::format("%a, %d %b %Y %H:%M:%S +0000", PointOf(*recent), cctz::utc_time_zone())});
     return finish();
   }
   const std::string name =
       Str(meta, "name") + "-" + std::to_string(static_cast<int64_t>(std::floor(*recent / 60)));
-  const bool processed =
-      std::any_of(active.begin(), active.end(),
-                  [&](const json& ref) { return Str(ref, "name") == name; }) ||
-      TimeField(status, "lastScheduleTime") == recent;
+  const bool processed = std::any_of(active.begin(), active.end(),
+                                     [&](const json& ref) { return Str(ref, "name") == name; }) ||
+                         TimeField(status, "lastScheduleTime") == recent;
   if (processed) return finish();
   const std::string policy = Str(spec, "concurrencyPolicy");
   if (policy == "Forbid" && !active.empty()) {
@@ -478,31 +476,11 @@ std::optional<json> CronJobController::Execute(const json& cronjob, CronJobPlan&
 }
 
 void CronJobController::RecordEvent(const json& cronjob, const CronJobPlan::Note& note, Time now) {
-  const json& meta = Field(cronjob, "metadata");
-  const std::string name = Str(meta, "name"), ns = Str(meta, "namespace");
-  const std::string stamp = control::Rfc3339(now);
-  json event = {
-      {"apiVersion", "v1"},
-      {"kind", "Event"},
-      {"metadata",
-       {{"name", name + ".cronjob." + std::to_string(++event_sequence_) + "." +
-                     std::to_string(static_cast<int64_t>(now * 1000))},
-        {"namespace", ns}}},
-      {"involvedObject",
-       {{"apiVersion", "batch/v1"},
-        {"kind", "CronJob"},
-        {"name", name},
-        {"namespace", ns},
-        {"uid", Str(meta, "uid")}}},
-      {"reason", note.reason},
-      {"message", note.message},
-      {"type", note.type},
-      {"count", 1},
-      {"firstTimestamp", stamp},
-      {"lastTimestamp", stamp},
-      {"source", {{"component", "cronjob-controller"}}}};
-  const std::string event_name = event["metadata"]["name"].get<std::string>();
-  store_->Create({"events", ns, event_name}, std::move(event));
+  static const control::EventSource kController{"batch/v1", "CronJob", "cronjob-controller"};
+  json event = control::ObjectEvent(cronjob, kController, note.type, note.reason, note.message, now,
+                                    ++event_sequence_);
+  const std::string name = event["metadata"]["name"].get<std::string>();
+  store_->Create({"events", Str(Field(cronjob, "metadata"), "namespace"), name}, std::move(event));
 }
 
 Status CronJobController::Start(ServeContext& context) {

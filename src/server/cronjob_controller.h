@@ -86,13 +86,12 @@ class CronJobController : public Controller {
   };
   void Sync(Entry& entry, Time now);
   // Carries the plan out; the CronJob as its status write stored it (none: no write).
-  std::optional<nlohmann::json> Execute(const nlohmann::json& cronjob, CronJobPlan& plan,
-                                        Time now);
+  std::optional<nlohmann::json> Execute(const nlohmann::json& cronjob, CronJobPlan& plan, Time now);
   void RecordEvent(const nlohmann::json& cronjob, const CronJobPlan::Note& note, Time now);
 
   ObjectStore* store_ = nullptr;
   ApiHandler* api_ = nullptr;
-  std::map<std::string, Entry> cronjobs_;  // by "<namespace>/<name>"
+  std::map<std::string, Entry> cronjobs_;      // by "<namespace>/<name>"
   std::map<std::string, std::string> by_uid_;  // CronJob uid -> its id
   // Jobs a CronJob controls: CronJob uid -> "<namespace>/<name>" -> the Job.
   std::map<std::string, std::map<std::string, nlohmann::json>> jobs_;

@@ -266,7 +266,7 @@ std::vector<Column> BatchJobColumns(int64_t now_unix) {
 // kubectl's printCronJob: SCHEDULE, TIMEZONE, SUSPEND, ACTIVE, LAST SCHEDULE, AGE;
 // wide: CONTAINERS, IMAGES, SELECTOR.
 std::vector<Column> CronJobColumns(int64_t now_unix) {
-  auto or_none = [](std::string v) -> json { return v.empty() ? "<none>" : v; };
+  auto or_none = [](const std::string& v) -> json { return v.empty() ? "<none>" : v; };
   return {Path("Schedule", "spec.schedule"),
           {"Timezone", "string", "The time zone the schedule is read in.",
            [or_none](const json& o) -> json { return or_none(FieldValue(o, "spec.timeZone")); }, 0},

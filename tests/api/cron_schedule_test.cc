@@ -10,10 +10,10 @@
 namespace muster::api {
 namespace {
 
+using testing::Decode;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
-using testing::Decode;
 using testing::Lines;
 
 cctz::civil_minute At(int y, int mo, int d, int h, int mi) {

@@ -66,8 +66,8 @@ json OwnedJob(const std::string& name, const std::string& uid, const std::string
 }
 
 json Ref(const std::string& name, const std::string& uid) {
-  return {{"apiVersion", "batch/v1"}, {"kind", "Job"},      {"name", name},
-          {"namespace", "default"},   {"uid", uid},         {"resourceVersion", ""}};
+  return {{"apiVersion", "batch/v1"}, {"kind", "Job"}, {"name", name},
+          {"namespace", "default"},   {"uid", uid},    {"resourceVersion", ""}};
 }
 
 std::vector<std::string> Reasons(const CronJobPlan& plan) {
@@ -123,8 +123,7 @@ TEST(PlanCronJob, ForbidSkipsWhileAJobRunsReplaceDeletesIt) {
 
   json replace = CronJobObject("*/15 * * * *", {{"concurrencyPolicy", "Replace"}});
   replace["status"]["active"] = {Ref("nightly-old", "j0")};
-  const CronJobPlan replaced =
-      PlanCronJob(replace, {OwnedJob("nightly-old", "j0")}, kNine + 1200);
+  const CronJobPlan replaced = PlanCronJob(replace, {OwnedJob("nightly-old", "j0")}, kNine + 1200);
   EXPECT_TRUE(replaced.job);
   ASSERT_EQ(replaced.deletes.size(), 1u);
   EXPECT_EQ(replaced.deletes[0].uid, "j0");
@@ -177,9 +176,9 @@ TEST(PlanCronJob, JobsFinishingLeaveTheListAndOldHistoryIsDeleted) {
   std::vector<std::string> deleted;
   for (const auto& d : plan.deletes) deleted.push_back(d.name);
   EXPECT_THAT(deleted, ElementsAre("nightly-1", "nightly-2", "nightly-f1"));
-  EXPECT_THAT(Reasons(plan), ElementsAre("SawCompletedJob", "UnexpectedJob", "MissingJob",
-                                         "SuccessfulDelete", "SuccessfulDelete",
-                                         "SuccessfulDelete"));
+  EXPECT_THAT(Reasons(plan),
+              ElementsAre("SawCompletedJob", "UnexpectedJob", "MissingJob", "SuccessfulDelete",
+                          "SuccessfulDelete", "SuccessfulDelete"));
   ASSERT_EQ(plan.status["active"].size(), 1u);
   EXPECT_EQ(plan.status["active"][0]["uid"], "s1");
   EXPECT_EQ(plan.status["lastSuccessfulTime"], control::Rfc3339(kNine - 1000 + 60));
@@ -188,13 +187,14 @@ TEST(PlanCronJob, JobsFinishingLeaveTheListAndOldHistoryIsDeleted) {
 TEST(PlanCronJob, TheScheduleIsReadInItsTimeZone) {
   // 09:00 in Berlin in December is 08:00 UTC.
   const Time eight_utc = kNine - 13 * 3600;
-  const CronJobPlan plan = PlanCronJob(
-      CronJobObject("0 9 * * *", {{"timeZone", "Europe/Berlin"}}, eight_utc - 60), {},
-      eight_utc + 60);
+  const CronJobPlan plan =
+      PlanCronJob(CronJobObject("0 9 * * *", {{"timeZone", "Europe/Berlin"}}, eight_utc - 60), {},
+                  eight_utc + 60);
   ASSERT_TRUE(plan.job);
   EXPECT_EQ(plan.scheduled, eight_utc);
-  EXPECT_EQ((*plan.job)["metadata"]["annotations"]["batch.kubernetes.io/cronjob-scheduled-timestamp"],
-            "2026-12-06T09:00:00+01:00");
+  EXPECT_EQ(
+      (*plan.job)["metadata"]["annotations"]["batch.kubernetes.io/cronjob-scheduled-timestamp"],
+      "2026-12-06T09:00:00+01:00");
   EXPECT_FALSE(CronJobZone(CronJobObject("0 9 * * *", {{"timeZone", "Mars/Olympus"}})));
 }
 
@@ -272,8 +272,8 @@ TEST_F(CronJobControllerTest, MakesItsJobAsItsOwnersAndFollowsIt) {
   done["status"] = {{"startTime", control::Rfc3339(due)},
                     {"completionTime", control::Rfc3339(due + 10)},
                     {"conditions", {{{"type", "Complete"}, {"status", "True"}}}}};
-  ASSERT_TRUE(store_->Update({"jobs.batch", "default", JobName(due)}, done, WriteScope::kStatus)
-                  .ok());
+  ASSERT_TRUE(
+      store_->Update({"jobs.batch", "default", JobName(due)}, done, WriteScope::kStatus).ok());
   Feed(c, "jobs.batch", JobName(due));
   c.SyncDue(due + 20);
   status = Stored("cronjobs.batch", "nightly")["status"];
