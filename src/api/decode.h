@@ -49,6 +49,10 @@ struct DecodeResult {
   std::vector<ObjectRef> references;
   // Files in input order; diagnostics are sorted by (file position, line).
   std::vector<std::string> files;
+  // Valid objects that are neither a workload nor configuration of their own (bare
+  // Pods, CronJobs): the serving modes act on them, `muster simulate` says it does not.
+  // Each names its object (file, line, kind, namespace, name; no message).
+  std::vector<Diagnostic> validated_only;
   int64_t next_order = 0;       // meta.order of the next decoded object
   int64_t generated_names = 0;  // counter for metadata.generateName
   // Set before decoding: also warn about every field no decoder read (a field muster

@@ -11,8 +11,8 @@ namespace muster::api::internal {
 
 // The decoder table's signature takes the metadata by value (the others move it).
 void DecodeBarePod(const YamlValue& root,
-                   model::ObjectMeta /*meta*/,  // NOLINT(performance-unnecessary-value-param)
-                   DecodeResult& /*out*/) {
+                   model::ObjectMeta meta,  // NOLINT(performance-unnecessary-value-param)
+                   DecodeResult& out) {
   YamlValue spec = root.Get("spec");
   const model::PodSpec pod = DecodePodSpec(spec);
   YamlValue containers = spec.Get("containers");
@@ -29,6 +29,7 @@ void DecodeBarePod(const YamlValue& root,
       items[i].Get("name").Error("Duplicate value: " + Quote(name));
     }
   }
+  NoteValidatedOnly(root, meta, out);
 }
 
 }  // namespace muster::api::internal

@@ -56,6 +56,8 @@ void DecodeKubeflowJob(const YamlValue& root, model::ObjectMeta meta, DecodeResu
 void DecodeJobSet(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeTrainingRuntime(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeTrainJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+// Records `root`'s object in out.validated_only unless it had errors (decode_cronjob.cc).
+void NoteValidatedOnly(const YamlValue& root, const model::ObjectMeta& meta, DecodeResult& out);
 // A CronJob: validated, not added to the ManifestSet (decode_cronjob.cc).
 void DecodeCronJob(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 

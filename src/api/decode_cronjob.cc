@@ -30,7 +30,7 @@ namespace muster::api::internal {
 // The decoder table's signature takes the metadata by value (the others move it).
 void DecodeCronJob(const YamlValue& root,
                    model::ObjectMeta meta,  // NOLINT(performance-unnecessary-value-param)
-                   DecodeResult& /*out*/) {
+                   DecodeResult& out) {
   // Job names are the CronJob's plus "-" and up to 11 digits (its scheduled minute).
   if (meta.name.size() > 52) {
     root.Get("metadata").Get("name").Error("must be no more than 52 characters");
@@ -85,6 +85,18 @@ void DecodeCronJob(const YamlValue& root,
         .Error("Unsupported value: \"" + js.tmpl.spec.restart_policy +
                "\": supported values: \"OnFailure\", \"Never\"");
   }
+  NoteValidatedOnly(root, meta, out);
+}
+
+void NoteValidatedOnly(const YamlValue& root, const model::ObjectMeta& meta, DecodeResult& out) {
+  if (root.ctx().has_errors()) return;
+  Diagnostic d;
+  d.file = root.ctx().file();
+  d.line = root.line();
+  d.kind = meta.kind;
+  d.namespace_ = meta.namespace_;
+  d.name = meta.name;
+  out.validated_only.push_back(std::move(d));
 }
 
 }  // namespace muster::api::internal

@@ -87,6 +87,15 @@ int RunSimulate(const SimulateFlags& flags) {
   api::DecodeResult decoded;
   if (!flags.paths.empty()) decoded = api::LoadPaths(flags.paths);
   if (ReportDiagnostics(decoded)) return 1;
+  // Valid, and acted on by serve (or the cluster), but no workload here.
+  for (api::Diagnostic d : decoded.validated_only) {
+    d.warning = true;
+    d.message = d.kind == "CronJob"
+                    ? "not simulated: muster simulate runs Jobs, not schedules (give the Job "
+                      "its jobTemplate makes)"
+                    : "not simulated: a bare Pod is a workload in muster serve and kube only";
+    std::cerr << d.ToString() << "\n";
+  }
 
   if (!flags.config.empty()) {
     api::DecodeResult config = api::LoadPaths({flags.config});

@@ -67,6 +67,24 @@ check "simulate -o json prints one SimulationResult sorted by name" $?
 [ $? -eq 1 ] && grep -q 'is not a quantity' "$tmp/sim-bad.err"
 check "simulate on invalid input exits 1 with validate's messages" $?
 
+# Valid kinds that run no workload in a simulation are named, not dropped silently.
+cat >"$tmp/cron.yaml" <<'EOF'
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly, namespace: default}
+spec:
+  schedule: "0 2 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: main, image: busybox}]
+EOF
+"$muster" simulate "${sim_examples[@]}" -f "$tmp/cron.yaml" >/dev/null 2>"$tmp/sim-cron.err"
+[ $? -eq 0 ] && grep -q 'cron.yaml:1: CronJob default/nightly: warning: not simulated' "$tmp/sim-cron.err"
+check "simulate warns that a CronJob is not simulated" $?
+
 "$muster" summary "${sim_examples[@]}" >"$tmp/summary.out" 2>&1
 [ $? -eq 0 ] && grep -q 'team-a/llm-pretrain' "$tmp/summary.out"
 check "summary lists the example jobs" $?
