@@ -304,13 +304,7 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
   if (!md.ok()) return ErrorResponse(BadRequest(md.status().message()));
   json& meta = **md;
   // Server-set: whatever the client wrote there is replaced (auth/owner.h).
-  if (r.owner.empty()) {
-    auth::RecordOwner(*body, r.user);
-  } else {
-    auth::UserInfo on_behalf;
-    on_behalf.name = r.owner;
-    auth::RecordOwner(*body, on_behalf);
-  }
+  auth::RecordOwner(*body, r.owner.empty() ? auth::OwnerName(r.user) : r.owner);
   std::string name = FieldValue(*body, "metadata.name");
   const std::string generate = FieldValue(*body, "metadata.generateName");
   for (const char* f : {"uid", "resourceVersion", "creationTimestamp", "generation",

@@ -1,12 +1,12 @@
 #include "server/cronjob_controller.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <iostream>
 
 #include "api/cron_schedule.h"
 #include "control/job_deadlines.h"
+#include "control/json_fields.h"
 #include "control/pod_workloads.h"
 #include "control/workload_objects.h"
 #include "server/api_handler.h"
@@ -33,10 +33,7 @@ const json& Field(const json& object, const char* key) {
   return it == object.end() ? kNull : *it;
 }
 
-std::string Str(const json& object, const char* key) {
-  const json& v = Field(object, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
+using control::StringField;
 
 std::optional<Time> TimeField(const json& object, const char* key) {
   const json& v = Field(object, key);
@@ -94,17 +91,20 @@ std::string FinishedAs(const json& job) {
   const json& conditions = Field(Field(job, "status"), "conditions");
   if (!conditions.is_array()) return "";
   for (const json& c : conditions) {
-    std::string type = Str(c, "type");
-    if ((type == "Complete" || type == "Failed") && Str(c, "status") == "True") return type;
+    std::string type = StringField(c, "type");
+    if ((type == "Complete" || type == "Failed") && StringField(c, "status") == "True") return type;
   }
   return "";
 }
 
 json JobRef(const json& job) {
   const json& meta = Field(job, "metadata");
-  return {{"apiVersion", "batch/v1"},  {"kind", "Job"},
-          {"name", Str(meta, "name")}, {"namespace", Str(meta, "namespace")},
-          {"uid", Str(meta, "uid")},   {"resourceVersion", Str(meta, "resourceVersion")}};
+  return {{"apiVersion", "batch/v1"},
+          {"kind", "Job"},
+          {"name", StringField(meta, "name")},
+          {"namespace", StringField(meta, "namespace")},
+          {"uid", StringField(meta, "uid")},
+          {"resourceVersion", StringField(meta, "resourceVersion")}};
 }
 
 // Finished Jobs past `limit`, oldest start first (no start time last, then by name).
@@ -117,12 +117,13 @@ void TrimHistory(std::vector<const json*> finished, const json& limit, CronJobPl
     const auto sb = TimeField(Field(*b, "status"), "startTime");
     if (sa.has_value() != sb.has_value()) return sa.has_value();
     if (sa && *sa != *sb) return *sa < *sb;
-    return Str(Field(*a, "metadata"), "name") < Str(Field(*b, "metadata"), "name");
+    return StringField(Field(*a, "metadata"), "name") < StringField(Field(*b, "metadata"), "name");
   });
   for (size_t i = 0; i + keep < finished.size(); ++i) {
     const json& meta = Field(*finished[i], "metadata");
-    plan.deletes.push_back({Str(meta, "name"), Str(meta, "uid")});
-    plan.events.push_back({"Normal", "SuccessfulDelete", "Deleted job " + Str(meta, "name")});
+    plan.deletes.push_back({StringField(meta, "name"), StringField(meta, "uid")});
+    plan.events.push_back(
+        {"Normal", "SuccessfulDelete", "Deleted job " + StringField(meta, "name")});
   }
 }
 
@@ -139,7 +140,7 @@ std::optional<cctz::time_zone> CronJobZone(const json& cronjob) {
   return zone;
 }
 
-CronJobPlan PlanCronJob(const json& cronjob, const std::vector<json>& jobs, Time now) {
+CronJobPlan PlanCronJob(const json& cronjob, const std::vector<const json*>& jobs, Time now) {
   CronJobPlan plan;
   const json& meta = Field(cronjob, "metadata");
   const json& spec = Field(cronjob, "spec");
@@ -149,16 +150,17 @@ CronJobPlan PlanCronJob(const json& cronjob, const std::vector<json>& jobs, Time
   json active = Field(status, "active").is_array() ? Field(status, "active") : json::array();
   auto in_active = [&](const std::string& uid) {
     return std::any_of(active.begin(), active.end(),
-                       [&](const json& ref) { return Str(ref, "uid") == uid; });
+                       [&](const json& ref) { return StringField(ref, "uid") == uid; });
   };
 
   // The Jobs as they are: ones running that the list misses join it, finished ones
   // leave it, and ones gone from the store are dropped.
   std::vector<const json*> succeeded, failed;
   std::optional<Time> last_success = TimeField(status, "lastSuccessfulTime");
-  for (const json& job : jobs) {
+  for (const json* owned : jobs) {
+    const json& job = *owned;
     const json& jm = Field(job, "metadata");
-    const std::string name = Str(jm, "name"), uid = Str(jm, "uid");
+    const std::string name = StringField(jm, "name"), uid = StringField(jm, "uid");
     const std::string finished = FinishedAs(job);
     const bool listed = in_active(uid);
     if (!listed && finished.empty()) {
@@ -167,7 +169,7 @@ CronJobPlan PlanCronJob(const json& cronjob, const std::vector<json>& jobs, Time
                              "Saw a job that the controller did not create or forgot: " + name});
     } else if (listed && !finished.empty()) {
       active.erase(std::remove_if(active.begin(), active.end(),
-                                  [&](const json& ref) { return Str(ref, "uid") == uid; }),
+                                  [&](const json& ref) { return StringField(ref, "uid") == uid; }),
                    active.end());
       plan.events.push_back(
           {"Normal", "SawCompletedJob", "Saw completed job: " + name + ", condition: " + finished});
@@ -182,15 +184,15 @@ CronJobPlan PlanCronJob(const json& cronjob, const std::vector<json>& jobs, Time
     }
   }
   for (auto it = active.begin(); it != active.end();) {
-    const std::string uid = Str(*it, "uid");
-    const bool exists = std::any_of(jobs.begin(), jobs.end(), [&](const json& job) {
-      return Str(Field(job, "metadata"), "uid") == uid;
+    const std::string uid = StringField(*it, "uid");
+    const bool exists = std::any_of(jobs.begin(), jobs.end(), [&](const json* job) {
+      return StringField(Field(*job, "metadata"), "uid") == uid;
     });
     if (exists) {
       ++it;
     } else {
       plan.events.push_back(
-          {"Normal", "MissingJob", "Active job went missing: " + Str(*it, "name")});
+          {"Normal", "MissingJob", "Active job went missing: " + StringField(*it, "name")});
       it = active.erase(it);
     }
   }
@@ -213,13 +215,13 @@ CronJobPlan PlanCronJob(const json& cronjob, const std::vector<json>& jobs, Time
   if (!zone) {
     plan.events.push_back(
         {"Warning", "UnknownTimeZone",
-         "invalid timeZone: \"" + Str(spec, "timeZone") + "\": unknown time zone"});
+         "invalid timeZone: \"" + StringField(spec, "timeZone") + "\": unknown time zone"});
     return finish();
   }
-  auto schedule = api::CronSchedule::Parse(Str(spec, "schedule"));
+  auto schedule = api::CronSchedule::Parse(StringField(spec, "schedule"));
   if (!schedule.ok()) {
     plan.events.push_back({"Warning", "UnparseableSchedule",
-                           "unparseable schedule: \"" + Str(spec, "schedule") +
+                           "unparseable schedule: \"" + StringField(spec, "schedule") +
                                "\" : " + schedule.status().message()});
     return finish();
   }
@@ -253,13 +255,14 @@ CronJobPlan PlanCronJob(const json& cronjob, const std::vector<json>& jobs, Time
              cctz::format("%a, %d %b %Y %H:%M:%S +0000", PointOf(*recent), cctz::utc_time_zone())});
     return finish();
   }
-  const std::string name =
-      Str(meta, "name") + "-" + std::to_string(static_cast<int64_t>(std::floor(*recent / 60)));
-  const bool processed = std::any_of(active.begin(), active.end(),
-                                     [&](const json& ref) { return Str(ref, "name") == name; }) ||
-                         TimeField(status, "lastScheduleTime") == recent;
+  const std::string name = StringField(meta, "name") + "-" +
+                           std::to_string(static_cast<int64_t>(std::floor(*recent / 60)));
+  const bool processed =
+      std::any_of(active.begin(), active.end(),
+                  [&](const json& ref) { return StringField(ref, "name") == name; }) ||
+      TimeField(status, "lastScheduleTime") == recent;
   if (processed) return finish();
-  const std::string policy = Str(spec, "concurrencyPolicy");
+  const std::string policy = StringField(spec, "concurrencyPolicy");
   if (policy == "Forbid" && !active.empty()) {
     plan.events.push_back({"Normal", "JobAlreadyActive",
                            "Not starting job because prior execution is running and concurrency "
@@ -268,23 +271,24 @@ CronJobPlan PlanCronJob(const json& cronjob, const std::vector<json>& jobs, Time
   }
   if (policy == "Replace") {
     for (const json& ref : active) {
-      plan.deletes.push_back({Str(ref, "name"), Str(ref, "uid")});
-      plan.events.push_back({"Normal", "SuccessfulDelete", "Deleted job " + Str(ref, "name")});
+      plan.deletes.push_back({StringField(ref, "name"), StringField(ref, "uid")});
+      plan.events.push_back(
+          {"Normal", "SuccessfulDelete", "Deleted job " + StringField(ref, "name")});
     }
     active = json::array();
   }
 
   const json& tmpl = Field(spec, "jobTemplate");
   const json& tmeta = Field(tmpl, "metadata");
-  json job_meta = {{"name", name}, {"namespace", Str(meta, "namespace")}};
+  json job_meta = {{"name", name}, {"namespace", StringField(meta, "namespace")}};
   if (Field(tmeta, "labels").is_object()) job_meta["labels"] = Field(tmeta, "labels");
   job_meta["annotations"] =
       Field(tmeta, "annotations").is_object() ? Field(tmeta, "annotations") : json::object();
   job_meta["annotations"][kScheduledAnnotation] = ZonedRfc3339(*recent, *zone);
   job_meta["ownerReferences"] = json::array({{{"apiVersion", "batch/v1"},
                                               {"kind", "CronJob"},
-                                              {"name", Str(meta, "name")},
-                                              {"uid", Str(meta, "uid")},
+                                              {"name", StringField(meta, "name")},
+                                              {"uid", StringField(meta, "uid")},
                                               {"controller", true},
                                               {"blockOwnerDeletion", true}}});
   plan.job = json{{"apiVersion", "batch/v1"},
@@ -300,18 +304,14 @@ CronJobPlan PlanCronJob(const json& cronjob, const std::vector<json>& jobs, Time
 
 namespace {
 
-double WallNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 // The uid of the CronJob that controls `job`, or "".
 std::string ControllingCronJob(const json& job) {
   const json& refs = Field(Field(job, "metadata"), "ownerReferences");
   if (!refs.is_array()) return "";
   for (const json& ref : refs) {
-    if (Field(ref, "controller") == json(true) && Str(ref, "kind") == "CronJob" &&
-        Str(ref, "apiVersion") == "batch/v1") {
-      return Str(ref, "uid");
+    if (Field(ref, "controller") == json(true) && StringField(ref, "kind") == "CronJob" &&
+        StringField(ref, "apiVersion") == "batch/v1") {
+      return StringField(ref, "uid");
     }
   }
   return "";
@@ -325,17 +325,7 @@ void CronJobController::Attach(ObjectStore& store, ApiHandler& api) {
   store_ = &store;
   api_ = &api;
   for (const char* resource : {kCronJobs, kJobs}) {
-    auto list = store.List(resource, "");
-    if (!list.ok()) continue;
-    for (const json& object : list->items) {
-      const json& meta = Field(object, "metadata");
-      control::Change c;
-      c.resource = resource;
-      c.namespace_ = Str(meta, "namespace");
-      c.name = Str(meta, "name");
-      c.SetObject(object);
-      Apply(c);
-    }
+    StoreChangeLoop::ForEachStored(store, resource, [this](const control::Change& c) { Apply(c); });
   }
 }
 
@@ -344,15 +334,16 @@ void CronJobController::Apply(const control::Change& change) {
   const bool deleted = change.type == control::ChangeType::kDeleted;
   if (change.resource == kCronJobs) {
     auto it = cronjobs_.find(id);
-    if (it != cronjobs_.end()) by_uid_.erase(Str(Field(it->second.object, "metadata"), "uid"));
+    if (it != cronjobs_.end())
+      by_uid_.erase(StringField(Field(*it->second.object, "metadata"), "uid"));
     if (deleted) {
       if (it != cronjobs_.end()) cronjobs_.erase(it);
       return;
     }
     Entry& e = cronjobs_[id];
-    e.object = change.Object();
+    e.object = change.shared_object;
     e.dirty = true;
-    by_uid_[Str(Field(e.object, "metadata"), "uid")] = id;
+    by_uid_[StringField(Field(*e.object, "metadata"), "uid")] = id;
     return;
   }
   if (change.resource != kJobs) return;
@@ -372,7 +363,7 @@ void CronJobController::Apply(const control::Change& change) {
   }
   const std::string owner = deleted ? "" : ControllingCronJob(change.Object());
   if (owner.empty()) return;
-  jobs_[owner][id] = change.Object();
+  jobs_[owner][id] = change.shared_object;  // shared with the change, not copied
   job_owner_[id] = owner;
   mark(owner);
 }
@@ -393,14 +384,16 @@ std::optional<Time> CronJobController::NextWake() const {
 
 void CronJobController::Sync(Entry& entry, Time now) {
   entry.dirty = false;
-  if (entry.object.is_null()) return;  // only its Jobs were seen (it was deleted)
-  std::vector<json> jobs;
-  if (auto it = jobs_.find(Str(Field(entry.object, "metadata"), "uid")); it != jobs_.end()) {
-    for (const auto& [job_id, job] : it->second) jobs.push_back(job);
+  if (!entry.object) return;  // only its Jobs were seen (it was deleted)
+  const json& cronjob = *entry.object;
+  std::vector<const json*> jobs;
+  if (auto it = jobs_.find(StringField(Field(cronjob, "metadata"), "uid")); it != jobs_.end()) {
+    for (const auto& [job_id, job] : it->second) jobs.push_back(job.get());
   }
-  CronJobPlan plan = PlanCronJob(entry.object, jobs, now);
-  if (std::optional<json> written = Execute(entry.object, plan, now)) {
-    entry.object = std::move(*written);  // what the next sync reads, before its change
+  CronJobPlan plan = PlanCronJob(cronjob, jobs, now);
+  if (std::optional<json> written = Execute(cronjob, plan, now)) {
+    // What the next sync reads, before its change comes.
+    entry.object = std::make_shared<const json>(std::move(*written));
   }
   entry.next = plan.next;
   if (plan.job) {
@@ -412,7 +405,7 @@ void CronJobController::Sync(Entry& entry, Time now) {
 
 std::optional<json> CronJobController::Execute(const json& cronjob, CronJobPlan& plan, Time now) {
   const json& meta = Field(cronjob, "metadata");
-  const std::string ns = Str(meta, "namespace");
+  const std::string ns = StringField(meta, "namespace");
   for (const CronJobPlan::JobToDelete& d : plan.deletes) {
     auto deleted = store_->Delete({kJobs, ns, d.name}, std::nullopt,
                                   d.uid.empty() ? std::nullopt : std::optional(d.uid));
@@ -430,10 +423,10 @@ std::optional<json> CronJobController::Execute(const json& cronjob, CronJobPlan&
     request.body = plan.job->dump();
     // Made as the CronJob's owner's, who runs its pods.
     const json& annotations = Field(meta, "annotations");
-    request.owner = Str(annotations, auth::kOwnerAnnotation);
+    request.owner = StringField(annotations, auth::kOwnerAnnotation);
     ApiResult result = api_->Handle(request);
     const ApiResponse* response = std::get_if<ApiResponse>(&result);
-    const std::string job_name = Str(Field(*plan.job, "metadata"), "name");
+    const std::string job_name = StringField(Field(*plan.job, "metadata"), "name");
     if (response != nullptr && response->code == 201) {
       json created = json::parse(response->body, nullptr, /*allow_exceptions=*/false);
       json& active = plan.status["active"];
@@ -454,11 +447,11 @@ std::optional<json> CronJobController::Execute(const json& cronjob, CronJobPlan&
   }
   std::optional<json> stored;
   if (plan.status_changed) {
-    const std::string uid = Str(meta, "uid");
+    const std::string uid = StringField(meta, "uid");
     auto written = store_->Mutate(
-        {kCronJobs, ns, Str(meta, "name")},
+        {kCronJobs, ns, StringField(meta, "name")},
         [&](const json& current) -> Result<json> {
-          if (Str(Field(current, "metadata"), "uid") != uid) return NotFound("replaced");
+          if (StringField(Field(current, "metadata"), "uid") != uid) return NotFound("replaced");
           json next = current;
           next["status"] = plan.status;
           return next;
@@ -467,8 +460,8 @@ std::optional<json> CronJobController::Execute(const json& cronjob, CronJobPlan&
     if (written.ok()) {
       stored = std::move(*written);
     } else if (written.status().code() != StatusCode::kNotFound) {
-      std::cerr << "muster serve: cronjob controller: status of " << ns << "/" << Str(meta, "name")
-                << ": " << written.status().message() << std::endl;
+      std::cerr << "muster serve: cronjob controller: status of " << ns << "/"
+                << StringField(meta, "name") << ": " << written.status().message() << std::endl;
     }
   }
   for (const CronJobPlan::Note& note : plan.events) RecordEvent(cronjob, note, now);
@@ -480,7 +473,8 @@ void CronJobController::RecordEvent(const json& cronjob, const CronJobPlan::Note
   json event = control::ObjectEvent(cronjob, kController, note.type, note.reason, note.message, now,
                                     ++event_sequence_);
   const std::string name = event["metadata"]["name"].get<std::string>();
-  store_->Create({"events", Str(Field(cronjob, "metadata"), "namespace"), name}, std::move(event));
+  store_->Create({"events", StringField(Field(cronjob, "metadata"), "namespace"), name},
+                 std::move(event));
 }
 
 Status CronJobController::Start(ServeContext& context) {
@@ -495,15 +489,11 @@ Status CronJobController::Start(ServeContext& context) {
   };
   hooks.run = [this](StoreChangeLoop::Changes& changes) {
     for (const auto& change : changes) Apply(*change);
-    SyncDue(WallNow());
+    SyncDue(StoreChangeLoop::WallNow());
   };
-  // Wall-clock instants: wake at the earliest scheduled time, and at least every
-  // minute, so a clock step is noticed.
+  // Wall-clock instants: wake at the earliest scheduled time.
   hooks.next_wake = [this]() -> std::optional<StoreChangeLoop::Clock::time_point> {
-    const double wait = std::clamp(NextWake().value_or(WallNow() + 60) - WallNow(), 0.0, 60.0);
-    return StoreChangeLoop::Clock::now() +
-           std::chrono::duration_cast<StoreChangeLoop::Clock::duration>(
-               std::chrono::duration<double>(wait));
+    return StoreChangeLoop::WakeForWallDeadline(NextWake());
   };
   loop_.Subscribe(context.store.hub(), std::move(hooks));
   Attach(context.store, *context.api);

@@ -17,6 +17,7 @@
 #include <cctz/time_zone.h>
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -58,8 +59,8 @@ struct CronJobPlan {
 };
 
 // `jobs`: the Jobs the CronJob controls (controller reference by uid), as stored.
-CronJobPlan PlanCronJob(const nlohmann::json& cronjob, const std::vector<nlohmann::json>& jobs,
-                        Time now);
+CronJobPlan PlanCronJob(const nlohmann::json& cronjob,
+                        const std::vector<const nlohmann::json*>& jobs, Time now);
 
 class CronJobController : public Controller {
  public:
@@ -80,7 +81,7 @@ class CronJobController : public Controller {
 
  private:
   struct Entry {
-    nlohmann::json object;
+    std::shared_ptr<const nlohmann::json> object;  // null: only its Jobs were seen
     std::optional<Time> next;
     bool dirty = true;
   };
@@ -94,7 +95,8 @@ class CronJobController : public Controller {
   std::map<std::string, Entry> cronjobs_;      // by "<namespace>/<name>"
   std::map<std::string, std::string> by_uid_;  // CronJob uid -> its id
   // Jobs a CronJob controls: CronJob uid -> "<namespace>/<name>" -> the Job.
-  std::map<std::string, std::map<std::string, nlohmann::json>> jobs_;
+  // (the changes' own copies, shared).
+  std::map<std::string, std::map<std::string, std::shared_ptr<const nlohmann::json>>> jobs_;
   std::map<std::string, std::string> job_owner_;  // Job id -> the CronJob uid it is under
   int64_t event_sequence_ = 0;
   StoreChangeLoop loop_;

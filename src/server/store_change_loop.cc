@@ -1,8 +1,36 @@
 #include "server/store_change_loop.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace muster::server {
+
+double StoreChangeLoop::WallNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+StoreChangeLoop::Clock::time_point StoreChangeLoop::WakeForWallDeadline(
+    std::optional<double> deadline) {
+  const double now = WallNow();
+  const double wait = std::clamp(deadline.value_or(now + 60) - now, 0.0, 60.0);
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait));
+}
+
+void StoreChangeLoop::ForEachStored(const control::ObjectReader& store, const std::string& resource,
+                                    const std::function<void(const control::Change&)>& apply) {
+  auto list = store.List(resource, "");
+  if (!list.ok()) return;
+  for (const nlohmann::json& object : list->items) {
+    const nlohmann::json meta = object.value("metadata", nlohmann::json::object());
+    control::Change c;
+    c.resource = resource;
+    c.namespace_ = meta.value("namespace", "");
+    c.name = meta.value("name", "");
+    c.SetObject(object);
+    apply(c);
+  }
+}
 
 void StoreChangeLoop::Subscribe(WatchHub& hub, Hooks hooks) {
   hooks_ = std::move(hooks);

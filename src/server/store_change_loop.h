@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "control/change.h"
+#include "control/object_reader.h"
 #include "server/watch_hub.h"
 
 namespace muster::server {
@@ -37,6 +38,17 @@ class StoreChangeLoop {
     // come together): one run for the burst.
     Clock::duration coalesce{};
   };
+
+  // Unix seconds now, for controllers whose deadlines are wall-clock instants read
+  // from objects (a Job's TTL, a CronJob's schedule).
+  static double WallNow();
+  // A next_wake for such a controller: at `deadline` (Unix seconds), and at least
+  // every minute (none: a minute from now), so a step of the wall clock is noticed.
+  static Clock::time_point WakeForWallDeadline(std::optional<double> deadline);
+  // Hands `apply` every object of `resource` stored now, as an ADDED change: what a
+  // controller reads at start, after Subscribe.
+  static void ForEachStored(const control::ObjectReader& store, const std::string& resource,
+                            const std::function<void(const control::Change&)>& apply);
 
   StoreChangeLoop() = default;
   StoreChangeLoop(const StoreChangeLoop&) = delete;

@@ -1,7 +1,5 @@
 #include "server/ttl_after_finished.h"
 
-#include <algorithm>
-#include <chrono>
 #include <iostream>
 
 #include "control/job_deadlines.h"
@@ -11,10 +9,6 @@ namespace muster::server {
 namespace {
 
 constexpr const char* kJobs = "jobs.batch";
-
-double WallNow() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 
@@ -72,29 +66,15 @@ Status TtlAfterFinishedController::Start(ServeContext& context) {
   hooks.wants = [](const control::Change& change) { return change.resource == kJobs; };
   hooks.run = [this](StoreChangeLoop::Changes& changes) {
     for (const auto& change : changes) tracker_.Apply(*change);
-    Execute(*store_, tracker_.TakeDue(WallNow()));
+    Execute(*store_, tracker_.TakeDue(StoreChangeLoop::WallNow()));
   };
-  // Wall-clock instants: wake at the earliest expiry, and at least every minute, so a
-  // clock step is noticed.
+  // Wall-clock instants: wake at the earliest expiry.
   hooks.next_wake = [this]() -> std::optional<StoreChangeLoop::Clock::time_point> {
-    const double wait = std::clamp(tracker_.Next().value_or(WallNow() + 60) - WallNow(), 0.0, 60.0);
-    return StoreChangeLoop::Clock::now() +
-           std::chrono::duration_cast<StoreChangeLoop::Clock::duration>(
-               std::chrono::duration<double>(wait));
+    return StoreChangeLoop::WakeForWallDeadline(tracker_.Next());
   };
   loop_.Subscribe(store_->hub(), std::move(hooks));
-  auto list = store_->List(kJobs, "");
-  if (list.ok()) {
-    for (const nlohmann::json& object : list->items) {
-      const nlohmann::json meta = object.value("metadata", nlohmann::json::object());
-      control::Change c;
-      c.resource = kJobs;
-      c.namespace_ = meta.value("namespace", "");
-      c.name = meta.value("name", "");
-      c.SetObject(object);
-      tracker_.Apply(c);
-    }
-  }
+  StoreChangeLoop::ForEachStored(*store_, kJobs,
+                                 [this](const control::Change& c) { tracker_.Apply(c); });
   loop_.Start();
   return Status();
 }

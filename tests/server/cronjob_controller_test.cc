@@ -70,6 +70,13 @@ json Ref(const std::string& name, const std::string& uid) {
           {"namespace", "default"},   {"uid", uid},    {"resourceVersion", ""}};
 }
 
+// PlanCronJob over Jobs held here.
+CronJobPlan PlanOver(const json& cronjob, const std::vector<json>& jobs, Time now) {
+  std::vector<const json*> owned;
+  for (const json& job : jobs) owned.push_back(&job);
+  return PlanCronJob(cronjob, owned, now);
+}
+
 std::vector<std::string> Reasons(const CronJobPlan& plan) {
   std::vector<std::string> out;
   for (const auto& e : plan.events) out.push_back(e.reason);
@@ -81,14 +88,14 @@ std::string JobName(Time scheduled) {
 }
 
 TEST(PlanCronJob, BeforeItsFirstTimeNothingRunsAndTheNextTimeIsKnown) {
-  const CronJobPlan plan = PlanCronJob(CronJobObject("30 21 * * *"), {}, kNine + 60);
+  const CronJobPlan plan = PlanOver(CronJobObject("30 21 * * *"), {}, kNine + 60);
   EXPECT_FALSE(plan.job);
   EXPECT_EQ(plan.next, kNine + 30 * 60);
   EXPECT_FALSE(plan.status_changed);
 }
 
 TEST(PlanCronJob, TheMostRecentTimeMakesOneJobFromTheTemplate) {
-  const CronJobPlan plan = PlanCronJob(CronJobObject("*/15 * * * *"), {}, kNine + 20 * 60);
+  const CronJobPlan plan = PlanOver(CronJobObject("*/15 * * * *"), {}, kNine + 20 * 60);
   ASSERT_TRUE(plan.job);
   EXPECT_EQ(plan.scheduled, kNine + 15 * 60);
   const json& meta = (*plan.job)["metadata"];
@@ -105,25 +112,25 @@ TEST(PlanCronJob, TheMostRecentTimeMakesOneJobFromTheTemplate) {
 TEST(PlanCronJob, ATimeAlreadyRunIsNotRunAgain) {
   json cj = CronJobObject("*/15 * * * *");
   cj["status"]["lastScheduleTime"] = control::Rfc3339(kNine + 15 * 60);
-  EXPECT_FALSE(PlanCronJob(cj, {}, kNine + 20 * 60).job);
+  EXPECT_FALSE(PlanOver(cj, {}, kNine + 20 * 60).job);
   // Nor while its Job is listed as active (a status write lost in a restart).
   json listed = CronJobObject("*/15 * * * *");
   listed["status"]["active"] = {Ref(JobName(kNine + 15 * 60), "j1")};
   const CronJobPlan plan =
-      PlanCronJob(listed, {OwnedJob(JobName(kNine + 15 * 60), "j1")}, kNine + 20 * 60);
+      PlanOver(listed, {OwnedJob(JobName(kNine + 15 * 60), "j1")}, kNine + 20 * 60);
   EXPECT_FALSE(plan.job);
 }
 
 TEST(PlanCronJob, ForbidSkipsWhileAJobRunsReplaceDeletesIt) {
   json forbid = CronJobObject("*/15 * * * *", {{"concurrencyPolicy", "Forbid"}});
   forbid["status"]["active"] = {Ref("nightly-old", "j0")};
-  const CronJobPlan skipped = PlanCronJob(forbid, {OwnedJob("nightly-old", "j0")}, kNine + 1200);
+  const CronJobPlan skipped = PlanOver(forbid, {OwnedJob("nightly-old", "j0")}, kNine + 1200);
   EXPECT_FALSE(skipped.job);
   EXPECT_THAT(Reasons(skipped), ElementsAre("JobAlreadyActive"));
 
   json replace = CronJobObject("*/15 * * * *", {{"concurrencyPolicy", "Replace"}});
   replace["status"]["active"] = {Ref("nightly-old", "j0")};
-  const CronJobPlan replaced = PlanCronJob(replace, {OwnedJob("nightly-old", "j0")}, kNine + 1200);
+  const CronJobPlan replaced = PlanOver(replace, {OwnedJob("nightly-old", "j0")}, kNine + 1200);
   EXPECT_TRUE(replaced.job);
   ASSERT_EQ(replaced.deletes.size(), 1u);
   EXPECT_EQ(replaced.deletes[0].uid, "j0");
@@ -135,7 +142,7 @@ TEST(PlanCronJob, SuspendStopsNewJobsOnly) {
   json cj = CronJobObject("*/15 * * * *", {{"suspend", true}});
   cj["status"]["active"] = {Ref("nightly-old", "j0")};
   const CronJobPlan plan =
-      PlanCronJob(cj, {OwnedJob("nightly-old", "j0", "Complete", kNine)}, kNine + 1200);
+      PlanOver(cj, {OwnedJob("nightly-old", "j0", "Complete", kNine)}, kNine + 1200);
   EXPECT_FALSE(plan.job);
   EXPECT_FALSE(plan.next);
   // Its finished Job still leaves the active list.
@@ -147,14 +154,14 @@ TEST(PlanCronJob, SuspendStopsNewJobsOnly) {
 TEST(PlanCronJob, AStartingDeadlineDropsTimesMissedLongAgo) {
   // Made a day ago, due at 21:00, seen at 21:05: 300 s late.
   json late = CronJobObject("0 21 * * *", {{"startingDeadlineSeconds", 200}}, kNine - 86400);
-  EXPECT_FALSE(PlanCronJob(late, {}, kNine + 300).job);
+  EXPECT_FALSE(PlanOver(late, {}, kNine + 300).job);
   json in_time = CronJobObject("0 21 * * *", {{"startingDeadlineSeconds", 400}}, kNine - 86400);
-  EXPECT_TRUE(PlanCronJob(in_time, {}, kNine + 300).job);
+  EXPECT_TRUE(PlanOver(in_time, {}, kNine + 300).job);
 }
 
 TEST(PlanCronJob, ManyMissedTimesWarnAndOnlyTheLastRuns) {
   const CronJobPlan plan =
-      PlanCronJob(CronJobObject("* * * * *", json::object(), kNine - 86400), {}, kNine + 30);
+      PlanOver(CronJobObject("* * * * *", json::object(), kNine - 86400), {}, kNine + 30);
   ASSERT_TRUE(plan.job);
   EXPECT_EQ(plan.scheduled, kNine);
   EXPECT_THAT(Reasons(plan), ElementsAre("TooManyMissedTimes"));
@@ -171,7 +178,7 @@ TEST(PlanCronJob, JobsFinishingLeaveTheListAndOldHistoryIsDeleted) {
   jobs.push_back(OwnedJob("nightly-f1", "f1", "Failed", kNine - 9000));
   jobs.push_back(OwnedJob("nightly-f2", "f2", "Failed", kNine - 8000));
   jobs.push_back(OwnedJob("stray", "s1"));  // running, not listed
-  const CronJobPlan plan = PlanCronJob(cj, jobs, kNine);
+  const CronJobPlan plan = PlanOver(cj, jobs, kNine);
   EXPECT_FALSE(plan.job);
   std::vector<std::string> deleted;
   for (const auto& d : plan.deletes) deleted.push_back(d.name);
@@ -188,8 +195,8 @@ TEST(PlanCronJob, TheScheduleIsReadInItsTimeZone) {
   // 09:00 in Berlin in December is 08:00 UTC.
   const Time eight_utc = kNine - 13 * 3600;
   const CronJobPlan plan =
-      PlanCronJob(CronJobObject("0 9 * * *", {{"timeZone", "Europe/Berlin"}}, eight_utc - 60), {},
-                  eight_utc + 60);
+      PlanOver(CronJobObject("0 9 * * *", {{"timeZone", "Europe/Berlin"}}, eight_utc - 60), {},
+               eight_utc + 60);
   ASSERT_TRUE(plan.job);
   EXPECT_EQ(plan.scheduled, eight_utc);
   EXPECT_EQ(

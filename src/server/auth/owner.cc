@@ -21,9 +21,11 @@ const std::string& OwnerName(const UserInfo& user) {
   return user.name.empty() ? ServerUser().name : user.name;
 }
 
-void RecordOwner(json& object, const UserInfo& user) {
+void RecordOwner(json& object, const UserInfo& user) { RecordOwner(object, OwnerName(user)); }
+
+void RecordOwner(json& object, const std::string& owner) {
   if (!object.is_object()) return;
-  if (json* a = Annotations(object)) (*a)[kOwnerAnnotation] = OwnerName(user);
+  if (json* a = Annotations(object)) (*a)[kOwnerAnnotation] = owner;
 }
 
 void KeepOwner(const json& current, json& next) {

@@ -21,6 +21,8 @@ const std::string& OwnerName(const UserInfo& user);
 // Sets metadata.annotations["muster.dev/owner"] of `object` (a JSON object whose
 // metadata is an object) to OwnerName(user).
 void RecordOwner(nlohmann::json& object, const UserInfo& user);
+// The same with the owner's name given (an in-process create on a user's behalf).
+void RecordOwner(nlohmann::json& object, const std::string& owner);
 
 // Makes `next`'s owner annotation what `current`'s is (absent when it has none):
 // the value an update or patch sent is ignored.
