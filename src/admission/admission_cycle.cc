@@ -299,9 +299,7 @@ AssignOptions AdmitterImpl::AssignOptionsFor(const WorkloadState& ws) const {
     in.priority = ws.wl().priority;
     in.created = ws.qkey.created;
     in.order = ws.qkey.order;
-    auto root = cqs_by_root_.find(RootOf(ws.queue));
-    if (root == cqs_by_root_.end()) return false;
-    return admitted_index_.AnyCandidate(in, frs, tree_, cqs_, root->second);
+    return admitted_index_.AnyCandidate(in, frs, tree_, cqs_, cqs_by_root_[RootOf(ws.queue)]);
   };
   return options;
 }

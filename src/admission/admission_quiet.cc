@@ -13,9 +13,7 @@ namespace muster::admission {
 
 uint64_t AdmitterImpl::QueueChanges(NodeId root) const {
   uint64_t sum = 0;
-  auto it = cqs_by_root_.find(root);
-  if (it == cqs_by_root_.end()) return sum;
-  for (int32_t c : it->second) sum += cq_pending_[c].changes();
+  for (int32_t c : cqs_by_root_[root]) sum += cq_pending_[c].changes();
   return sum;
 }
 
@@ -34,7 +32,9 @@ void AdmitterImpl::BeginQuiet(Cycle& cycle) {
   cycle.gen_at_start = root_gen_;
   cycle.parked_at_start.assign(nodes, 0);
   cycle.stirred.assign(nodes, 0);
-  for (const auto& [root, cqs] : cqs_by_root_) {
+  for (NodeId root = 0; root < static_cast<NodeId>(cqs_by_root_.size()); ++root) {
+    const std::vector<int32_t>& cqs = cqs_by_root_[root];
+    if (cqs.empty()) continue;
     if (UnparkDue(root) && !Quiet(root)) {
       for (int32_t c : cqs) cq_pending_[c].UnparkAll();
     }
@@ -48,7 +48,9 @@ void AdmitterImpl::BeginQuiet(Cycle& cycle) {
 }
 
 void AdmitterImpl::EndQuiet(const Cycle& cycle) {
-  for (const auto& [root, cqs] : cqs_by_root_) {
+  for (NodeId root = 0; root < static_cast<NodeId>(cqs_by_root_.size()); ++root) {
+    const std::vector<int32_t>& cqs = cqs_by_root_[root];
+    if (cqs.empty()) continue;
     bool still = !cycle.stirred[root] && root_gen_[root] == cycle.gen_at_start[root] &&
                  !fair_sharing_ && draining_.empty();
     // Every pending workload must have been tried at this generation: all of them

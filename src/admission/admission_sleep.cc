@@ -70,6 +70,7 @@ void AdmitterImpl::MaybeSleep(const Entry& e, Cycle& cycle) {
   if (cycle.sleep.size() < cqs_.size()) {
     cycle.sleep.resize(cqs_.size());
     cycle.verified.resize(cqs_.size());
+    cycle.sleeping_by_root.resize(static_cast<size_t>(tree_.NodeCount()));
   }
   Cycle::Verified& v = cycle.verified[static_cast<size_t>(e.queue)];
   const std::set<QueueKey>& active = cq_pending_[e.queue].active();
@@ -156,12 +157,13 @@ bool AdmitterImpl::NextWake(Cycle& cycle) {
 // the one this round's order put before it was parked with the old answer, one after
 // it is inserted into the rest of the round.
 void AdmitterImpl::WakeRoot(NodeId root, Cycle& cycle) {
-  auto it = cycle.sleeping_by_root.find(root);
-  if (it == cycle.sleeping_by_root.end() || it->second.empty()) return;
+  if (static_cast<size_t>(root) >= cycle.sleeping_by_root.size()) return;
+  const std::vector<int32_t>& sleepers = cycle.sleeping_by_root[static_cast<size_t>(root)];
+  if (sleepers.empty()) return;
   // A copy (Awaken edits the list), into storage kept across calls: this runs after
   // every head of a tree with sleepers.
   std::vector<int32_t>& cqs = cycle.wake_scratch;
-  cqs.assign(it->second.begin(), it->second.end());
+  cqs.assign(sleepers.begin(), sleepers.end());
   for (int32_t cq : cqs) {
     if (cycle.sleep[static_cast<size_t>(cq)].gen != root_gen_[root]) {
       WakeQueue(cq, cycle);

@@ -110,7 +110,11 @@ Result<std::unique_ptr<AdmitterImpl>> AdmitterImpl::Build(const model::ManifestS
   std::iota(a->cq_by_name_.begin(), a->cq_by_name_.end(), 0);
   std::sort(a->cq_by_name_.begin(), a->cq_by_name_.end(),
             [&](int32_t x, int32_t y) { return a->cqs_[x].name < a->cqs_[y].name; });
+  a->cq_name_rank_.resize(n);
+  for (size_t r = 0; r < n; ++r) a->cq_name_rank_[a->cq_by_name_[r]] = static_cast<int32_t>(r);
   a->cq_root_.resize(n);
+  a->cqs_by_root_.resize(static_cast<size_t>(a->tree_.NodeCount()));
+  a->admitted_by_root_.assign(static_cast<size_t>(a->tree_.NodeCount()), {-1, {}});
   for (int32_t i : a->cq_by_name_) {
     a->cq_root_[i] = a->tree_.Root(a->cqs_[i].node);
     a->cqs_by_root_[a->cq_root_[i]].push_back(i);

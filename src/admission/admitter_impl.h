@@ -251,7 +251,8 @@ class AdmitterImpl : public Admitter {
     int64_t first_admit_seq = 0;
     // Admitted workloads of a cohort tree as preemption candidates, per root, valid
     // while the root's generation is unchanged.
-    std::map<NodeId, std::pair<int64_t, std::vector<PreemptionCandidate>>> candidates;
+    // By root NodeId (a vector: one lookup per head); gen -1: not built.
+    std::vector<std::pair<int64_t, std::vector<PreemptionCandidate>>> candidates;
     // By root NodeId (admission_quiet.cc): its generation when the cycle began,
     // whether some of its workloads were parked then, and whether a head of it did
     // anything but wait for quota.
@@ -283,8 +284,8 @@ class AdmitterImpl : public Admitter {
     std::vector<Verified> verified;
     size_t sleeping = 0;
     uint64_t sleep_ids = 0;
-    std::map<NodeId, std::vector<int32_t>> sleeping_by_root;
-    std::vector<int32_t> wake_scratch;  // WakeRoot's copy of a root's sleepers
+    std::vector<std::vector<int32_t>> sleeping_by_root;  // by root NodeId
+    std::vector<int32_t> wake_scratch;                   // WakeRoot's copy of a root's sleepers
     // When each sleeper's run ends: a min-heap by (round, id), so equal rounds wake
     // in the order the queues fell asleep (no tree node allocated per sleep).
     struct WakeAt {
@@ -647,14 +648,15 @@ class AdmitterImpl : public Admitter {
   void FairSharingOrder(std::vector<Entry>& entries);
 
   std::vector<ClusterQueueSpec> cqs_;
-  std::vector<int32_t> cq_by_name_;  // ClusterQueue indices sorted by name
+  std::vector<int32_t> cq_by_name_;    // ClusterQueue indices sorted by name
+  std::vector<int32_t> cq_name_rank_;  // each ClusterQueue's place in cq_by_name_
   std::vector<PendingQueue> cq_pending_;
   // Admitted workloads per ClusterQueue, in key order; the keys view the states'
   // own keys, so walking them needs no lookup by key.
   std::vector<std::map<std::string_view, const WorkloadState*>> cq_admitted_;
-  std::map<NodeId, std::vector<int32_t>> cqs_by_root_;
-  std::vector<NodeId> cq_root_;    // root of each ClusterQueue's cohort tree
-  std::vector<int64_t> root_gen_;  // by NodeId: last usage/config change there
+  std::vector<std::vector<int32_t>> cqs_by_root_;  // by root NodeId, sized by the tree
+  std::vector<NodeId> cq_root_;                    // root of each ClusterQueue's cohort tree
+  std::vector<int64_t> root_gen_;                  // by NodeId: last usage/config change there
   // By NodeId: last change of the set of workloads admitted there (Charge, Release),
   // which is all a tree's candidate lists read; a reservation or quota change moves
   // root_gen_ only.
@@ -665,7 +667,8 @@ class AdmitterImpl : public Admitter {
   // bumps the generation). Charge and Release patch a list that was current before
   // their own generation bump (AdmittedChanged), so an admission does not make
   // the next preemption search rebuild its tree's list from every admitted state.
-  mutable std::map<NodeId, std::pair<int64_t, std::vector<PreemptionCandidate>>> admitted_by_root_;
+  // By root NodeId, sized by the tree; gen -1: not built.
+  mutable std::vector<std::pair<int64_t, std::vector<PreemptionCandidate>>> admitted_by_root_;
   AdmittedIndex admitted_index_;      // cq_admitted_ by resource, for has_candidates
   std::vector<int64_t> node_weight_;  // fairSharing.weight (milli) by NodeId
   VolcanoProportion volcano_;

@@ -360,10 +360,13 @@ const AdmitterImpl::NoteRef& AdmitterImpl::InternNote(std::string_view reason,
 // cycle stay in the list (a workload needing them is skipped as overlapping).
 const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInTree(int32_t cq, Cycle& cycle) {
   NodeId root_node = RootOf(cq);
-  auto [slot, inserted] = cycle.candidates.try_emplace(root_node);
-  if (!inserted && slot->second.first == admitted_gen_[root_node]) return slot->second.second;
-  slot->second.first = admitted_gen_[root_node];
-  std::vector<PreemptionCandidate>& out = slot->second.second;
+  if (cycle.candidates.size() < admitted_gen_.size()) {
+    cycle.candidates.resize(admitted_gen_.size(), {-1, {}});
+  }
+  auto& slot = cycle.candidates[static_cast<size_t>(root_node)];
+  if (slot.first == admitted_gen_[root_node]) return slot.second;
+  slot.first = admitted_gen_[root_node];
+  std::vector<PreemptionCandidate>& out = slot.second;
   out.clear();
   const std::vector<PreemptionCandidate>& all = AdmittedInRoot(root_node);
   out.reserve(all.size());
@@ -378,19 +381,17 @@ const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInTree(int32_t cq,
 }
 
 const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInRoot(NodeId root_node) const {
-  auto [slot, inserted] = admitted_by_root_.try_emplace(root_node);
-  if (!inserted && slot->second.first == admitted_gen_[root_node]) return slot->second.second;
-  slot->second.first = admitted_gen_[root_node];
-  BuildAdmittedInRoot(root_node, slot->second.second);
-  return slot->second.second;
+  auto& slot = admitted_by_root_[static_cast<size_t>(root_node)];
+  if (slot.first == admitted_gen_[root_node]) return slot.second;
+  slot.first = admitted_gen_[root_node];
+  BuildAdmittedInRoot(root_node, slot.second);
+  return slot.second;
 }
 
 void AdmitterImpl::BuildAdmittedInRoot(NodeId root_node,
                                        std::vector<PreemptionCandidate>& out) const {
   out.clear();
-  auto root = cqs_by_root_.find(root_node);
-  if (root == cqs_by_root_.end()) return;
-  for (int32_t c : root->second) {
+  for (int32_t c : cqs_by_root_[root_node]) {
     for (const auto& [key, state] : cq_admitted_[c]) out.push_back(AsCandidate(*state, c));
   }
 }
@@ -398,19 +399,19 @@ void AdmitterImpl::BuildAdmittedInRoot(NodeId root_node,
 void AdmitterImpl::AdmittedChanged(const WorkloadState& ws, bool charged) {
   const NodeId root = RootOf(ws.queue);
   const int64_t gen_before = std::exchange(admitted_gen_[root], ++generation_);
-  auto slot = admitted_by_root_.find(root);
-  if (slot == admitted_by_root_.end() || slot->second.first != gen_before) return;
-  std::vector<PreemptionCandidate>& list = slot->second.second;
-  // AdmittedInRoot's order: ClusterQueues by name, then keys.
+  auto& slot = admitted_by_root_[static_cast<size_t>(root)];
+  if (slot.first != gen_before) return;
+  std::vector<PreemptionCandidate>& list = slot.second;
+  // AdmittedInRoot's order: ClusterQueues by name (their rank: no string read), then keys.
   auto before = [this](const PreemptionCandidate& a, const PreemptionCandidate& b) {
-    if (a.cq != b.cq) return cqs_[a.cq].name < cqs_[b.cq].name;
+    if (a.cq != b.cq) return cq_name_rank_[a.cq] < cq_name_rank_[b.cq];
     return a.key < b.key;
   };
   PreemptionCandidate pc = AsCandidate(ws, ws.queue);
   auto at = std::lower_bound(list.begin(), list.end(), pc, before);
   const bool present = at != list.end() && at->cq == pc.cq && at->key == pc.key;
   if (charged == present) {  // not what a rebuild would hold: rebuild then
-    slot->second.first = -1;
+    slot.first = -1;
     return;
   }
   if (charged) {
@@ -418,7 +419,7 @@ void AdmitterImpl::AdmittedChanged(const WorkloadState& ws, bool charged) {
   } else {
     list.erase(at);
   }
-  slot->second.first = admitted_gen_[root];
+  slot.first = admitted_gen_[root];
 }
 
 PreemptionCandidate AdmitterImpl::AsCandidate(const WorkloadState& ws, int32_t cq) {
@@ -521,7 +522,8 @@ std::vector<std::string> AdmitterImpl::CheckInvariants() const {
   // A tree's candidate list that claims to be current is what a rebuild would hold
   // (Charge and Release patch it in place).
   std::vector<PreemptionCandidate> rebuilt;
-  for (const auto& [root, cached] : admitted_by_root_) {
+  for (NodeId root = 0; root < static_cast<NodeId>(admitted_by_root_.size()); ++root) {
+    const auto& cached = admitted_by_root_[static_cast<size_t>(root)];
     if (cached.first != admitted_gen_[root]) continue;
     BuildAdmittedInRoot(root, rebuilt);
     auto same = [](const PreemptionCandidate& a, const PreemptionCandidate& b) {

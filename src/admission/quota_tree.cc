@@ -11,18 +11,30 @@ NodeId QuotaTree::AddNode(std::string name, bool cluster_queue) {
   node.name = std::move(name);
   node.cluster_queue = cluster_queue;
   nodes_.push_back(std::move(node));
+  const auto id = static_cast<NodeId>(nodes_.size() - 1);
+  parent_.push_back(-1);
+  root_.push_back(id);
   pending_quota_.emplace_back();
-  return static_cast<NodeId>(nodes_.size() - 1);
+  return id;
 }
 
 void QuotaTree::SetParent(NodeId child, NodeId parent) {
   // A cycle would make the recursion endless; the validator reports it, we ignore
   // the edge that closes it.
-  for (NodeId p = parent; p >= 0; p = nodes_[p].parent) {
+  for (NodeId p = parent; p >= 0; p = parent_[p]) {
     if (p == child) return;
   }
-  nodes_[child].parent = parent;
+  parent_[child] = parent;
   nodes_[parent].children.push_back(child);
+  // The child's subtree now hangs under the parent's root.
+  const NodeId root = root_[parent];
+  std::vector<NodeId> stack{child};
+  while (!stack.empty()) {
+    NodeId n = stack.back();
+    stack.pop_back();
+    root_[n] = root;
+    stack.insert(stack.end(), nodes_[n].children.begin(), nodes_[n].children.end());
+  }
 }
 
 FrId QuotaTree::InternFr(int32_t flavor, ResourceId resource) {
@@ -45,13 +57,9 @@ void QuotaTree::SetQuota(NodeId node, FrId fr, const Quota& quota) {
 }
 
 void QuotaTree::Finalize() {
-  size_t n_fr = frs_.size();
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    Node& node = nodes_[i];
-    node.quota.assign(n_fr, Quota{});
-    node.subtree.assign(n_fr, 0);
-    node.usage.assign(n_fr, 0);
-    for (const auto& [fr, q] : pending_quota_[i]) node.quota[fr] = q;
+  cells_.assign(nodes_.size() * frs_.size(), FrCell{});
+  for (NodeId n = 0; n < NodeCount(); ++n) {
+    for (const auto& [fr, q] : pending_quota_[static_cast<size_t>(n)]) Cell(n, fr).quota = q;
   }
   pending_quota_.clear();
   std::vector<bool> done(nodes_.size(), false);
@@ -63,67 +71,61 @@ void QuotaTree::Finalize() {
 void QuotaTree::ComputeSubtree(NodeId n, std::vector<bool>& done) {
   if (done[n]) return;
   done[n] = true;
-  Node& node = nodes_[n];
-  for (size_t fr = 0; fr < frs_.size(); ++fr) node.subtree[fr] = node.quota[fr].nominal;
-  for (NodeId c : node.children) {
+  for (FrId fr = 0; fr < FrCount(); ++fr) Cell(n, fr).subtree = Cell(n, fr).quota.nominal;
+  for (NodeId c : nodes_[n].children) {
     ComputeSubtree(c, done);
     for (FrId fr = 0; fr < FrCount(); ++fr) {
-      node.subtree[fr] += nodes_[c].subtree[fr] - GuaranteedQuota(c, fr);
+      Cell(n, fr).subtree += Cell(c, fr).subtree - Cell(c, fr).guaranteed;
     }
+  }
+  for (FrId fr = 0; fr < FrCount(); ++fr) {
+    FrCell& cell = Cell(n, fr);
+    const auto& lending = cell.quota.lending_limit;
+    cell.guaranteed = lending ? std::max<int64_t>(0, cell.subtree - *lending) : 0;
   }
 }
 
 void QuotaTree::ComputeCohortUsage(NodeId n) {
-  Node& node = nodes_[n];
-  if (node.cluster_queue) return;
-  std::fill(node.usage.begin(), node.usage.end(), 0);
-  for (NodeId c : node.children) {
+  if (nodes_[n].cluster_queue) return;
+  for (FrId fr = 0; fr < FrCount(); ++fr) Cell(n, fr).usage = 0;
+  for (NodeId c : nodes_[n].children) {
     ComputeCohortUsage(c);
     for (FrId fr = 0; fr < FrCount(); ++fr) {
-      node.usage[fr] += std::max<int64_t>(0, nodes_[c].usage[fr] - GuaranteedQuota(c, fr));
+      Cell(n, fr).usage += std::max<int64_t>(0, Cell(c, fr).usage - Cell(c, fr).guaranteed);
     }
   }
 }
 
 Status QuotaTree::ReplaceQuotas(NodeId n, const std::vector<std::pair<FrId, Quota>>& quotas) {
-  std::vector<Quota> before = nodes_[n].quota;
+  std::vector<Quota> before;
+  for (FrId fr = 0; fr < FrCount(); ++fr) before.push_back(Cell(n, fr).quota);
   auto recompute = [this] {
     std::vector<bool> done(nodes_.size(), false);
     for (NodeId m = 0; m < NodeCount(); ++m) ComputeSubtree(m, done);
     for (NodeId m = 0; m < NodeCount(); ++m) {
-      if (nodes_[m].parent < 0) ComputeCohortUsage(m);
+      if (parent_[m] < 0) ComputeCohortUsage(m);
     }
   };
-  std::fill(nodes_[n].quota.begin(), nodes_[n].quota.end(), Quota{});
-  for (const auto& [fr, q] : quotas) nodes_[n].quota[fr] = q;
+  for (FrId fr = 0; fr < FrCount(); ++fr) Cell(n, fr).quota = Quota{};
+  for (const auto& [fr, q] : quotas) Cell(n, fr).quota = q;
   recompute();
   std::vector<std::string> broken = CheckInvariants();
   if (broken.empty()) return Status::Ok();
-  nodes_[n].quota = std::move(before);
+  for (FrId fr = 0; fr < FrCount(); ++fr) Cell(n, fr).quota = before[static_cast<size_t>(fr)];
   recompute();
   return FailedPrecondition(broken.front());
 }
 
-NodeId QuotaTree::Root(NodeId n) const {
-  while (nodes_[n].parent >= 0) n = nodes_[n].parent;
-  return n;
-}
-
-int64_t QuotaTree::GuaranteedQuota(NodeId n, FrId fr) const {
-  const auto& lending = nodes_[n].quota[fr].lending_limit;
-  if (!lending) return 0;
-  return std::max<int64_t>(0, nodes_[n].subtree[fr] - *lending);
-}
-
 int64_t QuotaTree::Available(NodeId n, FrId fr) const {
-  const Node& node = nodes_[n];
-  if (node.parent < 0) return node.subtree[fr] - node.usage[fr];
-  int64_t guaranteed = GuaranteedQuota(n, fr);
-  int64_t local_available = std::max<int64_t>(0, guaranteed - node.usage[fr]);
-  int64_t parent_available = Available(node.parent, fr);
-  if (const auto& limit = node.quota[fr].borrowing_limit) {
-    int64_t stored_in_parent = node.subtree[fr] - guaranteed;
-    int64_t used_in_parent = std::max<int64_t>(0, node.usage[fr] - guaranteed);
+  const FrCell& cell = Cell(n, fr);
+  const NodeId parent = parent_[n];
+  if (parent < 0) return cell.subtree - cell.usage;
+  int64_t guaranteed = cell.guaranteed;
+  int64_t local_available = std::max<int64_t>(0, guaranteed - cell.usage);
+  int64_t parent_available = Available(parent, fr);
+  if (const auto& limit = cell.quota.borrowing_limit) {
+    int64_t stored_in_parent = cell.subtree - guaranteed;
+    int64_t used_in_parent = std::max<int64_t>(0, cell.usage - guaranteed);
     int64_t with_max_from_parent = stored_in_parent - used_in_parent + *limit;
     parent_available = std::min(with_max_from_parent, parent_available);
   }
@@ -131,31 +133,32 @@ int64_t QuotaTree::Available(NodeId n, FrId fr) const {
 }
 
 int64_t QuotaTree::PotentialAvailable(NodeId n, FrId fr) const {
-  const Node& node = nodes_[n];
-  if (node.parent < 0) return node.subtree[fr];
-  int64_t available = GuaranteedQuota(n, fr) + PotentialAvailable(node.parent, fr);
-  if (const auto& limit = node.quota[fr].borrowing_limit) {
-    available = std::min(node.subtree[fr] + *limit, available);
+  const FrCell& cell = Cell(n, fr);
+  const NodeId parent = parent_[n];
+  if (parent < 0) return cell.subtree;
+  int64_t available = cell.guaranteed + PotentialAvailable(parent, fr);
+  if (const auto& limit = cell.quota.borrowing_limit) {
+    available = std::min(cell.subtree + *limit, available);
   }
   return available;
 }
 
 // Usage beyond the unlent local part is stored in the parent, recursively.
 void QuotaTree::AddUsage(NodeId n, FrId fr, int64_t amount) {
-  Node& node = nodes_[n];
-  int64_t local_available = std::max<int64_t>(0, GuaranteedQuota(n, fr) - node.usage[fr]);
-  node.usage[fr] += amount;
-  if (node.parent >= 0 && amount > local_available) {
-    AddUsage(node.parent, fr, amount - local_available);
+  FrCell& cell = Cell(n, fr);
+  int64_t local_available = std::max<int64_t>(0, cell.guaranteed - cell.usage);
+  cell.usage += amount;
+  if (parent_[n] >= 0 && amount > local_available) {
+    AddUsage(parent_[n], fr, amount - local_available);
   }
 }
 
 void QuotaTree::RemoveUsage(NodeId n, FrId fr, int64_t amount) {
-  Node& node = nodes_[n];
-  int64_t stored_in_parent = node.usage[fr] - GuaranteedQuota(n, fr);
-  node.usage[fr] -= amount;
-  if (stored_in_parent <= 0 || node.parent < 0) return;
-  RemoveUsage(node.parent, fr, std::min(amount, stored_in_parent));
+  FrCell& cell = Cell(n, fr);
+  int64_t stored_in_parent = cell.usage - cell.guaranteed;
+  cell.usage -= amount;
+  if (stored_in_parent <= 0 || parent_[n] < 0) return;
+  RemoveUsage(parent_[n], fr, std::min(amount, stored_in_parent));
 }
 
 void QuotaTree::AddUsage(NodeId n, const FrAmounts& amounts) {
@@ -172,7 +175,8 @@ std::vector<std::string> QuotaTree::CheckInvariants() const {
     const Node& node = nodes_[n];
     const char* what = node.cluster_queue ? "ClusterQueue " : "Cohort ";
     for (FrId fr = 0; fr < FrCount(); ++fr) {
-      int64_t used = node.usage[fr];
+      const FrCell& cell = Cell(n, fr);
+      int64_t used = cell.usage;
       ResourceId res = frs_[fr].second;
       auto describe = [&](const std::string& limit_name, int64_t limit) {
         return what + node.name + ": usage of " + ResourceNames::Name(res) + " (" +
@@ -181,12 +185,12 @@ std::vector<std::string> QuotaTree::CheckInvariants() const {
       };
       if (used < 0)
         out.push_back(what + node.name + ": negative usage of " + ResourceNames::Name(res));
-      if (node.parent < 0 && used > node.subtree[fr]) {
-        out.push_back(describe("its quota", node.subtree[fr]));
+      if (parent_[n] < 0 && used > cell.subtree) {
+        out.push_back(describe("its quota", cell.subtree));
       }
-      const auto& limit = node.quota[fr].borrowing_limit;
-      if (node.parent >= 0 && limit && used > node.subtree[fr] + *limit) {
-        out.push_back(describe("quota plus borrowingLimit", node.subtree[fr] + *limit));
+      const auto& limit = cell.quota.borrowing_limit;
+      if (parent_[n] >= 0 && limit && used > cell.subtree + *limit) {
+        out.push_back(describe("quota plus borrowingLimit", cell.subtree + *limit));
       }
     }
   }

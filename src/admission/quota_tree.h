@@ -44,16 +44,16 @@ class QuotaTree {
   std::pair<int32_t, ResourceId> FrOf(FrId fr) const { return frs_[fr]; }
   const std::string& Name(NodeId n) const { return nodes_[n].name; }
   bool IsClusterQueue(NodeId n) const { return nodes_[n].cluster_queue; }
-  bool HasParent(NodeId n) const { return nodes_[n].parent >= 0; }
-  NodeId Parent(NodeId n) const { return nodes_[n].parent; }
-  NodeId Root(NodeId n) const;
+  bool HasParent(NodeId n) const { return parent_[n] >= 0; }
+  NodeId Parent(NodeId n) const { return parent_[n]; }
+  NodeId Root(NodeId n) const { return root_[n]; }
   const std::vector<NodeId>& Children(NodeId n) const { return nodes_[n].children; }
 
-  const Quota& QuotaOf(NodeId n, FrId fr) const { return nodes_[n].quota[fr]; }
-  int64_t SubtreeQuota(NodeId n, FrId fr) const { return nodes_[n].subtree[fr]; }
-  int64_t Usage(NodeId n, FrId fr) const { return nodes_[n].usage[fr]; }
+  const Quota& QuotaOf(NodeId n, FrId fr) const { return Cell(n, fr).quota; }
+  int64_t SubtreeQuota(NodeId n, FrId fr) const { return Cell(n, fr).subtree; }
+  int64_t Usage(NodeId n, FrId fr) const { return Cell(n, fr).usage; }
   // The part of the subtree quota the node keeps to itself (not lent).
-  int64_t GuaranteedQuota(NodeId n, FrId fr) const;
+  int64_t GuaranteedQuota(NodeId n, FrId fr) const { return Cell(n, fr).guaranteed; }
 
   // What the node can still use now (its own unlent part plus what the parent
   // can give it within borrowingLimit).
@@ -81,21 +81,37 @@ class QuotaTree {
   std::vector<std::string> CheckInvariants() const;
 
  private:
+  // What a cycle reads is kept apart from names and child lists: a (node, FrId)'s
+  // usage, subtree and guaranteed quota and its own quota share one cache line, and
+  // parents and roots are dense arrays. Quota checks walk from a ClusterQueue to its
+  // root for every head; with a heap vector per node and field they missed the cache
+  // at every step once a cluster had thousands of queues.
   struct Node {
     std::string name;
     bool cluster_queue = false;
-    NodeId parent = -1;
     std::vector<NodeId> children;
-    std::vector<Quota> quota;      // own quota per FrId
-    std::vector<int64_t> subtree;  // SubtreeQuota per FrId
-    std::vector<int64_t> usage;
   };
+  struct alignas(64) FrCell {
+    int64_t usage = 0;
+    int64_t subtree = 0;     // SubtreeQuota
+    int64_t guaranteed = 0;  // GuaranteedQuota: from subtree and lending limit
+    Quota quota;             // own quota
+  };
+  const FrCell& Cell(NodeId n, FrId fr) const {
+    return cells_[static_cast<size_t>(n) * frs_.size() + static_cast<size_t>(fr)];
+  }
+  FrCell& Cell(NodeId n, FrId fr) {
+    return cells_[static_cast<size_t>(n) * frs_.size() + static_cast<size_t>(fr)];
+  }
   void ComputeSubtree(NodeId n, std::vector<bool>& done);
   // A cohort's usage is what its children store in it (their usage beyond their
   // guaranteed part), recursively; ClusterQueues keep their own.
   void ComputeCohortUsage(NodeId n);
 
   std::vector<Node> nodes_;
+  std::vector<NodeId> parent_;  // -1: a root
+  std::vector<NodeId> root_;    // kept by SetParent
+  std::vector<FrCell> cells_;   // by node, then FrId; sized by Finalize
   std::vector<std::pair<int32_t, ResourceId>> frs_;
   std::map<std::pair<int32_t, ResourceId>, FrId> fr_ids_;
   // Quotas set before Finalize sized the vectors.

@@ -29,6 +29,29 @@ TEST(QuotaTreeTest, NoParentIsNominalMinusUsage) {
   EXPECT_EQ(x.t.PotentialAvailable(cq, x.gpu), 8);
 }
 
+TEST(QuotaTreeTest, RootFollowsEdgesAddedInAnyOrder) {
+  // A queue joins its cohort before that cohort joins its parent, and an edge that
+  // would close a cycle is ignored: roots are kept per node, not walked for.
+  Tree x;
+  NodeId top = x.t.AddNode("top", false);
+  NodeId mid = x.t.AddNode("mid", false);
+  NodeId cq = x.t.AddNode("cq", true);
+  NodeId alone = x.t.AddNode("alone", true);
+  x.t.SetParent(cq, mid);
+  EXPECT_EQ(x.t.Root(cq), mid);
+  x.t.SetParent(mid, top);
+  x.t.SetParent(top, cq);  // a cycle: ignored
+  x.t.SetQuota(cq, x.gpu, {4, std::nullopt, std::nullopt});
+  x.t.Finalize();
+  EXPECT_EQ(x.t.Root(cq), top);
+  EXPECT_EQ(x.t.Root(mid), top);
+  EXPECT_EQ(x.t.Root(top), top);
+  EXPECT_EQ(x.t.Root(alone), alone);
+  EXPECT_FALSE(x.t.HasParent(top));
+  EXPECT_EQ(x.t.Parent(cq), mid);
+  EXPECT_EQ(x.t.SubtreeQuota(top, x.gpu), 4);
+}
+
 TEST(QuotaTreeTest, BorrowingLimitCapsWhatTheParentGives) {
   // a: 8 nominal, borrowingLimit 2; b: 8 nominal. Cohort holds 16.
   Tree x;
