@@ -51,6 +51,7 @@ Result<std::unique_ptr<Simulator>> Simulator::Create(const model::ManifestSet& m
 void Simulator::SetEngine(std::unique_ptr<engine::Engine> engine) {
   engine_ = std::move(engine);
   engine_->SetExecutor(this);
+  runs_.reserve(engine_->workloads().size());
   for (const auto& r : engine_->workloads()) runs_[r.key()].remaining = r.workload.sim.duration;
   const placement::ClusterState& cluster = engine_->cluster();
   rack_of_node_.clear();

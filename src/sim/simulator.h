@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/status.h"
@@ -124,7 +125,9 @@ class Simulator : public engine::Executor {
   std::optional<Time> timer_;      // the kTimer event in events_, if any
   size_t timer_events_ = 0;        // kTimer events in events_
   bool bounded_requeues_ = false;  // waitForPodsReady has a backoffLimitCount
-  std::map<std::string, RunState> runs_;
+  // By workload key, looked up per event and never walked in order: hashed, where a
+  // tree's string compares along a cold path grew with the trace.
+  std::unordered_map<std::string, RunState> runs_;
   int64_t cluster_gpus_ = 0;
   int64_t cluster_cpu_milli_ = 0;
   std::map<std::string, double> queue_gpu_quota_;
