@@ -73,7 +73,7 @@ void AdmitterImpl::MaybeSleep(const Entry& e, Cycle& cycle) {
     cycle.sleeping_by_root.resize(static_cast<size_t>(tree_.NodeCount()));
   }
   Cycle::Verified& v = cycle.verified[static_cast<size_t>(e.queue)];
-  const std::set<QueueKey>& active = cq_pending_[e.queue].active();
+  const PendingQueue::Range active = cq_pending_[e.queue].active();
   auto it = active.begin();
   int32_t run = 0;
   if (v.ref != nullptr && !(v.last->qkey < head.qkey) && SameShortfall(*v.ref, head, false)) {

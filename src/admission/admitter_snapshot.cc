@@ -104,7 +104,7 @@ AdmissionSnapshot AdmitterImpl::Snapshot() const {
     cq.pending = Keys(QueueOrder(cq_pending_[i]));
     // A deferred unpark (NotifyCapacityChanged) reads as done.
     bool due = UnparkDue(cq_root_[i]);
-    for (const auto& k : cq_pending_[i].parked()) {
+    for (const auto& k : cq_pending_[i].Parked()) {
       if (!due) cq.parked.emplace_back(k.key);
     }
     std::sort(cq.parked.begin(), cq.parked.end());

@@ -20,26 +20,6 @@ int32_t FlavorCatalog::Intern(const std::string& name) {
   return static_cast<int32_t>(flavors.size() - 1);
 }
 
-const QueueKey* PendingQueue::First() const {
-  const QueueKey* a = active_.empty() ? nullptr : &*active_.begin();
-  const QueueKey* p = parked_.empty() ? nullptr : &*parked_.begin();
-  if (a == nullptr) return p;
-  if (p == nullptr) return a;
-  return *p < *a ? p : a;
-}
-
-std::vector<QueueKey> PendingQueue::All() const {
-  std::vector<QueueKey> out(active_.begin(), active_.end());
-  out.insert(out.end(), parked_.begin(), parked_.end());
-  return out;
-}
-
-void PendingQueue::Replace(const QueueKey& from, const QueueKey& to) {
-  if (active_.erase(from) > 0) active_.insert(to);
-  if (parked_.erase(from) > 0) parked_.insert(to);
-  ++changes_;
-}
-
 bool NamespaceMatches(const std::optional<model::LabelSelector>& selector, const std::string& ns,
                       const model::StringMap* labels) {
   if (!selector) return false;
