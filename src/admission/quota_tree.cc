@@ -97,8 +97,8 @@ void QuotaTree::ComputeCohortUsage(NodeId n) {
 }
 
 Status QuotaTree::ReplaceQuotas(NodeId n, const std::vector<std::pair<FrId, Quota>>& quotas) {
-  std::vector<Quota> before;
-  for (FrId fr = 0; fr < FrCount(); ++fr) before.push_back(Cell(n, fr).quota);
+  std::vector<Quota> before(frs_.size());
+  for (FrId fr = 0; fr < FrCount(); ++fr) before[static_cast<size_t>(fr)] = Cell(n, fr).quota;
   auto recompute = [this] {
     std::vector<bool> done(nodes_.size(), false);
     for (NodeId m = 0; m < NodeCount(); ++m) ComputeSubtree(m, done);
