@@ -128,25 +128,27 @@ TEST(PendingQueueTest, ParkedHeadsAnswerAsIfMovedOneByOne) {
   }
 }
 
+// Key `i` of four, "a" to "d", in that queue order.
+QueueKey LetterKey(int i) {
+  static const std::string kNames[] = {"a", "b", "c", "d"};
+  QueueKey k;
+  k.order = i;
+  k.key = kNames[i];
+  return k;
+}
+
 TEST(PendingQueueTest, PushBehindParkedHeadsIsTheNextHead) {
-  std::vector<std::string> names = {"a", "b", "c", "d"};
-  auto key = [&](int i) {
-    QueueKey k;
-    k.order = i;
-    k.key = names[static_cast<size_t>(i)];
-    return k;
-  };
   PendingQueue q;
-  q.Push(key(0));
-  q.Push(key(1));
+  q.Push(LetterKey(0));
+  q.Push(LetterKey(1));
   q.ParkHead();
   q.ParkHead();
   EXPECT_EQ(q.Head(), nullptr);
   EXPECT_TRUE(q.HasParked());
-  q.Push(key(3));  // after every parked key: active, the head
+  q.Push(LetterKey(3));  // after every parked key: active, the head
   ASSERT_NE(q.Head(), nullptr);
   EXPECT_EQ(q.Head()->key, "d");
-  q.Push(key(2));  // between parked b and active d: the new head
+  q.Push(LetterKey(2));  // between parked b and active d: the new head
   EXPECT_EQ(q.Head()->key, "c");
   EXPECT_EQ(Keys(q.Parked()), (std::vector<std::string>{"a", "b"}));
   q.UnparkAll();
@@ -155,24 +157,17 @@ TEST(PendingQueueTest, PushBehindParkedHeadsIsTheNextHead) {
 }
 
 TEST(PendingQueueTest, KeysAheadOfParkedOnesKeepQueueOrderOnceThoseGo) {
-  std::vector<std::string> names = {"a", "b", "c", "d"};
-  auto key = [&](int i) {
-    QueueKey k;
-    k.order = i;
-    k.key = names[static_cast<size_t>(i)];
-    return k;
-  };
   PendingQueue q;
-  q.Push(key(2));
-  q.Push(key(3));
+  q.Push(LetterKey(2));
+  q.Push(LetterKey(3));
   q.ParkHead();
   q.ParkHead();
-  q.Push(key(1));  // ahead of the parked c and d: active, the head
+  q.Push(LetterKey(1));  // ahead of the parked c and d: active, the head
   EXPECT_EQ(q.Head()->key, "b");
-  q.Erase(key(2));
-  q.Erase(key(3));  // no parked key left
+  q.Erase(LetterKey(2));
+  q.Erase(LetterKey(3));  // no parked key left
   EXPECT_FALSE(q.HasParked());
-  q.Push(key(0));  // ahead of b
+  q.Push(LetterKey(0));  // ahead of b
   EXPECT_EQ(q.Head()->key, "a");
   std::vector<QueueKey> active(q.active().begin(), q.active().end());
   EXPECT_EQ(Keys(active), (std::vector<std::string>{"a", "b"}));
