@@ -123,7 +123,7 @@ TEST(PendingQueueTest, ParkedHeadsAnswerAsIfMovedOneByOne) {
         }
       }
       ExpectSame(q, m, step);
-      if (testing::Test::HasFailure()) return;
+      if (::testing::Test::HasFailure()) return;
     }
   }
 }
