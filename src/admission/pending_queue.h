@@ -121,7 +121,8 @@ class PendingQueue {
     reference operator*() const { return *it_; }
     pointer operator->() const { return &*it_; }
     ActiveIterator& operator++() {
-      if (++it_ == front_end_ && in_front_) {
+      ++it_;
+      if (in_front_ && it_ == front_end_) {
         in_front_ = false;
         it_ = rest_;
       }
@@ -181,16 +182,6 @@ class PendingQueue {
   void Normalize();
   // front_ into active_ once the parked front is gone.
   void SettleFront();
-  static bool Move(Set& from, Set& to, const QueueKey& k) {
-    // A cycle parks the queue's head: try the first node before searching.
-    auto it = from.begin();
-    if (it == from.end()) return false;
-    if (k < *it || *it < k) it = from.find(k);
-    if (it == from.end()) return false;
-    // Heads are parked in queue order, so the end is usually the right place.
-    to.insert(to.end(), from.extract(it));
-    return true;
-  }
 
   Set active_;
   Set front_;  // active keys among the parked front (while prefix_ > 0)
