@@ -67,6 +67,8 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
       return hold("NamespaceMismatch", "Workload namespace " + ns + " doesn't match ClusterQueue " +
                                            cq.name + " selector");
     }
+    // Kueue's scheduler finds such a head inadmissible before assigning flavors.
+    if (!wl.inadmissible.empty()) return hold("Inadmissible", wl.inadmissible);
     ws.route = Route::kKueue;
     ws.plain = PlainShape(ws);
     ws.pending = InternNote("Pending", "waiting for admission in ClusterQueue " + cq.name);
@@ -78,6 +80,8 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
     ws.queue = *q;
     if (!volcano_.queue(*q).open)
       return hold("QueueClosed", "Volcano queue " + wl.volcano_queue + " is closed");
+    // Its pods could not be created (kube-apiserver's LimitRanger would refuse them).
+    if (!wl.inadmissible.empty()) return hold("Inadmissible", wl.inadmissible);
     ws.route = Route::kVolcano;
     ws.qkey.share = VolcanoShare(ws.request);
     ws.qkey.sla_deadline = SlaDeadline(ws);
@@ -85,6 +89,7 @@ void AdmitterImpl::Resolve(WorkloadState& ws) {
         InternNote("Pending", "waiting for admission in Volcano queue " + wl.volcano_queue);
     return;
   }
+  if (!wl.inadmissible.empty()) return hold("Inadmissible", wl.inadmissible);
   ws.route = Route::kNoQueue;
   ws.qkey.sla_deadline = SlaDeadline(ws);
   ws.pending = InternNote("Pending", "waiting for nodes (no queue)");

@@ -39,6 +39,7 @@ const std::vector<KindInfo>& Kinds() {
       {"", "Node", {"v1"}, false, DecodeNode},
       {"", "Namespace", {"v1"}, false, DecodeNamespace},
       {"", "Pod", {"v1"}, true, DecodeBarePod},
+      {"", "LimitRange", {"v1"}, true, DecodeLimitRange},
       {"topology.node.k8s.io",
        "NodeResourceTopology",
        {"v1alpha2"},

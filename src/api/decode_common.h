@@ -42,6 +42,8 @@ void DecodeResourceFlavor(const YamlValue& root, model::ObjectMeta meta, DecodeR
 void DecodeClusterQueue(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeLocalQueue(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeNamespace(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
+// v1 LimitRange, validated and defaulted as kube-apiserver does (decode_limit_range.cc).
+void DecodeLimitRange(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeCohort(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeWorkloadPriorityClass(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);
 void DecodeTopology(const YamlValue& root, model::ObjectMeta meta, DecodeResult& out);

@@ -276,6 +276,9 @@ class Reconciler {
   // priority and shape are fixed when it is decoded); jobs waiting for a runtime or
   // their PodGroup are looked at again.
   void SyncDecodingInputs();
+  // The pending jobs of `namespaces` decoded again (their LimitRanges changed) and
+  // requeued where their requests or their admissibility moved.
+  void ReadjustPending(const std::set<std::string>& namespaces);
   // Queue objects changed beyond what UpdateQuotasInPlace and LocalQueuesInPlace
   // take: admission is rebuilt from the objects, placement kept (Engine::Readmitted).
   // False when the queue configuration is not usable (engine_error_ says why; the
@@ -360,6 +363,7 @@ class Reconciler {
   std::set<std::string> topologies_changed_;
   std::set<std::string> quotas_edited_;     // ClusterQueue and Cohort object ids
   bool decoding_changed_ = false;           // an object only job decoding reads
+  std::set<std::string> limit_range_namespaces_;  // where a LimitRange changed
   std::set<std::string> local_queues_put_;  // LocalQueue object ids
   std::set<std::pair<std::string, std::string>> local_queues_removed_;  // (namespace, name)
   std::set<std::string> namespaces_put_;                                // Namespace object ids

@@ -81,6 +81,7 @@ constexpr const char* kClusterTrainingRuntimes = "clustertrainingruntimes.traine
 constexpr const char* kResourceFlavors = "resourceflavors.kueue.x-k8s.io";
 constexpr const char* kVolcanoQueues = "queues.scheduling.volcano.sh";
 constexpr const char* kHyperNodes = "hypernodes.topology.volcano.sh";
+constexpr const char* kLimitRanges = "limitranges";
 
 // Read only when a job is decoded (its priority and shape are fixed then, as a pod's
 // priority is at admission): a change is for the jobs that come next, nothing for
@@ -88,7 +89,7 @@ constexpr const char* kHyperNodes = "hypernodes.topology.volcano.sh";
 bool IsDecodingInput(const std::string& resource) {
   return resource == kPriorityClasses || resource == kWorkloadPriorityClasses ||
          resource == kPodGroups || resource == kTrainingRuntimes ||
-         resource == kClusterTrainingRuntimes;
+         resource == kClusterTrainingRuntimes || resource == kLimitRanges;
 }
 constexpr const char* kCohorts = "cohorts.kueue.x-k8s.io";
 
@@ -204,6 +205,7 @@ void AppendAll(std::vector<T>& into, std::vector<T>& from, int64_t& order) {
 void AppendManifests(model::ManifestSet& into, model::ManifestSet from, int64_t& order) {
   AppendAll(into.nodes, from.nodes, order);
   AppendAll(into.namespaces, from.namespaces, order);
+  AppendAll(into.limit_ranges, from.limit_ranges, order);
   AppendAll(into.node_topologies, from.node_topologies, order);
   AppendAll(into.priority_classes, from.priority_classes, order);
   AppendAll(into.resource_flavors, from.resource_flavors, order);
@@ -218,6 +220,16 @@ void AppendManifests(model::ManifestSet& into, model::ManifestSet from, int64_t&
   AppendAll(into.training_runtimes, from.training_runtimes, order);
   if (from.kueue_config) into.kueue_config = std::move(from.kueue_config);
   if (from.scheduler_config) into.scheduler_config = std::move(from.scheduler_config);
+}
+
+// What a LimitRange changes of a workload: its pod sets' requests and whether it
+// breaks a range.
+bool SameRequests(const model::Workload& a, const model::Workload& b) {
+  if (a.inadmissible != b.inadmissible || a.pod_sets.size() != b.pod_sets.size()) return false;
+  for (size_t i = 0; i < a.pod_sets.size(); ++i) {
+    if (!(a.pod_sets[i].requests == b.pod_sets[i].requests)) return false;
+  }
+  return true;
 }
 
 // Appends the usable objects of `resource` among `objects` (config_objects_) to
@@ -267,6 +279,7 @@ bool Reconciler::ApplyConfig(const Change& change) {
       namespaces_removed_.insert(change.name);
     } else if (IsDecodingInput(change.resource)) {
       decoding_changed_ = true;
+      if (change.resource == kLimitRanges) limit_range_namespaces_.insert(change.namespace_);
     } else if (usable && change.resource == kHyperNodes) {
       hyper_nodes_changed_ = true;
     } else if (usable && IsQueueInput(change.resource)) {
@@ -324,6 +337,7 @@ bool Reconciler::ApplyConfig(const Change& change) {
     namespaces_put_.insert(id);
   } else if (IsDecodingInput(change.resource)) {
     decoding_changed_ = true;
+    if (change.resource == kLimitRanges) limit_range_namespaces_.insert(change.namespace_);
   } else if (change.resource == kHyperNodes) {
     // An unusable object that never was one changes nothing the engine reads.
     hyper_nodes_changed_ = hyper_nodes_changed_ || was_usable || object.problem.empty();
@@ -491,15 +505,37 @@ void Reconciler::SyncDecodingInputs() {
   model::ManifestSet inputs;
   int64_t order = 0;
   for (const char* resource : {kPriorityClasses, kWorkloadPriorityClasses, kPodGroups,
-                               kClusterTrainingRuntimes, kTrainingRuntimes}) {
+                               kClusterTrainingRuntimes, kTrainingRuntimes, kLimitRanges}) {
     AppendUsable(config_objects_, resource, inputs, order);
   }
   config_.priority_classes = std::move(inputs.priority_classes);
   config_.workload_priority_classes = std::move(inputs.workload_priority_classes);
   config_.pod_groups = std::move(inputs.pod_groups);
   config_.training_runtimes = std::move(inputs.training_runtimes);
+  config_.limit_ranges = std::move(inputs.limit_ranges);
   ++stats_.decoding_updates;
   RetryWithoutRuntime();  // a runtime may have arrived
+  ReadjustPending(std::exchange(limit_range_namespaces_, {}));
+}
+
+// Kueue's handler of LimitRange events: the pending workloads of the namespace are
+// adjusted again and requeued (here as a fresh submission: behind the jobs already
+// waiting at their priority). Admitted and running ones keep what they were admitted
+// with, as their pods do.
+void Reconciler::ReadjustPending(const std::set<std::string>& namespaces) {
+  if (engine_ == nullptr || namespaces.empty()) return;
+  for (auto& [key, job] : jobs_) {
+    if (!job->in_engine || job->finished || !job->parked.empty()) continue;
+    if (namespaces.count(job->ref.namespace_) == 0) continue;
+    if (options_.mode == ReconcilerMode::kCluster && job->job_op != 0) continue;
+    const engine::WorkloadRecord* r = engine_->Find(key);
+    if (r == nullptr || r->phase != engine::Phase::kPending) continue;
+    auto workload = DecodeState(*job);
+    if (!workload.ok() || SameRequests(r->workload, *workload)) continue;
+    if (!engine_->RemoveWorkload(key).ok()) continue;
+    job->in_engine = false;
+    SubmitToEngine(*job, std::move(workload).value());
+  }
 }
 
 bool Reconciler::SyncHyperNodes() {

@@ -38,6 +38,9 @@ const std::vector<ResourceType>& ResourceTypes() {
        false},
       {"", {"v1"}, "ServiceAccount", "serviceaccounts", "serviceaccount", {"sa"}, true, false,
        false},
+      // Defaults and bounds for a namespace's pods: decoded (api/) like the engine's
+      // configuration, read when jobs are decoded (workloads/limit_ranges.h).
+      {"", {"v1"}, "LimitRange", "limitranges", "limitrange", {"limits"}, true, false, true},
       {"topology.node.k8s.io", {"v1alpha2"}, "NodeResourceTopology", "noderesourcetopologies",
        "noderesourcetopology", {"node-res-topo"}, false, false, true},
       {"scheduling.k8s.io", {"v1"}, "PriorityClass", "priorityclasses", "priorityclass", {"pc"},

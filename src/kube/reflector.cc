@@ -320,6 +320,7 @@ const std::vector<const control::ResourceType*>& WatchedResources() {
     const std::vector<std::pair<std::string, std::string>> wanted = {
         {"", "Node"},
         {"", "Namespace"},
+        {"", "LimitRange"},
         {"topology.node.k8s.io", "NodeResourceTopology"},
         {"scheduling.k8s.io", "PriorityClass"},
         {"muster.dev", "SchedulerConfiguration"},

@@ -8,6 +8,7 @@
 #include "model/config.h"
 #include "model/jobs.h"
 #include "model/kueue.h"
+#include "model/limit_range.h"
 #include "model/node.h"
 #include "model/trainer.h"
 #include "model/volcano.h"
@@ -22,6 +23,7 @@ const ObjectMeta& MetaOf(const JobObject& job);
 struct ManifestSet {
   std::vector<Node> nodes;
   std::vector<Namespace> namespaces;
+  std::vector<LimitRange> limit_ranges;
   std::vector<NodeTopology> node_topologies;
   std::vector<PriorityClass> priority_classes;
   std::vector<ResourceFlavor> resource_flavors;

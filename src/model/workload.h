@@ -149,6 +149,10 @@ struct Workload {
   // Volcano sla plugin: the job's sla-waiting-time annotation, in seconds.
   std::optional<double> sla_waiting_seconds;
   GangPolicy gang_policy;
+  // Why it cannot be admitted as it is (a namespace LimitRange its pods break,
+  // workloads/limit_ranges.h): admission holds it pending with this message, as
+  // Kueue's scheduler does. Empty for nearly every workload.
+  std::string inadmissible;
 
   int32_t TotalCount() const {
     int32_t n = 0;

@@ -159,6 +159,30 @@ void BindClaim(json& claim) {
   claim["status"] = std::move(status);
 }
 
+// SetDefaults_LimitRangeItem: a Container item's default limit from its max, its
+// default request from its default limit, then from its min.
+void DefaultLimitRange(json& object) {
+  json* limits = nullptr;
+  if (object.contains("spec") && object["spec"].is_object() && object["spec"].contains("limits") &&
+      object["spec"]["limits"].is_array()) {
+    limits = &object["spec"]["limits"];
+  }
+  if (limits == nullptr) return;
+  auto fill = [](json& item, const char* into, const char* from) {
+    if (!item.contains(from) || !item[from].is_object()) return;
+    if (!item.contains(into) || !item[into].is_object()) item[into] = json::object();
+    for (const auto& [k, v] : item[from].items()) {
+      if (!item[into].contains(k)) item[into][k] = v;
+    }
+  };
+  for (json& item : *limits) {
+    if (!item.is_object() || item.value("type", json()) != "Container") continue;
+    fill(item, "default", "max");
+    fill(item, "defaultRequest", "default");
+    fill(item, "defaultRequest", "min");
+  }
+}
+
 }  // namespace
 
 bool InServiceRange(const std::string& ip) {
@@ -174,6 +198,7 @@ void DefaultCoreObject(const control::ResourceType& type, json& object, const js
   if (type.kind == "Service") DefaultService(object, current);
   if (type.kind == "PersistentVolumeClaim") DefaultClaim(object, current);
   if (type.kind == "Namespace") DefaultNamespace(object, current);
+  if (type.kind == "LimitRange") DefaultLimitRange(object);
 }
 
 Status AllocateOnCreate(const control::ResourceType& type, const control::ObjectReader& store,

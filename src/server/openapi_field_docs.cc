@@ -394,6 +394,12 @@ const std::vector<KindDoc>& KindDocs() {
        "ResourceQuota limits what a namespace's objects may use in total.",
        {}},
       {"", "ServiceAccount", "ServiceAccount is an identity for processes in pods.", {}},
+      {"",
+       "LimitRange",
+       "LimitRange sets default requests and limits for a namespace's containers and bounds "
+       "what its containers and pods may ask for; Kueue (and muster) charge jobs the defaults "
+       "and hold jobs outside the bounds.",
+       {}},
       {"coordination.k8s.io", "Lease", "Lease is a lock with a holder and a renew time.", {}},
       {"topology.node.k8s.io",
        "NodeResourceTopology",

@@ -4,6 +4,7 @@
 
 #include "workloads/build_internal.h"
 #include "workloads/keys.h"
+#include "workloads/limit_ranges.h"
 #include "workloads/workloads.h"
 
 namespace muster::workloads {
@@ -32,6 +33,8 @@ Result<model::Workload> BuildWorkload(const model::JobObject& job,
   w.meta = model::MetaOf(job);
   w.key = w.meta.Key();  // "namespace/name": the decoder fills the namespace
 
+  // Before anything reads the pod sets' requests: the pods will carry the defaults.
+  ApplyLimitRanges(manifests.limit_ranges, &w);
   internal::ResolveQueues(&w);
   std::string group_class = internal::ApplyPodGroup(manifests, &w);
   internal::ApplyTaskTopology(manifests, &w);

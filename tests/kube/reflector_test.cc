@@ -453,6 +453,7 @@ TEST(WatchedResourcesTest, CoversTheKindsMusterReads) {
   for (const char* key : {"nodes",
                           "namespaces",
                           "pods",
+                          "limitranges",
                           "priorityclasses.scheduling.k8s.io",
                           "noderesourcetopologies.topology.node.k8s.io",
                           "jobs.batch",
@@ -474,7 +475,7 @@ TEST(WatchedResourcesTest, CoversTheKindsMusterReads) {
                           "schedulerconfigurations.muster.dev"}) {
     EXPECT_EQ(std::count(keys.begin(), keys.end(), key), 1) << key;
   }
-  EXPECT_EQ(keys.size(), 22u);
+  EXPECT_EQ(keys.size(), 23u);
   EXPECT_EQ(std::count(keys.begin(), keys.end(), "events"), 0);
 }
 
