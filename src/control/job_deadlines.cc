@@ -3,21 +3,24 @@
 #include <cstdio>
 #include <ctime>
 
+#include "control/json_fields.h"
+
 namespace muster::control {
 namespace {
 
 using nlohmann::json;
 
+// Read in place (asked of every job with a deadline at every step: copying its spec,
+// pod template included, was most of an idle server's CPU with 10,000 jobs).
 bool IsBatchJob(const json& job) {
-  return job.is_object() && job.value("apiVersion", "") == "batch/v1" &&
-         job.value("kind", "") == "Job";
+  return StringField(job, "apiVersion") == "batch/v1" && StringField(job, "kind") == "Job";
 }
 
 std::optional<int64_t> SpecInt(const json& job, const char* field) {
-  const json spec = job.value("spec", json::object());
-  if (!spec.is_object() || !spec.contains(field) || !spec[field].is_number_integer())
-    return std::nullopt;
-  return spec[field].get<int64_t>();
+  const json& spec = ObjectField(job, "spec");
+  auto it = spec.find(field);
+  if (it == spec.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
 }
 
 }  // namespace
@@ -48,10 +51,7 @@ std::optional<Time> ActiveDeadline(const json& job) {
   if (!IsBatchJob(job)) return std::nullopt;
   auto seconds = SpecInt(job, "activeDeadlineSeconds");
   if (!seconds) return std::nullopt;
-  const json status = job.value("status", json::object());
-  if (!status.is_object() || !status.contains("startTime") || !status["startTime"].is_string())
-    return std::nullopt;
-  auto start = ParseRfc3339(status["startTime"].get<std::string>());
+  auto start = ParseRfc3339(StringField(ObjectField(job, "status"), "startTime"));
   if (!start) return std::nullopt;
   return *start + static_cast<Time>(*seconds);
 }
@@ -60,10 +60,7 @@ std::optional<Time> TtlExpiry(const json& job) {
   if (!IsBatchJob(job)) return std::nullopt;
   auto ttl = SpecInt(job, "ttlSecondsAfterFinished");
   if (!ttl) return std::nullopt;
-  const json status = job.value("status", json::object());
-  if (!status.is_object() || !status.contains("conditions") || !status["conditions"].is_array())
-    return std::nullopt;
-  for (const json& c : status["conditions"]) {
+  for (const json& c : ArrayField(ObjectField(job, "status"), "conditions")) {
     if (!c.is_object()) continue;
     const std::string type = c.value("type", "");
     if ((type != "Complete" && type != "Failed") || c.value("status", "") != "True") continue;

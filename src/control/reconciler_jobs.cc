@@ -388,7 +388,7 @@ void Reconciler::RemoveJob(std::string key) {  // NOLINT(performance-unnecessary
   }
   job_keys_.erase(ObjectId(job.ref.resource, job.ref.namespace_, job.ref.name));
   dirty_.erase(key);
-  deadline_jobs_.erase(key);
+  ForgetDeadline(key);
   jobs_.erase(it);
   stats_.jobs = jobs_.size();
   queues_dirty_ = true;

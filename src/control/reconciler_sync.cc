@@ -1,6 +1,7 @@
 // The reconciler's output half: Step(), write results, the decision log turned into
 // dirty jobs and Events, and the writes both modes make (Workload objects, queue
 // status; serve's job status).
+#include <algorithm>
 #include <functional>
 #include <utility>
 
@@ -96,14 +97,47 @@ void Reconciler::Decide() {
       if (runtime_ != nullptr) handle(runtime_->Poll(clock_.Now()));
     }
     ConsumeDecisions();
+    // A round left unfinished by the last step is written on: this cycle's
+    // admissions go before the rest of it.
+    if (write_round_ > 0) PromoteUrgent();
   }
 }
 
-Reconciler::StepResult Reconciler::Write(size_t max_jobs) {
+void Reconciler::PromoteUrgent() {
+  for (auto it = dirty_.begin(); it != dirty_.end();) {
+    const engine::WorkloadRecord* r = engine_->Find(*it);
+    if (r != nullptr && r->Active()) {
+      write_round_urgent_.push_back(*it);
+      it = dirty_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void Reconciler::StartWriteRound() {
+  write_round_keys_.swap(dirty_);
+  ++write_round_;
+  stats_.dirty += write_round_keys_.size();
+  for (auto it = write_round_keys_.begin(); it != write_round_keys_.end();) {
+    const engine::WorkloadRecord* r = engine_->Find(*it);
+    if (r != nullptr && r->Active()) {
+      write_round_urgent_.push_back(*it);
+      it = write_round_keys_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  // Taken from the back: key order, as the rest of the round.
+  std::reverse(write_round_urgent_.begin(), write_round_urgent_.end());
+}
+
+Reconciler::StepResult Reconciler::Write(size_t max_jobs, bool urgent_only) {
   // A synchronous sink (serve, tests) has finished the writes already: a job whose
   // Workload was just written may take its next step in the same pass, up to this many
   // passes.
   constexpr int kWriteRounds = 4;
+  sink_.Flush();
   StepResult out = step_;
   step_ = StepResult{};
   if (engine_ != nullptr) {
@@ -116,11 +150,19 @@ Reconciler::StepResult Reconciler::Write(size_t max_jobs) {
     }
     size_t budget = max_jobs;
     while (budget > 0) {
-      if (write_round_keys_.empty()) {
+      if (write_round_keys_.empty() && write_round_urgent_.empty()) {
         if (dirty_.empty() || write_round_ == kWriteRounds) break;
-        write_round_keys_.swap(dirty_);
-        ++write_round_;
-        stats_.dirty += write_round_keys_.size();
+        StartWriteRound();
+      }
+      while (budget > 0 && !write_round_urgent_.empty()) {
+        auto it = jobs_.find(write_round_urgent_.back());
+        write_round_urgent_.pop_back();
+        if (it != jobs_.end()) SyncJob(*it->second);
+        --budget;
+      }
+      if (urgent_only) {
+        ApplyResults();
+        break;
       }
       while (budget > 0 && !write_round_keys_.empty()) {
         auto node = write_round_keys_.extract(write_round_keys_.begin());
@@ -130,9 +172,12 @@ Reconciler::StepResult Reconciler::Write(size_t max_jobs) {
       }
       ApplyResults();
     }
-    out.more = !write_round_keys_.empty() || (!dirty_.empty() && write_round_ < kWriteRounds);
-    if (!out.more) {
-      write_round_ = 0;
+    out.more = !write_round_keys_.empty() || !write_round_urgent_.empty() ||
+               (!dirty_.empty() && write_round_ < kWriteRounds);
+    if (!out.more) write_round_ = 0;
+    // Queue counts follow the engine (as Kueue's follow its cache): once the round's
+    // admissions are written, not after every Workload the round creates.
+    if (!out.more || write_round_urgent_.empty()) {
       if (queues_dirty_) {
         const Time now = clock_.Now();
         if (!queue_status_synced_ ||

@@ -78,6 +78,9 @@ class StatusSink {
   // Results of the writes finished since the last call, in completion order.
   // Thread-safe: a concurrent sink completes writes on its own threads.
   virtual std::vector<WriteResult> TakeResults() = 0;
+  // Makes the writes a sink held back until now (serve's: those submitted outside a
+  // store transaction). The reconciler calls it as each Write begins.
+  virtual void Flush() {}
 };
 
 }  // namespace muster::control

@@ -386,7 +386,20 @@ std::vector<control::GangOutcome> EmulatedExecutor::Poll(Time now) {
     marked.insert(marked.end(), marked_pods_.begin(), marked_pods_.end());
     marked_pods_.clear();
   }
-  for (const TerminatingPod& pod : marked) store_.Delete(pod.key, std::nullopt, pod.uid).ok();
+  // Poll runs in the reconciler's Decide, outside the step's transactions: the pods
+  // it writes go in one, where alone each was a durable commit queued behind the
+  // API's group commits (the 2,000 pods a cycle of a burst started: seconds).
+  std::vector<std::string> written;
+  Status stored = store_.Batch([&] {
+    for (const TerminatingPod& pod : marked) store_.Delete(pod.key, std::nullopt, pod.uid).ok();
+    written = WriteDuePods(now);
+  });
+  // Not stored: written again at the next Poll.
+  if (!stored.ok()) to_write_.insert(written.begin(), written.end());
+  return Outcomes();
+}
+
+std::vector<std::string> EmulatedExecutor::WriteDuePods(Time now) {
   // Pods whose modelled run is over.
   while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
     const std::string key = deadlines_.begin()->second;
@@ -409,6 +422,18 @@ std::vector<control::GangOutcome> EmulatedExecutor::Poll(Time now) {
     to_check_.insert(key);
     to_write_.insert(key);
   }
+  std::vector<std::string> written(to_write_.begin(), to_write_.end());
+  for (const auto& key : to_write_) {
+    auto it = gangs_.find(key);
+    if (it == gangs_.end()) continue;
+    it->second.recheck = true;  // held pods look again at the next Poll
+    WritePods(it->second, now);
+  }
+  to_write_.clear();
+  return written;
+}
+
+std::vector<control::GangOutcome> EmulatedExecutor::Outcomes() {
   std::vector<control::GangOutcome> outcomes;
   for (const auto& key : to_check_) {
     auto it = gangs_.find(key);
@@ -419,13 +444,6 @@ std::vector<control::GangOutcome> EmulatedExecutor::Poll(Time now) {
     }
   }
   to_check_.clear();
-  for (const auto& key : to_write_) {
-    auto it = gangs_.find(key);
-    if (it == gangs_.end()) continue;
-    it->second.recheck = true;  // held pods look again at the next Poll
-    WritePods(it->second, now);
-  }
-  to_write_.clear();
   return outcomes;
 }
 

@@ -120,6 +120,10 @@ class EmulatedExecutor : public ServeExecutor {
   static std::vector<control::PolicyPod> PolicyPods(const Gang& gang);
   void Unschedule(const std::string& key, const Gang& gang);
   void WritePods(const Gang& gang, Time now);
+  // Poll's parts: the pods whose run ended or whose turn came, then every gang's
+  // pods to write, written (the keys written); the gangs to report on, evaluated.
+  std::vector<std::string> WriteDuePods(Time now);
+  std::vector<control::GangOutcome> Outcomes();
   void DeletePods(const Gang& gang);
   // When a previous server started the pods of `record` (their status.startTime);
   // nullopt when no pod object records it.

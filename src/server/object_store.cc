@@ -421,6 +421,7 @@ size_t ObjectStore::queued_writes() {
 }
 
 Result<json> ObjectStore::Grouped(const std::function<Result<json>()>& write) {
+  grouped_writes_.fetch_add(1, std::memory_order_relaxed);
   GroupedWrite mine;
   mine.write = &write;
   {

@@ -163,12 +163,17 @@ class ObjectStore : public control::ObjectReader {
   // waiting at most `limit`. A mutex gives no turn: the thread that releases it takes
   // it again before a waiter wakes. Never call it inside a Batch.
   void YieldToWriters(std::chrono::milliseconds limit);
+  // Whether this thread is inside a Batch (its writes join that transaction).
+  bool InBatchOnThisThread() const { return batch_owner_.load() == std::this_thread::get_id(); }
 
   int64_t resource_version() const;
   WatchHub& hub() { return hub_; }
   // Transactions committed since the store opened (single writes, groups, batches),
   // and writes waiting for their group's leader: for metrics and tests.
   int64_t commits() const { return commits_.load(); }
+  // Writes made outside a Batch (the API's, through group commit) since the store
+  // opened: a step of derived writes defers what can wait while they keep coming.
+  int64_t grouped_writes() const { return grouped_writes_.load(); }
   size_t queued_writes();
 
   // The stored text of a resource's objects (`namespace_` empty: every namespace) in
@@ -230,7 +235,6 @@ class ObjectStore : public control::ObjectReader {
   // commits at once, as before. Each waiting thread is woken alone (for its outcome,
   // or to lead the next group), never all of them for every group.
   Result<nlohmann::json> Grouped(const std::function<Result<nlohmann::json>()>& write);
-  bool InBatchOnThisThread() const { return batch_owner_.load() == std::this_thread::get_id(); }
   // One transaction: bump the rv, write (or delete) the row, log the change (whose
   // body is the row's). kAlreadyExists, with nothing written, when a create's name
   // is taken. `extras`: see WriteExtras.
@@ -260,6 +264,7 @@ class ObjectStore : public control::ObjectReader {
   uint64_t groups_done_ = 0;  // groups committed (or failed): YieldToWriters waits on it
   std::condition_variable group_done_cv_;
   std::atomic<int64_t> commits_{0};
+  std::atomic<int64_t> grouped_writes_{0};
   Status batch_error_;                          // first failure inside the open batch
   std::vector<control::Change> batch_changes_;  // published when the batch commits
   // Text cache updates of the open batch (null: erased), applied when it commits.

@@ -112,7 +112,7 @@ void SchedulerController::StopOrphans(const std::map<std::string, RecoveredProce
   }
 }
 
-void SchedulerController::Step() {
+bool SchedulerController::Step() {
   auto begin = std::chrono::steady_clock::now();
   const control::Reconciler::StepResult result = step_->Run();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
@@ -120,6 +120,7 @@ void SchedulerController::Step() {
     UpdateMetrics(seconds);
     PublishView();  // the engine's state changes only in a cycle
   }
+  return result.more;
 }
 
 void SchedulerController::PublishView() {
@@ -140,13 +141,18 @@ void SchedulerController::Loop() {
   // as long as it took, so the API gets at least half of the store however long the
   // step grows; changes queue meanwhile.
   auto next_step = std::chrono::steady_clock::now();
+  bool more = false;  // the last step left writes for the next one
   while (true) {
     std::deque<WatchHub::ChangePtr> changes;
     {
       std::unique_lock<std::mutex> lock(mu_);
       if (std::chrono::steady_clock::now() < next_step) {
         cv_.wait_until(lock, next_step, [this] { return stopping_; });
-      } else {
+      }
+      // Then for something to do (at least every 100 ms: timers, resyncs); the pause
+      // alone ended in a step whether or not anything had changed, so an idle server
+      // stepped without a break.
+      if (!more) {
         cv_.wait_for(lock, std::chrono::milliseconds(100),
                      [this] { return stopping_ || !changes_.empty(); });
       }
@@ -155,7 +161,7 @@ void SchedulerController::Loop() {
     }
     for (const auto& c : changes) reconciler_->Apply(*c);
     auto begin = std::chrono::steady_clock::now();
-    Step();
+    more = Step();
     auto end = std::chrono::steady_clock::now();
     next_step = end + (end - begin);
   }

@@ -1,6 +1,7 @@
 // SchedulerController's metrics: Kueue's metric names for what the reconciler
 // decided (admissions, evictions, queue depth and usage, quota), GPUs allocated and
 // local processes. Runs on the controller thread.
+#include <chrono>
 #include <map>
 #include <tuple>
 
@@ -33,6 +34,21 @@ void SchedulerController::UpdateMetrics(double cycle_seconds) {
   const engine::Engine* engine = reconciler_->engine();
   if (metrics_ == nullptr || engine == nullptr) return;
   metrics_->Observe(kSchedulingCycleDurationSeconds, {}, cycle_seconds);
+  // The gauges count every workload: once that takes a millisecond or more
+  // (thousands of jobs), at most once a second rather than after every cycle (several
+  // a second under a burst of submissions; scrapes come every 15 s or so).
+  const auto now = std::chrono::steady_clock::now();
+  if (gauges_at_ && gauges_cost_ >= std::chrono::milliseconds(1) &&
+      now - *gauges_at_ < std::chrono::seconds(1)) {
+    return;
+  }
+  gauges_at_ = now;
+  CountGauges(*engine);
+  gauges_cost_ = std::chrono::steady_clock::now() - now;
+}
+
+void SchedulerController::CountGauges(const engine::Engine& e) {
+  const engine::Engine* engine = &e;
   control::QueueUsage usage = control::AdmittedUsage(*engine);
   std::map<std::string, std::tuple<int64_t, int64_t, int64_t>>
       per_cq;  // active, inadmissible, admitted

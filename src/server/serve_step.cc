@@ -2,8 +2,8 @@
 
 namespace muster::server {
 
-Status ServeStep::WritePart(control::Reconciler::StepResult& part) {
-  Status s = store_.Batch([&] { part = reconciler_.Write(kJobsPerTransaction); });
+Status ServeStep::WritePart(control::Reconciler::StepResult& part, bool urgent_only) {
+  Status s = store_.Batch([&] { part = reconciler_.Write(kJobsPerTransaction, urgent_only); });
   if (!s.ok()) return s;
   // Committed: the admissions this part recorded are durable, their gangs may start.
   for (const std::string& key : reconciler_.TakeRecordedAdmissions()) {
@@ -25,11 +25,24 @@ control::Reconciler::StepResult ServeStep::Run() {
   // them: a cycle that admits a thousand jobs held every create for its whole write
   // (0.25-0.7 s measured with one client, 2,000 jobs). Each part is one transaction;
   // what a kill between parts leaves unwritten is derived state, written again.
-  Status s = WritePart(result);
+  const Time write_begin = clock_.Now();
+  // API writes came since the last step: this step writes its admissions and, only
+  // every kBusyStepsPerBacklogPart steps, a part of the rest (the Workloads of jobs
+  // that only wait), which otherwise waits until the API is quiet.
+  const int64_t api_writes = store_.grouped_writes();
+  const bool busy = api_writes != api_writes_seen_;
+  api_writes_seen_ = api_writes;
+  busy_steps_ = busy ? busy_steps_ + 1 : 0;
+  const bool defer = busy && busy_steps_ % kBusyStepsPerBacklogPart != 0;
+  Status s = WritePart(result, defer);
   while (s.ok() && result.more) {
+    if (!reconciler_.UrgentWritesLeft() &&
+        (busy || clock_.Now() - write_begin >= kWriteBudgetSeconds)) {
+      break;
+    }
     store_.YieldToWriters(kYieldToWriters);
     control::Reconciler::StepResult part;
-    s = WritePart(part);
+    s = WritePart(part, defer);
     result.submitted = part.submitted;
     result.in_flight = part.in_flight;
     result.retry = result.retry || part.retry;

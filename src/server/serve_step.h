@@ -49,10 +49,19 @@ class ServeStep {
   // waiting meanwhile commit between them (up to this long a wait for their group).
   static constexpr size_t kJobsPerTransaction = 32;
   static constexpr std::chrono::milliseconds kYieldToWriters{50};
+  // Once its admissions are written, a step writes on only while no API write waits,
+  // and for at most this long (by the injected clock); it leaves the rest of its round
+  // (the Workloads of jobs that only wait) to the next step, whose cycle comes first:
+  // under a burst of submissions that backlog held each cycle back for seconds and
+  // took the store from the API's creates (bench/peers).
+  static constexpr double kWriteBudgetSeconds = 0.1;
+  // While API writes keep coming, one step in this many writes a part of the jobs
+  // that only wait (their Workloads): the rest write admissions alone.
+  static constexpr int64_t kBusyStepsPerBacklogPart = 8;
 
  private:
   // One transaction of the step's writes; its gangs are released once it committed.
-  Status WritePart(control::Reconciler::StepResult& part);
+  Status WritePart(control::Reconciler::StepResult& part, bool urgent_only = false);
   void Log(const std::string& line) const {
     if (log_) log_(line);
   }
@@ -63,8 +72,10 @@ class ServeStep {
   const Clock& clock_;
   std::function<void(const std::string&)> log_;
   int64_t failed_steps_ = 0;
-  size_t released_ = 0;       // gangs the current step let start
-  std::string last_failure_;  // logged once while it repeats
+  size_t released_ = 0;          // gangs the current step let start
+  int64_t api_writes_seen_ = 0;  // ObjectStore::grouped_writes at the last step
+  int64_t busy_steps_ = 0;       // steps in a row that found API writes since the last
+  std::string last_failure_;     // logged once while it repeats
 };
 
 }  // namespace muster::server

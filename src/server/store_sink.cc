@@ -63,6 +63,20 @@ Result<json> StoreSink::Write(const control::WriteOp& op) {
 }
 
 void StoreSink::Submit(control::WriteOp op) {
+  if (!store_.InBatchOnThisThread()) {
+    held_.push_back(std::move(op));
+    return;
+  }
+  WriteNow(op);
+}
+
+void StoreSink::Flush() {
+  std::vector<control::WriteOp> held;
+  held.swap(held_);
+  for (const control::WriteOp& op : held) Submit(op);
+}
+
+void StoreSink::WriteNow(const control::WriteOp& op) {
   control::WriteResult result;
   result.id = op.id;
   auto written = Write(op);
