@@ -152,8 +152,8 @@ void DecodeLimitRange(const YamlValue& root, model::ObjectMeta meta, DecodeResul
     }
     l.max_limit_request_ratio = ReadResources(item.Get("maxLimitRequestRatio"), l.type);
     std::set<std::string> keys;
-    for (const auto* m : {&l.max, &l.min, &l.default_limit, &l.default_request,
-                          &l.max_limit_request_ratio}) {
+    for (const auto* m :
+         {&l.max, &l.min, &l.default_limit, &l.default_request, &l.max_limit_request_ratio}) {
       for (const auto& [k, q] : *m) keys.insert(k);
     }
     for (const std::string& k : keys) CheckResource(item, l, k);

@@ -283,9 +283,9 @@ class Reconciler {
   void SyncDecodingInputs();
   // dirty_ becomes the next write round: write_round_urgent_ and write_round_keys_.
   void StartWriteRound();
-  // Moves dirty_'s jobs with admitted or running gangs to the round in progress, ahead
-  // of what is left of it.
-  void PromoteUrgent();
+  // Moves the jobs of `from` whose gangs are admitted or running to
+  // write_round_urgent_ (from dirty_: into the round in progress, ahead of the rest).
+  void MoveUrgent(std::set<std::string>& from);
   // The pending jobs of `namespaces` decoded again (their LimitRanges changed) and
   // requeued where their requests or their admissibility moved.
   void ReadjustPending(const std::set<std::string>& namespaces);

@@ -99,16 +99,16 @@ void Reconciler::Decide() {
     ConsumeDecisions();
     // A round left unfinished by the last step is written on: this cycle's
     // admissions go before the rest of it.
-    if (write_round_ > 0) PromoteUrgent();
+    if (write_round_ > 0) MoveUrgent(dirty_);
   }
 }
 
-void Reconciler::PromoteUrgent() {
-  for (auto it = dirty_.begin(); it != dirty_.end();) {
+void Reconciler::MoveUrgent(std::set<std::string>& from) {
+  for (auto it = from.begin(); it != from.end();) {
     const engine::WorkloadRecord* r = engine_->Find(*it);
     if (r != nullptr && r->Active()) {
       write_round_urgent_.push_back(*it);
-      it = dirty_.erase(it);
+      it = from.erase(it);
     } else {
       ++it;
     }
@@ -119,15 +119,7 @@ void Reconciler::StartWriteRound() {
   write_round_keys_.swap(dirty_);
   ++write_round_;
   stats_.dirty += write_round_keys_.size();
-  for (auto it = write_round_keys_.begin(); it != write_round_keys_.end();) {
-    const engine::WorkloadRecord* r = engine_->Find(*it);
-    if (r != nullptr && r->Active()) {
-      write_round_urgent_.push_back(*it);
-      it = write_round_keys_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  MoveUrgent(write_round_keys_);
   // Taken from the back: key order, as the rest of the round.
   std::reverse(write_round_urgent_.begin(), write_round_urgent_.end());
 }

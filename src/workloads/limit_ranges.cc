@@ -99,9 +99,8 @@ LimitRangeSummary SummarizeLimitRanges(const std::vector<model::LimitRange>& ran
   }
   // By name: the first default of a resource wins, so the order must not depend on
   // the order objects were listed or created in.
-  std::sort(here.begin(), here.end(), [](const auto* a, const auto* b) {
-    return a->meta.name < b->meta.name;
-  });
+  std::sort(here.begin(), here.end(),
+            [](const auto* a, const auto* b) { return a->meta.name < b->meta.name; });
   LimitRangeSummary s;
   for (const model::LimitRange* r : here) {
     for (const model::LimitRangeItem& item : r->limits) {

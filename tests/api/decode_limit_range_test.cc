@@ -81,10 +81,12 @@ spec:
   for (const std::string& line : want) EXPECT_TRUE(has(line)) << line;
   // The GPU defaults must agree; "gpus" is no container resource; a claim item
   // needs storage bounds.
-  EXPECT_TRUE(has("spec.limits[4].defaultRequest[nvidia.com/gpu]: Invalid value: \"1\": default "
-                  "value 2 must equal to defaultRequest value 1 in nvidia.com/gpu"));
-  EXPECT_TRUE(has("spec.limits[4].default[gpus]: Invalid value: \"gpus\": must be a standard "
-                  "resource for containers"));
+  EXPECT_TRUE(
+      has("spec.limits[4].defaultRequest[nvidia.com/gpu]: Invalid value: \"1\": default "
+          "value 2 must equal to defaultRequest value 1 in nvidia.com/gpu"));
+  EXPECT_TRUE(
+      has("spec.limits[4].default[gpus]: Invalid value: \"gpus\": must be a standard "
+          "resource for containers"));
   EXPECT_TRUE(has("spec.limits[5].limits: Required value: either minimum or maximum storage"));
   EXPECT_TRUE(r.manifests.limit_ranges.empty());
 }

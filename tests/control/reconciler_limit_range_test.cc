@@ -18,10 +18,11 @@ using testing::IndexedJob;
 using testing::json;
 
 json LimitRange(const std::string& max_cpu) {
-  return {{"apiVersion", "v1"},
-          {"kind", "LimitRange"},
-          {"metadata", {{"name", "limits"}, {"namespace", "ml"}}},
-          {"spec", {{"limits", json::array({{{"type", "Container"}, {"max", {{"cpu", max_cpu}}}}})}}}};
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "LimitRange"},
+      {"metadata", {{"name", "limits"}, {"namespace", "ml"}}},
+      {"spec", {{"limits", json::array({{{"type", "Container"}, {"max", {{"cpu", max_cpu}}}}})}}}};
 }
 
 // A job whose container asks for `cpu` (none when empty) and one GPU per pod.

@@ -23,7 +23,7 @@ model::LimitRange Range(std::string name, std::string ns, model::LimitRangeItem 
 }
 
 model::LimitRangeItem ContainerItem(model::QuantityMap default_request, model::QuantityMap def,
-                                model::QuantityMap max = {}, model::QuantityMap min = {}) {
+                                    model::QuantityMap max = {}, model::QuantityMap min = {}) {
   model::LimitRangeItem item;
   item.type = "Container";
   item.default_request = std::move(default_request);
@@ -45,8 +45,9 @@ TEST(LimitRangesTest, ContainerDefaultsFillWhatTheTemplateLacks) {
   // cpu asked for; memory not: the defaults give it memory, and a limit.
   job.spec.tmpl.spec.containers = {MakeContainer("main", Res({{"cpu", "2"}}))};
   model::ManifestSet m;
-  m.limit_ranges.push_back(Range(
-      "defaults", "ml", ContainerItem(Res({{"cpu", "500m"}, {"memory", "1Gi"}}), Res({{"memory", "2Gi"}}))));
+  m.limit_ranges.push_back(
+      Range("defaults", "ml",
+            ContainerItem(Res({{"cpu", "500m"}, {"memory", "1Gi"}}), Res({{"memory", "2Gi"}}))));
   model::Workload w = BuildWith(job, m);
   ASSERT_EQ(w.pod_sets.size(), 1u);
   EXPECT_EQ(w.pod_sets[0].requests, List({{"cpu", "2"}, {"memory", "1Gi"}}));
@@ -62,10 +63,11 @@ TEST(LimitRangesTest, ContainerDefaultsFillWhatTheTemplateLacks) {
 
 TEST(LimitRangesTest, FirstDefaultByNameLowestMaxHighestMin) {
   model::ManifestSet m;
+  m.limit_ranges.push_back(Range(
+      "b", "ml", ContainerItem(Res({{"cpu", "3"}}), {}, Res({{"cpu", "8"}}), Res({{"cpu", "1"}}))));
   m.limit_ranges.push_back(
-      Range("b", "ml", ContainerItem(Res({{"cpu", "3"}}), {}, Res({{"cpu", "8"}}), Res({{"cpu", "1"}}))));
-  m.limit_ranges.push_back(
-      Range("a", "ml", ContainerItem(Res({{"cpu", "2"}}), {}, Res({{"cpu", "4"}}), Res({{"cpu", "500m"}}))));
+      Range("a", "ml",
+            ContainerItem(Res({{"cpu", "2"}}), {}, Res({{"cpu", "4"}}), Res({{"cpu", "500m"}}))));
   LimitRangeSummary s = SummarizeLimitRanges(m.limit_ranges, "ml");
   ASSERT_TRUE(s.has_container);
   EXPECT_FALSE(s.has_pod);
@@ -111,7 +113,7 @@ TEST(LimitRangesTest, AMinimumWithNoRequestIsBroken) {
   model::ManifestSet m;
   m.limit_ranges.push_back(Range("min", "ml", item));
   EXPECT_NE(BuildWith(job, m).inadmissible.find("podSets.main.containers[0]: Invalid value: "
-                                            "[]string{\"memory\"}: requests must not be below"),
+                                                "[]string{\"memory\"}: requests must not be below"),
             std::string::npos);
 }
 
