@@ -4,7 +4,7 @@
 # 001's headless Service, a PersistentVolumeClaim bound by the local provisioner,
 # upstream's 422 and 403 texts, kubectl's columns, and a Job whose pod reads a
 # ConfigMap, a Secret and a claim under the local executor (the ConfigMap also at a
-# mountPath below /etc, created for the pod only).
+# mountPath below /etc, created for the pod only); a LimitRange's defaults and bounds.
 # Usage: bash tests/server/core_kinds_test.sh build/muster
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
@@ -153,6 +153,55 @@ check "a ConfigMap mounted below /etc (a directory that exists) is there for the
   "below-etc=3" bash -c "$K logs -n team-a -l job-name=reader 2>&1 | tr '\n' ' '"
 check "and not on the machine" "^absent$" \
   bash -c "[ -e /etc/muster-core-kinds-test ] || echo absent"
+
+# LimitRange: stored with upstream's defaults, refused as upstream refuses, and read
+# where a Job becomes a workload (Kueue's defaults and bounds).
+check "kubectl create namespace team-b" "namespace/team-b created" $K create namespace team-b
+check "a LimitRange applies" "limitrange/defaults created" $K apply -f - <<'EOF'
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults, namespace: team-b}
+spec:
+  limits:
+  - type: Container
+    max: {cpu: "2"}
+    defaultRequest: {cpu: 250m}
+EOF
+check "its Container item is defaulted as upstream's (default from max)" '^\{"cpu":"2"\}$' \
+  $K get limits defaults -n team-b -o 'jsonpath={.spec.limits[0].default}'
+check_fails "min above max is 422 with upstream's message" \
+  'spec.limits\[0\].min\[cpu\]: Invalid value: "4": min value 4 is greater than max value 2' \
+  $K apply -f - <<'EOF'
+apiVersion: v1
+kind: LimitRange
+metadata: {name: bad, namespace: team-b}
+spec:
+  limits:
+  - {type: Container, max: {cpu: "2"}, min: {cpu: "4"}}
+EOF
+for job in plain:0 wide:3; do
+  name=${job%%:*} cpu=${job##*:}
+  requests="{}"
+  [ "$cpu" = 0 ] || requests="{cpu: \"$cpu\"}"
+  $K apply -f - >/dev/null <<EOF
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $name, namespace: team-b}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: main, image: busybox, command: ["true"], resources: {requests: $requests}}
+EOF
+done
+eventually "a Job without a cpu request is charged the range's default request" "^250m$" \
+  $K get workload job-plain -n team-b \
+  -o 'jsonpath={.spec.podSets[0].template.spec.containers[0].resources.requests.cpu}'
+eventually "a Job above the range's max waits with Kueue's message" \
+  "didn't satisfy LimitRange constraints: podSets.main.containers\[0\]: .*requests must not be above the limitRange max" \
+  $K get workload job-wide -n team-b \
+  -o 'jsonpath={.status.conditions[?(@.type=="QuotaReserved")].message}'
 
 kill -TERM "$PID" 2>/dev/null
 wait "$PID" 2>/dev/null
