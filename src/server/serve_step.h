@@ -58,6 +58,7 @@ class ServeStep {
   // While API writes keep coming, one step in this many writes a part of the jobs
   // that only wait (their Workloads): the rest write admissions alone.
   static constexpr int64_t kBusyStepsPerBacklogPart = 8;
+  static constexpr int64_t kBusyWrites = 4;  // writes outside a Batch since the last step
 
  private:
   // One transaction of the step's writes; its gangs are released once it committed.
