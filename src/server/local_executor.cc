@@ -541,6 +541,12 @@ void LocalExecutor::WritePod(const Gang& gang, PodRun& pod, Time now) {
   view.ip = pod.ip;
   view.subdomain = pod.subdomain;
   view.owner_uid = gang.job_uid;
+  // The rank identity its process gets (StartPod), as upstream's controllers write it
+  // into the pod's spec.
+  for (auto& [name, value] :
+       workloads::RankIdentity(gang.workload, pod.pod_set, pod.index, RankContextOf(gang)).env) {
+    view.controller_env.emplace_back(name, std::move(value));
+  }
   json object = BuildPodObject(gang.workload, view, now);
   control::ObjectKey key{"pods", gang.namespace_, pod.name};
   if (IsExistingPod(gang.workload, pod.pod_set)) {

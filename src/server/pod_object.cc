@@ -1,7 +1,9 @@
 #include "server/pod_object.h"
 
 #include <algorithm>
+#include <set>
 
+#include "control/pod_spec_json.h"
 #include "control/resource_types.h"
 #include "control/workload_objects.h"
 
@@ -90,19 +92,67 @@ std::string JobUid(const control::ObjectReader& store, const model::ObjectMeta& 
   return meta.is_object() ? meta.value("uid", "") : "";
 }
 
+namespace {
+
+// The conditions the kubelet reports (PodScheduled, Initialized, ContainersReady,
+// Ready), so `kubectl wait --for=condition=Ready` works. Init containers are not run
+// (docs/containers.md), so a placed pod is initialized from its start.
+json PodConditions(const PodRunView& pod, const std::string& container, const std::string& now) {
+  const json since = pod.started_at.empty() ? json(nullptr) : json(pod.started_at);
+  auto condition = [](const char* type, bool value, const json& at) {
+    return json{{"type", type}, {"status", value ? "True" : "False"}, {"lastTransitionTime", at}};
+  };
+  json ready = condition("ContainersReady", false, since);
+  switch (pod.state) {
+    case PodRunState::kRunning:
+      ready = condition("ContainersReady", true, since);
+      break;
+    case PodRunState::kWaiting:
+      ready["reason"] = "ContainersNotReady";
+      ready["message"] = "containers with unready status: [" + container + "]";
+      break;
+    case PodRunState::kSucceeded:
+    case PodRunState::kFailed:
+      // The kubelet's reason for both terminal phases.
+      ready["lastTransitionTime"] = pod.finished_at.empty() ? now : pod.finished_at;
+      ready["reason"] = "PodCompleted";
+      break;
+  }
+  json pod_ready = ready;
+  pod_ready["type"] = "Ready";
+  return json::array({condition("PodScheduled", true, since), condition("Initialized", true, since),
+                      std::move(ready), std::move(pod_ready)});
+}
+
+// The env a job's controller adds to the container it runs (rank identity), after the
+// template's own; a name the template defines keeps the template's definition.
+void AppendControllerEnv(json& container, const PodRunView& pod) {
+  if (pod.controller_env.empty()) return;
+  json& env = container["env"];
+  if (!env.is_array()) env = json::array();
+  std::set<std::string> defined;
+  for (const json& e : env) defined.insert(e.value("name", ""));
+  for (const auto& [name, value] : pod.controller_env) {
+    if (defined.insert(name).second) env.push_back({{"name", name}, {"value", value}});
+  }
+}
+
+}  // namespace
+
 json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time now) {
   const model::PodSet& ps = workload.pod_sets[pod.pod_set];
   const model::ObjectMeta& job = workload.meta;
-  json containers = json::array();
-  for (const auto& c : ps.tmpl.spec.containers) {
-    json requests = json::object();
-    for (const auto& [name, q] : c.requests) requests[name] = q.ToString();
-    json container = {
-        {"name", c.name}, {"image", c.image}, {"resources", {{"requests", requests}}}};
-    if (!c.command.empty()) container["command"] = c.command;
-    if (!c.args.empty()) container["args"] = c.args;
-    containers.push_back(std::move(container));
-  }
+  json spec = control::PodSpecJson(ps.tmpl.spec);
+  json& containers = spec["containers"];
+  if (!containers.empty()) AppendControllerEnv(containers[0], pod);
+  spec["nodeName"] = pod.node;
+  spec["hostname"] = pod.name;
+  // muster places the pods of the jobs it admits, whichever scheduler the template names.
+  spec["schedulerName"] = "muster";
+  if (!pod.subdomain.empty()) spec["subdomain"] = pod.subdomain;
+  control::DefaultPodSpecJson(spec);
+  const std::string now_text = control::Rfc3339(now);
+  // Only the first container runs (docs/containers.md): its state is the pod's.
   std::string container_name = containers.empty() ? "main" : containers[0].value("name", "main");
   json state;
   std::string phase;
@@ -122,15 +172,14 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
     case PodRunState::kSucceeded:
     case PodRunState::kFailed:
       phase = pod.state == PodRunState::kSucceeded ? "Succeeded" : "Failed";
-      state = {
-          {"terminated",
-           {{"exitCode", pod.exit_code},
-            {"reason", !pod.reason.empty()  ? pod.reason
-                       : pod.exit_code == 0 ? "Completed"
-                                            : "Error"},
-            {"message", pod.message},
-            {"startedAt", pod.started_at},
-            {"finishedAt", pod.finished_at.empty() ? control::Rfc3339(now) : pod.finished_at}}}};
+      state = {{"terminated",
+                {{"exitCode", pod.exit_code},
+                 {"reason", !pod.reason.empty()  ? pod.reason
+                            : pod.exit_code == 0 ? "Completed"
+                                                 : "Error"},
+                 {"message", pod.message},
+                 {"startedAt", pod.started_at},
+                 {"finishedAt", pod.finished_at.empty() ? now_text : pod.finished_at}}}};
       break;
   }
   json last_state = json::object();
@@ -144,28 +193,21 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
   const std::string pod_ip = pod.ip.empty() ? "127.0.0.1" : pod.ip;
   json status = {
       {"phase", phase},
+      {"conditions", PodConditions(pod, container_name, now_text)},
       {"hostIP", "127.0.0.1"},
       {"hostIPs", json::array({{{"ip", "127.0.0.1"}}})},
       {"podIP", pod_ip},
       {"podIPs", json::array({{{"ip", pod_ip}}})},
+      {"qosClass", control::PodQosClass(ps.tmpl.spec)},
       {"containerStatuses",
        json::array({{{"name", container_name},
                      {"image", containers.empty() ? "" : containers[0].value("image", "")},
                      {"ready", ready},
+                     {"started", ready},
                      {"restartCount", pod.restarts},
                      {"state", state},
                      {"lastState", last_state}}})}};
   if (!pod.started_at.empty()) status["startTime"] = pod.started_at;
-  json spec = {{"nodeName", pod.node},
-               {"hostname", pod.name},
-               {"schedulerName", "muster"},
-               {"restartPolicy", ps.tmpl.spec.restart_policy},
-               {"terminationGracePeriodSeconds", ps.tmpl.spec.termination_grace_period_seconds},
-               {"containers", containers}};
-  if (!pod.subdomain.empty()) spec["subdomain"] = pod.subdomain;
-  if (!ps.tmpl.spec.service_account_name.empty()) {
-    spec["serviceAccountName"] = ps.tmpl.spec.service_account_name;
-  }
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
           {"metadata",
@@ -174,8 +216,8 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
             {"labels", PodLabels(workload, ps, pod.index)},
             {"annotations", PodAnnotations(workload, ps, pod.index)},
             {"ownerReferences", OwnerReferences(job, pod.owner_uid)}}},
-          {"spec", spec},
-          {"status", status}};
+          {"spec", std::move(spec)},
+          {"status", std::move(status)}};
 }
 
 bool IsExistingPod(const model::Workload& workload, int32_t pod_set) {
@@ -188,20 +230,7 @@ json ExistingPodObject(const json& stored, const json& built) {
   if (!out["spec"].is_object()) out["spec"] = json::object();
   const json built_spec = built.value("spec", json::object());
   out["spec"]["nodeName"] = built_spec.value("nodeName", "");
-  json status = built.value("status", json::object());
-  const std::string phase = status.value("phase", "");
-  const std::string now = status.value("startTime", "");
-  const bool running = phase == "Running";
-  auto condition = [&](const char* type, bool value) {
-    json c = {{"type", type}, {"status", value ? "True" : "False"}};
-    c["lastTransitionTime"] = now.empty() ? json(nullptr) : json(now);
-    if (!value && phase != "Pending") c["reason"] = "PodCompleted";
-    return c;
-  };
-  status["conditions"] =
-      json::array({condition("PodScheduled", true), condition("Initialized", phase != "Pending"),
-                   condition("ContainersReady", running), condition("Ready", running)});
-  out["status"] = std::move(status);
+  out["status"] = built.value("status", json::object());
   return out;
 }
 

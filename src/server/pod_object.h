@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "control/object_reader.h"
 #include "core/clock.h"
@@ -42,6 +44,10 @@ struct PodRunView {
   std::string ip;                                  // status.podIP ("" = the node's address)
   std::string subdomain;                           // spec.subdomain
   std::string owner_uid;  // the job's metadata.uid, for the pod's ownerReference
+  // What the job's controller adds to the env of the container it runs (RANK,
+  // MASTER_ADDR, JOB_COMPLETION_INDEX...), as upstream's controllers write it into
+  // the pod: set by the executor that runs processes.
+  std::vector<std::pair<std::string, std::string>> controller_env;
 };
 
 // The metadata.uid of the job behind `job` in `store` ("" when it is not there): a
@@ -53,7 +59,7 @@ nlohmann::json BuildPodObject(const model::Workload& workload, const PodRunView&
 // A bare Pod run as a workload (PodSet::existing_pod): the user's `stored` object
 // keeps its metadata and spec; muster, as scheduler and kubelet, sets spec.nodeName
 // and the status of `built` (BuildPodObject), with the PodScheduled, Initialized,
-// ContainersReady and Ready conditions.
+// ContainersReady and Ready conditions (those of `built`).
 nlohmann::json ExistingPodObject(const nlohmann::json& stored, const nlohmann::json& built);
 // Whether pod set `pod_set` of `workload` is an existing Pod object.
 bool IsExistingPod(const model::Workload& workload, int32_t pod_set);

@@ -7,7 +7,8 @@
 # without its total count says why it never runs; a pod without a queue label runs as
 # a Job without one does; a Volcano standalone PodGroup and its pods are one gang
 # whose phase `kubectl get podgroups` shows; a Job deleted with --cascade=orphan
-# leaves its running pods running, each a workload of its own.
+# leaves its running pods running, each a workload of its own. `kubectl wait
+# --for=condition=Ready` works on bare and Job pods, whose specs carry their limits.
 # Usage: bash tests/server/bare_pods_test.sh build/muster
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
@@ -59,6 +60,35 @@ check "the pod's Events say it was admitted and started" "Admitted +Pod/solo.*St
   bash -c "$K get events --sort-by=.metadata.creationTimestamp 2>&1 | tr '\n' ' '"
 check "the pod kept its name, labels and node" "vm.*lq" \
   $K get pod solo -o 'jsonpath={.spec.nodeName} {.metadata.labels.kueue\.x-k8s\.io/queue-name}'
+
+# (1b) What scripts wait on: the kubelet's conditions, on a bare pod and on a Job's pod,
+# whose spec carries its limits and the Job controller's completion index.
+check "a long bare pod is accepted" "pod/waiter created" pod waiter 100Mi 'sleep 30'
+check "kubectl wait --for=condition=Ready on a bare pod" "pod/waiter condition met" \
+  $K wait --for=condition=Ready pod/waiter --timeout=30s
+check "an indexed Job is accepted" "job.batch/wjob created" $K apply -f - <<'EOF'
+apiVersion: batch/v1
+kind: Job
+metadata: {name: wjob, namespace: default, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec:
+  completionMode: Indexed
+  completions: 1
+  template:
+    spec:
+      restartPolicy: Never
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: main
+        image: busybox:1.36
+        command: [sh, -c, 'sleep 30']
+        resources: {limits: {cpu: 10m, memory: 100Mi}}
+EOF
+check "kubectl wait --for=condition=Ready on a Job's pod" "condition met" \
+  $K wait --for=condition=Ready pod -l job-name=wjob --timeout=30s
+check "its spec has the limits, requests defaulted from them, and the index in env" \
+  '^\{"cpu":"10m","memory":"100Mi"\} \{"cpu":"10m","memory":"100Mi"\} JOB_COMPLETION_INDEX=0 Guaranteed$' \
+  $K get pod -l job-name=wjob -o 'jsonpath={.items[0].spec.containers[0].resources.limits} {.items[0].spec.containers[0].resources.requests} {range .items[0].spec.containers[0].env[*]}{.name}={.value}{end} {.items[0].status.qosClass}'
+check "the Job and the pod are deleted" "deleted" $K delete job/wjob pod/waiter --wait=true
 
 # (2) A group of 2: one pod alone waits, saying why.
 check "the first pod of group g is accepted" "pod/g-a created" pod g-a 100Mi 'echo g-a-ran; sleep 1' g 2
