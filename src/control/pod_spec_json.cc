@@ -97,7 +97,8 @@ json VolumeJson(const model::Volume& v) {
     case model::VolumeKind::kDownwardApi: {
       json items = json::array();
       for (const auto& [path, field] : v.downward_items) {
-        items.push_back({{"path", path}, {"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", field}}}});
+        items.push_back(
+            {{"path", path}, {"fieldRef", {{"apiVersion", "v1"}, {"fieldPath", field}}}});
       }
       source["items"] = std::move(items);
       mode();

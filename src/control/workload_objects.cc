@@ -8,6 +8,7 @@
 #include "control/job_deadlines.h"
 #include "control/jobset_status.h"
 #include "control/json_fields.h"
+#include "control/pod_spec_json.h"
 #include "control/trainjob_status.h"
 #include "core/resource_list.h"
 #include "core/resource_name.h"
@@ -64,19 +65,15 @@ json Placement(const engine::WorkloadRecord& r, const placement::ClusterState* c
   return pods;
 }
 
+// Kueue copies each pod set's template into the Workload: its labels, annotations and
+// spec (what the model holds of it).
 json PodSetsSpec(const model::Workload& w) {
   json sets = json::array();
   for (const auto& ps : w.pod_sets) {
-    json containers = json::array();
-    for (const auto& c : ps.tmpl.spec.containers) {
-      json requests = json::object();
-      for (const auto& [name, q] : c.requests) requests[name] = q.ToString();
-      containers.push_back(
-          {{"name", c.name}, {"image", c.image}, {"resources", {{"requests", requests}}}});
-    }
-    json set = {{"name", ps.name},
-                {"count", ps.count},
-                {"template", {{"spec", {{"containers", containers}}}}}};
+    json tmpl = {{"spec", PodSpecJson(ps.tmpl.spec)}};
+    if (!ps.tmpl.labels.empty()) tmpl["metadata"]["labels"] = ps.tmpl.labels;
+    if (!ps.tmpl.annotations.empty()) tmpl["metadata"]["annotations"] = ps.tmpl.annotations;
+    json set = {{"name", ps.name}, {"count", ps.count}, {"template", std::move(tmpl)}};
     if (ps.min_count < ps.count) set["minCount"] = ps.min_count;
     sets.push_back(std::move(set));
   }

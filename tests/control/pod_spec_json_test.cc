@@ -58,10 +58,10 @@ TEST(PodSpecJsonTest, WritesWhatTheModelHoldsWithLimitsAndDefaultedRequests) {
   EXPECT_EQ(out["volumes"][0],
             (json{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "datasets"}}}}));
   EXPECT_EQ(out["nodeSelector"], (json{{"gpu", "a100"}}));
-  EXPECT_EQ(out["tolerations"][0], (json{{"key", "dedicated"},
-                                         {"operator", "Equal"},
-                                         {"value", "ml"},
-                                         {"effect", "NoSchedule"}}));
+  EXPECT_EQ(
+      out["tolerations"][0],
+      (json{
+          {"key", "dedicated"}, {"operator", "Equal"}, {"value", "ml"}, {"effect", "NoSchedule"}}));
   EXPECT_EQ(out["restartPolicy"], "Never");
 }
 

@@ -182,6 +182,22 @@ TEST_F(WorkloadObjectsTest, PendingRecordHasNoReservation) {
   EXPECT_EQ(StatusReason(w, "Finished").first, "absent");
 }
 
+TEST_F(WorkloadObjectsTest, PodSetTemplateIsTheJobsTemplate) {
+  model::PodSet& worker = record_.workload.pod_sets[1];
+  worker.tmpl.labels["team"] = "a";
+  worker.tmpl.spec.containers[0].limits["nvidia.com/gpu"] = *Quantity::Parse("1");
+  worker.tmpl.spec.containers[0].env.push_back({"EPOCHS", "3", std::nullopt});
+  worker.tmpl.spec.node_selector["gpu"] = "a100";
+  json w = BuildWorkloadObject(job_, Facts("t1"), nullptr);
+  const json& tmpl = w["spec"]["podSets"][1]["template"];
+  EXPECT_EQ(tmpl["metadata"]["labels"], (json{{"team", "a"}}));
+  EXPECT_EQ(tmpl["spec"]["nodeSelector"], (json{{"gpu", "a100"}}));
+  const json& c = tmpl["spec"]["containers"][0];
+  EXPECT_EQ(c["image"], "example.com/pretrain:1.0");
+  EXPECT_EQ(c["resources"]["limits"], (json{{"nvidia.com/gpu", "1"}}));
+  EXPECT_EQ(c["env"][0]["name"], "EPOCHS");
+}
+
 TEST_F(WorkloadObjectsTest, PendingWithoutMessageSaysWaiting) {
   json w = BuildWorkloadObject(job_, Facts("t1"), nullptr);
   EXPECT_EQ((*FindCondition(w, "QuotaReserved"))["message"], "Waiting for admission");
