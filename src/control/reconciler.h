@@ -327,6 +327,8 @@ class Reconciler {
   // Submits `op` for `job` (null: a write of no job); `epoch`: the admission a
   // Workload write records (-1: none).
   uint64_t Submit(JobState* job, WriteOp op, int64_t epoch = -1);
+  // An Admit entry without a message, with Kueue's: the queue and the wait.
+  engine::LogEntry DescribedAdmission(const engine::LogEntry& entry) const;
   // The v1 Event of a decision (or of a refused start) about the job `ref`.
   void SubmitEvent(const engine::LogEntry& entry, const JobRef& ref);
   void Log(const std::string& line) const;

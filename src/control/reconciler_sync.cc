@@ -1,6 +1,8 @@
 // The reconciler's output half: Step(), write results, the decision log turned into
 // dirty jobs and Events, and the writes both modes make (Workload objects, queue
 // status; serve's job status).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <utility>
@@ -211,8 +213,26 @@ void Reconciler::ConsumeDecisions() {
     }
     // Adoption is how a restart resumes, not news: no Event per running job.
     if (e.action == "Adopt") continue;
+    if (e.action == "Admit" && e.message.empty()) {
+      SubmitEvent(DescribedAdmission(e), job.ref);
+      continue;
+    }
     SubmitEvent(e, job.ref);
   }
+}
+
+engine::LogEntry Reconciler::DescribedAdmission(const engine::LogEntry& entry) const {
+  // Kueue's words: which queue admitted it and how long it waited since it was queued.
+  engine::LogEntry out = entry;
+  const admission::QueueInfo queue = engine_->QueueOf(entry.workload);
+  if (queue.cluster_queue.empty()) return out;
+  out.message =
+      (queue.volcano ? "Admitted by Queue " : "Admitted by ClusterQueue ") + queue.cluster_queue;
+  if (const engine::WorkloadRecord* r = engine_->Find(entry.workload); r && r->submit_time) {
+    out.message += fmt::format(", wait time since queued was {:.0f}s",
+                               std::max(0.0, entry.time - *r->submit_time));
+  }
+  return out;
 }
 
 void Reconciler::SubmitEvent(const engine::LogEntry& entry, const JobRef& ref) {

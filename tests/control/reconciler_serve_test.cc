@@ -47,6 +47,13 @@ TEST_F(ReconcilerServeTest, AdmitsRunsAndFinishesAJob) {
   EXPECT_EQ(bench_.sink.Count("event events ml/train.", 0), 2);  // Admitted, Started
   EXPECT_EQ(bench_.sink.Count(" Admitted"), 1);
   EXPECT_EQ(bench_.sink.Count(" Started"), 1);
+  std::string admitted;
+  auto events = bench_.objects.List("events", "ml");
+  ASSERT_TRUE(events.ok());
+  for (const json& e : events->items) {
+    if (e["reason"] == "Admitted") admitted = e.value("message", "");
+  }
+  EXPECT_EQ(admitted, "Admitted by ClusterQueue research, wait time since queued was 0s");
 
   bench_.runtime.Finish("ml/train", true);
   bench_.Step();
