@@ -1,6 +1,7 @@
 #include "server/create_admission.h"
 
 #include "server/core_defaults.h"
+#include "server/limit_ranger.h"
 #include "server/meta_validation.h"
 #include "server/resource_quota.h"
 
@@ -22,6 +23,10 @@ bool CreateNeedsAdmissionLock(const control::ObjectReader& store, const control:
 std::optional<ApiError> AdmitCreate(const control::ObjectReader& store,
                                     const control::ResourceType& type, const std::string& ns,
                                     nlohmann::json& object) {
+  // LimitRanger runs before ResourceQuota, which then counts the defaults.
+  if (type.group.empty() && type.kind == "Pod") {
+    if (auto refused = AdmitPodLimits(store, ns, object)) return refused;
+  }
   if (auto refused = CheckQuota(store, type, ns, object)) return refused;
   Status allocated = AllocateOnCreate(type, store, object);
   if (allocated.ok()) return std::nullopt;
