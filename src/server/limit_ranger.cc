@@ -1,11 +1,11 @@
 #include "server/limit_ranger.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "api/decode.h"
 #include "core/quantity.h"
@@ -83,8 +83,8 @@ void CheckBounds(const std::string& type, const model::LimitRangeItem& item,
     const Quantity* req = find(request, k);
     const Quantity* lim = find(limit, k);
     if (lim == nullptr) {
-      errors.push_back(fmt::format("maximum {} usage per {} is {}.  No limit is specified", k,
-                                   type, max.ToString()));
+      errors.push_back(fmt::format("maximum {} usage per {} is {}.  No limit is specified", k, type,
+                                   max.ToString()));
     } else if (*lim > max) {
       errors.push_back(fmt::format("maximum {} usage per {} is {}, but limit is {}", k, type,
                                    max.ToString(), lim->ToString()));
@@ -187,8 +187,8 @@ std::optional<ApiError> AdmitPodLimits(const control::ObjectReader& store, const
         for (const char* list : {"containers", "initContainers"}) {
           if (!spec.contains(list) || !spec[list].is_array()) continue;
           for (const json& c : spec[list]) {
-            CheckBounds("Container", item, ReadQuantities(c, "requests"), ReadQuantities(c, "limits"),
-                        errors);
+            CheckBounds("Container", item, ReadQuantities(c, "requests"),
+                        ReadQuantities(c, "limits"), errors);
           }
         }
       } else if (item.type == "Pod") {

@@ -66,8 +66,8 @@ TEST_F(LimitRangerTest, ANamespaceWithoutRangesKeepsThePodAsSent) {
   ASSERT_EQ(r.code, 201) << r.body;
   const json pod = Body(r);
   EXPECT_EQ(pod["spec"]["containers"][0]["resources"], json::object());
-  EXPECT_FALSE(pod["metadata"].value("annotations", json::object()).contains(
-      "kubernetes.io/limit-ranger"));
+  EXPECT_FALSE(
+      pod["metadata"].value("annotations", json::object()).contains("kubernetes.io/limit-ranger"));
 }
 
 }  // namespace
