@@ -17,18 +17,6 @@ bool Tolerates(const model::Toleration& t, const model::Taint& taint) {
   return t.op == model::TolerationOperator::kExists || t.value == taint.value;
 }
 
-const char* EffectName(model::TaintEffect e) {
-  switch (e) {
-    case model::TaintEffect::kNoSchedule:
-      return "NoSchedule";
-    case model::TaintEffect::kPreferNoSchedule:
-      return "PreferNoSchedule";
-    case model::TaintEffect::kNoExecute:
-      return "NoExecute";
-  }
-  return "";
-}
-
 // A requirement on a key the flavor does not label says nothing about the flavor
 // (nodes of the flavor may carry it), so only flavor keys are checked, as Kueue does.
 bool RequirementAllows(const model::NodeSelectorRequirement& r, const model::StringMap& labels) {
@@ -170,7 +158,7 @@ std::string FlavorMismatch(const model::PodSet& ps, const model::ResourceFlavor&
     };
     if (!tolerated(ps.tolerations) && !tolerated(flavor.tolerations)) {
       return "untolerated taint {" + taint.key + (taint.value.empty() ? "" : "=" + taint.value) +
-             ":" + EffectName(taint.effect) + "} in flavor " + flavor.meta.name;
+             ":" + model::TaintEffectName(taint.effect) + "} in flavor " + flavor.meta.name;
     }
   }
   for (const auto& [k, v] : ps.node_selector) {

@@ -111,18 +111,6 @@ json VolumeJson(const model::Volume& v) {
   return out;
 }
 
-const char* EffectName(model::TaintEffect e) {
-  switch (e) {
-    case model::TaintEffect::kNoSchedule:
-      return "NoSchedule";
-    case model::TaintEffect::kPreferNoSchedule:
-      return "PreferNoSchedule";
-    case model::TaintEffect::kNoExecute:
-      return "NoExecute";
-  }
-  return "NoSchedule";
-}
-
 const char* OperatorName(model::SelectorOperator op) {
   switch (op) {
     case model::SelectorOperator::kIn:
@@ -182,7 +170,7 @@ json TolerationJson(const model::Toleration& t) {
   if (!t.key.empty()) out["key"] = t.key;
   out["operator"] = t.op == model::TolerationOperator::kExists ? "Exists" : "Equal";
   if (!t.value.empty()) out["value"] = t.value;
-  if (t.effect) out["effect"] = EffectName(*t.effect);
+  if (t.effect) out["effect"] = model::TaintEffectName(*t.effect);
   if (t.toleration_seconds) out["tolerationSeconds"] = *t.toleration_seconds;
   return out;
 }

@@ -17,6 +17,8 @@ namespace muster::model {
 using QuantityMap = std::map<std::string, Quantity>;
 
 enum class TaintEffect { kNoSchedule, kPreferNoSchedule, kNoExecute };
+// The effect as the API spells it ("NoSchedule"...).
+const char* TaintEffectName(TaintEffect effect);
 
 struct Taint {
   std::string key;
