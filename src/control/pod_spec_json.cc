@@ -4,6 +4,8 @@
 #include <map>
 
 #include "core/quantity.h"
+#include "model/image_pull_policy.h"
+#include "workloads/pod_requests.h"
 
 namespace muster::control {
 namespace {
@@ -175,23 +177,11 @@ json TolerationJson(const model::Toleration& t) {
   return out;
 }
 
-// The image's tag: after the last ':' of its last path element; "" for none.
-std::string ImageTag(const std::string& image) {
-  const size_t slash = image.rfind('/');
-  const size_t colon = image.rfind(':');
-  if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) return "";
-  return image.substr(colon + 1);
-}
-
 void DefaultContainerJson(json& c) {
   if (!c.contains("terminationMessagePath")) c["terminationMessagePath"] = "/dev/termination-log";
   if (!c.contains("terminationMessagePolicy")) c["terminationMessagePolicy"] = "File";
   if (!c.contains("imagePullPolicy")) {
-    const std::string image = c.value("image", "");
-    // SetDefaults_Container: Always for ":latest" or no tag, unless pinned by digest.
-    const bool digest = image.find('@') != std::string::npos;
-    const std::string tag = ImageTag(image);
-    c["imagePullPolicy"] = !digest && (tag.empty() || tag == "latest") ? "Always" : "IfNotPresent";
+    c["imagePullPolicy"] = model::DefaultImagePullPolicy(c.value("image", ""));
   }
   if (c.contains("ports") && c["ports"].is_array()) {
     for (json& p : c["ports"]) {
@@ -199,14 +189,6 @@ void DefaultContainerJson(json& c) {
     }
   }
   if (!c.contains("resources")) c["resources"] = json::object();
-}
-
-// Requests as SetDefaults_Container leaves them: a limit without a request is also
-// the request.
-model::QuantityMap EffectiveRequests(const model::Container& c) {
-  model::QuantityMap out = c.requests;
-  for (const auto& [name, q] : c.limits) out.emplace(name, q);
-  return out;
 }
 
 }  // namespace
@@ -243,7 +225,7 @@ json ContainerJson(const model::Container& c) {
   }
   json resources = json::object();
   if (!c.limits.empty()) resources["limits"] = QuantitiesJson(c.limits);
-  if (model::QuantityMap requests = EffectiveRequests(c); !requests.empty()) {
+  if (model::QuantityMap requests = workloads::DefaultedRequests(c); !requests.empty()) {
     resources["requests"] = QuantitiesJson(requests);
   }
   out["resources"] = std::move(resources);
@@ -334,7 +316,7 @@ std::string PodQosClass(const model::PodSpec& spec) {
   std::map<std::string, int64_t> requests, limits;
   bool guaranteed = true;
   auto visit = [&](const model::Container& c) {
-    for (const auto& [name, q] : EffectiveRequests(c)) {
+    for (const auto& [name, q] : workloads::DefaultedRequests(c)) {
       if (counts(name, q)) requests[name] += q.MilliValue();
     }
     int limited = 0;

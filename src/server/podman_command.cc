@@ -4,19 +4,12 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
+
+#include "model/image_pull_policy.h"
 
 namespace muster::server {
 namespace {
-
-// The tag of an image reference: after the last ':' of its last path component
-// ("host:5000/a/b" has none); "" without one. A digest (@sha256:...) counts as pinned.
-bool PinnedByTagOrDigest(const std::string& image) {
-  if (image.find('@') != std::string::npos) return true;
-  size_t slash = image.rfind('/');
-  size_t colon = image.rfind(':');
-  if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) return false;
-  return image.substr(colon + 1) != "latest";
-}
 
 std::string MilliCpus(int64_t millis) {
   std::ostringstream out;
@@ -49,7 +42,8 @@ Result<std::string> PodmanPullPolicy(const std::string& image, const std::string
     return InvalidArgument("imagePullPolicy: \"" + policy +
                            "\" is not one of Always, IfNotPresent, Never");
   }
-  return std::string(PinnedByTagOrDigest(image) ? "missing" : "always");
+  return std::string(
+      std::string_view(model::DefaultImagePullPolicy(image)) == "Always" ? "always" : "missing");
 }
 
 Result<std::string> PodmanEnvFile(const std::vector<std::pair<std::string, std::string>>& env) {

@@ -2,12 +2,15 @@
 
 namespace muster::workloads {
 
-ResourceList ContainerRequests(const model::Container& container) {
+model::QuantityMap DefaultedRequests(const model::Container& container) {
   model::QuantityMap effective = container.requests;
-  // emplace keeps an explicit request (even "0") and only fills the missing ones,
-  // as SetDefaults_Container does.
+  // emplace keeps an explicit request and only fills the missing ones.
   for (const auto& [name, limit] : container.limits) effective.emplace(name, limit);
-  return ResourceList::FromQuantities(effective);
+  return effective;
+}
+
+ResourceList ContainerRequests(const model::Container& container) {
+  return ResourceList::FromQuantities(DefaultedRequests(container));
 }
 
 ResourceList EffectivePodRequests(const model::PodSpec& spec) {

@@ -8,8 +8,11 @@
 
 namespace muster::workloads {
 
-// Requests of one container after API defaulting: a resource with a limit but no
-// request is requested at its limit.
+// Requests of one container after API defaulting (SetDefaults_Container): a resource
+// with a limit but no request is requested at its limit; an explicit request (even
+// "0") is kept.
+model::QuantityMap DefaultedRequests(const model::Container& container);
+// The same as a ResourceList.
 ResourceList ContainerRequests(const model::Container& container);
 
 // max(sum of app containers + sidecars, largest init-container step) + overhead, where
