@@ -32,6 +32,18 @@ Quantities ReadQuantities(const json& container, const char* which) {
   return out;
 }
 
+// Calls `fn(container, init)` for every container object of the pod spec, app
+// containers first, then init containers.
+template <typename Fn>
+void ForEachContainer(json& spec, Fn&& fn) {
+  for (const char* list : {"containers", "initContainers"}) {
+    if (!spec.contains(list) || !spec[list].is_array()) continue;
+    for (json& c : spec[list]) {
+      if (c.is_object()) fn(c, list[0] == 'i');
+    }
+  }
+}
+
 // Fills what `container` lacks from the defaults; returns the annotation's phrases.
 void MergeDefaults(json& container, const model::LimitRangeItem& item, const std::string& prefix,
                    std::vector<std::string>& notes) {
@@ -153,44 +165,33 @@ std::optional<ApiError> AdmitPodLimits(const control::ObjectReader& store, const
 
   // SetDefaults_Container ran before upstream's admission: a limit without a request
   // is also the request, so a default request never undercuts a stated limit.
-  for (const char* list : {"containers", "initContainers"}) {
-    if (!spec.contains(list) || !spec[list].is_array()) continue;
-    for (json& c : spec[list]) {
-      if (!c.is_object() || !c.contains("resources") || !c["resources"].is_object()) continue;
-      json& resources = c["resources"];
-      if (!resources.contains("limits") || !resources["limits"].is_object()) continue;
-      for (const auto& [k, v] : resources["limits"].items()) {
-        if (!resources["requests"].is_object()) resources["requests"] = json::object();
-        if (!resources["requests"].contains(k)) resources["requests"][k] = v;
-      }
+  ForEachContainer(spec, [](json& c, bool) {
+    if (!c.contains("resources") || !c["resources"].is_object()) return;
+    json& resources = c["resources"];
+    if (!resources.contains("limits") || !resources["limits"].is_object()) return;
+    for (const auto& [k, v] : resources["limits"].items()) {
+      if (!resources["requests"].is_object()) resources["requests"] = json::object();
+      if (!resources["requests"].contains(k)) resources["requests"][k] = v;
     }
-  }
+  });
 
   std::vector<std::string> notes;
   std::vector<std::string> errors;
   for (const model::LimitRange& range : ranges) {
     for (const model::LimitRangeItem& item : range.limits) {
       if (item.type != "Container") continue;
-      for (const char* list : {"containers", "initContainers"}) {
-        if (!spec.contains(list) || !spec[list].is_array()) continue;
-        for (json& c : spec[list]) {
-          if (c.is_object()) {
-            MergeDefaults(c, item, list[0] == 'i' ? "init container" : "container", notes);
-          }
-        }
-      }
+      ForEachContainer(spec, [&](json& c, bool init) {
+        MergeDefaults(c, item, init ? "init container" : "container", notes);
+      });
     }
   }
   for (const model::LimitRange& range : ranges) {
     for (const model::LimitRangeItem& item : range.limits) {
       if (item.type == "Container") {
-        for (const char* list : {"containers", "initContainers"}) {
-          if (!spec.contains(list) || !spec[list].is_array()) continue;
-          for (const json& c : spec[list]) {
-            CheckBounds("Container", item, ReadQuantities(c, "requests"),
-                        ReadQuantities(c, "limits"), errors);
-          }
-        }
+        ForEachContainer(spec, [&](json& c, bool) {
+          CheckBounds("Container", item, ReadQuantities(c, "requests"), ReadQuantities(c, "limits"),
+                      errors);
+        });
       } else if (item.type == "Pod") {
         CheckBounds("Pod", item, PodTotal(spec, "requests"), PodTotal(spec, "limits"), errors);
       }
