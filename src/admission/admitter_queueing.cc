@@ -360,11 +360,15 @@ const AdmitterImpl::NoteRef& AdmitterImpl::InternNote(std::string_view reason,
   return pending_texts_.emplace(std::move(text), std::move(note)).first->second;
 }
 
-// Cached per root for the cycle: only an admission in that tree (which bumps its
-// admitted_gen_) changes the admitted set or what it admitted this cycle; victims chosen this
-// cycle stay in the list (a workload needing them is skipped as overlapping).
+// The candidates of the tree: victims chosen this cycle stay in the list (a workload
+// needing them is skipped as overlapping). With workloads draining, a copy without
+// them, cached per root for the cycle: only an admission in that tree (which bumps
+// its admitted_gen_) changes the admitted set or what it admitted this cycle.
 const std::vector<PreemptionCandidate>& AdmitterImpl::AdmittedInTree(int32_t cq, Cycle& cycle) {
   NodeId root_node = RootOf(cq);
+  // Nothing draining: the root's list as it is; the readers skip what was admitted
+  // in this cycle (IncomingWorkload::max_admit_seq), so no copy per cycle and tree.
+  if (draining_.empty()) return AdmittedInRoot(root_node);
   if (cycle.candidates.size() < admitted_gen_.size()) {
     cycle.candidates.resize(admitted_gen_.size(), {-1, {}});
   }

@@ -168,11 +168,11 @@ std::vector<PreemptionTarget> FairSharingTargets(const IncomingWorkload& in, Quo
                                                  const model::FairSharingConfig& config,
                                                  const std::vector<int64_t>& weights) {
   using Strategy = model::FairSharingPreemptionStrategy;
-  std::vector<PreemptionCandidate> cands = FindCandidates(in, in.preempt_frs, tree, cqs, admitted);
+  CandidateList cands = FindCandidates(in, in.preempt_frs, tree, cqs, admitted);
   if (cands.empty()) return {};
   NodeId own = cqs[in.cq].node;
   std::map<NodeId, int32_t> cq_of_node;
-  for (const auto& c : cands) cq_of_node[cqs[c.cq].node] = c.cq;
+  for (const PreemptionCandidate* c : cands) cq_of_node[cqs[c->cq].node] = c->cq;
   auto share = [&](NodeId n) { return DominantResourceShare(tree, n, {}, weights[n]); };
   // The next target queue: from the root, into the child with the highest share
   // that still holds candidates (name breaks ties), down to a ClusterQueue.
@@ -224,7 +224,7 @@ std::vector<PreemptionTarget> FairSharingTargets(const IncomingWorkload& in, Quo
   std::vector<Strategy> strategies = config.preemption_strategies;
   if (strategies.empty()) strategies = {Strategy::kLessThanOrEqualToFinalShare};
   Pool pool;
-  for (const auto& c : cands) pool[c.cq].push_back(&c);
+  for (const PreemptionCandidate* c : cands) pool[c->cq].push_back(c);
   bool fits = false;
   std::vector<const PreemptionCandidate*> retry;
   while (!fits) {

@@ -67,18 +67,20 @@ AdmitterImpl::Plan AdmitterImpl::PlanKueue(WorkloadState& ws, const FlavorAssign
   in.order = ws.qkey.order;
   in.usage = &fa.usage;
   in.preempt_frs = fa.preempt_frs;
+  in.max_admit_seq = cycle.first_admit_seq;  // AdmittedInTree's list may hold this cycle's
   // Built only when asked: most heads admit, or find their targets memoized.
   auto admitted = [&]() -> const std::vector<PreemptionCandidate>& {
     return AdmittedInTree(cq, cycle);
   };
-  auto as_victims = [](const std::vector<PreemptionCandidate>& cands, int32_t own_cq,
+  auto as_victims = [](const CandidateList& cands, int32_t own_cq,
                        const std::vector<Victim>& skip) {
     std::vector<Victim> v;
     std::unordered_set<std::string_view> skipped;
     for (const Victim& s : skip) skipped.insert(s.workload_key);
-    for (const auto& c : cands) {
-      if (!skipped.count(c.key)) {
-        v.push_back({std::string(c.key), c.cq == own_cq ? kInClusterQueue : kInCohortReclamation});
+    for (const PreemptionCandidate* c : cands) {
+      if (!skipped.count(c->key)) {
+        v.push_back(
+            {std::string(c->key), c->cq == own_cq ? kInClusterQueue : kInCohortReclamation});
       }
     }
     return v;

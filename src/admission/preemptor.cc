@@ -39,15 +39,15 @@ void AddAll(QuotaTree& tree, const std::vector<ClusterQueueSpec>& cqs,
 
 std::vector<PreemptionTarget> MinimalPreemptions(const IncomingWorkload& in, QuotaTree& tree,
                                                  const std::vector<ClusterQueueSpec>& cqs,
-                                                 const std::vector<PreemptionCandidate>& cands,
-                                                 bool allow_borrowing,
+                                                 const CandidateList& cands, bool allow_borrowing,
                                                  std::optional<int32_t> borrow_below) {
   std::vector<const PreemptionCandidate*> removed;
-  std::vector<std::string> details;
+  std::vector<const char*> details;
   bool fits = false;
-  for (const PreemptionCandidate& c : cands) {
+  for (const PreemptionCandidate* cp : cands) {
+    const PreemptionCandidate& c = *cp;
     bool same_cq = c.cq == in.cq;
-    std::string detail = kInClusterQueue;
+    const char* detail = kInClusterQueue;
     if (!same_cq) {
       // Reclaim only while the other queue still borrows (re-checked as we remove).
       if (!CqIsBorrowing(tree, cqs[c.cq].node, in.preempt_frs)) continue;
@@ -61,7 +61,7 @@ std::vector<PreemptionTarget> MinimalPreemptions(const IncomingWorkload& in, Quo
       }
     }
     tree.RemoveUsage(cqs[c.cq].node, *c.usage);
-    removed.push_back(&c);
+    removed.push_back(cp);
     details.push_back(detail);
     if (WorkloadFits(in, tree, cqs, allow_borrowing)) {
       fits = true;
@@ -177,6 +177,7 @@ void ForEachCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs,
     }
     for (; i < end; ++i) {
       const PreemptionCandidate& c = admitted[i];
+      if (c.admit_seq > in.max_admit_seq) continue;
       if (own) {
         if (c.priority > in.priority) continue;
         // Equal priority only under LowerOrNewerEqualPriority, and only newer ones.
@@ -211,38 +212,37 @@ bool AnyCandidate(const IncomingWorkload& in, const std::vector<FrId>& frs_unsor
   return any;
 }
 
-std::vector<PreemptionCandidate> FindCandidates(const IncomingWorkload& in,
-                                                const std::vector<FrId>& frs_unsorted,
-                                                const QuotaTree& tree,
-                                                const std::vector<ClusterQueueSpec>& cqs,
-                                                const std::vector<PreemptionCandidate>& admitted) {
+CandidateList FindCandidates(const IncomingWorkload& in, const std::vector<FrId>& frs_unsorted,
+                             const QuotaTree& tree, const std::vector<ClusterQueueSpec>& cqs,
+                             const std::vector<PreemptionCandidate>& admitted) {
   const std::vector<FrId> frs = Sorted(frs_unsorted);
   const FrMask frs_mask = FrMask::Of(frs);
-  std::vector<PreemptionCandidate> out;
-  out.reserve(admitted.size());  // at most all of them; grown by doubling, copied log n times
+  CandidateList out;
+  out.reserve(admitted.size());  // at most all of them
   ForEachCandidate(in, frs, frs_mask, tree, cqs, admitted, [&out](const PreemptionCandidate& c) {
-    out.push_back(c);
+    out.push_back(&c);
     return false;
   });
-  std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
-    bool a_in = a.cq == in.cq, b_in = b.cq == in.cq;
-    if (a_in != b_in) return !a_in;
-    if (a.priority != b.priority) return a.priority < b.priority;
-    if (a.admit_seq != b.admit_seq) return a.admit_seq > b.admit_seq;
-    return a.key < b.key;
-  });
+  std::sort(out.begin(), out.end(),
+            [&](const PreemptionCandidate* a, const PreemptionCandidate* b) {
+              bool a_in = a->cq == in.cq, b_in = b->cq == in.cq;
+              if (a_in != b_in) return !a_in;
+              if (a->priority != b->priority) return a->priority < b->priority;
+              if (a->admit_seq != b->admit_seq) return a->admit_seq > b->admit_seq;
+              return a->key < b->key;
+            });
   return out;
 }
 
 std::vector<PreemptionTarget> ClassicalTargets(const IncomingWorkload& in, QuotaTree& tree,
                                                const std::vector<ClusterQueueSpec>& cqs,
                                                const std::vector<PreemptionCandidate>& admitted) {
-  std::vector<PreemptionCandidate> cands = FindCandidates(in, in.preempt_frs, tree, cqs, admitted);
+  CandidateList cands = FindCandidates(in, in.preempt_frs, tree, cqs, admitted);
   if (cands.empty()) return {};
   const ClusterQueueSpec& cq = cqs[in.cq];
-  std::vector<PreemptionCandidate> same_queue;
-  for (const auto& c : cands) {
-    if (c.cq == in.cq) same_queue.push_back(c);
+  CandidateList same_queue;
+  for (const PreemptionCandidate* c : cands) {
+    if (c->cq == in.cq) same_queue.push_back(c);
   }
   // Only own workloads: borrowing while preempting them cannot cause flapping.
   if (same_queue.size() == cands.size()) {
@@ -256,9 +256,9 @@ std::vector<PreemptionTarget> ClassicalTargets(const IncomingWorkload& in, Quota
     const auto& threshold = bwc.max_priority_threshold;
     if (threshold && *threshold < limit) limit = *threshold + 1;
     if (!UnderNominalInPreemptFrs(in, tree, cq.node)) {
-      std::vector<PreemptionCandidate> filtered;
-      for (const auto& c : cands) {
-        if (c.cq == in.cq || c.priority < limit) filtered.push_back(c);
+      CandidateList filtered;
+      for (const PreemptionCandidate* c : cands) {
+        if (c->cq == in.cq || c->priority < limit) filtered.push_back(c);
       }
       cands.swap(filtered);
     }

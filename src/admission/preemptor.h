@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,16 +53,22 @@ struct IncomingWorkload {
   int64_t order = 0;
   const FrAmounts* usage = nullptr;  // what it would charge
   std::vector<FrId> preempt_frs;     // the frs short of quota
+  // Only workloads admitted at or before this admit_seq are candidates: one admitted
+  // in the current cycle never is. Skipped where the list is read, so a cohort's
+  // admitted list is not copied without them for every cycle.
+  int64_t max_admit_seq = std::numeric_limits<int64_t>::max();
 };
 
 // Candidates the policies allow, in Kueue's CandidatesOrdering (other queues first,
 // lower priority first, most recently admitted first, then key). `admitted` are the
-// admitted workloads of every ClusterQueue in the incoming one's cohort tree.
+// admitted workloads of every ClusterQueue in the incoming one's cohort tree; the
+// answer points into it (valid while it is unchanged): a cohort's list is read for
+// many heads, and sorting 72-byte copies of it cost more than the search.
 // `frs` restricts candidates to workloads using one of them (empty: none qualify).
-std::vector<PreemptionCandidate> FindCandidates(const IncomingWorkload& in,
-                                                const std::vector<FrId>& frs, const QuotaTree& tree,
-                                                const std::vector<ClusterQueueSpec>& cqs,
-                                                const std::vector<PreemptionCandidate>& admitted);
+using CandidateList = std::vector<const PreemptionCandidate*>;
+CandidateList FindCandidates(const IncomingWorkload& in, const std::vector<FrId>& frs,
+                             const QuotaTree& tree, const std::vector<ClusterQueueSpec>& cqs,
+                             const std::vector<PreemptionCandidate>& admitted);
 
 // Whether FindCandidates would find any: the same test, without building or sorting
 // the list (flavor assignment asks this of every flavor it tries).
