@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -91,13 +92,19 @@ TEST(HttpFuzzReplayTest, SeededMutationsNeitherCrashNorAnswerInternalError) {
   HttpApiHarness harness;
   const auto corpus = Corpus();
   ASSERT_FALSE(corpus.empty());
-  std::mt19937_64 rng(20261125);
-  const int kInputs = 20000;
+  // MUSTER_FUZZ_REPLAY_SEED and MUSTER_FUZZ_REPLAY_INPUTS run another or a longer
+  // series by hand (a finding's seed and index reproduce it); CI runs the default.
+  const char* seed = std::getenv("MUSTER_FUZZ_REPLAY_SEED");
+  const char* inputs = std::getenv("MUSTER_FUZZ_REPLAY_INPUTS");
+  std::mt19937_64 rng(seed != nullptr ? std::strtoull(seed, nullptr, 10) : 20261125);
+  const int kInputs = inputs != nullptr ? std::atoi(inputs) : 20000;
   int handled = 0;
   for (int i = 0; i < kInputs; ++i) {
     const std::string& a = corpus[rng() % corpus.size()];
     const std::string& b = corpus[rng() % corpus.size()];
-    handled += Feed(harness, Mutate(a, b, rng));
+    const std::string input = Mutate(a, b, rng);
+    SCOPED_TRACE(testing::Message() << "input " << i);
+    handled += Feed(harness, input);
   }
   // Most mutants must get past the parser, or the handler is not what is tested.
   EXPECT_GT(handled, kInputs / 3) << handled;
