@@ -19,6 +19,7 @@
 #include "core/status.h"
 #include "engine/decision_log.h"
 #include "engine/executor.h"
+#include "engine/flavor_injection.h"
 #include "engine/lifecycle.h"
 #include "engine/placement_bridge.h"
 #include "engine/record_table.h"
@@ -233,6 +234,11 @@ class Engine {
   const admission::Admitter& admitter() const { return *parts_.admitter; }
   // The starving gang's reservation, if any (reservations.h).
   const ReservationBook& reservations() const { return bridge_.reservations(); }
+  // The record's workload as its latest admission runs it: its flavors' node labels
+  // and tolerations in its pod templates, as Kueue writes them (flavor_injection.h).
+  model::Workload AdmittedWorkload(const WorkloadRecord& record) const {
+    return WithFlavorInjection(record.workload, record.assignment, bridge_.flavors());
+  }
   // Where the workload is queued (falls back to its own labels when admission
   // does not know it).
   admission::QueueInfo QueueOf(const std::string& key) const;

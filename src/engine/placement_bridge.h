@@ -94,6 +94,7 @@ class PlacementBridge : public admission::PlacementOracle {
   std::vector<LogEntry> UpdateReservations(Time now, const RecordLookup& find,
                                            const admission::Admitter& admitter);
   const ReservationBook& reservations() const { return reservations_; }
+  const std::map<std::string, model::ResourceFlavor>& flavors() const { return flavors_; }
 
  private:
   // Nodes nominated for preemptors (Nominate), by key; ordered, so requests list

@@ -202,7 +202,8 @@ void EmulatedExecutor::StartGang(const engine::WorkloadRecord& record, Time star
     gangs_.erase(old);
   }
   Gang& gang = gangs_[key];
-  gang.workload = record.workload;
+  // Its pods as Kueue would run them: the flavors' node labels and tolerations in.
+  gang.workload = engine_ != nullptr ? engine_->AdmittedWorkload(record) : record.workload;
   gang.sets = SetModels(record.workload);
   gang.started_at = started_at;
   const std::string job_uid = JobUid(store_, record.workload.meta);

@@ -88,7 +88,8 @@ void LocalExecutor::Started(const engine::WorkloadRecord& record, Time now) {
   Gang gang;
   gang.key = record.key();
   gang.namespace_ = record.workload.meta.namespace_;
-  gang.workload = record.workload;
+  // Its pods as Kueue would run them: the flavors' node labels and tolerations in.
+  gang.workload = engine_ != nullptr ? engine_->AdmittedWorkload(record) : record.workload;
   gang.job_uid = JobUid(store_, record.workload.meta);
   for (const auto& p : record.plan.pods) {
     gang.pods.push_back(NewPodRun(record.workload, p, gang.namespace_));

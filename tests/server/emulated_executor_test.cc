@@ -274,5 +274,53 @@ TEST_F(EmulatedExecutorTest, AdoptedGangFinishesAtItsOriginalStartPlusDuration) 
   EXPECT_TRUE(AllPodsIn("long", 2, "Succeeded"));
 }
 
+// Kueue writes the assigned flavor's nodeLabels and tolerations into the job's pod
+// template when it admits the job; the pods muster runs carry them too (a pod on a
+// spot node tolerates the spot taint).
+TEST_F(EmulatedExecutorTest, PodsCarryTheirFlavorsNodeLabelsAndTolerations) {
+  json node = control::testing::NodeObject("spot-0", "16", "64Gi", "4");
+  node["metadata"]["labels"]["cloud.google.com/gke-provisioning"] = "spot";
+  node["metadata"]["labels"]["team"] = "ml";
+  node["spec"]["taints"] = {
+      {{"key", "cloud.google.com/gke-spot"}, {"value", "true"}, {"effect", "NoSchedule"}}};
+  Create("nodes", "", node);
+  json flavor = control::testing::FlavorObject("spot");
+  flavor["spec"] = {{"nodeLabels", {{"cloud.google.com/gke-provisioning", "spot"}}},
+                    {"tolerations",
+                     {{{"key", "cloud.google.com/gke-spot"},
+                       {"operator", "Equal"},
+                       {"value", "true"},
+                       {"effect", "NoSchedule"}}}}};
+  Create("resourceflavors.kueue.x-k8s.io", "", flavor);
+  Create("clusterqueues.kueue.x-k8s.io", "",
+         control::testing::ClusterQueueObject("team-s", "spot", 8, 4));
+  Create("localqueues.kueue.x-k8s.io", "default",
+         control::testing::LocalQueueObject("team-s", "default", "team-s"));
+  StartController();
+  json job = GangJob("spotty", "team-s", 2, 1, "");
+  job["spec"]["template"]["spec"]["nodeSelector"] = {{"team", "ml"}};
+  Create("jobs.batch", "default", job);
+
+  ASSERT_TRUE(WaitFor([&] { return AllPodsIn("spotty", 2, "Running"); }))
+      << PodsOf("spotty").size() << " pods";
+  for (const auto& pod : PodsOf("spotty")) {
+    EXPECT_EQ(pod["spec"].value("nodeName", ""), "spot-0");
+    EXPECT_EQ(pod["spec"]["nodeSelector"],
+              json({{"cloud.google.com/gke-provisioning", "spot"}, {"team", "ml"}}));
+    EXPECT_EQ(pod["spec"]["tolerations"], json::array({{{"key", "cloud.google.com/gke-spot"},
+                                                        {"operator", "Equal"},
+                                                        {"value", "true"},
+                                                        {"effect", "NoSchedule"}}}))
+        << pod["spec"].dump();
+  }
+  // The job's pods on the other flavor's node carry nothing of this one.
+  Create("jobs.batch", "default", GangJob("plain", "team-a", 1, 1, ""));
+  ASSERT_TRUE(WaitFor([&] { return AllPodsIn("plain", 1, "Running"); }));
+  const json plain = PodsOf("plain").front();
+  EXPECT_EQ(plain["spec"].value("nodeName", ""), "node-0");
+  EXPECT_FALSE(plain["spec"].contains("nodeSelector")) << plain["spec"].dump();
+  EXPECT_FALSE(plain["spec"].contains("tolerations")) << plain["spec"].dump();
+}
+
 }  // namespace
 }  // namespace muster::server
