@@ -230,6 +230,22 @@ json ExistingPodObject(const json& stored, const json& built) {
   if (!out["spec"].is_object()) out["spec"] = json::object();
   const json built_spec = built.value("spec", json::object());
   out["spec"]["nodeName"] = built_spec.value("nodeName", "");
+  // What Kueue's pod integration merges into the pod when it admits it: the
+  // flavors' node labels and tolerations (built from the admitted template).
+  if (const auto selector = built_spec.find("nodeSelector");
+      selector != built_spec.end() && selector->is_object()) {
+    json& own = out["spec"]["nodeSelector"];
+    if (!own.is_object()) own = json::object();
+    for (const auto& [key, value] : selector->items()) own[key] = value;
+  }
+  if (const auto tolerations = built_spec.find("tolerations");
+      tolerations != built_spec.end() && tolerations->is_array()) {
+    json& own = out["spec"]["tolerations"];
+    if (!own.is_array()) own = json::array();
+    for (const json& t : *tolerations) {
+      if (std::find(own.begin(), own.end(), t) == own.end()) own.push_back(t);
+    }
+  }
   out["status"] = built.value("status", json::object());
   return out;
 }

@@ -59,7 +59,9 @@ nlohmann::json BuildPodObject(const model::Workload& workload, const PodRunView&
 // A bare Pod run as a workload (PodSet::existing_pod): the user's `stored` object
 // keeps its metadata and spec; muster, as scheduler and kubelet, sets spec.nodeName
 // and the status of `built` (BuildPodObject), with the PodScheduled, Initialized,
-// ContainersReady and Ready conditions (those of `built`).
+// ContainersReady and Ready conditions (those of `built`), and, as Kueue's pod
+// integration at admission, merges in `built`'s nodeSelector entries and the
+// tolerations the pod lacks (its flavors', Engine::AdmittedWorkload).
 nlohmann::json ExistingPodObject(const nlohmann::json& stored, const nlohmann::json& built);
 // Whether pod set `pod_set` of `workload` is an existing Pod object.
 bool IsExistingPod(const model::Workload& workload, int32_t pod_set);

@@ -91,5 +91,23 @@ TEST(PodObjectTest, AUsersOwnPodKeepsItsSpecAndGetsTheBuiltStatus) {
   EXPECT_EQ((*Condition(out, "Ready"))["status"], "True");
 }
 
+TEST(PodObjectTest, AUsersOwnPodGetsItsFlavorsNodeLabelsAndTolerations) {
+  const json toleration = {{"key", "spot"}, {"operator", "Exists"}};
+  const json stored = {{"metadata", {{"name", "p"}}},
+                       {"spec",
+                        {{"containers", json::array({{{"name", "own"}}})},
+                         {"nodeSelector", {{"team", "ml"}}},
+                         {"tolerations", json::array({toleration})}}}};
+  json built = BuildPodObject(OnePodSet(), RunView(PodRunState::kRunning), 0);
+  built["spec"]["nodeSelector"] = {{"team", "ml"}, {"pool", "spot"}};
+  built["spec"]["tolerations"] =
+      json::array({toleration, {{"key", "gpu"}, {"operator", "Exists"}}});
+  const json out = ExistingPodObject(stored, built);
+  EXPECT_EQ(out["spec"]["nodeSelector"], json({{"pool", "spot"}, {"team", "ml"}}));
+  EXPECT_EQ(out["spec"]["tolerations"],
+            json::array({toleration, {{"key", "gpu"}, {"operator", "Exists"}}}));
+  EXPECT_EQ(out["spec"]["containers"][0]["name"], "own");
+}
+
 }  // namespace
 }  // namespace muster::server
