@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <string>
+#include <variant>
 
 #include "api/decode.h"
 #include "control/json_fields.h"
@@ -37,7 +39,14 @@ json AsOnePodJob(const json& pod) {
   json labels = meta.value("labels", json::object());
   json annotations = meta.value("annotations", json::object());
   json spec = pod.value("spec", json::object());
-  if (spec.is_object()) spec.erase("nodeName");  // set by muster once it runs
+  if (spec.is_object()) {
+    spec.erase("nodeName");  // set by muster once it runs
+    // A Job refuses Always, a pod's default (BuildOne puts the pod's own back).
+    const std::string restart = spec.value("restartPolicy", json()).is_string()
+                                    ? spec["restartPolicy"].get<std::string>()
+                                    : "";
+    if (restart.empty() || restart == "Always") spec["restartPolicy"] = "Never";
+  }
   json job_meta = {{"name", meta.value("name", "")}, {"namespace", meta.value("namespace", "")}};
   if (labels.is_object()) job_meta["labels"] = labels;
   if (annotations.is_object()) job_meta["annotations"] = annotations;
@@ -59,6 +68,14 @@ Result<model::Workload> BuildOne(const json& pod, const model::ManifestSet& conf
     if (!d.warning) return InvalidArgument(d.ToString());
   }
   if (decoded.manifests.jobs.size() != 1) return InvalidArgument(label + ": cannot be decoded");
+  auto* job = std::get_if<model::BatchJob>(&decoded.manifests.jobs.front());
+  if (job == nullptr) return InvalidArgument(label + ": cannot be decoded");
+  // The pod's own restartPolicy (Always when unset, as kube-apiserver defaults it):
+  // what its template says. The kubelet of a cluster restarts its container; serve
+  // runs it once (CoreWarnings says so when the pod is created).
+  const json spec = pod.value("spec", json::object());
+  const json restart = spec.is_object() ? spec.value("restartPolicy", json()) : json();
+  job->spec.tmpl.spec.restart_policy = restart.is_string() ? restart.get<std::string>() : "Always";
   return workloads::BuildWorkload(decoded.manifests.jobs.front(), config);
 }
 

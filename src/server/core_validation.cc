@@ -4,6 +4,7 @@
 // service_validation.cc.
 #include "server/core_validation.h"
 
+#include <algorithm>
 #include <set>
 
 #include "api/object_names.h"
@@ -235,6 +236,24 @@ void ValidateCoreUpdate(const control::ResourceType& type, const json& current, 
 
 std::vector<std::string> CoreWarnings(const control::ResourceType& type, const json& object) {
   std::vector<std::string> w;
+  if (type.group.empty() && type.kind == "Pod") {
+    // A bare pod's container runs once: the kubelet's restarts in place are not
+    // acted on (a controller's pods restart as their job's policy says).
+    const json& refs = At(object, {"metadata", "ownerReferences"});
+    const bool owned = refs.is_array() && std::any_of(refs.begin(), refs.end(), [](const json& r) {
+                         return r.is_object() && r.value("controller", false);
+                       });
+    std::string restart = Text(At(object, {"spec", "restartPolicy"}));
+    if (restart.empty()) restart = "Always";
+    if (!owned && restart != "Never") {
+      w.push_back("spec.restartPolicy " + restart +
+                  " is not acted on by muster serve: the pod's container runs once and is not "
+                  "restarted when it " +
+                  (restart == "Always" ? "exits" : "fails") +
+                  " (the pod ends Succeeded or Failed)");
+    }
+    return w;
+  }
   if (!IsCoreKind(type)) return w;
   if (type.kind == "Service") {
     const std::string t = Text(At(object, {"spec", "type"}));

@@ -82,6 +82,29 @@ TEST_F(ReconcilerPodsTest, AQueuedPodIsAOnePodWorkloadOfItsOwnPod) {
   EXPECT_THAT(bench_.logs, IsEmpty());
 }
 
+// `kubectl run` writes no restartPolicy (Always, kube-apiserver's default), and
+// neither do most pods in tutorials: such a pod runs, its Workload's template keeps
+// Always (a Job refuses it, which is how the pod is decoded).
+TEST_F(ReconcilerPodsTest, APodWithoutARestartPolicyRuns) {
+  bench_.Configure(2, 4, 8);
+  bench_.Build();
+  json always = BarePod("always", 1);
+  always["spec"]["restartPolicy"] = "Always";
+  json unset = BarePod("unset", 1);
+  unset["spec"].erase("restartPolicy");
+  bench_.Create("pods", "ml", always);
+  bench_.Create("pods", "ml", unset);
+  bench_.Step();
+  EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/pod-always", "start ml/pod-unset"));
+  for (const char* name : {"always", "unset"}) {
+    const engine::WorkloadRecord* r =
+        bench_.reconciler->engine()->Find(std::string("ml/pod-") + name);
+    ASSERT_NE(r, nullptr) << name;
+    EXPECT_EQ(r->workload.pod_sets[0].tmpl.spec.restart_policy, "Always") << name;
+  }
+  EXPECT_THAT(bench_.logs, IsEmpty());
+}
+
 TEST_F(ReconcilerPodsTest, AGroupWaitsForAllItsPodsThenStartsThemAtOnce) {
   bench_.Configure(2, 4, 8);
   bench_.Build();

@@ -170,6 +170,14 @@ eventually "it runs like a Job without a queue label" "^free +0/1 +Completed " $
 check "its Workload names no queue and is Finished" "^pod-free True True $" \
   $K get workload pod-free -o 'jsonpath={.metadata.name} {.status.conditions[?(@.type=="Admitted")].status} {.status.conditions[?(@.type=="Finished")].status} {.spec.queueName}'
 
+# `kubectl run` writes no restartPolicy (Always, the default): the pod runs once, and
+# the create's warning says its container is not restarted.
+check "kubectl run, warned that Always is not acted on" \
+  "^Warning: spec.restartPolicy Always is not acted on by muster serve" \
+  $K run runner --image=busybox --command -- sh -c 'echo runner-ran'
+eventually "it runs to completion" "^runner +0/1 +Completed " $K get pod runner --no-headers
+check "its output is its log" "runner-ran" $K logs runner
+
 # (3) Volcano: a standalone PodGroup and pods that name it are one gang; the
 # PodGroup's phase follows (Pending, then Running, then Completed).
 vpod() {
