@@ -74,12 +74,26 @@ model::EnvVarSource DecodeEnvVarSource(const YamlValue& v) {
   return s;
 }
 
+// A field kube-apiserver's defaulting writes into every pod it stores, so a pod read
+// back from a cluster (or from serve) carries it: at `default_text` it asks for
+// nothing muster does not do; set otherwise it is not acted on (`why`).
+void WarnUnlessDefault(const YamlValue& v, std::string_view default_text, std::string_view why) {
+  if (!v.IsSet()) return;
+  if (auto text = v.String(); text && *text != default_text) {
+    v.Warn("not acted on: " + std::string(why));
+  }
+}
+
 }  // namespace
 
 model::Container DecodeContainer(const YamlValue& v) {
   model::Container c;
   v.Get("name").Read(c.name);
   v.Get("image").Read(c.image);
+  WarnUnlessDefault(v.Get("terminationMessagePath"), "/dev/termination-log",
+                    "muster reads no termination message");
+  WarnUnlessDefault(v.Get("terminationMessagePolicy"), "File",
+                    "muster reads no termination message");
   c.command = v.Get("command").StringList();
   c.args = v.Get("args").StringList();
   for (const auto& e : v.Get("env").Items()) {
@@ -132,6 +146,9 @@ model::Container DecodeContainer(const YamlValue& v) {
     model::ContainerPort port;
     p.Get("name").Read(port.name);
     p.Get("containerPort").Read(port.container_port, 1);
+    // TCP is kube-apiserver's default on every stored port; the value names what
+    // the process listens on, which muster does not map (the host's network).
+    p.Get("protocol").Enum({"TCP", "UDP", "SCTP"});
     c.ports.push_back(std::move(port));
   }
   YamlValue resources = v.Get("resources");
@@ -393,6 +410,22 @@ model::PodSpec DecodePodSpec(const YamlValue& v) {
   v.Get("subdomain").Read(spec.subdomain);
   v.Get("hostname").Read(spec.hostname);
   v.Get("serviceAccountName").Read(spec.service_account_name);
+  // The deprecated alias kube-apiserver mirrors serviceAccountName into.
+  if (YamlValue alias = v.Get("serviceAccount"); alias.IsSet()) {
+    if (auto a = alias.String(); a && spec.service_account_name.empty()) {
+      spec.service_account_name = *a;
+    } else if (a && *a != spec.service_account_name) {
+      alias.Warn("not acted on: serviceAccountName (" + spec.service_account_name + ") is used");
+    }
+  }
+  // Defaulted to true on every stored pod, so read without a warning: muster injects
+  // no Service environment variables (what false asks; docs/containers.md).
+  v.Get("enableServiceLinks").Bool();
+  // Defaulted to {} on every stored pod: empty, it asks for nothing.
+  if (YamlValue sc = v.Get("securityContext");
+      sc.IsSet() && (!sc.IsMap() || !sc.Entries().empty())) {
+    sc.Warn("not acted on by muster serve: a pod runs as its job's owner");
+  }
   for (const auto& item : v.Get("volumes").Items()) spec.volumes.push_back(DecodeVolume(item));
   // A mount must name a volume of the pod (the apiserver's "not found" check).
   for (size_t i = 0; i < spec.containers.size(); ++i) {

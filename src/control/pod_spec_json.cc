@@ -181,7 +181,10 @@ void DefaultContainerJson(json& c) {
   if (!c.contains("terminationMessagePath")) c["terminationMessagePath"] = "/dev/termination-log";
   if (!c.contains("terminationMessagePolicy")) c["terminationMessagePolicy"] = "File";
   if (!c.contains("imagePullPolicy")) {
-    c["imagePullPolicy"] = model::DefaultImagePullPolicy(c.value("image", ""));
+    // Read as sent: defaulting runs before validation, on any shape of object.
+    const auto image = c.find("image");
+    c["imagePullPolicy"] = model::DefaultImagePullPolicy(
+        image != c.end() && image->is_string() ? image->get<std::string>() : "");
   }
   if (c.contains("ports") && c["ports"].is_array()) {
     for (json& p : c["ports"]) {
@@ -281,6 +284,7 @@ json PodSpecJson(const model::PodSpec& spec) {
 }
 
 void DefaultPodSpecJson(json& spec) {
+  if (!spec.is_object()) return;
   if (!spec.contains("dnsPolicy")) spec["dnsPolicy"] = "ClusterFirst";
   if (!spec.contains("restartPolicy")) spec["restartPolicy"] = "Always";
   if (!spec.contains("terminationGracePeriodSeconds")) spec["terminationGracePeriodSeconds"] = 30;

@@ -25,7 +25,8 @@ nlohmann::json PodSpecJson(const model::PodSpec& spec);
 // SetDefaults_PodSpec, SetDefaults_Container): dnsPolicy, securityContext,
 // schedulerName, serviceAccountName, enableServiceLinks, container termination
 // message fields, imagePullPolicy by tag, port protocols, volume defaultModes.
-// Fields already set are kept.
+// Fields already set are kept; any shape of JSON is taken (defaulting runs before
+// validation), what is not an object left alone.
 void DefaultPodSpecJson(nlohmann::json& spec);
 
 // The pod's QoS class as the kubelet computes it (qos.GetPodQOS): Guaranteed when

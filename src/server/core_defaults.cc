@@ -5,6 +5,7 @@
 #include <random>
 #include <set>
 
+#include "control/pod_spec_json.h"
 #include "core/base64.h"
 #include "server/batch_job_defaults.h"
 #include "server/namespace_lifecycle.h"
@@ -183,6 +184,26 @@ void DefaultLimitRange(json& object) {
   }
 }
 
+// SetDefaults_Pod: a container's limit is also its request where it states none;
+// then SetDefaults_PodSpec and SetDefaults_Container (DefaultPodSpecJson).
+void DefaultPod(json& object) {
+  if (!object.contains("spec") || !object["spec"].is_object()) return;
+  json& spec = object["spec"];
+  for (const char* list : {"containers", "initContainers"}) {
+    if (!spec.contains(list) || !spec[list].is_array()) continue;
+    for (json& c : spec[list]) {
+      if (!c.is_object() || !c.contains("resources") || !c["resources"].is_object()) continue;
+      json& resources = c["resources"];
+      if (!resources.contains("limits") || !resources["limits"].is_object()) continue;
+      if (resources.contains("requests") && !resources["requests"].is_object()) continue;
+      for (const auto& [name, value] : resources["limits"].items()) {
+        if (!resources["requests"].contains(name)) resources["requests"][name] = value;
+      }
+    }
+  }
+  control::DefaultPodSpecJson(spec);
+}
+
 }  // namespace
 
 bool InServiceRange(const std::string& ip) {
@@ -199,6 +220,7 @@ void DefaultCoreObject(const control::ResourceType& type, json& object, const js
   if (type.kind == "PersistentVolumeClaim") DefaultClaim(object, current);
   if (type.kind == "Namespace") DefaultNamespace(object, current);
   if (type.kind == "LimitRange") DefaultLimitRange(object);
+  if (type.kind == "Pod") DefaultPod(object);
 }
 
 Status AllocateOnCreate(const control::ResourceType& type, const control::ObjectReader& store,

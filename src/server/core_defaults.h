@@ -17,6 +17,10 @@
 //   that mounts it and owned by that pod's user; its size is not enforced.
 // - batch/v1 Job: SetDefaults_Job (batch_job_defaults.h; the generated selector is
 //   the create path's, once the uid is drawn).
+// - Pod: SetDefaults_Pod (a limit without a request is the request),
+//   SetDefaults_PodSpec and SetDefaults_Container (control/pod_spec_json.h:
+//   restartPolicy Always, dnsPolicy, schedulerName, terminationGracePeriodSeconds,
+//   serviceAccountName, imagePullPolicy by tag...), as kube-apiserver stores a pod.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -268,5 +268,51 @@ TEST_F(CoreKindsTest, DiscoveryServesTheShortNames) {
   EXPECT_FALSE(by_name.count("configmaps/status"));
 }
 
+// kube-apiserver stores a Pod with its defaults (SetDefaults_Pod, _PodSpec,
+// _Container), and what it stored goes back in without a warning about them.
+TEST_F(CoreKindsTest, APodIsStoredWithUpstreamsDefaults) {
+  json pod = {{"metadata", {{"name", "p"}}},
+              {"spec",
+               {{"restartPolicy", "Never"},
+                {"containers",
+                 {{{"name", "main"},
+                   {"image", "busybox"},
+                   {"ports", {{{"containerPort", 80}}}},
+                   {"resources", {{"limits", {{"cpu", "1"}, {"memory", "64Mi"}}}}}}}}}}};
+  ApiResponse r = Post("pods", pod);
+  ASSERT_EQ(r.code, 201) << r.body;
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+  const json spec = Body(r)["spec"];
+  EXPECT_EQ(spec["containers"][0]["resources"]["requests"],
+            json({{"cpu", "1"}, {"memory", "64Mi"}}));
+  EXPECT_EQ(spec["containers"][0]["imagePullPolicy"], "Always");  // no tag: latest
+  EXPECT_EQ(spec["containers"][0]["terminationMessagePath"], "/dev/termination-log");
+  EXPECT_EQ(spec["containers"][0]["ports"][0]["protocol"], "TCP");
+  EXPECT_EQ(spec["restartPolicy"], "Never");  // kept
+  EXPECT_EQ(spec["dnsPolicy"], "ClusterFirst");
+  EXPECT_EQ(spec["terminationGracePeriodSeconds"], 30);
+  EXPECT_EQ(spec["schedulerName"], "default-scheduler");
+  EXPECT_EQ(spec["serviceAccountName"], "default");
+  EXPECT_EQ(spec["securityContext"], json::object());
+
+  // The stored object, as `kubectl get -o yaml` shows it, created again: no warning.
+  json again = Body(r);
+  again["metadata"] = {{"name", "q"}};
+  again.erase("status");
+  r = Post("pods", again);
+  ASSERT_EQ(r.code, 201) << r.body;
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+
+  // A pod's own restartPolicy unset: Always, which serve says it does not act on.
+  pod["metadata"]["name"] = "r";
+  pod["spec"].erase("restartPolicy");
+  r = Post("pods", pod);
+  ASSERT_EQ(r.code, 201) << r.body;
+  EXPECT_EQ(Body(r)["spec"]["restartPolicy"], "Always");
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("spec.restartPolicy Always is not acted on"), std::string::npos)
+      << r.warnings[0];
+}
+
 }  // namespace
 }  // namespace muster::server
