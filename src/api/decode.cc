@@ -14,6 +14,7 @@
 #include "api/object_names.h"
 #include "api/yaml_value.h"
 #include "core/nesting_depth.h"
+#include "core/yaml_documents.h"
 
 namespace muster::api {
 namespace {
@@ -104,51 +105,6 @@ void AddError(DecodeResult& out, const std::string& file, int line, std::string 
   d.line = line;
   d.message = std::move(message);
   out.diagnostics.push_back(std::move(d));
-}
-
-struct DocumentText {
-  std::string_view text;
-  int first_line = 1;  // 1-based line of the document's first line in the file
-};
-
-// A line "---" (alone or followed by whitespace) at column 0 starts a document, as
-// the YAML spec defines it (it also ends block and multi-line scalars). Directive
-// lines ("%YAML 1.2") stay with the document that follows them.
-bool IsDocumentStart(std::string_view line) {
-  return line.substr(0, 3) == "---" && (line.size() == 3 || line[3] == ' ' || line[3] == '\t' ||
-                                        line[3] == '\r' || line[3] == '\n');
-}
-
-std::vector<DocumentText> SplitDocuments(std::string_view text) {
-  std::vector<DocumentText> docs;
-  size_t start = 0, pos = 0;
-  int line = 1, start_line = 1;
-  // True while the first chunk holds only directives, comments and blank lines:
-  // those belong to the document that the first marker starts.
-  bool only_directives = true;
-  while (pos < text.size()) {
-    size_t eol = text.find('\n', pos);
-    size_t next = eol == std::string_view::npos ? text.size() : eol + 1;
-    std::string_view l = text.substr(pos, next - pos);
-    if (IsDocumentStart(l)) {
-      if (!only_directives) {
-        docs.push_back({text.substr(start, pos - start), start_line});
-        start = pos;
-        start_line = line;
-      }
-      // From its marker on, the chunk is a document, even an empty one.
-      only_directives = false;
-    } else {
-      size_t first = l.find_first_not_of(" \t\r\n");
-      if (first != std::string_view::npos && l[first] != '#' && l[first] != '%') {
-        only_directives = false;
-      }
-    }
-    pos = next;
-    ++line;
-  }
-  docs.push_back({text.substr(start), start_line});
-  return docs;
 }
 
 // `root`: the document's YAML node or JSON value.
@@ -294,11 +250,8 @@ void DecodeText(std::string_view text, const std::string& file, DecodeResult& ou
              "invalid YAML: nested deeper than " + std::to_string(kMaxFlowDepth) + " levels");
     return;
   }
-  // Documents are split here and parsed one at a time with YAML::Load rather than
-  // YAML::LoadAll: yaml-cpp 0.7's LoadAll loops forever, allocating, on a stray
-  // top-level "," ("{}, b"). Splitting also keeps a syntax error in one document
-  // from hiding the others.
-  for (const auto& doc : SplitDocuments(text)) {
+  // One document at a time with YAML::Load, not YAML::LoadAll (core/yaml_documents.h).
+  for (const auto& doc : SplitYamlDocuments(text)) {
     DocContext ctx(file, &out.diagnostics);
     ctx.set_track_reads(out.warn_unread_fields);
     ctx.set_line_offset(doc.first_line - 1);

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/yaml_documents.h"
+
 namespace muster::server {
 namespace {
 
@@ -123,7 +125,10 @@ Result<std::vector<json>> ParseDocuments(std::string_view text) {
   if (TooDeep(text)) return InvalidArgument("document nested too deeply");
   std::vector<json> out;
   try {
-    for (const auto& doc : YAML::LoadAll(std::string(text))) {
+    // One document at a time with YAML::Load: yaml-cpp's LoadAll loops for ever on a
+    // body such as "," (core/yaml_documents.h).
+    for (const YamlDocumentText& part : SplitYamlDocuments(text)) {
+      const YAML::Node doc = YAML::Load(std::string(part.text));
       auto v = Convert(doc, 0);
       if (!v.ok()) return v.status();
       if (!v->is_null()) out.push_back(std::move(*v));

@@ -118,6 +118,18 @@ TEST_F(ApiValidationTest, LabelsAnnotationsAndOwnerReferencesAreChecked) {
   EXPECT_EQ(Cause(too_long), "metadata.annotations: Too long: must have at most 262144 bytes");
 }
 
+// Fuzzer finding: a YAML body whose document starts with a token no node starts
+// with ("," "}" "]") made yaml-cpp's LoadAll loop for ever, allocating: one request
+// of one byte took the server's memory. Answered at once now.
+TEST_F(ApiValidationTest, AYamlBodyOfAStrayCommaIsAnsweredNotLoopedOn) {
+  const std::string cms = "/api/v1/namespaces/default/configmaps";
+  for (const char* body : {",", ", \"kind\": \"Job\"", "a: 1\n---\n,\n", "}", "]"}) {
+    ApiResponse r = Call("POST", cms, body, "application/yaml");
+    EXPECT_EQ(r.code / 100, 4) << body << ": " << r.body;
+    EXPECT_EQ(r.body.find("bad_alloc"), std::string::npos) << body << ": " << r.body;
+  }
+}
+
 TEST_F(ApiValidationTest, BarePodsAreValidated) {
   const std::string pods = "/api/v1/namespaces/default/pods";
   auto r = Call("POST", pods,

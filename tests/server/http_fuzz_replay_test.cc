@@ -94,6 +94,9 @@ TEST(HttpFuzzReplayTest, SeededMutationsNeitherCrashNorAnswerInternalError) {
   ASSERT_FALSE(corpus.empty());
   // MUSTER_FUZZ_REPLAY_SEED and MUSTER_FUZZ_REPLAY_INPUTS run another or a longer
   // series by hand (a finding's seed and index reproduce it); CI runs the default.
+  // MUSTER_FUZZ_REPLAY_LAST names a file that holds the input being fed, for a
+  // finding that kills the process (a memory limit) before a test can report it.
+  const char* last = std::getenv("MUSTER_FUZZ_REPLAY_LAST");
   const char* seed = std::getenv("MUSTER_FUZZ_REPLAY_SEED");
   const char* inputs = std::getenv("MUSTER_FUZZ_REPLAY_INPUTS");
   std::mt19937_64 rng(seed != nullptr ? std::strtoull(seed, nullptr, 10) : 20261125);
@@ -104,6 +107,7 @@ TEST(HttpFuzzReplayTest, SeededMutationsNeitherCrashNorAnswerInternalError) {
     const std::string& b = corpus[rng() % corpus.size()];
     const std::string input = Mutate(a, b, rng);
     SCOPED_TRACE(testing::Message() << "input " << i);
+    if (last != nullptr) std::ofstream(last, std::ios::binary | std::ios::trunc) << input;
     handled += Feed(harness, input);
   }
   // Most mutants must get past the parser, or the handler is not what is tested.
