@@ -561,6 +561,16 @@ ApiResult ApiHandler::Handle(const ApiRequest& request) {
         ApiRequest converted = request;  // typed kubectl commands (protobuf_body.h)
         if (auto bad = ConvertProtobufBody(converted.content_type, converted.body))
           return ErrorResponse(*bad);
+        // Left as protobuf: a kind muster does not read. One it does not serve at all
+        // (`kubectl create deployment`) is a 404, not a 415, as kube-apiserver
+        // resolves the route before it reads the body.
+        if (MediaType(converted.content_type) == kProtobufMediaType) {
+          std::string path = request.path;
+          while (path.size() > 1 && path.back() == '/') path.pop_back();
+          if (auto target = ParseRequestTarget(path); !target.ok() || target->type == nullptr) {
+            return ErrorResponse(NotFoundError("the server could not find the requested resource"));
+          }
+        }
         return Dispatch(converted);
       }
       return Dispatch(request);

@@ -233,6 +233,13 @@ const Schema kCronJob{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
                        {3, "status", Type::kMessage, false, &kIgnored}},
                       true};
 
+// scheduling.k8s.io/v1 PriorityClass, as `kubectl create priorityclass` sends it.
+const Schema kPriorityClass{{{1, "metadata", Type::kMessage, false, &kObjectMeta},
+                             {2, "value", Type::kOptionalInt},  // 0 is a value
+                             {3, "globalDefault", Type::kBool},
+                             {4, "description", Type::kString},
+                             {5, "preemptionPolicy", Type::kString}}};
+
 const Schema* SchemaOf(const std::string& api_version, const std::string& kind) {
   if (api_version == "v1") {
     if (kind == "Namespace") return &kNamespace;
@@ -246,6 +253,7 @@ const Schema* SchemaOf(const std::string& api_version, const std::string& kind) 
     if (kind == "Role" || kind == "ClusterRole") return &kRole;
     if (kind == "RoleBinding" || kind == "ClusterRoleBinding") return &kBinding;
   }
+  if (api_version == "scheduling.k8s.io/v1" && kind == "PriorityClass") return &kPriorityClass;
   if (api_version == "batch/v1" && kind == "Job") return &kJob;
   if (api_version == "batch/v1" && kind == "CronJob") return &kCronJob;
   if (api_version == "authorization.k8s.io/v1") {

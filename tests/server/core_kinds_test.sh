@@ -17,6 +17,14 @@ serve_tmp
 start_serve
 
 check "kubectl create namespace" "namespace/team-a created" $K create namespace team-a
+# kubectl's typed create commands send protobuf: a PriorityClass (value 0 included,
+# which Go writes and JSON would drop), and a kind serve does not serve is a 404.
+check "kubectl create priorityclass" "priorityclass.scheduling.k8s.io/batch-low created" \
+  $K create priorityclass batch-low --value=0 --description="low" --preemption-policy=Never
+check "stored with its value 0 and policy" "^batch-low 0 Never low$" \
+  $K get priorityclass batch-low -o 'jsonpath={.metadata.name} {.value} {.preemptionPolicy} {.description}'
+check_fails "kubectl create deployment: not served, said as such" \
+  "could not find the requested resource" $K create deployment web --image=nginx
 eventually "a namespace gets ServiceAccount default" "^default +0 " \
   $K get sa -n team-a --no-headers
 check "kubectl create configmap --from-literal" "configmap/settings created" \
