@@ -192,6 +192,14 @@ void DefaultContainerJson(json& c) {
     }
   }
   if (!c.contains("resources")) c["resources"] = json::object();
+  // SetDefaults_Pod: a limit without a request is also the request.
+  json& resources = c["resources"];
+  if (resources.is_object() && resources.contains("limits") && resources["limits"].is_object() &&
+      (!resources.contains("requests") || resources["requests"].is_object())) {
+    for (const auto& [name, value] : resources["limits"].items()) {
+      if (!resources["requests"].contains(name)) resources["requests"][name] = value;
+    }
+  }
 }
 
 }  // namespace

@@ -24,7 +24,8 @@ nlohmann::json PodSpecJson(const model::PodSpec& spec);
 // What kube-apiserver's defaulting adds to a Pod it stores (SetDefaults_Pod,
 // SetDefaults_PodSpec, SetDefaults_Container): dnsPolicy, securityContext,
 // schedulerName, serviceAccountName, enableServiceLinks, container termination
-// message fields, imagePullPolicy by tag, port protocols, volume defaultModes.
+// message fields, imagePullPolicy by tag, a container's limits as its missing
+// requests, port protocols, volume defaultModes.
 // Fields already set are kept; any shape of JSON is taken (defaulting runs before
 // validation), what is not an object left alone.
 void DefaultPodSpecJson(nlohmann::json& spec);

@@ -42,10 +42,7 @@ json AsOnePodJob(const json& pod) {
   if (spec.is_object()) {
     spec.erase("nodeName");  // set by muster once it runs
     // A Job refuses Always, a pod's default (BuildOne puts the pod's own back).
-    const std::string restart = spec.value("restartPolicy", json()).is_string()
-                                    ? spec["restartPolicy"].get<std::string>()
-                                    : "";
-    if (restart.empty() || restart == "Always") spec["restartPolicy"] = "Never";
+    if (PodRestartPolicy(pod) == "Always") spec["restartPolicy"] = "Never";
   }
   json job_meta = {{"name", meta.value("name", "")}, {"namespace", meta.value("namespace", "")}};
   if (labels.is_object()) job_meta["labels"] = labels;
@@ -70,16 +67,21 @@ Result<model::Workload> BuildOne(const json& pod, const model::ManifestSet& conf
   if (decoded.manifests.jobs.size() != 1) return InvalidArgument(label + ": cannot be decoded");
   auto* job = std::get_if<model::BatchJob>(&decoded.manifests.jobs.front());
   if (job == nullptr) return InvalidArgument(label + ": cannot be decoded");
-  // The pod's own restartPolicy (Always when unset, as kube-apiserver defaults it):
-  // what its template says. The kubelet of a cluster restarts its container; serve
-  // runs it once (CoreWarnings says so when the pod is created).
-  const json spec = pod.value("spec", json::object());
-  const json restart = spec.is_object() ? spec.value("restartPolicy", json()) : json();
-  job->spec.tmpl.spec.restart_policy = restart.is_string() ? restart.get<std::string>() : "Always";
+  // The pod's own restartPolicy is what its template says. The kubelet of a cluster
+  // restarts its container; serve runs it once (CoreWarnings says so).
+  job->spec.tmpl.spec.restart_policy = PodRestartPolicy(pod);
   return workloads::BuildWorkload(decoded.manifests.jobs.front(), config);
 }
 
 }  // namespace
+
+std::string PodRestartPolicy(const json& pod) {
+  const auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return "Always";
+  const auto policy = spec->find("restartPolicy");
+  if (policy == spec->end() || policy->is_null()) return "Always";
+  return policy->is_string() ? policy->get<std::string>() : "";
+}
 
 std::optional<PodWorkloadId> PodWorkloadOf(const json& pod) {
   const json& meta = Meta(pod);

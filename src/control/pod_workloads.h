@@ -42,6 +42,10 @@ struct PodWorkloadId {
   std::string Key() const { return namespace_ + "/pod-" + name; }
 };
 
+// The pod's spec.restartPolicy as kube-apiserver defaults it: "Always" when it names
+// none; "" when it is not a string (validation refuses it).
+std::string PodRestartPolicy(const nlohmann::json& pod);
+
 // The workload of `pod`; nullopt for pods a controller owns (a job's pods, the pods
 // serve's executors write) and for pods that already finished.
 std::optional<PodWorkloadId> PodWorkloadOf(const nlohmann::json& pod);

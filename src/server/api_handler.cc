@@ -565,9 +565,8 @@ ApiResult ApiHandler::Handle(const ApiRequest& request) {
         // (`kubectl create deployment`) is a 404, not a 415, as kube-apiserver
         // resolves the route before it reads the body.
         if (MediaType(converted.content_type) == kProtobufMediaType) {
-          std::string path = request.path;
-          while (path.size() > 1 && path.back() == '/') path.pop_back();
-          if (auto target = ParseRequestTarget(path); !target.ok() || target->type == nullptr) {
+          if (auto target = ParseRequestTarget(request.path);
+              !target.ok() || target->type == nullptr) {
             return ErrorResponse(NotFoundError("the server could not find the requested resource"));
           }
         }

@@ -184,24 +184,9 @@ void DefaultLimitRange(json& object) {
   }
 }
 
-// SetDefaults_Pod: a container's limit is also its request where it states none;
-// then SetDefaults_PodSpec and SetDefaults_Container (DefaultPodSpecJson).
+// SetDefaults_Pod, SetDefaults_PodSpec and SetDefaults_Container.
 void DefaultPod(json& object) {
-  if (!object.contains("spec") || !object["spec"].is_object()) return;
-  json& spec = object["spec"];
-  for (const char* list : {"containers", "initContainers"}) {
-    if (!spec.contains(list) || !spec[list].is_array()) continue;
-    for (json& c : spec[list]) {
-      if (!c.is_object() || !c.contains("resources") || !c["resources"].is_object()) continue;
-      json& resources = c["resources"];
-      if (!resources.contains("limits") || !resources["limits"].is_object()) continue;
-      if (resources.contains("requests") && !resources["requests"].is_object()) continue;
-      for (const auto& [name, value] : resources["limits"].items()) {
-        if (!resources["requests"].contains(name)) resources["requests"][name] = value;
-      }
-    }
-  }
-  control::DefaultPodSpecJson(spec);
+  if (object.contains("spec")) control::DefaultPodSpecJson(object["spec"]);
 }
 
 }  // namespace

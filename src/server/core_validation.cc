@@ -8,6 +8,7 @@
 #include <set>
 
 #include "api/object_names.h"
+#include "control/pod_workloads.h"
 #include "core/quantity.h"
 #include "core/quantity_bounds.h"
 #include "server/core_defaults.h"
@@ -239,13 +240,8 @@ std::vector<std::string> CoreWarnings(const control::ResourceType& type, const j
   if (type.group.empty() && type.kind == "Pod") {
     // A bare pod's container runs once: the kubelet's restarts in place are not
     // acted on (a controller's pods restart as their job's policy says).
-    const json& refs = At(object, {"metadata", "ownerReferences"});
-    const bool owned = refs.is_array() && std::any_of(refs.begin(), refs.end(), [](const json& r) {
-                         return r.is_object() && r.value("controller", false);
-                       });
-    std::string restart = Text(At(object, {"spec", "restartPolicy"}));
-    if (restart.empty()) restart = "Always";
-    if (!owned && restart != "Never") {
+    const std::string restart = control::PodRestartPolicy(object);
+    if (control::PodWorkloadOf(object) && (restart == "Always" || restart == "OnFailure")) {
       w.push_back("spec.restartPolicy " + restart +
                   " is not acted on by muster serve: the pod's container runs once and is not "
                   "restarted when it " +

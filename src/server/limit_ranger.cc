@@ -163,18 +163,9 @@ std::optional<ApiError> AdmitPodLimits(const control::ObjectReader& store, const
   if (!pod.contains("spec") || !pod["spec"].is_object()) return std::nullopt;
   json& spec = pod["spec"];
 
-  // SetDefaults_Container ran before upstream's admission: a limit without a request
-  // is also the request, so a default request never undercuts a stated limit.
-  ForEachContainer(spec, [](json& c, bool) {
-    if (!c.contains("resources") || !c["resources"].is_object()) return;
-    json& resources = c["resources"];
-    if (!resources.contains("limits") || !resources["limits"].is_object()) return;
-    for (const auto& [k, v] : resources["limits"].items()) {
-      if (!resources["requests"].is_object()) resources["requests"] = json::object();
-      if (!resources["requests"].contains(k)) resources["requests"][k] = v;
-    }
-  });
-
+  // kube-apiserver's defaulting ran first (DefaultCoreObject): a limit without a
+  // request is already the request, so a default request never undercuts a stated
+  // limit.
   std::vector<std::string> notes;
   std::vector<std::string> errors;
   for (const model::LimitRange& range : ranges) {

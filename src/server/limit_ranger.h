@@ -17,7 +17,8 @@
 
 namespace muster::server {
 
-// nullopt: `pod` (valid, in `ns`) may be written, with the defaults set; else the 403.
+// nullopt: `pod` (valid, in `ns`, defaulted as kube-apiserver stores it:
+// DefaultCoreObject) may be written, with the defaults set; else the 403.
 std::optional<ApiError> AdmitPodLimits(const control::ObjectReader& store, const std::string& ns,
                                        nlohmann::json& pod);
 
