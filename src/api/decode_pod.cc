@@ -381,6 +381,18 @@ model::PodSpec DecodePodSpec(const YamlValue& v) {
   for (const auto& c : v.Get("initContainers").Items()) {
     spec.init_containers.push_back(DecodeContainer(c));
   }
+  // Requests count every container (workloads/pod_requests.h) wherever the pod runs;
+  // serve's executors start one process (or podman container) per pod.
+  if (YamlValue init = v.Get("initContainers"); !init.Items().empty()) {
+    init.Warn(
+        "not run by muster serve: its pods start their first container only (a kubelet "
+        "under muster kube runs them)");
+  }
+  const auto containers = v.Get("containers").Items();
+  for (size_t i = 1; i < containers.size(); ++i) {
+    containers[i].Warn("not run by muster serve: its pods start their first container (" +
+                       spec.containers[0].name + ") only (a kubelet under muster kube runs it)");
+  }
   spec.overhead = v.Get("overhead").QuantityMap(QuantityScope::kWorkload);
   spec.node_selector = v.Get("nodeSelector").StringMap();
   spec.node_affinity = DecodeNodeAffinity(v.Get("affinity").Get("nodeAffinity"));

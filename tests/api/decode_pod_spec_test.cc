@@ -154,5 +154,34 @@ spec:
           "persistentVolumeClaim, downwardAPI): a pod mounting it fails to start"));
 }
 
+// Requests count every container; serve's executors start the first container only,
+// so the others and the init containers are named, not dropped silently.
+TEST(DecodePodSpec, ContainersServeDoesNotRunAreWarnedAbout) {
+  auto r = Decode(R"(apiVersion: batch/v1
+kind: Job
+metadata:
+  name: j
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      initContainers:
+      - {name: fetch, image: img, command: ["true"]}
+      containers:
+      - {name: main, image: img, command: ["true"]}
+      - {name: shipper, image: img, command: ["true"]}
+)");
+  EXPECT_FALSE(r.HasErrors());
+  EXPECT_THAT(Lines(r),
+              ElementsAre("t.yaml:10: Job default/j: spec.template.spec.initContainers: warning: "
+                          "not run by muster serve: its pods start their first container only (a "
+                          "kubelet under muster kube runs them)",
+                          "t.yaml:13: Job default/j: spec.template.spec.containers[1]: warning: "
+                          "not run by muster serve: its pods start their first container (main) "
+                          "only (a kubelet under muster kube runs it)"));
+  EXPECT_EQ(SpecOf(r).containers.size(), 2u);
+  EXPECT_EQ(SpecOf(r).init_containers.size(), 1u);
+}
+
 }  // namespace
 }  // namespace muster::api
