@@ -401,6 +401,11 @@ model::PodSpec DecodePodSpec(const YamlValue& v) {
   if (auto p = v.Get("priority").Int(INT32_MIN, INT32_MAX))
     spec.priority = static_cast<int32_t>(*p);
   v.Get("schedulerName").Read(spec.scheduler_name);
+  // Written by the Priority admission plugin from the pod's PriorityClass (serve does
+  // as upstream, pod_priority.h); the class's policy is the one acted on.
+  if (YamlValue policy = v.Get("preemptionPolicy"); policy.IsSet()) {
+    policy.Enum({"PreemptLowerPriority", "Never"});
+  }
   YamlValue restart = v.Get("restartPolicy");
   if (restart.IsSet()) {
     static const char* const kPolicies[] = {"Always", "OnFailure", "Never"};

@@ -377,8 +377,9 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
   // A job's decode, kept for the scheduler as a create's (one decode per write).
   std::shared_ptr<const control::DecodedJob> decoded;
   if (scope != WriteScope::kStatus) {
-    if (IsCoreKind(*t.type) || IsNamespaceType(*t.type) || IsBatchJob(*t.type) ||
-        IsCronJob(*t.type)) {
+    // Every kind DefaultCoreObject defaults (the core group's, Pods and LimitRanges
+    // included, and batch's), as a create and a patch are.
+    if (t.type->group.empty() || IsBatchJob(*t.type) || IsCronJob(*t.type)) {
       auto stored = store.Get({t.type->StoreKey(), t.namespace_, t.name});
       DefaultCoreObject(*t.type, *body, stored.ok() ? &*stored : nullptr);
     }

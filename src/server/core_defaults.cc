@@ -9,6 +9,7 @@
 #include "core/base64.h"
 #include "server/batch_job_defaults.h"
 #include "server/namespace_lifecycle.h"
+#include "server/pod_priority.h"
 
 namespace muster::server {
 namespace {
@@ -185,8 +186,9 @@ void DefaultLimitRange(json& object) {
 }
 
 // SetDefaults_Pod, SetDefaults_PodSpec and SetDefaults_Container.
-void DefaultPod(json& object) {
+void DefaultPod(json& object, const json* current) {
   if (object.contains("spec")) control::DefaultPodSpecJson(object["spec"]);
+  if (current != nullptr) KeepPodPriority(object, *current);
 }
 
 }  // namespace
@@ -205,7 +207,7 @@ void DefaultCoreObject(const control::ResourceType& type, json& object, const js
   if (type.kind == "PersistentVolumeClaim") DefaultClaim(object, current);
   if (type.kind == "Namespace") DefaultNamespace(object, current);
   if (type.kind == "LimitRange") DefaultLimitRange(object);
-  if (type.kind == "Pod") DefaultPod(object);
+  if (type.kind == "Pod") DefaultPod(object, current);
 }
 
 Status AllocateOnCreate(const control::ResourceType& type, const control::ObjectReader& store,

@@ -20,7 +20,9 @@
 // - Pod: SetDefaults_Pod (a limit without a request is the request),
 //   SetDefaults_PodSpec and SetDefaults_Container (control/pod_spec_json.h:
 //   restartPolicy Always, dnsPolicy, schedulerName, terminationGracePeriodSeconds,
-//   serviceAccountName, imagePullPolicy by tag...), as kube-apiserver stores a pod.
+//   serviceAccountName, imagePullPolicy by tag...), as kube-apiserver stores a pod;
+//   an update keeps the stored spec.priority and spec.preemptionPolicy where it
+//   leaves them out (the Priority plugin's, pod_priority.h).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -3,6 +3,7 @@
 #include "server/core_defaults.h"
 #include "server/limit_ranger.h"
 #include "server/meta_validation.h"
+#include "server/pod_priority.h"
 #include "server/resource_quota.h"
 
 namespace muster::server {
@@ -26,6 +27,7 @@ std::optional<ApiError> AdmitCreate(const control::ObjectReader& store,
   // LimitRanger runs before ResourceQuota, which then counts the defaults.
   if (type.group.empty() && type.kind == "Pod") {
     if (auto refused = AdmitPodLimits(store, ns, object)) return refused;
+    if (auto refused = AdmitPodPriority(store, object)) return refused;
   }
   if (auto refused = CheckQuota(store, type, ns, object)) return refused;
   Status allocated = AllocateOnCreate(type, store, object);

@@ -1,10 +1,10 @@
 // What kube-apiserver's admission and allocators do to a valid object being created,
-// before it is written: a Pod's LimitRanges (limit_ranger.h), the namespace's ResourceQuotas
-// (resource_quota.h: 403 past a quota's hard limit), then a Service's cluster address and a claim's
-// binding (core_defaults.h). API creates hold CreateAdmissionMutex() from the check to the write,
-// so two creates that each fit alone cannot together pass a quota, and two Services never draw the
-// same address. Pods the executors write for admitted jobs do not pass here: see docs in
-// src/server/README.md (ResourceQuota).
+// before it is written: a Pod's LimitRanges (limit_ranger.h) and priority (pod_priority.h), the
+// namespace's ResourceQuotas (resource_quota.h: 403 past a quota's hard limit), then a Service's
+// cluster address and a claim's binding (core_defaults.h). API creates hold CreateAdmissionMutex()
+// from the check to the write, so two creates that each fit alone cannot together pass a quota, and
+// two Services never draw the same address. Pods the executors write for admitted jobs do not pass
+// here: see docs in src/server/README.md (ResourceQuota).
 #pragma once
 
 #include <mutex>

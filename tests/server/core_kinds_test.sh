@@ -23,6 +23,12 @@ check "kubectl create priorityclass" "priorityclass.scheduling.k8s.io/batch-low 
   $K create priorityclass batch-low --value=0 --description="low" --preemption-policy=Never
 check "stored with its value 0 and policy" "^batch-low 0 Never low$" \
   $K get priorityclass batch-low -o 'jsonpath={.metadata.name} {.value} {.preemptionPolicy} {.description}'
+check "a pod naming it gets its priority and policy (Priority admission)" "^0 Never$" \
+  $K run prio --image=busybox --restart=Never --overrides='{"spec":{"priorityClassName":"batch-low"}}' \
+  --dry-run=server -o 'jsonpath={.spec.priority} {.spec.preemptionPolicy}'
+check_fails "a pod naming a class that does not exist is forbidden" \
+  "no PriorityClass with name nosuch was found" \
+  $K run prio --image=busybox --restart=Never --overrides='{"spec":{"priorityClassName":"nosuch"}}'
 check_fails "kubectl create deployment: not served, said as such" \
   "could not find the requested resource" $K create deployment web --image=nginx
 eventually "a namespace gets ServiceAccount default" "^default +0 " \
