@@ -37,7 +37,9 @@ TEST_F(FakeApiServerTest, ServesObjectsCreatedInTheStoreAndOverHttp) {
 }
 
 TEST_F(FakeApiServerTest, InjectedFailuresAnswerStatusThenServe) {
-  fake_.Create(PodJson("a"));
+  // Created over HTTP, so stored with the API server's defaults a PUT must repeat.
+  ASSERT_EQ(client_.Request("POST", "/api/v1/namespaces/default/pods", PodJson("a").dump()).code,
+            201);
   fake_.FailNext("PUT", "/pods/a", 409, 2);
   json pod = fake_.store().Get({"pods", "default", "a"}).value();
   pod["metadata"]["labels"]["x"] = "1";
