@@ -211,6 +211,12 @@ class Reconciler {
   // again when the configuration (the runtimes) changes.
   void ParkWithoutRuntime(const std::string& id, const Change& change, const std::string& why);
   void RetryWithoutRuntime();
+  // Jobs whose Workload cannot be made from the configuration (a PriorityClass or
+  // WorkloadPriorityClass that does not exist...): a Warning Event ErrWorkloadCompose
+  // says why, as Kueue's job reconciler does, and each is applied again when the
+  // configuration changes.
+  void ParkUncomposed(const std::string& id, const Change& change, const std::string& why);
+  void RetryUncomposed();
   bool Managed(const nlohmann::json& job_object, const model::Workload& workload) const;
   JobState& AddJob(const std::string& id, const Change& change, const model::Workload& workload);
   void SubmitToEngine(JobState& job, model::Workload workload);
@@ -396,6 +402,8 @@ class Reconciler {
   std::map<std::string, std::string> job_keys_;  // "<resource>/<ns>/<name>" -> workload key
   // TrainJobs by "<resource>/<ns>/<name>": the change and why it waits.
   std::map<std::string, std::pair<Change, std::string>> without_runtime_;
+  // Jobs by "<resource>/<ns>/<name>" whose Workload could not be composed, and why.
+  std::map<std::string, std::pair<Change, std::string>> uncomposed_;
   // Cluster mode: the live pods of each gang ("<ns>/<job>" -> pod name -> pod), and
   // which gang a pod belongs to ("<ns>/<pod>"). Looked up for every pod event and
   // never walked in order: hashed, not string-compared down a tree.

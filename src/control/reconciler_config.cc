@@ -515,6 +515,7 @@ void Reconciler::SyncDecodingInputs() {
   config_.limit_ranges = std::move(inputs.limit_ranges);
   ++stats_.decoding_updates;
   RetryWithoutRuntime();  // a runtime may have arrived
+  RetryUncomposed();      // a PriorityClass, say
   ReadjustPending(std::exchange(limit_range_namespaces_, {}));
 }
 
@@ -567,6 +568,7 @@ void Reconciler::EngineReplaced() {
   ++engines_made_;
   if (runtime_ != nullptr) runtime_->SetEngine(engine_.get());
   RetryWithoutRuntime();  // a runtime may have arrived
+  RetryUncomposed();      // a PriorityClass, say
   cycle_needed_ = true;
   queues_dirty_ = true;
 }

@@ -8,6 +8,7 @@
 #include "control/gang_binder.h"
 #include "control/job_templates.h"
 #include "control/json_fields.h"
+#include "control/pod_workloads.h"
 #include "control/reconciler.h"
 #include "control/reconciler_state.h"
 #include "control/resource_types.h"
@@ -155,7 +156,6 @@ void Reconciler::Build(const ObjectReader& view) {
 
   std::map<std::string, std::string> problems;
   std::vector<SnapshotJob> snapshot = ReadJobs(view, config_, problems);
-  for (const auto& [object, problem] : problems) Log("ignoring " + object + ": " + problem);
   std::vector<JobState*> added;
   for (auto& sj : snapshot) {
     auto object = view.Get({sj.ref.resource, sj.ref.namespace_, sj.ref.name});
@@ -198,6 +198,27 @@ void Reconciler::Build(const ObjectReader& view) {
                            workload.status().message());
       }
     }
+  }
+  // The other jobs whose Workload could not be composed (labels are ObjectIds).
+  uncomposed_.clear();
+  for (const auto& [label, problem] : problems) {
+    if (without_runtime_.count(label) != 0) continue;
+    const size_t first = label.find('/'), last = label.rfind('/');
+    auto object = first == last
+                      ? Result<json>(NotFound(label))
+                      : view.Get({label.substr(0, first), label.substr(first + 1, last - first - 1),
+                                  label.substr(last + 1)});
+    if (!object.ok()) {
+      Log("ignoring " + label + ": " + problem);  // a list that could not be read
+      continue;
+    }
+    Change c;
+    c.type = ChangeType::kAdded;
+    c.resource = label.substr(0, first);
+    c.namespace_ = label.substr(first + 1, last - first - 1);
+    c.name = label.substr(last + 1);
+    c.SetObject(std::move(*object));
+    ParkUncomposed(label, c, problem);
   }
   // Bare pods: gangs whose pods all exist are jobs like the others (after them).
   pod_gangs_.clear();
@@ -442,6 +463,7 @@ void Reconciler::ApplyJob(const Change& change) {
   // pods now, and nothing may bring them back): forgotten, its quota released.
   if (change.type == ChangeType::kDeleted || DeletingDependents(change.Object())) {
     without_runtime_.erase(id);
+    uncomposed_.erase(id);
     if (known == job_keys_.end()) return;
     const std::string key = known->second;
     // Deleted with its dependents orphaned: its running pods run on (reconciler_orphans.cc).
@@ -490,10 +512,8 @@ void Reconciler::ApplyJob(const Change& change) {
     return ParkWithoutRuntime(id, change, workload.status().message());
   }
   without_runtime_.erase(id);
-  if (!workload.ok()) {
-    Log("ignoring " + id + ": " + workload.status().message());
-    return;
-  }
+  if (!workload.ok()) return ParkUncomposed(id, change, workload.status().message());
+  uncomposed_.erase(id);
   if (!Managed(change.Object(), *workload)) return;
   if (jobs_.count(workload->key) != 0) {
     Log("ignoring " + id + ": another job in namespace " + change.namespace_ + " is named " +
@@ -568,6 +588,44 @@ void Reconciler::ParkWithoutRuntime(const std::string& id, const Change& change,
   op.name = change.name;
   op.object = std::move(waiting);
   Submit(nullptr, std::move(op));
+}
+
+void Reconciler::ParkUncomposed(const std::string& id, const Change& change,
+                                const std::string& why) {
+  const json& object = change.Object();
+  // In a cluster, only a job muster would manage is reported (Kueue composes none
+  // other): one with a queue name, unless every job is managed.
+  if (options_.mode == ReconcilerMode::kCluster &&
+      (OwnedByJobSet(object) || (!options_.manage_jobs_without_queue_name &&
+                                 StringField(ObjectField(ObjectField(object, "metadata"), "labels"),
+                                             "kueue.x-k8s.io/queue-name")
+                                     .empty()))) {
+    Log("ignoring " + id + ": " + why);
+    return;
+  }
+  auto known = uncomposed_.find(id);
+  const bool unchanged = known != uncomposed_.end() && known->second.second == why;
+  uncomposed_[id] = {change, why};
+  if (unchanged) return;
+  Log("ignoring " + id + ": " + why);
+  const EventSource source{StringField(object, "apiVersion"), StringField(object, "kind"),
+                           "muster-scheduler"};
+  json event = ObjectEvent(object, source, "Warning", "ErrWorkloadCompose", why, clock_.Now(),
+                           ++event_counter_);
+  WriteOp op;
+  op.kind = WriteKind::kEvent;
+  op.resource = "events";
+  op.create = event_correlator_.Correlate(event);
+  op.namespace_ = change.namespace_;
+  op.name = event["metadata"].value("name", "");
+  op.object = std::move(event);
+  Submit(nullptr, std::move(op));
+}
+
+void Reconciler::RetryUncomposed() {
+  std::vector<Change> waiting;
+  for (const auto& [id, parked] : uncomposed_) waiting.push_back(parked.first);
+  for (const Change& change : waiting) ApplyJob(change);
 }
 
 void Reconciler::RetryWithoutRuntime() {
