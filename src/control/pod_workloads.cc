@@ -67,8 +67,8 @@ Result<model::Workload> BuildOne(const json& pod, const model::ManifestSet& conf
   if (decoded.manifests.jobs.size() != 1) return InvalidArgument(label + ": cannot be decoded");
   auto* job = std::get_if<model::BatchJob>(&decoded.manifests.jobs.front());
   if (job == nullptr) return InvalidArgument(label + ": cannot be decoded");
-  // The pod's own restartPolicy is what its template says. The kubelet of a cluster
-  // restarts its container; serve runs it once (CoreWarnings says so).
+  // The pod's own restartPolicy is what its template says: the kubelet of a cluster,
+  // and serve's executor (server/container_restart.h), restart its container by it.
   job->spec.tmpl.spec.restart_policy = PodRestartPolicy(pod);
   return workloads::BuildWorkload(decoded.manifests.jobs.front(), config);
 }

@@ -8,7 +8,6 @@
 #include <set>
 
 #include "api/object_names.h"
-#include "control/pod_workloads.h"
 #include "core/quantity.h"
 #include "core/quantity_bounds.h"
 #include "server/core_defaults.h"
@@ -237,19 +236,9 @@ void ValidateCoreUpdate(const control::ResourceType& type, const json& current, 
 
 std::vector<std::string> CoreWarnings(const control::ResourceType& type, const json& object) {
   std::vector<std::string> w;
-  if (type.group.empty() && type.kind == "Pod") {
-    // A bare pod's container runs once: the kubelet's restarts in place are not
-    // acted on (a controller's pods restart as their job's policy says).
-    const std::string restart = control::PodRestartPolicy(object);
-    if (control::PodWorkloadOf(object) && (restart == "Always" || restart == "OnFailure")) {
-      w.push_back("spec.restartPolicy " + restart +
-                  " is not acted on by muster serve: the pod's container runs once and is not "
-                  "restarted when it " +
-                  (restart == "Always" ? "exits" : "fails") +
-                  " (the pod ends Succeeded or Failed)");
-    }
-    return w;
-  }
+  // A Pod's restartPolicy is acted on: a bare pod's container restarts in place
+  // (container_restart.h), a controller's pods as their job's policy says.
+  if (type.group.empty() && type.kind == "Pod") return w;
   if (!IsCoreKind(type)) return w;
   if (type.kind == "Service") {
     const std::string t = Text(At(object, {"spec", "type"}));

@@ -226,6 +226,8 @@ void LocalExecutor::StartPod(int64_t attempt, Gang& gang, size_t i,
     if (auto t = terminated_.find(key); t != terminated_.end()) pod.last_terminated = t->second;
   }
   pod.retry_start = false;
+  pod.crash_wait = false;
+  pod.started = now;
   pod.started_at = control::Rfc3339(now);
   pod.dirty = true;
   auto fail = [&](const std::string& reason, const std::string& message) {
@@ -406,6 +408,7 @@ std::vector<control::GangOutcome> LocalExecutor::Poll(Time now) {
     }
     terminated_[g->second.namespace_ + "/" + pod.name] = {pod.exit_code, pod.reason, pod.message,
                                                           pod.started_at, pod.finished_at};
+    if (RestartInPlace(g->second, pod, now)) continue;
     ReleaseAddress(pod);
     pod.dirty = !g->second.deleted && !pod.shrunk;
   }
@@ -526,8 +529,10 @@ void LocalExecutor::WritePod(const Gang& gang, PodRun& pod, Time now) {
   view.exit_code = pod.exit_code;
   view.reason = pod.reason;
   view.message = pod.message;
-  view.waiting_reason = pod.image_wait ? pod.reason : "";
-  view.waiting_message = pod.image_wait ? pod.message : "waiting for the GPUs of terminating pods";
+  const bool told = pod.image_wait || pod.crash_wait;  // the kubelet's waiting reason
+  view.waiting_reason = told ? pod.reason : "";
+  view.waiting_message = told ? pod.message : "waiting for the GPUs of terminating pods";
+  view.restarting = pod.crash_wait;
   if (pod.state == PodState::kWaiting && !pod.image_wait && !gang.stopping) {
     if (auto blocker = StartBlocker(gang, pod.pod_set)) {
       view.waiting_reason =

@@ -68,6 +68,7 @@
 #include "control/gang_policy.h"
 #include "engine/engine.h"
 #include "engine/executor.h"
+#include "server/container_restart.h"
 #include "server/graceful_deletion.h"
 #include "server/image_pull_backoff.h"
 #include "server/local_pod.h"
@@ -155,6 +156,12 @@ class LocalExecutor : public ServeExecutor {
     bool pulling = false;
     bool image_ready = false;
     Time pull_started = 0;
+    // A bare pod's container restarted in place (local_executor_restart.cc): kWaiting
+    // until `restart_at` (CrashLoopBackOff), then started again at a Run.
+    bool crash_wait = false;
+    Time restart_at = 0;
+    Time started = 0;  // when its current container started
+    RestartBackOff backoff;
   };
   struct Gang {
     std::string key;
@@ -186,6 +193,9 @@ class LocalExecutor : public ServeExecutor {
   // run; false when the pod waits (its pull started, or ErrImageNeverPull).
   bool EnsureImage(const Gang& gang, PodRun& pod, Time now);
   void SyncImageWaits(Gang& gang, Time now);
+  // A bare pod whose restartPolicy restarts its ended container: waits in back-off (its
+  // address kept) instead of ending; false when it ends.
+  bool RestartInPlace(const Gang& gang, PodRun& pod, Time now);
   // A pull's end: the pod starts (Pulled) or waits in back-off (ErrImagePull).
   void PullEnded(const Gang& gang, PodRun& pod, Time now);
   void EndImageWait(PodRun& pod);

@@ -1,6 +1,8 @@
 // LocalExecutor after a restart: a gang a previous server started is adopted with
 // its pods' processes as they are now (running, or ended while the server was down),
 // and the pod directories whose Pod objects went meanwhile are removed.
+#include "control/json_fields.h"
+#include "control/workload_objects.h"
 #include "server/adopted_pods.h"
 #include "server/local_executor.h"
 #include "server/pod_paths.h"
@@ -8,6 +10,9 @@
 
 namespace muster::server {
 
+using control::ArrayField;
+using control::IntField;
+using control::ObjectField;
 using json = nlohmann::json;
 
 void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time now,
@@ -36,6 +41,12 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
   for (size_t i = 0; i < gang.pods.size(); ++i) {
     PodRun& pod = gang.pods[i];
     if (addresses_.Reserve(ips[pod.name])) pod.ip = ips[pod.name];
+    // Its restarts so far, as its object counted them (the next start counts on).
+    const json& statuses = ArrayField(ObjectField(stored[pod.name], "status"), "containerStatuses");
+    if (!statuses.empty()) {
+      pod.restarts = static_cast<int32_t>(IntField(statuses[0], "restartCount"));
+      restarts_[gang.namespace_ + "/" + pod.name] = pod.restarts + 1;
+    }
     auto it = recovered.find(pod.id);
     if (it == recovered.end() &&
         (held.count(pod.name) != 0 || ResumeImageWait(gang, pod, stored[pod.name]))) {
@@ -63,7 +74,11 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
       pod.reason = exit.exit_code == 0 ? "Completed" : exit.oom_killed ? "OOMKilled" : "Error";
       pod.message = exit.lost ? "the process vanished while the server was down"
                               : "exited with code " + std::to_string(exit.exit_code);
-      ReleaseAddress(pod);
+      // A bare pod's container restarts in place (at once: the back-off is the old
+      // server's); its end is its lastState.
+      terminated_[gang.namespace_ + "/" + pod.name] = {pod.exit_code, pod.reason, pod.message,
+                                                       pod.started_at, control::Rfc3339(now)};
+      if (!RestartInPlace(gang, pod, now)) ReleaseAddress(pod);
     }
     WritePod(gang, pod, now);
   }

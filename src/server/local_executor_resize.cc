@@ -85,6 +85,8 @@ void LocalExecutor::StartAddedPods(int64_t attempt, Gang& gang, Time now) {
     if (blocked[pod.pod_set]) continue;  // its replicated job starts after another
     // A pod waiting for its image starts again once its back-off ran out.
     if (pod.image_wait && !pod.retry_start) continue;
+    // A container restarted in place starts again once its back-off ran out.
+    if (pod.crash_wait && now < pod.restart_at) continue;
     if (!pod.shrunk && pod.state == PodState::kWaiting && PodCanStart(pod)) ready.push_back(i);
   }
   if (ready.empty()) return;

@@ -159,7 +159,7 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
   bool ready = false;
   switch (pod.state) {
     case PodRunState::kWaiting:
-      phase = "Pending";
+      phase = pod.restarting ? "Running" : "Pending";
       state = {{"waiting",
                 {{"reason", pod.waiting_reason.empty() ? "ContainerCreating" : pod.waiting_reason},
                  {"message", pod.waiting_message}}}};

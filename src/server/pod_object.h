@@ -38,6 +38,8 @@ struct PodRunView {
   std::string message;          // terminated pods: why
   std::string waiting_reason;   // waiting pods: the kubelet's reason ("" = ContainerCreating)
   std::string waiting_message;  // waiting pods: why
+  // Waiting to start its container again (CrashLoopBackOff): the pod stays Running.
+  bool restarting = false;
   std::string started_at, finished_at;  // RFC 3339; finished_at empty: `now`
   int32_t restarts = 0;
   std::optional<TerminatedState> last_terminated;  // the previous container's end (lastState)

@@ -11,8 +11,8 @@ namespace muster::control {
 namespace {
 
 using testing::Bench;
-using testing::IndexedJob;
 using ::testing::ElementsAre;
+using testing::IndexedJob;
 using testing::json;
 using testing::PriorityClass;
 

@@ -170,13 +170,25 @@ eventually "it runs like a Job without a queue label" "^free +0/1 +Completed " $
 check "its Workload names no queue and is Finished" "^pod-free True True $" \
   $K get workload pod-free -o 'jsonpath={.metadata.name} {.status.conditions[?(@.type=="Admitted")].status} {.status.conditions[?(@.type=="Finished")].status} {.spec.queueName}'
 
-# `kubectl run` writes no restartPolicy (Always, the default): the pod runs once, and
-# the create's warning says its container is not restarted.
-check "kubectl run, warned that Always is not acted on" \
-  "^Warning: spec.restartPolicy Always is not acted on by muster serve" \
-  $K run runner --image=busybox --command -- sh -c 'echo runner-ran'
-eventually "it runs to completion" "^runner +0/1 +Completed " $K get pod runner --no-headers
-check "its output is its log" "runner-ran" $K logs runner
+# `kubectl run` writes no restartPolicy (Always, the default): the kubelet restarts
+# the container in place whenever it exits, at once and then with its back-off.
+check "kubectl run" "pod/runner created" \
+  $K run runner --image=busybox --command -- sh -c 'echo runner-ran-$(date +%s%N); exit 3'
+eventually "its container exits and waits in CrashLoopBackOff, the pod Running" \
+  "^Running CrashLoopBackOff [1-9]+ 3$" \
+  $K get pod runner -o 'jsonpath={.status.phase} {.status.containerStatuses[0].state.waiting.reason} {.status.containerStatuses[0].restartCount} {.status.containerStatuses[0].lastState.terminated.exitCode}'
+check "its log is its current container's" "runner-ran-" $K logs runner
+check "the previous container's log is another" "runner-ran-" $K logs runner --previous
+eventually "a BackOff Event as the kubelet's" \
+  "Back-off restarting failed container runner in pod runner_default" \
+  $K get events --field-selector involvedObject.name=runner,reason=BackOff -o 'jsonpath={.items[0].message}'
+check "its Workload stays admitted, not finished" "^True $" \
+  $K get workload pod-runner -o 'jsonpath={.status.conditions[?(@.type=="Admitted")].status} {.status.conditions[?(@.type=="Finished")].status}'
+check "deleted in back-off, it goes" 'pod "runner" deleted' $K delete pod runner
+eventually "and its Workload with it" "^$" $K get workload pod-runner --ignore-not-found
+check "OnFailure: a container that succeeded is not restarted" "pod/once created" \
+  $K run once --image=busybox --restart=OnFailure --command -- sh -c 'echo once-ran'
+eventually "it ends Completed" "^once +0/1 +Completed +0 " $K get pod once --no-headers
 
 # (3) Volcano: a standalone PodGroup and pods that name it are one gang; the
 # PodGroup's phase follows (Pending, then Running, then Completed).
