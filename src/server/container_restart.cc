@@ -5,9 +5,9 @@
 namespace muster::server {
 namespace {
 
-constexpr double kInitialBackOff = 10;   // the kubelet's
-constexpr double kMaxBackOff = 300;      // MaxContainerBackOff
-constexpr double kBackOffReset = 600;    // a back-off untouched this long is forgotten
+constexpr double kInitialBackOff = 10;  // the kubelet's
+constexpr double kMaxBackOff = 300;     // MaxContainerBackOff
+constexpr double kBackOffReset = 600;   // a back-off untouched this long is forgotten
 
 }  // namespace
 

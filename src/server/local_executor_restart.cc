@@ -2,8 +2,8 @@
 // Always (or OnFailure after a failure): the pod stays Running and keeps its address;
 // its container waits in CrashLoopBackOff (container_restart.h) and StartAddedPods
 // starts it again, restartCount one more and lastState its previous end.
-#include "server/local_executor.h"
 #include "server/image_pull_backoff.h"
+#include "server/local_executor.h"
 #include "server/pod_object.h"
 
 namespace muster::server {
@@ -36,10 +36,12 @@ bool LocalExecutor::RestartInPlace(const Gang& gang, PodRun& pod, Time now) {
   pod.reason = "CrashLoopBackOff";
   pod.message =
       "back-off " + GoDuration(wait) + " restarting failed container=" + container + " pod=" + who;
-  pending_events_.push_back({gang.namespace_, pod.name, pod.node,
-                             {"Warning", "BackOff",
-                              "Back-off restarting failed container " + container + " in pod " +
-                                  who}});
+  pending_events_.push_back(
+      {gang.namespace_,
+       pod.name,
+       pod.node,
+       {"Warning", "BackOff",
+        "Back-off restarting failed container " + container + " in pod " + who}});
   return true;
 }
 

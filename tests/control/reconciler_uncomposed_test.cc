@@ -70,5 +70,21 @@ TEST_F(ReconcilerUncomposedTest, AtStartUpTooAndADeletedJobIsForgotten) {
   EXPECT_THAT(bench_.runtime.events, ElementsAre("start ml/early"));
 }
 
+// In a cluster only the jobs muster would manage are told: Kueue composes no
+// Workload for a Job without a queue name (manageJobsWithoutQueueName off).
+TEST(ReconcilerUncomposedClusterTest, OnlyAJobWithAQueueNameIsTold) {
+  Bench bench(ReconcilerMode::kCluster);
+  bench.Configure(1, 8, 8);
+  bench.Build();
+  json unqueued = IndexedJob("other", 1, 1, "absent");
+  unqueued["metadata"].erase("labels");
+  bench.Create("jobs.batch", "ml", unqueued);
+  bench.Create("jobs.batch", "ml", IndexedJob("queued", 1, 1, "absent"));
+  bench.Steps(2);
+  const std::vector<std::string> told = ComposeEvents(bench);
+  ASSERT_EQ(told.size(), 1u);
+  EXPECT_EQ(told[0].rfind("Warning Job/queued: ", 0), 0u) << told[0];
+}
+
 }  // namespace
 }  // namespace muster::control
