@@ -184,6 +184,7 @@ void EmulatedExecutor::Resized(const engine::WorkloadRecord& record,
     const std::string job_uid = JobUid(store_, gang.workload.meta);
     for (const auto& p : added) {
       gang.pods.push_back(NewPod(gang.workload, p, job_uid));
+      gang.pods.back().view.priority = gang.priorities[p.pod_set];
       gang.pods.back().view.started_at = control::Rfc3339(now);
       // The gang's duration does not change with its size: it ends with the others.
       RunPod(record.key(), gang, gang.pods.back(), gang.started_at);
@@ -207,8 +208,12 @@ void EmulatedExecutor::StartGang(const engine::WorkloadRecord& record, Time star
   gang.sets = SetModels(record.workload);
   gang.started_at = started_at;
   const std::string job_uid = JobUid(store_, record.workload.meta);
+  gang.priorities = PodSetPriorities(store_, record.workload);
   gang.pods.reserve(record.plan.pods.size());
-  for (const auto& p : record.plan.pods) gang.pods.push_back(NewPod(record.workload, p, job_uid));
+  for (const auto& p : record.plan.pods) {
+    gang.pods.push_back(NewPod(record.workload, p, job_uid));
+    gang.pods.back().view.priority = gang.priorities[p.pod_set];
+  }
   // Pod sets that start after others wait (nothing has started yet).
   const std::vector<std::optional<std::string>> blockers = Blockers(gang);
   for (Pod& pod : gang.pods) {

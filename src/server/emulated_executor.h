@@ -89,7 +89,8 @@ class EmulatedExecutor : public ServeExecutor {
   };
   struct Gang {
     model::Workload workload;
-    std::vector<SetModel> sets;  // by pod set
+    std::vector<SetModel> sets;                          // by pod set
+    std::vector<std::optional<PodPriority>> priorities;  // by pod set (PodSetPriorities)
     std::vector<Pod> pods;
     Time started_at = 0;
     // Its pods changed since the last Poll: held pods may start (never in the cycle

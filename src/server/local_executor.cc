@@ -91,6 +91,7 @@ void LocalExecutor::Started(const engine::WorkloadRecord& record, Time now) {
   // Its pods as Kueue would run them: the flavors' node labels and tolerations in.
   gang.workload = engine_ != nullptr ? engine_->AdmittedWorkload(record) : record.workload;
   gang.job_uid = JobUid(store_, record.workload.meta);
+  gang.priorities = PodSetPriorities(store_, record.workload);
   for (const auto& p : record.plan.pods) {
     gang.pods.push_back(NewPodRun(record.workload, p, gang.namespace_));
   }
@@ -547,6 +548,9 @@ void LocalExecutor::WritePod(const Gang& gang, PodRun& pod, Time now) {
   view.ip = pod.ip;
   view.subdomain = pod.subdomain;
   view.owner_uid = gang.job_uid;
+  if (static_cast<size_t>(pod.pod_set) < gang.priorities.size()) {
+    view.priority = gang.priorities[pod.pod_set];
+  }
   // The rank identity its process gets (StartPod), as upstream's controllers write it
   // into the pod's spec.
   for (auto& [name, value] :

@@ -167,7 +167,8 @@ class LocalExecutor : public ServeExecutor {
     std::string key;
     std::string namespace_;
     model::Workload workload;
-    std::string job_uid;  // for the pods' ownerReferences
+    std::string job_uid;                                 // for the pods' ownerReferences
+    std::vector<std::optional<PodPriority>> priorities;  // by pod set (PodSetPriorities)
     std::vector<PodRun> pods;
     bool launched = false;
     bool released = false;  // its admission is stored (Release): it may launch

@@ -150,6 +150,11 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
   // muster places the pods of the jobs it admits, whichever scheduler the template names.
   spec["schedulerName"] = "muster";
   if (!pod.subdomain.empty()) spec["subdomain"] = pod.subdomain;
+  if (const auto& p = pod.priority) {
+    if (!p->class_name.empty()) spec["priorityClassName"] = p->class_name;
+    spec["priority"] = p->value;
+    spec["preemptionPolicy"] = p->preemption_policy;
+  }
   control::DefaultPodSpecJson(spec);
   const std::string now_text = control::Rfc3339(now);
   // Only the first container runs (docs/containers.md): its state is the pod's.
@@ -218,6 +223,16 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
             {"ownerReferences", OwnerReferences(job, pod.owner_uid)}}},
           {"spec", std::move(spec)},
           {"status", std::move(status)}};
+}
+
+std::vector<std::optional<PodPriority>> PodSetPriorities(const control::ObjectReader& store,
+                                                         const model::Workload& workload) {
+  std::vector<std::optional<PodPriority>> out;
+  for (const model::PodSet& ps : workload.pod_sets) {
+    auto p = ComputePodPriority(store, ps.tmpl.spec.priority_class_name);
+    out.push_back(p.ok() ? std::optional<PodPriority>(std::move(*p)) : std::nullopt);
+  }
+  return out;
 }
 
 bool IsExistingPod(const model::Workload& workload, int32_t pod_set) {

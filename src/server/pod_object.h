@@ -14,6 +14,7 @@
 #include "control/object_reader.h"
 #include "core/clock.h"
 #include "model/workload.h"
+#include "server/pod_priority.h"
 
 namespace muster::server {
 
@@ -50,6 +51,9 @@ struct PodRunView {
   // MASTER_ADDR, JOB_COMPLETION_INDEX...), as upstream's controllers write it into
   // the pod: set by the executor that runs processes.
   std::vector<std::pair<std::string, std::string>> controller_env;
+  // What the Priority admission plugin writes into a pod its job's controller creates
+  // (pod_priority.h); nullopt: nothing (its class is gone).
+  std::optional<PodPriority> priority;
 };
 
 // The metadata.uid of the job behind `job` in `store` ("" when it is not there): a
@@ -57,6 +61,12 @@ struct PodRunView {
 std::string JobUid(const control::ObjectReader& store, const model::ObjectMeta& job);
 
 nlohmann::json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time now);
+
+// The priority the pods of each pod set of `workload` get, by pod set: its template's
+// PriorityClass (or the global default) as the Priority plugin computes it at their
+// create; nullopt for a class that is gone.
+std::vector<std::optional<PodPriority>> PodSetPriorities(const control::ObjectReader& store,
+                                                         const model::Workload& workload);
 
 // A bare Pod run as a workload (PodSet::existing_pod): the user's `stored` object
 // keeps its metadata and spec; muster, as scheduler and kubelet, sets spec.nodeName

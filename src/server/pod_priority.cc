@@ -12,19 +12,11 @@ using control::ObjectField;
 using control::StringField;
 using json = nlohmann::json;
 
-constexpr char kPreemptLowerPriority[] = "PreemptLowerPriority";
-
-struct Computed {
-  std::string class_name;  // "" when no class applies
-  int64_t priority = 0;    // upstream's DefaultPriorityWhenNoDefaultClassExists
-  std::string preemption_policy = kPreemptLowerPriority;
-};
-
 // A stored PriorityClass passed validation; a field of another type reads as unset.
-Computed FromClass(const json& pc) {
-  Computed c;
+PodPriority FromClass(const json& pc) {
+  PodPriority c;
   c.class_name = StringField(ObjectField(pc, "metadata"), "name");
-  c.priority = control::IntField(pc, "value");
+  c.value = control::IntField(pc, "value");
   if (std::string policy = StringField(pc, "preemptionPolicy"); !policy.empty()) {
     c.preemption_policy = policy;
   }
@@ -45,41 +37,46 @@ bool Stated(const json& spec, const char* field) {
 
 }  // namespace
 
+Result<PodPriority> ComputePodPriority(const control::ObjectReader& store,
+                                       const std::string& class_name) {
+  auto classes = store.List("priorityclasses.scheduling.k8s.io", "");
+  if (!classes.ok()) return classes.status();
+  PodPriority computed;
+  if (!class_name.empty()) {
+    for (const json& pc : classes->items) {
+      if (StringField(ObjectField(pc, "metadata"), "name") == class_name) return FromClass(pc);
+    }
+    return NotFound("no PriorityClass with name " + class_name + " was found");
+  }
+  // The global default; where several claim it, the lowest value, as upstream.
+  for (const json& pc : classes->items) {
+    if (!pc.contains("globalDefault") || pc["globalDefault"] != true) continue;
+    PodPriority c = FromClass(pc);
+    if (computed.class_name.empty() || c.value < computed.value) computed = c;
+  }
+  return computed;
+}
+
 std::optional<ApiError> AdmitPodPriority(const control::ObjectReader& store, json& pod) {
   if (!pod.is_object() || !pod.contains("spec") || !pod["spec"].is_object()) return std::nullopt;
   json& spec = pod["spec"];
-  auto classes = store.List("priorityclasses.scheduling.k8s.io", "");
-  if (!classes.ok()) {
+  auto result = ComputePodPriority(store, StringField(spec, "priorityClassName"));
+  if (!result.ok() && result.status().code() == StatusCode::kNotFound) {
+    return Forbidden(pod, result.status().message());
+  }
+  if (!result.ok()) {
     return MakeError(
         500, "InternalError",
-        "Internal error occurred: reading PriorityClasses: " + classes.status().message());
+        "Internal error occurred: reading PriorityClasses: " + result.status().message());
   }
-  const std::string named = StringField(spec, "priorityClassName");
-  Computed computed;
-  if (!named.empty()) {
-    const json* found = nullptr;
-    for (const json& pc : classes->items) {
-      if (StringField(ObjectField(pc, "metadata"), "name") == named) found = &pc;
-    }
-    if (found == nullptr) {
-      return Forbidden(pod, "no PriorityClass with name " + named + " was found");
-    }
-    computed = FromClass(*found);
-  } else {
-    // The global default; where several claim it, the lowest value, as upstream.
-    for (const json& pc : classes->items) {
-      if (!pc.contains("globalDefault") || pc["globalDefault"] != true) continue;
-      Computed c = FromClass(pc);
-      if (computed.class_name.empty() || c.priority < computed.priority) computed = c;
-    }
-  }
+  const PodPriority& computed = *result;
   if (Stated(spec, "priority")) {
     const json& stated = spec["priority"];
-    if (!stated.is_number_integer() || stated.get<int64_t>() != computed.priority) {
+    if (!stated.is_number_integer() || stated.get<int64_t>() != computed.value) {
       return Forbidden(pod, "the integer value of priority (" + stated.dump() +
                                 ") must not be provided in pod spec; priority admission "
                                 "controller computed " +
-                                std::to_string(computed.priority) +
+                                std::to_string(computed.value) +
                                 " from the given PriorityClass name");
     }
   }
@@ -94,7 +91,7 @@ std::optional<ApiError> AdmitPodPriority(const control::ObjectReader& store, jso
     }
   }
   if (!computed.class_name.empty()) spec["priorityClassName"] = computed.class_name;
-  spec["priority"] = computed.priority;
+  spec["priority"] = computed.value;
   spec["preemptionPolicy"] = computed.preemption_policy;
   return std::nullopt;
 }

@@ -322,5 +322,31 @@ TEST_F(EmulatedExecutorTest, PodsCarryTheirFlavorsNodeLabelsAndTolerations) {
   EXPECT_FALSE(plain["spec"].contains("tolerations")) << plain["spec"].dump();
 }
 
+// A job's pods get what the Priority admission plugin writes into a pod its job's
+// controller creates: the template's PriorityClass, else the global default, else 0.
+TEST_F(EmulatedExecutorTest, PodsCarryThePriorityOfTheirClass) {
+  Create("priorityclasses.scheduling.k8s.io", "",
+         {{"apiVersion", "scheduling.k8s.io/v1"},
+          {"kind", "PriorityClass"},
+          {"metadata", {{"name", "batch-high"}}},
+          {"value", 500},
+          {"preemptionPolicy", "Never"}});
+  StartController();
+  json job = GangJob("classy", "team-a", 1, 1, "");
+  job["spec"]["template"]["spec"]["priorityClassName"] = "batch-high";
+  Create("jobs.batch", "default", job);
+  Create("jobs.batch", "default", GangJob("plain", "team-a", 1, 1, ""));
+  ASSERT_TRUE(WaitFor([&] { return AllPodsIn("classy", 1, "Running"); }));
+  ASSERT_TRUE(WaitFor([&] { return AllPodsIn("plain", 1, "Running"); }));
+  const json classy = PodsOf("classy").front()["spec"];
+  EXPECT_EQ(classy["priorityClassName"], "batch-high");
+  EXPECT_EQ(classy["priority"], 500);
+  EXPECT_EQ(classy["preemptionPolicy"], "Never");
+  const json plain = PodsOf("plain").front()["spec"];
+  EXPECT_EQ(plain["priority"], 0);
+  EXPECT_EQ(plain["preemptionPolicy"], "PreemptLowerPriority");
+  EXPECT_FALSE(plain.contains("priorityClassName")) << plain.dump();
+}
+
 }  // namespace
 }  // namespace muster::server
