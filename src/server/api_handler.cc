@@ -33,6 +33,7 @@
 #include "server/patch_schema.h"
 #include "server/pod_binding.h"
 #include "server/pod_log.h"
+#include "server/priority_classes.h"
 #include "server/protobuf_body.h"
 #include "server/rbac_escalation.h"
 #include "server/rbac_validation.h"
@@ -157,6 +158,9 @@ std::optional<ApiError> ValidateObject(
       // override, a JobSet rule action, a per-index Job limit: docs/*.md say which).
       field_warnings->push_back(d.field + ": " + d.message);
     }
+  }
+  if (IsPriorityClassType(t)) {
+    for (StatusCause& c : ValidatePriorityClass(object)) causes.push_back(std::move(c));
   }
   // What the api layer cannot check without the time zone database.
   if (causes.empty() && IsCronJob(t) && !CronJobZone(object)) {
@@ -386,6 +390,9 @@ ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequ
     if (auto invalid = ValidateObject(*t.type, *body, t.name, &field_warnings, &decoded)) {
       return ErrorResponse(*invalid);
     }
+    if (IsPriorityClassType(*t.type)) {
+      if (auto refused = AdmitPriorityClass(store, *body)) return ErrorResponse(*refused);
+    }
   }
   const bool admitted = scope != WriteScope::kStatus && JobAdmitted(store, *t.type, *body);
   const bool dry_run = !QueryParam(r, "dryRun").empty();
@@ -441,6 +448,14 @@ ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiReque
     }();
     const json managed = CreatedManagedFields(patch);
     return HandleCreate(store, collection, create, &managed);
+  }
+  // The Priority plugin's one-default rule, asked of the patched object before the
+  // write (the store's lock is held in Mutate).
+  if (IsPriorityClassType(*t.type) && stored.ok() && scope != WriteScope::kStatus) {
+    json next;
+    if (!PatchObject(patch, *stored, next)) {
+      if (auto refused = AdmitPriorityClass(store, next)) return ErrorResponse(*refused);
+    }
   }
   const bool admitted =
       scope != WriteScope::kStatus && stored.ok() && JobAdmitted(store, *t.type, *stored);

@@ -4,6 +4,7 @@
 #include "server/limit_ranger.h"
 #include "server/meta_validation.h"
 #include "server/pod_priority.h"
+#include "server/priority_classes.h"
 #include "server/resource_quota.h"
 
 namespace muster::server {
@@ -28,6 +29,9 @@ std::optional<ApiError> AdmitCreate(const control::ObjectReader& store,
   if (type.group.empty() && type.kind == "Pod") {
     if (auto refused = AdmitPodLimits(store, ns, object)) return refused;
     if (auto refused = AdmitPodPriority(store, object)) return refused;
+  }
+  if (IsPriorityClassType(type)) {
+    if (auto refused = AdmitPriorityClass(store, object)) return refused;
   }
   if (auto refused = CheckQuota(store, type, ns, object)) return refused;
   Status allocated = AllocateOnCreate(type, store, object);

@@ -13,6 +13,7 @@
 #include "server/list_response.h"
 #include "server/namespace_lifecycle.h"
 #include "server/owner_graph.h"
+#include "server/priority_classes.h"
 #include "server/watch_stream.h"
 
 namespace muster::server {
@@ -210,6 +211,9 @@ ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequ
   if (t.collection()) return DeleteCollection(store, t, r, o);
   if (IsNamespaceType(*t.type)) {
     if (auto refused = RefuseNamespaceDelete(t.name)) return ErrorResponse(*refused);
+  }
+  if (IsPriorityClassType(*t.type)) {
+    if (auto refused = RefuseSystemPriorityClassDelete(t.name)) return ErrorResponse(*refused);
   }
   auto deleted = DeleteOne(store, {t.type->StoreKey(), t.namespace_, t.name}, o);
   if (!deleted.ok()) return StoreError(deleted.status(), t, t.name);

@@ -20,6 +20,7 @@
 #include "server/manifest_seed.h"
 #include "server/metrics.h"
 #include "server/namespace_lifecycle.h"
+#include "server/priority_classes.h"
 #include "ui/dashboard.h"
 #include "ui/view_publisher.h"
 
@@ -127,6 +128,13 @@ int RunServe(const ServeOptions& options, std::vector<std::unique_ptr<Controller
   for (const char* ns : {"default", "kube-system"}) {
     if (!db.Get({"namespaces", "", ns}).ok()) {
       db.Create({"namespaces", "", ns}, NewNamespace(ns));
+    }
+  }
+  // The PriorityClasses every cluster has (system-node-critical, system-cluster-critical).
+  for (const nlohmann::json& pc : SystemPriorityClasses()) {
+    const std::string name = pc["metadata"]["name"];
+    if (!db.Get({"priorityclasses.scheduling.k8s.io", "", name}).ok()) {
+      db.Create({"priorityclasses.scheduling.k8s.io", "", name}, pc);
     }
   }
   // The default roles and bindings, kept whether or not RBAC is enforced, so turning

@@ -26,6 +26,9 @@ check "stored with its value 0 and policy" "^batch-low 0 Never low$" \
 check "a pod naming it gets its priority and policy (Priority admission)" "^0 Never$" \
   $K run prio --image=busybox --restart=Never --overrides='{"spec":{"priorityClassName":"batch-low"}}' \
   --dry-run=server -o 'jsonpath={.spec.priority} {.spec.preemptionPolicy}'
+check "the system PriorityClasses every cluster has" \
+  "^system-cluster-critical 2000000000 system-node-critical 2000001000 $" \
+  $K get priorityclass system-cluster-critical system-node-critical -o 'jsonpath={range .items[*]}{.metadata.name} {.value} {end}'
 check_fails "a pod naming a class that does not exist is forbidden" \
   "no PriorityClass with name nosuch was found" \
   $K run prio --image=busybox --restart=Never --overrides='{"spec":{"priorityClassName":"nosuch"}}'

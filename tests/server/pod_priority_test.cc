@@ -44,14 +44,14 @@ TEST_F(PodPriorityTest, APodGetsItsClassesValueAndPolicy) {
   EXPECT_EQ(spec["priorityClassName"], "batch-low");
 }
 
-TEST_F(PodPriorityTest, WithoutAClassTheGlobalDefaultWithTheLowestValueElseZero) {
+TEST_F(PodPriorityTest, WithoutAClassTheGlobalDefaultElseZero) {
   auto none = CreatePod("before");
   ASSERT_EQ(none.code, 201) << none.body;
   EXPECT_EQ(Body(none)["spec"]["priority"], 0);
   EXPECT_EQ(Body(none)["spec"]["preemptionPolicy"], "PreemptLowerPriority");
   EXPECT_FALSE(Body(none)["spec"].contains("priorityClassName"));
 
-  ASSERT_EQ(CreateClass("default-high", 50, true).code, 201);
+  ASSERT_EQ(CreateClass("other", 50).code, 201);
   ASSERT_EQ(CreateClass("default-low", 10, true).code, 201);
   auto r = CreatePod("after");
   ASSERT_EQ(r.code, 201) << r.body;
