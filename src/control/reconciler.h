@@ -337,6 +337,8 @@ class Reconciler {
   engine::LogEntry DescribedAdmission(const engine::LogEntry& entry) const;
   // The v1 Event of a decision (or of a refused start) about the job `ref`.
   void SubmitEvent(const engine::LogEntry& entry, const JobRef& ref);
+  // Writes (or, a repeat, updates: EventCorrelator) the v1 Event `event`.
+  void SubmitEventObject(nlohmann::json event, const std::string& namespace_);
   void Log(const std::string& line) const;
   std::string Now() const;
 

@@ -610,16 +610,9 @@ void Reconciler::ParkUncomposed(const std::string& id, const Change& change,
   Log("ignoring " + id + ": " + why);
   const EventSource source{StringField(object, "apiVersion"), StringField(object, "kind"),
                            "muster-scheduler"};
-  json event = ObjectEvent(object, source, "Warning", "ErrWorkloadCompose", why, clock_.Now(),
-                           ++event_counter_);
-  WriteOp op;
-  op.kind = WriteKind::kEvent;
-  op.resource = "events";
-  op.create = event_correlator_.Correlate(event);
-  op.namespace_ = change.namespace_;
-  op.name = event["metadata"].value("name", "");
-  op.object = std::move(event);
-  Submit(nullptr, std::move(op));
+  SubmitEventObject(ObjectEvent(object, source, "Warning", "ErrWorkloadCompose", why, clock_.Now(),
+                                ++event_counter_),
+                    change.namespace_);
 }
 
 void Reconciler::RetryUncomposed() {

@@ -269,14 +269,7 @@ void Reconciler::SetPodsPending(PodGang& gang, const std::string& reason,
     json event = PodEvent(pod, event_type,
                           reason == "Unschedulable" ? "FailedScheduling" : "WaitingForAdmission",
                           message, clock_.Now(), ++event_counter_);
-    WriteOp op;
-    op.kind = WriteKind::kEvent;
-    op.resource = "events";
-    op.create = event_correlator_.Correlate(event);
-    op.namespace_ = gang.id.namespace_;
-    op.name = event["metadata"].value("name", "");
-    op.object = std::move(event);
-    Submit(nullptr, std::move(op));
+    SubmitEventObject(std::move(event), gang.id.namespace_);
   }
 }
 

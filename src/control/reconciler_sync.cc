@@ -239,11 +239,15 @@ void Reconciler::SubmitEvent(const engine::LogEntry& entry, const JobRef& ref) {
   json event = DecisionEvent(entry, ref, event_counter_ + 1);
   if (event.is_null()) return;  // a decision no Event reports
   ++event_counter_;
+  SubmitEventObject(std::move(event), ref.namespace_);
+}
+
+void Reconciler::SubmitEventObject(json event, const std::string& namespace_) {
   WriteOp op;
   op.kind = WriteKind::kEvent;
   op.resource = "events";
   op.create = event_correlator_.Correlate(event);
-  op.namespace_ = ref.namespace_;
+  op.namespace_ = namespace_;
   op.name = event["metadata"].value("name", "");
   op.object = std::move(event);
   Submit(nullptr, std::move(op));

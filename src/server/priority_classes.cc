@@ -29,6 +29,16 @@ constexpr SystemClass kSystemClasses[] = {
      "node if necessary."},
 };
 
+// 403 about PriorityClass `name`.
+ApiError ForbiddenClass(const std::string& name, const std::string& why) {
+  ApiError e = MakeError(403, "Forbidden",
+                         "priorityclasses.scheduling.k8s.io \"" + name + "\" is forbidden: " + why);
+  e.name = name;
+  e.group = "scheduling.k8s.io";
+  e.kind = "priorityclasses";
+  return e;
+}
+
 bool GlobalDefault(const json& pc) {
   return pc.is_object() && pc.contains("globalDefault") && pc["globalDefault"] == true;
 }
@@ -83,15 +93,9 @@ std::vector<StatusCause> ValidatePriorityClass(const json& pc) {
 
 std::optional<ApiError> RefuseSystemPriorityClassDelete(const std::string& name) {
   for (const SystemClass& c : kSystemClasses) {
-    if (name != c.name) continue;
-    ApiError e = MakeError(403, "Forbidden",
-                           "priorityclasses.scheduling.k8s.io \"" + name +
-                               "\" is forbidden: this is a system priority class and cannot be "
-                               "deleted");
-    e.name = name;
-    e.group = "scheduling.k8s.io";
-    e.kind = "priorityclasses";
-    return e;
+    if (name == c.name) {
+      return ForbiddenClass(name, "this is a system priority class and cannot be deleted");
+    }
   }
   return std::nullopt;
 }
@@ -104,14 +108,8 @@ std::optional<ApiError> AdmitPriorityClass(const control::ObjectReader& store, c
   for (const json& other : classes->items) {
     const std::string other_name = StringField(ObjectField(other, "metadata"), "name");
     if (other_name == name || !GlobalDefault(other)) continue;
-    ApiError e = MakeError(403, "Forbidden",
-                           "priorityclasses.scheduling.k8s.io \"" + name +
-                               "\" is forbidden: PriorityClass " + other_name +
-                               " is already marked as default. Only one default can exist");
-    e.name = name;
-    e.group = "scheduling.k8s.io";
-    e.kind = "priorityclasses";
-    return e;
+    return ForbiddenClass(name, "PriorityClass " + other_name +
+                                    " is already marked as default. Only one default can exist");
   }
   return std::nullopt;
 }
