@@ -135,7 +135,9 @@ void LocalExecutor::Stopped(const engine::WorkloadRecord& record, Time now,
       EndImageWait(pod);
       pod.state = PodState::kFailed;
       pod.exit_code = 0;
-      pod.message = "stopped before it started";
+      pod.message =
+          pod.crash_wait ? "stopped while waiting to restart" : "stopped before it started";
+      pod.crash_wait = false;
       WritePod(gang, pod, now);
     }
   }

@@ -10,9 +10,6 @@
 
 namespace muster::server {
 
-using control::ArrayField;
-using control::IntField;
-using control::ObjectField;
 using json = nlohmann::json;
 
 void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time now,
@@ -42,9 +39,10 @@ void LocalExecutor::AdoptRecovered(const engine::WorkloadRecord& record, Time no
     PodRun& pod = gang.pods[i];
     if (addresses_.Reserve(ips[pod.name])) pod.ip = ips[pod.name];
     // Its restarts so far, as its object counted them (the next start counts on).
-    const json& statuses = ArrayField(ObjectField(stored[pod.name], "status"), "containerStatuses");
+    const json& statuses =
+        control::ArrayField(control::ObjectField(stored[pod.name], "status"), "containerStatuses");
     if (!statuses.empty()) {
-      pod.restarts = static_cast<int32_t>(IntField(statuses[0], "restartCount"));
+      pod.restarts = static_cast<int32_t>(control::IntField(statuses[0], "restartCount"));
       restarts_[gang.namespace_ + "/" + pod.name] = pod.restarts + 1;
     }
     auto it = recovered.find(pod.id);

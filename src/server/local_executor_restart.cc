@@ -2,6 +2,7 @@
 // Always (or OnFailure after a failure): the pod stays Running and keeps its address;
 // its container waits in CrashLoopBackOff (container_restart.h) and StartAddedPods
 // starts it again, restartCount one more and lastState its previous end.
+#include "control/json_fields.h"
 #include "server/image_pull_backoff.h"
 #include "server/local_executor.h"
 #include "server/pod_object.h"
@@ -30,7 +31,7 @@ bool LocalExecutor::RestartInPlace(const Gang& gang, PodRun& pod, Time now) {
   const std::string container = spec.containers.empty() ? "main" : spec.containers[0].name;
   std::string uid;
   if (auto object = store_.Get({"pods", gang.namespace_, pod.name}); object.ok()) {
-    uid = (*object)["metadata"].value("uid", "");
+    uid = control::StringField(control::ObjectField(*object, "metadata"), "uid");
   }
   const std::string who = pod.name + "_" + gang.namespace_ + "(" + uid + ")";
   pod.reason = "CrashLoopBackOff";

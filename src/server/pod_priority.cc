@@ -8,23 +8,21 @@
 namespace muster::server {
 namespace {
 
-using control::ObjectField;
-using control::StringField;
 using json = nlohmann::json;
 
 // A stored PriorityClass passed validation; a field of another type reads as unset.
 PodPriority FromClass(const json& pc) {
   PodPriority c;
-  c.class_name = StringField(ObjectField(pc, "metadata"), "name");
+  c.class_name = control::StringField(control::ObjectField(pc, "metadata"), "name");
   c.value = control::IntField(pc, "value");
-  if (std::string policy = StringField(pc, "preemptionPolicy"); !policy.empty()) {
+  if (std::string policy = control::StringField(pc, "preemptionPolicy"); !policy.empty()) {
     c.preemption_policy = policy;
   }
   return c;
 }
 
-ApiError Forbidden(const json& pod, const std::string& why) {
-  const std::string name = StringField(ObjectField(pod, "metadata"), "name");
+ApiError ForbiddenPod(const json& pod, const std::string& why) {
+  const std::string name = control::StringField(control::ObjectField(pod, "metadata"), "name");
   ApiError e = MakeError(403, "Forbidden", "pods \"" + name + "\" is forbidden: " + why);
   e.name = name;
   e.kind = "pods";
@@ -44,7 +42,8 @@ Result<PodPriority> ComputePodPriority(const control::ObjectReader& store,
   PodPriority computed;
   if (!class_name.empty()) {
     for (const json& pc : classes->items) {
-      if (StringField(ObjectField(pc, "metadata"), "name") == class_name) return FromClass(pc);
+      if (control::StringField(control::ObjectField(pc, "metadata"), "name") == class_name)
+        return FromClass(pc);
     }
     return NotFound("no PriorityClass with name " + class_name + " was found");
   }
@@ -60,9 +59,9 @@ Result<PodPriority> ComputePodPriority(const control::ObjectReader& store,
 std::optional<ApiError> AdmitPodPriority(const control::ObjectReader& store, json& pod) {
   if (!pod.is_object() || !pod.contains("spec") || !pod["spec"].is_object()) return std::nullopt;
   json& spec = pod["spec"];
-  auto result = ComputePodPriority(store, StringField(spec, "priorityClassName"));
+  auto result = ComputePodPriority(store, control::StringField(spec, "priorityClassName"));
   if (!result.ok() && result.status().code() == StatusCode::kNotFound) {
-    return Forbidden(pod, result.status().message());
+    return ForbiddenPod(pod, result.status().message());
   }
   if (!result.ok()) {
     return MakeError(
@@ -73,21 +72,22 @@ std::optional<ApiError> AdmitPodPriority(const control::ObjectReader& store, jso
   if (Stated(spec, "priority")) {
     const json& stated = spec["priority"];
     if (!stated.is_number_integer() || stated.get<int64_t>() != computed.value) {
-      return Forbidden(pod, "the integer value of priority (" + stated.dump() +
-                                ") must not be provided in pod spec; priority admission "
-                                "controller computed " +
-                                std::to_string(computed.value) +
-                                " from the given PriorityClass name");
+      return ForbiddenPod(pod, "the integer value of priority (" + stated.dump() +
+                                   ") must not be provided in pod spec; priority admission "
+                                   "controller computed " +
+                                   std::to_string(computed.value) +
+                                   " from the given PriorityClass name");
     }
   }
   if (Stated(spec, "preemptionPolicy")) {
     const json& stated = spec["preemptionPolicy"];
     if (!stated.is_string() || stated.get<std::string>() != computed.preemption_policy) {
-      return Forbidden(pod, "the string value of PreemptionPolicy (" +
-                                (stated.is_string() ? stated.get<std::string>() : stated.dump()) +
-                                ") must not be provided in pod spec; priority admission "
-                                "controller computed " +
-                                computed.preemption_policy + " from the given PriorityClass name");
+      return ForbiddenPod(pod,
+                          "the string value of PreemptionPolicy (" +
+                              (stated.is_string() ? stated.get<std::string>() : stated.dump()) +
+                              ") must not be provided in pod spec; priority admission "
+                              "controller computed " +
+                              computed.preemption_policy + " from the given PriorityClass name");
     }
   }
   if (!computed.class_name.empty()) spec["priorityClassName"] = computed.class_name;
@@ -98,7 +98,7 @@ std::optional<ApiError> AdmitPodPriority(const control::ObjectReader& store, jso
 
 void KeepPodPriority(json& pod, const json& current) {
   if (!pod.is_object() || !pod.contains("spec") || !pod["spec"].is_object()) return;
-  const json& old_spec = ObjectField(current, "spec");
+  const json& old_spec = control::ObjectField(current, "spec");
   json& spec = pod["spec"];
   for (const char* field : {"priority", "preemptionPolicy"}) {
     if (!Stated(spec, field) && Stated(old_spec, field)) spec[field] = old_spec[field];

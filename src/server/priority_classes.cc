@@ -8,8 +8,6 @@
 namespace muster::server {
 namespace {
 
-using control::ObjectField;
-using control::StringField;
 using json = nlohmann::json;
 
 constexpr char kSystemPrefix[] = "system-";
@@ -64,7 +62,7 @@ std::vector<json> SystemPriorityClasses() {
 
 std::vector<StatusCause> ValidatePriorityClass(const json& pc) {
   std::vector<StatusCause> out;
-  const std::string name = StringField(ObjectField(pc, "metadata"), "name");
+  const std::string name = control::StringField(control::ObjectField(pc, "metadata"), "name");
   const int64_t value = control::IntField(pc, "value");
   if (name.rfind(kSystemPrefix, 0) == 0) {
     // Only the system classes themselves, as they are.
@@ -102,11 +100,12 @@ std::optional<ApiError> RefuseSystemPriorityClassDelete(const std::string& name)
 
 std::optional<ApiError> AdmitPriorityClass(const control::ObjectReader& store, const json& pc) {
   if (!GlobalDefault(pc)) return std::nullopt;
-  const std::string name = StringField(ObjectField(pc, "metadata"), "name");
+  const std::string name = control::StringField(control::ObjectField(pc, "metadata"), "name");
   auto classes = store.List("priorityclasses.scheduling.k8s.io", "");
   if (!classes.ok()) return std::nullopt;  // the write's own read fails too
   for (const json& other : classes->items) {
-    const std::string other_name = StringField(ObjectField(other, "metadata"), "name");
+    const std::string other_name =
+        control::StringField(control::ObjectField(other, "metadata"), "name");
     if (other_name == name || !GlobalDefault(other)) continue;
     return ForbiddenClass(name, "PriorityClass " + other_name +
                                     " is already marked as default. Only one default can exist");
