@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/utf8.h"
 #include "core/yaml_documents.h"
 
 namespace muster::server {
@@ -123,6 +124,11 @@ bool TooDeep(std::string_view text) {
 
 Result<std::vector<json>> ParseDocuments(std::string_view text) {
   if (TooDeep(text)) return InvalidArgument("document nested too deeply");
+  // yaml-cpp passes any bytes through; JSON's parser refuses what this refuses.
+  if (size_t at = 0; !IsValidUtf8(text, &at)) {
+    return InvalidArgument("invalid YAML: not UTF-8 (an ill-formed byte sequence at offset " +
+                           std::to_string(at) + ")");
+  }
   std::vector<json> out;
   try {
     // One document at a time with YAML::Load: yaml-cpp's LoadAll loops for ever on a
