@@ -228,8 +228,13 @@ json BuildPodObject(const model::Workload& workload, const PodRunView& pod, Time
 std::vector<std::optional<PodPriority>> PodSetPriorities(const control::ObjectReader& store,
                                                          const model::Workload& workload) {
   std::vector<std::optional<PodPriority>> out;
+  auto classes = store.List("priorityclasses.scheduling.k8s.io", "");
   for (const model::PodSet& ps : workload.pod_sets) {
-    auto p = ComputePodPriority(store, ps.tmpl.spec.priority_class_name);
+    if (!classes.ok()) {
+      out.emplace_back();
+      continue;
+    }
+    auto p = ComputePodPriority(classes->items, ps.tmpl.spec.priority_class_name);
     out.push_back(p.ok() ? std::optional<PodPriority>(std::move(*p)) : std::nullopt);
   }
   return out;

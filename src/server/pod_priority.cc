@@ -39,16 +39,21 @@ Result<PodPriority> ComputePodPriority(const control::ObjectReader& store,
                                        const std::string& class_name) {
   auto classes = store.List("priorityclasses.scheduling.k8s.io", "");
   if (!classes.ok()) return classes.status();
+  return ComputePodPriority(classes->items, class_name);
+}
+
+Result<PodPriority> ComputePodPriority(const std::vector<json>& classes,
+                                       const std::string& class_name) {
   PodPriority computed;
   if (!class_name.empty()) {
-    for (const json& pc : classes->items) {
+    for (const json& pc : classes) {
       if (control::StringField(control::ObjectField(pc, "metadata"), "name") == class_name)
         return FromClass(pc);
     }
     return NotFound("no PriorityClass with name " + class_name + " was found");
   }
   // The global default; where several claim it, the lowest value, as upstream.
-  for (const json& pc : classes->items) {
+  for (const json& pc : classes) {
     if (!pc.contains("globalDefault") || pc["globalDefault"] != true) continue;
     PodPriority c = FromClass(pc);
     if (computed.class_name.empty() || c.value < computed.value) computed = c;

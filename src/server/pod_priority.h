@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "control/object_reader.h"
 #include "core/status.h"
@@ -30,6 +31,9 @@ struct PodPriority {
 // For a pod naming PriorityClass `class_name` ("" = none: the global default, else 0):
 // NotFound when it names a class that does not exist.
 Result<PodPriority> ComputePodPriority(const control::ObjectReader& store,
+                                       const std::string& class_name);
+// The same over `classes`, the stored PriorityClasses (one read for many pods).
+Result<PodPriority> ComputePodPriority(const std::vector<nlohmann::json>& classes,
                                        const std::string& class_name);
 
 // nullopt: `pod` may be created, with spec.priority (and spec.priorityClassName from the
