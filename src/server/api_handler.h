@@ -15,6 +15,7 @@
 
 #include "server/api_status.h"
 #include "server/auth/identity.h"
+#include "server/exec_session.h"
 #include "server/log_stream.h"
 #include "server/object_store.h"
 #include "server/watch_stream.h"
@@ -34,6 +35,16 @@ struct ApiRequest {
   // In-process creates on someone's behalf (a CronJob's Jobs): the owner recorded
   // (auth/owner.h) instead of the request's user; empty: the user's.
   std::string owner = {};
+  // The query as sent (undecoded): exec's `command` repeats, which `query` cannot hold.
+  std::string query_string = {};
+  // An HTTP/1.1 Upgrade's headers (exec's WebSocket); empty without one.
+  struct Upgrade {
+    std::string protocol;   // Upgrade, lower-cased ("websocket", "spdy/3.1")
+    std::string key;        // Sec-WebSocket-Key
+    std::string version;    // Sec-WebSocket-Version
+    std::string protocols;  // Sec-WebSocket-Protocol, as offered
+  };
+  Upgrade upgrade = {};
 };
 
 struct ApiResponse {
@@ -59,9 +70,10 @@ Result<std::optional<int64_t>> IntQueryParam(const ApiRequest& r, const std::str
 // A boolean query parameter as kubectl and client-go send it ("true", "1").
 bool IsTrueParam(const std::string& value);
 
-// A watch (or a followed pod log) answers with a stream instead of a body.
-using ApiResult =
-    std::variant<ApiResponse, std::unique_ptr<WatchStream>, std::unique_ptr<LogStream>>;
+// A watch (or a followed pod log) answers with a stream instead of a body; an exec
+// with a session on the upgraded connection.
+using ApiResult = std::variant<ApiResponse, std::unique_ptr<WatchStream>,
+                               std::unique_ptr<LogStream>, std::unique_ptr<ExecSession>>;
 
 struct HttpRequest;  // server/http_parser.h
 // The API's view of a parsed HTTP request (HEAD is answered as GET), as `user`.
@@ -70,6 +82,7 @@ struct HttpRequest;  // server/http_parser.h
 ApiRequest ToApiRequest(HttpRequest&& request, auth::UserInfo user);
 
 class MetricsRegistry;  // server/metrics.h
+class PodExec;          // server/pod_exec.h
 }  // namespace muster::server
 namespace muster::server::auth {
 class RbacAuthorizer;  // server/auth/rbac_authorizer.h
@@ -115,6 +128,10 @@ class ApiHandler {
   // without authentication). Set before serving; it must outlive the handler.
   void set_authorizer(const auth::RbacAuthorizer* authorizer) { authorizer_ = authorizer; }
 
+  // Where `kubectl exec` runs its commands (pod_exec.h): the local executor's pods.
+  // Unset: exec is refused (this server runs no pods). Set before serving.
+  void set_pod_exec(PodExec* exec) { pod_exec_ = exec; }
+
  private:
   ApiResult Dispatch(const ApiRequest& request);
 
@@ -125,6 +142,7 @@ class ApiHandler {
   MetricsRegistry* metrics_ = nullptr;
   const ui::ViewPublisher* views_ = nullptr;
   const auth::RbacAuthorizer* authorizer_ = nullptr;
+  PodExec* pod_exec_ = nullptr;
 };
 
 }  // namespace muster::server

@@ -2,10 +2,12 @@
 // requests, handing them to workers (or answering on the spot), and writing
 // responses and stream chunks as the client takes them.
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
 #include "server/api_status.h"
 #include "server/http_server_impl.h"
 
@@ -50,6 +52,15 @@ ApiRequest ToApiRequest(HttpRequest&& r, auth::UserInfo user) {
   a.method = r.method == "HEAD" ? "GET" : r.method;
   a.path = std::move(r.path);
   a.query = std::move(r.query);
+  if (const size_t q = r.target.find('?'); q != std::string::npos) {
+    a.query_string = r.target.substr(q + 1);
+  }
+  if (AsciiLower(r.Header("connection")).find("upgrade") != std::string::npos) {
+    a.upgrade.protocol = AsciiLower(r.Header("upgrade"));
+    a.upgrade.key = std::string(r.Header("sec-websocket-key"));
+    a.upgrade.version = std::string(r.Header("sec-websocket-version"));
+    a.upgrade.protocols = std::string(r.Header("sec-websocket-protocol"));
+  }
   a.accept = std::string(r.Header("accept"));
   a.content_type = std::string(r.Header("content-type"));
   a.body = std::move(r.body);
@@ -106,16 +117,25 @@ void HttpServer::Impl::OnEvent(Connection& c, uint32_t events) {
     }
   }
   const bool hangup = (events & (EPOLLRDHUP | EPOLLHUP)) != 0;
+  if (c.state == Connection::State::kLingering) {
+    if ((events & EPOLLIN) != 0 || hangup) DiscardInput(c);
+    if (c.fd >= 0) UpdateInterest(c);
+    return;
+  }
   if ((events & EPOLLIN) != 0 || hangup) {
     if (c.state == Connection::State::kReading) {
       ReadSome(c);
+    } else if (c.state == Connection::State::kUpgraded && !c.read_paused) {
+      ReadUpgraded(c);
+      if (c.fd < 0) return;
     } else if (c.write_wants_read) {
       Flush(c);
     } else if (hangup) {
       // The client went away mid-request or mid-stream: a stream ends now; a request
       // still running is answered into the void and the connection closed after.
       c.peer_closed = true;
-      if (c.state == Connection::State::kStreaming || (events & EPOLLHUP) != 0) {
+      if (c.state == Connection::State::kStreaming || c.state == Connection::State::kUpgraded ||
+          (events & EPOLLHUP) != 0) {
         Close(c);
         return;
       }
@@ -124,6 +144,9 @@ void HttpServer::Impl::OnEvent(Connection& c, uint32_t events) {
   if (c.fd >= 0 && ((events & EPOLLOUT) != 0 || c.read_wants_write)) {
     if (c.read_wants_write && c.state == Connection::State::kReading) {
       ReadSome(c);
+    } else if (c.read_wants_write && c.state == Connection::State::kUpgraded) {
+      ReadUpgraded(c);
+      if (c.fd >= 0) Flush(c);
     } else {
       Flush(c);
     }
@@ -184,6 +207,73 @@ void HttpServer::Impl::ReadSome(Connection& c) {
       c.state = Connection::State::kClosing;  // after what is being written
     }
     return;
+  }
+}
+
+void HttpServer::Impl::ReadUpgraded(Connection& c) {
+  auto* session = c.stream ? std::get_if<std::unique_ptr<ExecSession>>(&c.stream->stream) : nullptr;
+  if (session == nullptr) return;
+  char buf[kReadChunk];
+  for (int i = 0; i < kReadsPerEvent && c.fd >= 0 && !c.read_paused; ++i) {
+    size_t n = 0;
+    const IoResult r = c.io->Read(buf, sizeof buf, n);
+    if (r == IoResult::kOk) {
+      c.read_wants_write = false;
+      c.last_activity = HttpClock::now();
+      if (!(*session)->Receive(std::string_view(buf, n))) c.read_paused = true;
+      continue;
+    }
+    if (r == IoResult::kWantRead) {
+      c.read_wants_write = false;
+      return;
+    }
+    if (r == IoResult::kWantWrite) {
+      c.read_wants_write = true;
+      return;
+    }
+    // The client is gone: so is its command (Close drops the session, which kills it).
+    c.peer_closed = true;
+    Close(c);
+    return;
+  }
+}
+
+void HttpServer::Impl::Linger(Connection& c) {
+  ::shutdown(c.fd, SHUT_WR);
+  c.state = Connection::State::kLingering;
+  c.linger_until = HttpClock::now() + std::chrono::seconds(2);
+  DiscardInput(c);
+  if (c.fd >= 0) UpdateInterest(c);
+}
+
+void HttpServer::Impl::DiscardInput(Connection& c) {
+  char buf[kReadChunk];
+  for (int i = 0; i < kReadsPerEvent; ++i) {
+    size_t n = 0;
+    const IoResult r = c.io->Read(buf, sizeof buf, n);
+    if (r == IoResult::kOk) continue;
+    if (r == IoResult::kWantRead || r == IoResult::kWantWrite) return;
+    Close(c);  // the client closed too
+    return;
+  }
+}
+
+void HttpServer::Impl::StartUpgraded(Connection& c, ExecSession& session) {
+  c.state = Connection::State::kUpgraded;
+  c.linger = true;
+  c.read_paused = false;
+  const uint64_t id = c.id;
+  session.Start([this] { WakeStreams(); },
+                [this, id] {
+                  Completion resume;
+                  resume.conn_id = id;
+                  resume.kind = Completion::Kind::kResumeRead;
+                  Post(std::move(resume));
+                });
+  // Frames the client sent right behind its request.
+  if (!c.in.empty()) {
+    if (!session.Receive(c.in)) c.read_paused = true;
+    c.in.clear();
   }
 }
 
@@ -297,6 +387,9 @@ void HttpServer::Impl::Apply(Connection& c, Completion& done) {
       c.state = Connection::State::kStreaming;
       c.stream = done.stream;
       ++streams_;
+      if (auto* e = std::get_if<std::unique_ptr<ExecSession>>(&done.stream->stream)) {
+        StartUpgraded(c, **e);
+      }
       {
         std::lock_guard<std::mutex> lock(pump_mu_);
         pump_added_.push_back(done.stream);
@@ -309,6 +402,10 @@ void HttpServer::Impl::Apply(Connection& c, Completion& done) {
       if (c.pending_out() == 0) c.last_write_progress = HttpClock::now();
       c.out += done.bytes;
       Flush(c);
+      break;
+    case Kind::kResumeRead:
+      c.read_paused = false;
+      if (c.state == Connection::State::kUpgraded) ReadUpgraded(c);
       break;
     case Kind::kStreamEnd:
       if (c.pending_out() == 0) c.last_write_progress = HttpClock::now();
@@ -325,6 +422,8 @@ void HttpServer::Impl::Apply(Connection& c, Completion& done) {
   if (c.state == Connection::State::kReading) {
     ProcessInput(c);
     if (c.fd >= 0 && c.state == Connection::State::kReading && c.io->HasBuffered()) ReadSome(c);
+  } else if (c.state == Connection::State::kUpgraded && !c.read_paused && c.io->HasBuffered()) {
+    ReadUpgraded(c);
   }
   if (c.fd >= 0) UpdateInterest(c);
 }
@@ -365,14 +464,23 @@ void HttpServer::Impl::Flush(Connection& c) {
       WakeStreams();
     }
   }
-  if (c.state == Connection::State::kClosing && c.pending_out() == 0) Close(c);
+  if (c.state == Connection::State::kClosing && c.pending_out() == 0) {
+    if (c.linger) {
+      Linger(c);
+    } else {
+      Close(c);
+    }
+  }
 }
 
 void HttpServer::Impl::UpdateInterest(Connection& c) {
   uint32_t want = 0;
   if (!c.peer_closed) want |= EPOLLRDHUP;
-  const bool reads = c.state == Connection::State::kHandshake ||
-                     (c.state == Connection::State::kReading && !c.peer_closed);
+  const bool reads =
+      c.state == Connection::State::kHandshake ||
+      (c.state == Connection::State::kReading && !c.peer_closed) ||
+      (c.state == Connection::State::kUpgraded && !c.peer_closed && !c.read_paused) ||
+      c.state == Connection::State::kLingering;
   if (reads) want |= c.read_wants_write ? EPOLLOUT : EPOLLIN;
   if (c.pending_out() > 0) want |= c.write_wants_read ? EPOLLIN : EPOLLOUT;
   if (want == c.events) return;

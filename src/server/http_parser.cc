@@ -46,6 +46,15 @@ bool HasToken(std::string_view value, std::string_view token) {
 }
 
 void ParseQuery(std::string_view query, std::map<std::string, std::string>& out) {
+  for (auto& [key, value] : ParseQueryPairs(query)) {
+    out.emplace(std::move(key), std::move(value));  // first value wins
+  }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> ParseQueryPairs(std::string_view query) {
+  std::vector<std::pair<std::string, std::string>> out;
   size_t pos = 0;
   while (pos < query.size()) {
     size_t amp = query.find('&', pos);
@@ -58,11 +67,10 @@ void ParseQuery(std::string_view query, std::map<std::string, std::string>& out)
     // A malformed pair is dropped, as Go's url.ParseQuery callers see it.
     if (!PercentDecode(pair.substr(0, eq), true, key)) continue;
     if (eq != std::string_view::npos && !PercentDecode(pair.substr(eq + 1), true, value)) continue;
-    out.emplace(std::move(key), std::move(value));  // first value wins
+    out.emplace_back(std::move(key), std::move(value));
   }
+  return out;
 }
-
-}  // namespace
 
 std::string_view HttpRequest::Header(std::string_view name) const {
   for (const auto& [k, v] : headers) {

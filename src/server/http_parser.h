@@ -86,6 +86,8 @@ class HttpRequestParser {
 // Percent-decodes a path ("%2F" stays decoded as "/": routing splits after). False
 // on a malformed escape.
 bool PercentDecode(std::string_view in, bool plus_is_space, std::string& out);
+// A query string's pairs, decoded, in order, repeated keys kept (exec's `command`).
+std::vector<std::pair<std::string, std::string>> ParseQueryPairs(std::string_view query);
 
 // The reason phrase of an HTTP status code ("Not Found").
 std::string_view ReasonPhrase(int code);

@@ -321,6 +321,9 @@ void HttpServer::Impl::CheckTimeouts(HttpClock::time_point now) {
           Close(c);
         }
         break;
+      case Connection::State::kLingering:
+        if (now > c.linger_until) Close(c);
+        break;
       default:
         break;
     }

@@ -28,10 +28,13 @@ namespace muster::server {
 
 using HttpClock = std::chrono::steady_clock;
 
-// One watch or followed log on its way to a client.
+// One watch or followed log on its way to a client, or an exec on its upgraded
+// connection (which the client writes to as well).
 struct StreamHandle {
   uint64_t conn_id = 0;
-  std::variant<std::unique_ptr<WatchStream>, std::unique_ptr<LogStream>> stream;
+  std::variant<std::unique_ptr<WatchStream>, std::unique_ptr<LogStream>,
+               std::unique_ptr<ExecSession>>
+      stream;
   bool keep_alive = true;
   std::atomic<bool> cancelled{false};  // the connection is gone
   // Bytes the pump posted that the reactor has not appended yet, and bytes in the
@@ -41,7 +44,8 @@ struct StreamHandle {
 };
 
 struct Completion {
-  enum class Kind { kResponse, kStreamStart, kStreamData, kStreamEnd };
+  // kResumeRead: an upgraded connection's session has room for the client's bytes again.
+  enum class Kind { kResponse, kStreamStart, kStreamData, kStreamEnd, kResumeRead };
   uint64_t conn_id = 0;
   Kind kind = Kind::kResponse;
   std::string bytes;
@@ -58,7 +62,12 @@ struct Job {
 };
 
 struct Connection {
-  enum class State { kHandshake, kReading, kWaiting, kStreaming, kClosing };
+  // kUpgraded: a stream both ways (exec's WebSocket); the client's bytes go to it.
+  // kLingering: an upgraded connection's last bytes are written and its write side
+  // shut: what the client still sends is read and dropped until it closes (or a few
+  // seconds pass), so that closing never answers a late frame with a reset that would
+  // discard the exit status the client has not read yet.
+  enum class State { kHandshake, kReading, kWaiting, kStreaming, kUpgraded, kClosing, kLingering };
   uint64_t id = 0;
   int fd = -1;
   std::unique_ptr<Transport> io;
@@ -73,7 +82,10 @@ struct Connection {
   bool http10 = false;            // the request being answered is HTTP/1.0
   bool write_wants_read = false;  // TLS: a write must read first
   bool read_wants_write = false;  // TLS: a read must write first
-  uint32_t events = 0;            // what epoll watches now
+  bool read_paused = false;       // kUpgraded: the session's input is full
+  bool linger = false;            // upgraded: close through kLingering
+  HttpClock::time_point linger_until;
+  uint32_t events = 0;  // what epoll watches now
   HttpClock::time_point accepted;
   HttpClock::time_point last_activity;    // last byte in or out
   HttpClock::time_point request_started;  // first byte of the request being read
@@ -121,6 +133,11 @@ class HttpServer::Impl {
   void OnEvent(Connection& c, uint32_t events);
   void Handshake(Connection& c);
   void ReadSome(Connection& c);
+  void ReadUpgraded(Connection& c);
+  void Linger(Connection& c);        // kClosing -> kLingering
+  void DiscardInput(Connection& c);  // kLingering
+  // An exec's session takes over the connection (kStreamStart of an ExecSession).
+  void StartUpgraded(Connection& c, ExecSession& session);
   void ProcessInput(Connection& c);
   void Dispatch(Connection& c, HttpRequest request);
   void Respond(Connection& c, std::string bytes, bool keep_alive);

@@ -48,16 +48,23 @@ void HttpServer::Impl::WorkerLoop() {
       stream->conn_id = job.conn_id;
       stream->keep_alive = job.keep_alive;
       const char* type = "application/json;stream=watch";
-      if (auto* w = std::get_if<std::unique_ptr<WatchStream>>(&result)) {
-        stream->stream = std::move(*w);
+      if (auto* e = std::get_if<std::unique_ptr<ExecSession>>(&result)) {
+        // The connection is the session's from here: never reused for HTTP.
+        done.bytes = (*e)->HandshakeResponse();
+        stream->keep_alive = false;
+        stream->stream = std::move(*e);
       } else {
-        stream->stream = std::move(std::get<std::unique_ptr<LogStream>>(result));
-        type = "text/plain";
+        if (auto* w = std::get_if<std::unique_ptr<WatchStream>>(&result)) {
+          stream->stream = std::move(*w);
+        } else {
+          stream->stream = std::move(std::get<std::unique_ptr<LogStream>>(result));
+          type = "text/plain";
+        }
+        done.bytes =
+            ResponseHead(200, {{"Content-Type", type}, {"Cache-Control", "no-cache, private"}},
+                         std::nullopt, job.keep_alive);
       }
       done.kind = Completion::Kind::kStreamStart;
-      done.bytes =
-          ResponseHead(200, {{"Content-Type", type}, {"Cache-Control", "no-cache, private"}},
-                       std::nullopt, job.keep_alive);
       done.stream = std::move(stream);
     }
     --inflight_;
@@ -116,11 +123,13 @@ bool HttpServer::Impl::Pull(StreamHandle& s) {
       std::cerr << "muster serve: a stream failed: " << e.what() << "\n";
       chunk.reset();
     }
+    // An upgraded connection's bytes are the session's own frames, not HTTP chunks.
+    const bool upgraded = std::holds_alternative<std::unique_ptr<ExecSession>>(s.stream);
     if (!chunk) {
       Completion end;
       end.conn_id = s.conn_id;
       end.kind = Completion::Kind::kStreamEnd;
-      end.bytes = Chunk("");
+      if (!upgraded) end.bytes = Chunk("");
       end.keep_alive = s.keep_alive;
       Post(std::move(end));
       return false;
@@ -136,7 +145,7 @@ bool HttpServer::Impl::Pull(StreamHandle& s) {
     Completion data;
     data.conn_id = s.conn_id;
     data.kind = Completion::Kind::kStreamData;
-    data.bytes = Chunk(*chunk);
+    data.bytes = upgraded ? std::move(*chunk) : Chunk(*chunk);
     s.posted += data.bytes.size();
     Post(std::move(data));
   }

@@ -13,7 +13,10 @@
 
 #include "api_fixture.h"
 #include "http_test_client.h"
+#include "server/exec_protocol.h"
+#include "server/exec_session.h"
 #include "server/watch_stream.h"
+#include "websocket_test_util.h"
 
 namespace muster::server {
 namespace {
@@ -255,6 +258,65 @@ TEST(HttpServerTest, BusyWorkersAnswer429AndHealthStillAnswers) {
   cv.notify_all();
   EXPECT_EQ(a.Read()->body, "done");
   EXPECT_EQ(b.Read()->body, "done");
+}
+
+// An exec's upgraded connection through the real reactor: 101 with the accept value,
+// frames the client sent right behind its request reach the command, its output and
+// exit status come back as frames, and the server closes once the session ends.
+TEST(HttpServerTest, AnUpgradedConnectionCarriesAnExecSession) {
+  Running s(
+      [](const ApiRequest& r) -> ApiResult {
+        if (r.upgrade.protocol != "websocket") return ApiResponse{400, "text/plain", "no"};
+        ExecPlan plan;
+        plan.argv = {"cat"};
+        plan.env = {"PATH=/usr/bin:/bin"};
+        auto process = StartExecProcess(plan, ExecStreams{.in = true, .out = true, .err = true});
+        if (!process.ok()) return ApiResponse{500, "text/plain", process.status().message()};
+        ExecSession::Options options;
+        options.protocol = exec_protocol::ChooseProtocol(r.upgrade.protocols).value_or("none");
+        options.accept = websocket::AcceptValue(r.upgrade.key);
+        options.command = plan.argv;
+        return std::make_unique<ExecSession>(*process, std::move(options));
+      },
+      {});
+  RawClient c(s.port());
+  using websocket::Opcode;
+  ASSERT_TRUE(c.Send(GetRequest("/exec",
+                                "Connection: Upgrade\r\nUpgrade: websocket\r\n"
+                                "Sec-WebSocket-Version: 13\r\n"
+                                "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                                "Sec-WebSocket-Protocol: v5.channel.k8s.io\r\n") +
+                     testing::ClientFrame(Opcode::kBinary, std::string("\0hello ", 7))));
+  std::string bytes;
+  while (bytes.find("\r\n\r\n") == std::string::npos) {
+    std::string more = c.ReadSome();
+    ASSERT_FALSE(more.empty()) << bytes;
+    bytes += more;
+  }
+  const std::string head = bytes.substr(0, bytes.find("\r\n\r\n"));
+  bytes.erase(0, head.size() + 4);
+  EXPECT_EQ(head.substr(0, 12), "HTTP/1.1 101") << head;
+  EXPECT_NE(head.find("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), std::string::npos);
+  // More stdin once upgraded, then v5's end of stdin: cat exits 0.
+  ASSERT_TRUE(c.Send(testing::ClientFrame(Opcode::kBinary, std::string("\0world", 6)) +
+                     testing::ClientFrame(Opcode::kBinary, std::string("\xff\x00", 2))));
+  std::string out;
+  std::optional<json> status;
+  bool closed = false;
+  for (int i = 0; i < 100 && !closed; ++i) {
+    bytes += c.ReadSome();
+    for (auto& f : testing::ReadServerFrames(bytes)) {
+      if (f.op == Opcode::kClose) closed = true;
+      if (f.op != Opcode::kBinary || f.payload.empty()) continue;
+      if (f.payload[0] == exec_protocol::kStdout) out += f.payload.substr(1);
+      if (f.payload[0] == exec_protocol::kError) status = json::parse(f.payload.substr(1));
+    }
+  }
+  EXPECT_TRUE(closed);
+  EXPECT_EQ(out, "hello world");
+  ASSERT_TRUE(status);
+  EXPECT_EQ((*status)["status"], "Success");
+  EXPECT_TRUE(c.Closed());
 }
 
 TEST(HttpServerTest, AClientThatStopsReadingIsDropped) {
