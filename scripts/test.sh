@@ -151,9 +151,10 @@ timeout 300 bash tests/server/rbac_test.sh build/muster
 stage "Kueue's visibility API, CRDs and kubectl explain on muster serve"
 timeout 300 bash tests/server/visibility_test.sh build/muster
 
-stage "core kinds of muster serve (ConfigMap, Secret, Service, PVC, ResourceQuota)"
+stage "core kinds of muster serve (ConfigMap, Secret, Service, PVC, ResourceQuota, Pods, kubectl exec)"
 timeout 300 bash tests/server/core_kinds_test.sh build/muster
 timeout 300 bash tests/server/bare_pods_test.sh build/muster
+timeout 300 bash tests/server/exec_test.sh build/muster
 timeout 300 bash tests/server/job_policies_test.sh build/muster
 timeout 300 bash tests/server/cronjob_test.sh build/muster
 timeout 300 bash tests/server/trainjob_test.sh build/muster

@@ -32,6 +32,7 @@
 #include "server/patch_request.h"
 #include "server/patch_schema.h"
 #include "server/pod_binding.h"
+#include "server/pod_exec.h"
 #include "server/pod_log.h"
 #include "server/priority_classes.h"
 #include "server/protobuf_body.h"
@@ -630,6 +631,7 @@ ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
   if (auto crd = HandleCrdRoute(request)) return std::move(*crd);
   // The log subresource is read from the executor's files, not the store.
   if (auto log = MatchPodLogPath(path)) return HandlePodLog(store_, data_dir_, *log, request);
+  if (auto exec = MatchPodExecPath(path)) return HandlePodExec(store_, pod_exec_, *exec, request);
   if (auto bind = MatchPodBindingPath(path)) return HandlePodBinding(store_, *bind, request);
   if (auto review = HandleAccessReview(request, path, authorizer_)) return std::move(*review);
   auto target = ParseRequestTarget(path);

@@ -125,6 +125,15 @@ Result<LocalKubelet> MakeLocalKubelet(ObjectStore& store, const std::string& dat
   LocalKubelet kubelet;
   kubelet.processes =
       std::make_unique<ProcessSupervisor>(config.data_dir + "/pods", std::move(supervisor).value());
+  PodExec::Config exec;
+  exec.processes = kubelet.processes.get();
+  exec.data_dir = config.data_dir;
+  exec.root = config.isolate;
+  if (config.podman) {
+    exec.podman = config.podman->settings().podman;
+    exec.podman_env = config.podman->Env();
+  }
+  kubelet.exec = std::make_unique<PodExec>(std::move(exec));
   kubelet.executor = std::make_unique<LocalExecutor>(store, *kubelet.processes, std::move(config));
   return kubelet;
 }

@@ -15,6 +15,7 @@
 #include "core/status.h"
 #include "server/local_executor.h"
 #include "server/object_store.h"
+#include "server/pod_exec.h"
 #include "server/process_supervisor.h"
 
 namespace muster::server {
@@ -39,6 +40,7 @@ Result<SupervisorOptions> MakeSupervisorOptions(const KubeletOptions& options,
 struct LocalKubelet {
   std::unique_ptr<ProcessSupervisor> processes;
   std::unique_ptr<LocalExecutor> executor;
+  std::unique_ptr<PodExec> exec;  // `kubectl exec` into its pods
 };
 
 // Builds the supervisor (pods under <data_dir>/pods) and the executor. Makes the data

@@ -30,19 +30,6 @@ std::optional<int64_t> Count(const ApiRequest& r, const std::string& key, std::s
   return std::stoll(v);
 }
 
-std::vector<std::string> ContainerNames(const json& pod) {
-  std::vector<std::string> names;
-  if (!pod.contains("spec") || !pod["spec"].is_object()) return names;
-  const json& spec = pod["spec"];
-  if (!spec.contains("containers") || !spec["containers"].is_array()) return names;
-  for (const auto& c : spec["containers"]) {
-    if (c.is_object() && c.contains("name") && c["name"].is_string()) {
-      names.push_back(c["name"].get<std::string>());
-    }
-  }
-  return names;
-}
-
 // status.containerStatuses says the container runs or ran.
 bool ContainerStarted(const nlohmann::json& pod, const std::string& container) {
   const auto* status = pod.contains("status") ? &pod["status"] : nullptr;
@@ -59,19 +46,21 @@ bool ContainerStarted(const nlohmann::json& pod, const std::string& container) {
 
 }  // namespace
 
+std::vector<std::string> PodContainerNames(const nlohmann::json& pod) {
+  std::vector<std::string> names;
+  if (!pod.contains("spec") || !pod["spec"].is_object()) return names;
+  const nlohmann::json& spec = pod["spec"];
+  if (!spec.contains("containers") || !spec["containers"].is_array()) return names;
+  for (const auto& c : spec["containers"]) {
+    if (c.is_object() && c.contains("name") && c["name"].is_string()) {
+      names.push_back(c["name"].get<std::string>());
+    }
+  }
+  return names;
+}
+
 std::optional<PodLogTarget> MatchPodLogPath(const std::string& path) {
-  std::vector<std::string> seg;
-  for (size_t pos = 0; pos < path.size();) {
-    size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    if (next > pos) seg.push_back(path.substr(pos, next - pos));
-    pos = next + 1;
-  }
-  if (seg.size() != 7 || seg[0] != "api" || seg[1] != "v1" || seg[2] != "namespaces" ||
-      seg[4] != "pods" || seg[6] != "log") {
-    return std::nullopt;
-  }
-  return PodLogTarget{seg[3], seg[5]};
+  return MatchPodSubresourcePath(path, "log");
 }
 
 ApiResult HandlePodLog(ObjectStore& store, const std::string& data_dir, const PodLogTarget& target,
@@ -92,7 +81,7 @@ ApiResult HandlePodLog(ObjectStore& store, const std::string& data_dir, const Po
   if (limit && *limit == 0)
     return ErrorResponse(BadRequest("limitBytes: Invalid value: 0: must be > 0"));
 
-  const std::vector<std::string> containers = ContainerNames(*pod);
+  const std::vector<std::string> containers = PodContainerNames(*pod);
   std::string container = QueryParam(request, "container");
   if (!container.empty() &&
       std::find(containers.begin(), containers.end(), container) == containers.end()) {

@@ -5,18 +5,21 @@
 // larger than 1 MiB. tailLines reads backwards from the end (never the whole log).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "server/api_handler.h"
 #include "server/object_store.h"
+#include "server/pod_paths.h"
 
 namespace muster::server {
 
-struct PodLogTarget {
-  std::string namespace_;
-  std::string name;
-};
+using PodLogTarget = PodName;
+
+// The names of a pod object's spec.containers, in order.
+std::vector<std::string> PodContainerNames(const nlohmann::json& pod);
 
 // The pod a ".../pods/{name}/log" path names; nullopt for any other path.
 std::optional<PodLogTarget> MatchPodLogPath(const std::string& path);

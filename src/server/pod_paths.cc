@@ -1,5 +1,7 @@
 #include "server/pod_paths.h"
 
+#include <vector>
+
 namespace muster::server {
 namespace {
 
@@ -9,6 +11,22 @@ std::string WithSlash(std::string dir) {
 }
 
 }  // namespace
+
+std::optional<PodName> MatchPodSubresourcePath(const std::string& path,
+                                               const std::string& subresource) {
+  std::vector<std::string> seg;
+  for (size_t pos = 0; pos < path.size();) {
+    size_t next = path.find('/', pos);
+    if (next == std::string::npos) next = path.size();
+    if (next > pos) seg.push_back(path.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  if (seg.size() != 7 || seg[0] != "api" || seg[1] != "v1" || seg[2] != "namespaces" ||
+      seg[4] != "pods" || seg[6] != subresource) {
+    return std::nullopt;
+  }
+  return PodName{seg[3], seg[5]};
+}
 
 std::string PodProcessId(const std::string& ns, const std::string& name) { return ns + "_" + name; }
 

@@ -1,6 +1,7 @@
 // Where a pod's local process lives under `muster serve --data DIR`: the executor
 // runs pod <ns>/<name> in PodDir and sends its stdout+stderr to PodLogPath; the log
-// endpoint reads the same files. Pure string functions, no I/O.
+// endpoint reads the same files; and the paths of the pod subresources the API serves
+// from them (log, exec). Pure string functions, no I/O.
 #pragma once
 
 #include <optional>
@@ -14,6 +15,16 @@ namespace muster::server {
 std::string PodProcessId(const std::string& ns, const std::string& name);
 // The inverse: {ns, name}; nullopt for an id that is not "<ns>_<name>".
 std::optional<std::pair<std::string, std::string>> ParsePodProcessId(const std::string& id);
+
+// A pod named by a request path.
+struct PodName {
+  std::string namespace_;
+  std::string name;
+};
+// The pod "/api/v1/namespaces/{ns}/pods/{name}/{subresource}" names; nullopt for any
+// other path.
+std::optional<PodName> MatchPodSubresourcePath(const std::string& path,
+                                               const std::string& subresource);
 
 // "<data_dir>/pods/<ns>_<name>".
 std::string PodDir(const std::string& data_dir, const std::string& ns, const std::string& name);

@@ -90,6 +90,10 @@ class PodmanRuntime {
 
   const PodmanSettings& settings() const { return settings_; }
 
+  // The environment podman runs in: nothing of the pod's or the server's (variables
+  // such as CONTAINERS_CONF would steer a root podman).
+  std::vector<std::string> Env() const;
+
   // Writes the pod's env file (0600) and returns the supervised process: podman run.
   Result<ProcessSpec> Plan(const PodmanPodInput& pod);
 
@@ -131,8 +135,6 @@ class PodmanRuntime {
   void Run(const ProcessSupervisor& processes);
 
  private:
-  std::vector<std::string> Env() const;
-
   PodmanSettings settings_;
   std::map<std::string, std::string> names_;  // process id -> its latest container
   std::vector<std::vector<std::string>> queued_;

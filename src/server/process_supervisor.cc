@@ -461,6 +461,14 @@ int ProcessSupervisor::Pid(const std::string& id) const {
   return it == running_.end() ? 0 : it->second.pid;
 }
 
+std::optional<ProcessSupervisor::Target> ProcessSupervisor::ExecTarget(
+    const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = running_.find(id);
+  if (it == running_.end() || it->second.pid <= 0) return std::nullopt;
+  return Target{it->second.pid, it->second.cgroup.ProcsFiles()};
+}
+
 std::vector<RecoveredProcess> ProcessSupervisor::Recover() {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::string> ids;

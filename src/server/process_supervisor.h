@@ -125,6 +125,13 @@ class ProcessSupervisor {
   std::vector<std::string> RunningIds() const;  // sorted
   // The process's pid (= its process group id) while Running(), else 0.
   int Pid(const std::string& id) const;
+  // While Running(): its pid and the cgroup.procs files of its cgroup (empty without
+  // cgroups), which a command exec'd into it joins; nullopt otherwise.
+  struct Target {
+    int pid = 0;
+    std::vector<std::string> cgroup_procs;
+  };
+  std::optional<Target> ExecTarget(const std::string& id) const;
 
   std::string LogPath(const std::string& id) const;          // <root>/<id>/log
   std::string PreviousLogPath(const std::string& id) const;  // <root>/<id>/log.previous

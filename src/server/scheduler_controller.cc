@@ -31,12 +31,15 @@ Status SchedulerController::Start(ServeContext& context) {
   if (executor_kind_ == ExecutorKind::kEmulated) {
     processes_ = std::make_unique<ProcessSupervisor>(data_dir_ + "/pods");
     executor_ = std::make_unique<EmulatedExecutor>(*store_);
+    pod_exec_ = std::make_unique<PodExec>(PodExec::Config{});  // its pods run nothing
   } else {
     auto kubelet = MakeLocalKubelet(*store_, data_dir_, kubelet_options_, std::cerr);
     if (!kubelet.ok()) return kubelet.status();
     processes_ = std::move(kubelet->processes);
     executor_ = std::move(kubelet->executor);
+    pod_exec_ = std::move(kubelet->exec);
   }
+  if (context.api != nullptr) context.api->set_pod_exec(pod_exec_.get());
   sink_ = std::make_unique<StoreSink>(*store_);
   control::ReconcilerOptions options;
   options.mode = control::ReconcilerMode::kServe;

@@ -98,6 +98,7 @@ class SchedulerController : public Controller {
   std::string data_dir_;
   WallClock clock_;
   std::unique_ptr<ProcessSupervisor> processes_;
+  std::unique_ptr<PodExec> pod_exec_;  // `kubectl exec` into the executor's pods
   ExecutorKind executor_kind_;
   KubeletOptions kubelet_options_;
   std::unique_ptr<ServeExecutor> executor_;

@@ -249,6 +249,46 @@ check "root's pod runs as root" "^uid=0 gid=0$" $ROOT_K logs -n default "$ROOT_P
 check_not "no pod but root's ran as root" "^uid=0 " "$ALICE_LOG
 $BOB_LOG"
 
+# kubectl exec runs as the pod's owner (its main process's account), and only for
+# those RBAC lets create pods/exec in the pod's namespace.
+check "alice runs a long pod in team-a" "created" $ALICE apply -n team-a -f - <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: shell}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: main, image: busybox, command: [sleep, "300"]}
+EOF
+check "it runs" "pod/shell condition met" $ALICE wait -n team-a --for=condition=Ready pod/shell --timeout=30s
+check "alice's exec runs as her uid and gid" \
+  "^uid=$(uid_of $ALICE_ACCOUNT) gid=$(gid_of $ALICE_ACCOUNT)$" \
+  $ALICE exec -n team-a shell -- sh -c 'echo "uid=$(id -u) gid=$(id -g)"'
+check "alice's exec has her pod's USER, not the server's environment" "^user=$ALICE_ACCOUNT$" \
+  $ALICE exec -n team-a shell -- sh -c 'echo "user=$USER"'
+check "alice's exec cannot read the store" "^denied$" \
+  $ALICE exec -n team-a shell -- sh -c "cat '$DATA/muster.db' >/dev/null 2>&1 && echo readable || echo denied"
+check_fails "bob cannot exec into alice's pod (403)" "forbidden|Forbidden" \
+  $BOB exec -n team-a shell -- true
+check "alice deletes her pod" "deleted" $ALICE delete pod shell -n team-a
+# A pod root owns runs as root: namespace RBAC alone does not open it to exec.
+check "root runs a long pod in team-a" "created" $ROOT_K apply -n team-a -f - <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: rootshell}
+spec:
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: main, image: busybox, command: [sleep, "300"]}
+EOF
+check "it runs" "pod/rootshell condition met" \
+  $ROOT_K wait -n team-a --for=condition=Ready pod/rootshell --timeout=30s
+check_fails "alice (edit in team-a) cannot exec into a root pod" \
+  "its container runs as root.*only system:masters may exec into it" \
+  $ALICE exec -n team-a rootshell -- id -u
+check "system:masters can" "^0$" $ROOT_K exec -n team-a rootshell -- id -u
+check "root deletes it" "deleted" $ROOT_K delete pod rootshell -n team-a
+
 # Deleting the Job removes its pod's directory (garbage collection of its Pods).
 check "alice deletes her Job" "deleted" $ALICE delete job who -n team-a
 for _ in $(seq 1 100); do [ -e "$ALICE_WORK" ] || break; sleep 0.2; done

@@ -249,6 +249,13 @@ eventually "its container runs" "^started$" bash -c "$K logs -l job-name=long"
 eventually "podman lists its container with muster's label" "^default/long-" \
   podman ps --filter "label=$LABEL" --format '{{index .Labels "muster.dev/pod"}}'
 CONTAINER=$(podman ps --filter "label=$LABEL" --format '{{.Names}}' | grep long)
+# kubectl exec into it is podman's exec: the container's user, hostname and files.
+LONG_POD=$($K get pods -l job-name=long -o 'jsonpath={.items[0].metadata.name}')
+check "kubectl exec runs in the container (podman exec)" "^$LONG_POD$" $K exec "$LONG_POD" -- hostname
+check "kubectl exec -i feeds its stdin" "^into-container$" \
+  bash -c "echo into-container | $K exec -i $LONG_POD -- cat"
+check_exit "kubectl exec's exit code from the container" 5 "command terminated with exit code 5" \
+  $K exec "$LONG_POD" -- sh -c 'exit 5'
 
 # A server killed with -9 adopts the running container when it comes back.
 kill -9 "$PID"

@@ -101,6 +101,16 @@ check "can-i: alice create jobs in team-a" "^yes" $ALICE auth can-i create jobs 
 check_fails "can-i: alice create jobs in team-b" "^no" $ALICE auth can-i create jobs -n team-b
 check_fails "can-i: bob delete jobs in team-a" "^no" $BOB auth can-i delete jobs -n team-a
 check "can-i: bob get jobs in team-a" "^yes" $BOB auth can-i get jobs -n team-a
+check "can-i: alice may exec into pods in team-a (edit)" "^yes" \
+  $ALICE auth can-i create pods --subresource=exec -n team-a
+check_fails "can-i: bob may not exec (view)" "^no" \
+  $BOB auth can-i create pods --subresource=exec -n team-a
+# A WebSocket exec is a GET, authorized as create (upstream's rule): bob's view is not enough.
+check "bob's exec upgrade is refused as a create of pods/exec" \
+  'cannot create resource \\"pods/exec\\" in API group \\"\\" in the namespace \\"team-a\\"' \
+  curl_as tok-bob -H "Connection: Upgrade" -H "Upgrade: websocket" -H "Sec-WebSocket-Version: 13" \
+  -H "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" -H "Sec-WebSocket-Protocol: v5.channel.k8s.io" \
+  "$URL/api/v1/namespaces/team-a/pods/any/exec?command=true&stdout=true"
 check "can-i: masters anything" "^yes" $ROOT_K auth can-i '*' '*'
 check "can-i --list: bob's rules in team-a" "jobs.batch .*\[get list watch\]" \
   $BOB auth can-i --list -n team-a

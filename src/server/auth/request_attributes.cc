@@ -92,6 +92,14 @@ RequestAttributes AttributesOf(const std::string& method, const std::string& pat
   } else if (watch_prefix && a.verb == "get") {
     a.verb = "watch";
   }
+  // A WebSocket upgrade is a GET, but exec, attach and port-forward run something in
+  // the pod: upstream authorizes them as `create` whichever the method
+  // (AuthorizePodWebsocketUpgradeCreatePermission), so a role that may only read
+  // pods/exec cannot run commands.
+  if (a.resource == "pods" && a.verb == "get" &&
+      (a.subresource == "exec" || a.subresource == "attach" || a.subresource == "portforward")) {
+    a.verb = "create";
+  }
   if ((a.verb == "list" || a.verb == "watch") && a.name.empty()) {
     const std::string selector = QueryValue(query, "fieldSelector");
     const std::string prefix = "metadata.name=";
