@@ -26,9 +26,9 @@ namespace {
 // An environment read from /proc larger than this is not taken whole (ARG_MAX-sized).
 constexpr size_t kMaxEnvironBytes = 2 << 20;
 
-struct Fd {
+struct ExecFd {
   int fd = -1;
-  ~Fd() {
+  ~ExecFd() {
     if (fd >= 0) ::close(fd);
   }
   int Release() {
@@ -54,9 +54,9 @@ struct ChildPlan {
   bool tty = false;
 };
 
-constexpr char kDefaultPath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+constexpr char kExecDefaultPath[] = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-[[noreturn]] void Fail(const char* what, const char* subject, int error) {
+[[noreturn]] void FailExec(const char* what, const char* subject, int error) {
   async_safe::WriteFailure(STDERR_FILENO, what, subject, error);
   ::_exit(127);
 }
@@ -122,27 +122,27 @@ int ExecAlongPath(const ChildPlan& plan) {
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   for (const char* procs : plan.cgroup_procs) {
     if (int error = async_safe::WriteFile(procs, "0"); error != 0) {
-      Fail("cannot join cgroup", procs, error);
+      FailExec("cannot join cgroup", procs, error);
     }
   }
   if (plan.mnt_ns >= 0 && ::setns(plan.mnt_ns, CLONE_NEWNS) != 0) {
-    Fail("cannot enter the pod's mount namespace for", plan.argv[0], errno);
+    FailExec("cannot enter the pod's mount namespace for", plan.argv[0], errno);
   }
   if (plan.uts_ns >= 0 && ::setns(plan.uts_ns, CLONE_NEWUTS) != 0) {
-    Fail("cannot enter the pod's UTS namespace for", plan.argv[0], errno);
+    FailExec("cannot enter the pod's UTS namespace for", plan.argv[0], errno);
   }
   if (const Credentials* c = plan.credentials) {
     if (::setgroups(c->groups.size(), c->groups.data()) != 0) {
-      Fail("cannot set supplementary groups for", plan.argv[0], errno);
+      FailExec("cannot set supplementary groups for", plan.argv[0], errno);
     }
-    if (::setgid(c->gid) != 0) Fail("cannot set the group id for", plan.argv[0], errno);
-    if (::setuid(c->uid) != 0) Fail("cannot set the user id for", plan.argv[0], errno);
+    if (::setgid(c->gid) != 0) FailExec("cannot set the group id for", plan.argv[0], errno);
+    if (::setuid(c->uid) != 0) FailExec("cannot set the user id for", plan.argv[0], errno);
     if (c->uid != 0 && (::setuid(0) == 0 || ::getuid() != c->uid)) {
-      Fail("could not drop root privileges for", plan.argv[0], EPERM);
+      FailExec("could not drop root privileges for", plan.argv[0], EPERM);
     }
   }
   if (plan.no_new_privs && ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-    Fail("cannot set no_new_privs for", plan.argv[0], errno);
+    FailExec("cannot set no_new_privs for", plan.argv[0], errno);
   }
   if (::chdir(plan.working_dir) != 0) (void)::chdir("/");
   ::syscall(SYS_close_range, 3U, ~0U, 0U);
@@ -175,7 +175,7 @@ Result<int> OpenNamespaceIfOther(pid_t pid, const char* kind) {
   return fd;
 }
 
-Status Pipe(int fds[2]) {
+Status ExecPipe(int fds[2]) {
   if (::pipe2(fds, O_CLOEXEC) != 0) return Internal(std::string("pipe: ") + std::strerror(errno));
   return Status::Ok();
 }
@@ -196,7 +196,7 @@ Result<ExecProcess> StartExecProcess(const ExecPlan& plan, const ExecStreams& st
   std::vector<std::string> env = plan.env;
   for (auto& a : argv) child.argv.push_back(a.data());
   child.argv.push_back(nullptr);
-  child.path_env = kDefaultPath;
+  child.path_env = kExecDefaultPath;
   for (auto& e : env) {
     child.envp.push_back(e.data());
     if (e.starts_with("PATH=")) child.path_env = e.data() + 5;
@@ -207,7 +207,7 @@ Result<ExecProcess> StartExecProcess(const ExecPlan& plan, const ExecStreams& st
   child.credentials = plan.credentials ? &*plan.credentials : nullptr;
   child.no_new_privs = plan.no_new_privs;
 
-  Fd mnt, uts, null_fd;
+  ExecFd mnt, uts, null_fd;
   if (plan.namespaces_of > 0) {
     auto m = OpenNamespaceIfOther(plan.namespaces_of, "mnt");
     if (!m.ok()) return m.status();
@@ -223,7 +223,7 @@ Result<ExecProcess> StartExecProcess(const ExecPlan& plan, const ExecStreams& st
   child.null_fd = null_fd.fd;
 
   // Parent and child ends.
-  Fd p_in, p_out, p_err, c_in, c_out, c_err;
+  ExecFd p_in, p_out, p_err, c_in, c_out, c_err;
   if (streams.tty) {
     int master = -1, slave = -1;
     if (::openpty(&master, &slave, nullptr, nullptr, nullptr) != 0) {
@@ -238,17 +238,17 @@ Result<ExecProcess> StartExecProcess(const ExecPlan& plan, const ExecStreams& st
   } else {
     int fds[2];
     if (streams.in) {
-      if (Status s = Pipe(fds); !s.ok()) return s;
+      if (Status s = ExecPipe(fds); !s.ok()) return s;
       c_in.fd = fds[0];
       p_in.fd = fds[1];
     }
     if (streams.out) {
-      if (Status s = Pipe(fds); !s.ok()) return s;
+      if (Status s = ExecPipe(fds); !s.ok()) return s;
       p_out.fd = fds[0];
       c_out.fd = fds[1];
     }
     if (streams.err) {
-      if (Status s = Pipe(fds); !s.ok()) return s;
+      if (Status s = ExecPipe(fds); !s.ok()) return s;
       p_err.fd = fds[0];
       c_err.fd = fds[1];
     }

@@ -7,7 +7,7 @@
 namespace muster::server::exec_protocol {
 namespace {
 
-std::string_view Trim(std::string_view s) {
+std::string_view TrimToken(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
   return s;
@@ -21,7 +21,7 @@ std::optional<std::string> ChooseProtocol(std::string_view offered) {
   while (pos <= offered.size()) {
     size_t comma = offered.find(',', pos);
     if (comma == std::string_view::npos) comma = offered.size();
-    const std::string_view p = Trim(offered.substr(pos, comma - pos));
+    const std::string_view p = TrimToken(offered.substr(pos, comma - pos));
     if (p == kV5) return std::string(kV5);
     if (p == kV4) v4 = true;
     pos = comma + 1;

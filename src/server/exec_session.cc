@@ -14,19 +14,19 @@
 namespace muster::server {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SessionClock = std::chrono::steady_clock;
 
-constexpr size_t kReadChunk = 32 << 10;
+constexpr size_t kOutputReadBytes = 32 << 10;
 // Output still arriving after the command exited (a background child holding its
 // pipe) is waited for this long before the status is sent.
 constexpr auto kDrainAfterExit = std::chrono::seconds(1);
 
-void Signal(int fd) {
+void WakeEventFd(int fd) {
   const uint64_t one = 1;
   (void)!::write(fd, &one, sizeof one);
 }
 
-int ExitCodeOf(int status) {
+int WaitStatusExitCode(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;
@@ -47,7 +47,7 @@ ExecSession::~ExecSession() {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
-  if (wake_fd_ >= 0) Signal(wake_fd_);
+  if (wake_fd_ >= 0) WakeEventFd(wake_fd_);
   if (thread_.joinable()) {
     thread_.join();
   } else {
@@ -73,7 +73,7 @@ void ExecSession::Start(std::function<void()> output_ready, std::function<void()
 bool ExecSession::Receive(std::string_view bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   input_.append(bytes);
-  Signal(wake_fd_);
+  WakeEventFd(wake_fd_);
   if (input_.size() + held_ >= options_.buffer_bytes) {
     paused_ = true;
     return false;
@@ -87,14 +87,14 @@ std::optional<std::string> ExecSession::Next(std::chrono::milliseconds /*wait*/)
     std::string out;
     out.swap(output_);
     // The thread stopped reading the command while the buffer was full.
-    if (out.size() >= options_.buffer_bytes) Signal(wake_fd_);
+    if (out.size() >= options_.buffer_bytes) WakeEventFd(wake_fd_);
     return out;
   }
   if (done_) return std::nullopt;
   return std::string();
 }
 
-void ExecSession::Send(std::string frame) {
+void ExecSession::Send(const std::string& frame) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     output_ += frame;
@@ -126,7 +126,7 @@ void ExecSession::KillProcess() {
   while (::waitpid(process_.pid, &status, 0) < 0 && errno == EINTR) {
   }
   exited_ = true;
-  exit_code_ = ExitCodeOf(status);
+  exit_code_ = WaitStatusExitCode(status);
 }
 
 bool ExecSession::HandleInput(std::string& raw) {
@@ -203,7 +203,7 @@ void ExecSession::WriteStdin() {
 }
 
 void ExecSession::ReadOutput(int& fd, uint8_t stream) {
-  char buf[kReadChunk];
+  char buf[kOutputReadBytes];
   const ssize_t n = ::read(fd, buf, sizeof buf);
   if (n > 0) {
     Send(websocket::EncodeFrame(
@@ -219,8 +219,8 @@ void ExecSession::ReadOutput(int& fd, uint8_t stream) {
 
 void ExecSession::Loop() {
   std::string raw;
-  auto last_input = Clock::now();
-  std::optional<Clock::time_point> exited_at;
+  auto last_input = SessionClock::now();
+  std::optional<SessionClock::time_point> exited_at;
   // Readable once the command has exited (Linux 5.3); without it the loop polls.
   int pid_fd = static_cast<int>(::syscall(SYS_pidfd_open, process_.pid, 0));
   while (true) {
@@ -228,7 +228,7 @@ void ExecSession::Loop() {
     size_t pending_output = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (!input_.empty()) last_input = Clock::now();
+      if (!input_.empty()) last_input = SessionClock::now();
       raw += input_;
       input_.clear();
       stop = stop_;
@@ -255,10 +255,10 @@ void ExecSession::Loop() {
       int status = 0;
       if (::waitpid(process_.pid, &status, WNOHANG) == process_.pid) {
         exited_ = true;
-        exit_code_ = ExitCodeOf(status);
+        exit_code_ = WaitStatusExitCode(status);
       }
     }
-    const auto now = Clock::now();
+    const auto now = SessionClock::now();
     if (exited_ && !exited_at) exited_at = now;
     const bool outputs_open = process_.out >= 0 || process_.err >= 0;
     if (exited_ && (!outputs_open || now - *exited_at >= kDrainAfterExit)) {

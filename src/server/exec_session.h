@@ -69,7 +69,7 @@ class ExecSession {
   void Loop();
   // Decodes what the client sent; false when the session must end (close, error).
   bool HandleInput(std::string& raw);
-  void Send(std::string frame);  // under no lock; takes mu_
+  void Send(const std::string& frame);  // under no lock; takes mu_
   void ReadOutput(int& fd, uint8_t stream);
   void WriteStdin();
   void KillProcess();
