@@ -8,6 +8,7 @@
 #include "api/decode.h"
 #include "control/store_snapshot.h"
 #include "server/access_review.h"
+#include "server/api_handler_internal.h"
 #include "server/api_status.h"
 #include "server/auth/owner.h"
 #include "server/auth/rbac_authorizer.h"
@@ -28,7 +29,6 @@
 #include "server/namespace_finalize.h"
 #include "server/namespace_lifecycle.h"
 #include "server/openapi.h"
-#include "server/owner_graph.h"
 #include "server/patch_request.h"
 #include "server/patch_schema.h"
 #include "server/pod_binding.h"
@@ -42,9 +42,7 @@
 #include "server/request_target.h"
 #include "server/store_routes.h"
 #include "server/table_printer.h"
-#include "server/update_validation.h"
 #include "server/view_routes.h"
-#include "server/yaml_json.h"
 
 namespace muster::server {
 
@@ -87,13 +85,7 @@ std::vector<std::string> WriteWarnings(const control::ResourceType& type, const 
   warnings.insert(warnings.end(), field_warnings.begin(), field_warnings.end());
   return warnings;
 }
-// A write's answer, with its WriteWarnings.
-ApiResponse Written(int code, const control::ResourceType& type, const json& object,
-                    const std::vector<std::string>& field_warnings = {}) {
-  ApiResponse response = JsonResponse(code, object);
-  response.warnings = WriteWarnings(type, object, field_warnings);
-  return response;
-}
+
 // A create's answer: the stored text itself when it is the object as presented in the
 // requested version (the same bytes ToWire writes: keys sorted, compact, and valid
 // UTF-8 since the store wrote it), so it is not serialised a second time.
@@ -101,7 +93,8 @@ ApiResponse CreatedResponse(const control::ResourceType& type, const std::string
                             json created, const ObjectTextCache::Entry& text,
                             const std::vector<std::string>& field_warnings) {
   if (text == nullptr || text->api_version != type.ApiVersion(version) || text->kind != type.kind) {
-    return Written(201, type, PresentObject(std::move(created), type, version), field_warnings);
+    return api_internal::Written(201, type, PresentObject(std::move(created), type, version),
+                                 field_warnings);
   }
   ApiResponse response{201, "application/json", text->text};
   response.warnings = WriteWarnings(type, created, field_warnings);
@@ -122,6 +115,169 @@ IncludeObject ParseInclude(const ApiRequest& r) {
 
 int64_t NowUnix() { return static_cast<int64_t>(std::time(nullptr)); }
 
+NameSuffixSource name_suffix_source = nullptr;  // tests only
+
+std::string RandomSuffix() {
+  if (name_suffix_source != nullptr) return name_suffix_source();
+  static thread_local std::mt19937 rng(std::random_device{}());
+  static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::string s;
+  for (int i = 0; i < 5; ++i) s += kAlphabet[rng() % (sizeof(kAlphabet) - 1)];
+  return s;
+}
+
+void EnsureNamespace(ObjectStore& store, const std::string& ns) {
+  // Upstream rejects writes into a missing namespace; muster creates it instead,
+  // so `kubectl apply -f` of a directory works in any order.
+  if (ns.empty() || store.Get({"namespaces", "", ns}).ok()) return;
+  store.Create({"namespaces", "", ns}, NewNamespace(ns));
+}
+
+ApiResult HandleWatch(ObjectStore& store, const RequestTarget& t, const ApiRequest& r,
+                      Selectors sel) {
+  WatchFilter f;
+  f.type = t.type;
+  f.version = t.version;
+  f.namespace_ = t.namespace_;
+  f.labels = std::move(sel.labels);
+  f.fields = std::move(sel.fields);
+  f.as_table = WantsTable(r);
+  f.include = ParseInclude(r);
+  f.bookmarks = IsTrueParam(QueryParam(r, "allowWatchBookmarks"));
+  std::string rv_text = QueryParam(r, "resourceVersion");
+  int64_t from = 0;
+  std::vector<json> initial;
+  if (rv_text.empty() || rv_text == "0") {
+    // No starting point: the current objects as ADDED events, then changes.
+    auto list = store.List(t.type->StoreKey(), t.namespace_);
+    if (!list.ok()) return api_internal::StoreError(list.status(), t, "");
+    from = list->resource_version;
+    for (auto& o : list->items) {
+      if (f.labels.Matches(o) && f.fields.Matches(o)) initial.push_back(std::move(o));
+    }
+  } else {
+    json probe = {{"metadata", {{"resourceVersion", rv_text}}}};
+    std::optional<int64_t> rv = ParseResourceVersion(probe);
+    if (!rv || *rv < 0) return ErrorResponse(BadRequest("invalid resourceVersion " + rv_text));
+    from = *rv;
+    if (auto since = store.hub().Since(from, 1); !since.ok()) {
+      return ErrorResponse(Gone(since.status().message()));
+    }
+  }
+  int64_t timeout = 1800;
+  if (std::string ts = QueryParam(r, "timeoutSeconds"); !ts.empty()) {
+    timeout = std::clamp<int64_t>(std::strtoll(ts.c_str(), nullptr, 10), 1, 3600);
+  }
+  return std::make_unique<WatchStream>(store.hub(), std::move(f), from, std::move(initial),
+                                       std::chrono::seconds(timeout));
+}
+
+ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
+  const control::ResourceType& type = *t.type;
+  TableOptions topts;
+  topts.include = ParseInclude(r);
+  topts.now_unix = NowUnix();
+  if (!t.collection()) {
+    auto obj = store.Get({type.StoreKey(), t.namespace_, t.name});
+    if (!obj.ok()) return api_internal::StoreError(obj.status(), t, t.name);
+    json out = PresentObject(std::move(*obj), type, t.version);
+    if (WantsTable(r) && t.subresource.empty()) {
+      return JsonResponse(
+          200, RenderTable(type, {out}, FieldValue(out, "metadata.resourceVersion"), topts));
+    }
+    return JsonResponse(200, out);
+  }
+  auto sel = ParseSelectors(r);
+  if (!sel.ok()) return ErrorResponse(BadRequest(sel.status().message()));
+  if (IsTrueParam(QueryParam(r, "watch"))) return HandleWatch(store, t, r, std::move(*sel));
+  if (!WantsTable(r)) {
+    return ApiResponse{200, "application/json",
+                       WriteListBody(store.ListText(type.StoreKey(), t.namespace_), type, t.version,
+                                     sel->labels, sel->fields)};
+  }
+  auto list = store.List(type.StoreKey(), t.namespace_);
+  if (!list.ok()) return api_internal::StoreError(list.status(), t, "");
+  std::vector<json> items;
+  for (auto& o : list->items) {
+    if (sel->labels.Matches(o) && sel->fields.Matches(o)) {
+      items.push_back(PresentObject(std::move(o), type, t.version));
+    }
+  }
+  return JsonResponse(200, RenderTable(type, items, std::to_string(list->resource_version), topts));
+}
+
+std::optional<ApiResponse> Discovery(const std::string& path, const std::string& address) {
+  std::vector<std::string> seg;
+  for (size_t pos = 0; pos < path.size();) {
+    size_t next = path.find('/', pos);
+    if (next == std::string::npos) next = path.size();
+    if (next > pos) seg.push_back(path.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  if (seg.size() == 1 && seg[0] == "version") return JsonResponse(200, VersionInfo());
+  if (seg.size() >= 2 && seg[0] == "openapi" && seg[1] == "v3") {
+    if (seg.size() == 2) return JsonResponse(200, OpenApiV3Index());
+    std::optional<json> doc;
+    if (seg.size() == 4 && seg[2] == "api") doc = OpenApiV3Document("", seg[3]);
+    if (seg.size() == 5 && seg[2] == "apis") doc = OpenApiV3Document(seg[3], seg[4]);
+    if (doc) return JsonResponse(200, *doc);
+    return ErrorResponse(NotFoundError("the server could not find the requested resource"));
+  }
+  if (seg.empty() || seg.size() > 3) return std::nullopt;
+  if (seg.size() == 2 && seg[0] == "openapi" && seg[1] == "v2") {
+    // An empty OpenAPI v2 document (an empty protobuf message, which is what client-go
+    // asks for): kubectl falls back to v2 for a kind neither v3 nor a CRD describes,
+    // and without a document it failed with "error validating data" instead of
+    // upstream's "no matches for kind ... ensure CRDs are installed first".
+    return ApiResponse{200, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf", ""};
+  }
+  if (seg[0] == "openapi") {
+    return ErrorResponse(NotFoundError("the server could not find the requested resource"));
+  }
+  if (seg[0] == "api") {
+    if (seg.size() == 1) return JsonResponse(200, CoreApiVersions(address));
+    if (seg.size() == 2) {
+      auto list = ApiResourceList("", seg[1]);
+      if (list) return JsonResponse(200, *list);
+      return ErrorResponse(NotFoundError("the server could not find the requested resource"));
+    }
+    return std::nullopt;
+  }
+  if (seg[0] != "apis") return std::nullopt;
+  if (seg.size() == 1) return JsonResponse(200, ApiGroupList());
+  auto doc = seg.size() == 2 ? ApiGroupDocument(seg[1]) : ApiResourceList(seg[1], seg[2]);
+  if (doc) return JsonResponse(200, *doc);
+  return ErrorResponse(NotFoundError("the server could not find the requested resource"));
+}
+
+// muster_api_requests_total labels, verbs as the Kubernetes API server's
+// apiserver_request_total: GET on a collection is LIST, or WATCH with ?watch.
+Labels RequestMetricLabels(const ApiRequest& r, const ApiResult& result) {
+  std::string path = r.path;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  std::string resource;
+  std::string verb = r.method;
+  if (auto target = ParseRequestTarget(path); target.ok() && target->type != nullptr) {
+    resource = target->type->plural;
+    if (verb == "GET" && target->collection())
+      verb = IsTrueParam(QueryParam(r, "watch")) ? "WATCH" : "LIST";
+  }
+  const auto* response = std::get_if<ApiResponse>(&result);
+  const int code = response != nullptr ? response->code : 200;  // streams start with 200
+  return {{"verb", verb}, {"resource", resource}, {"code", std::to_string(code)}};
+}
+
+}  // namespace
+
+namespace api_internal {
+// A write's answer, with its WriteWarnings.
+ApiResponse Written(int code, const control::ResourceType& type, const json& object,
+                    const std::vector<std::string>& field_warnings) {
+  ApiResponse response = JsonResponse(code, object);
+  response.warnings = WriteWarnings(type, object, field_warnings);
+  return response;
+}
+
 // Decodes the object with the api layer, so the API accepts exactly what
 // `muster validate` accepts; warnings pass. With `field_warnings`, the decode's
 // warnings (fields muster does not act on, in whole or in part, or that the kind does
@@ -130,10 +286,10 @@ int64_t NowUnix() { return static_cast<int64_t>(std::time(nullptr)); }
 // With `decoded`, a valid job is kept there, decoded as the scheduler decodes the
 // stored object (control::DecodeJob, under its source name), which it then takes
 // instead of decoding the object again.
-std::optional<ApiError> ValidateObject(
-    const control::ResourceType& t, const json& object, const std::string& name,
-    std::vector<std::string>* field_warnings = nullptr,
-    std::shared_ptr<const control::DecodedJob>* decoded = nullptr) {
+std::optional<ApiError> ValidateObject(const control::ResourceType& t, const json& object,
+                                       const std::string& name,
+                                       std::vector<std::string>* field_warnings,
+                                       std::shared_ptr<const control::DecodedJob>* decoded) {
   if (field_warnings != nullptr) field_warnings->clear();
   if (IsRbacType(t) || IsCoreKind(t)) {
     auto causes = IsRbacType(t) ? ValidateRbacObject(t, object) : ValidateCoreObject(t, object);
@@ -178,107 +334,8 @@ std::optional<ApiError> ValidateObject(
   return InvalidObject(t, name, std::move(causes));
 }
 
-// Immutability and metadata rules of an update (update_validation.h).
-std::optional<ApiError> CheckUpdate(const RequestTarget& t, const json& current, const json& next,
-                                    bool admitted) {
-  auto causes = ValidateUpdate(*t.type, current, next, UpdateContext{admitted});
-  if (causes.empty()) return std::nullopt;
-  return InvalidObject(*t.type, t.name, std::move(causes));
-}
-
-NameSuffixSource name_suffix_source = nullptr;  // tests only
-
-std::string RandomSuffix() {
-  if (name_suffix_source != nullptr) return name_suffix_source();
-  static thread_local std::mt19937 rng(std::random_device{}());
-  static const char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-  std::string s;
-  for (int i = 0; i < 5; ++i) s += kAlphabet[rng() % (sizeof(kAlphabet) - 1)];
-  return s;
-}
-
-void EnsureNamespace(ObjectStore& store, const std::string& ns) {
-  // Upstream rejects writes into a missing namespace; muster creates it instead,
-  // so `kubectl apply -f` of a directory works in any order.
-  if (ns.empty() || store.Get({"namespaces", "", ns}).ok()) return;
-  store.Create({"namespaces", "", ns}, NewNamespace(ns));
-}
-
 ApiResponse StoreError(const Status& s, const RequestTarget& t, const std::string& name) {
   return ErrorResponse(FromStatus(s, t.type->plural, t.type->group, name));
-}
-
-ApiResult HandleWatch(ObjectStore& store, const RequestTarget& t, const ApiRequest& r,
-                      Selectors sel) {
-  WatchFilter f;
-  f.type = t.type;
-  f.version = t.version;
-  f.namespace_ = t.namespace_;
-  f.labels = std::move(sel.labels);
-  f.fields = std::move(sel.fields);
-  f.as_table = WantsTable(r);
-  f.include = ParseInclude(r);
-  f.bookmarks = IsTrueParam(QueryParam(r, "allowWatchBookmarks"));
-  std::string rv_text = QueryParam(r, "resourceVersion");
-  int64_t from = 0;
-  std::vector<json> initial;
-  if (rv_text.empty() || rv_text == "0") {
-    // No starting point: the current objects as ADDED events, then changes.
-    auto list = store.List(t.type->StoreKey(), t.namespace_);
-    if (!list.ok()) return StoreError(list.status(), t, "");
-    from = list->resource_version;
-    for (auto& o : list->items) {
-      if (f.labels.Matches(o) && f.fields.Matches(o)) initial.push_back(std::move(o));
-    }
-  } else {
-    json probe = {{"metadata", {{"resourceVersion", rv_text}}}};
-    std::optional<int64_t> rv = ParseResourceVersion(probe);
-    if (!rv || *rv < 0) return ErrorResponse(BadRequest("invalid resourceVersion " + rv_text));
-    from = *rv;
-    if (auto since = store.hub().Since(from, 1); !since.ok()) {
-      return ErrorResponse(Gone(since.status().message()));
-    }
-  }
-  int64_t timeout = 1800;
-  if (std::string ts = QueryParam(r, "timeoutSeconds"); !ts.empty()) {
-    timeout = std::clamp<int64_t>(std::strtoll(ts.c_str(), nullptr, 10), 1, 3600);
-  }
-  return std::make_unique<WatchStream>(store.hub(), std::move(f), from, std::move(initial),
-                                       std::chrono::seconds(timeout));
-}
-
-ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
-  const control::ResourceType& type = *t.type;
-  TableOptions topts;
-  topts.include = ParseInclude(r);
-  topts.now_unix = NowUnix();
-  if (!t.collection()) {
-    auto obj = store.Get({type.StoreKey(), t.namespace_, t.name});
-    if (!obj.ok()) return StoreError(obj.status(), t, t.name);
-    json out = PresentObject(std::move(*obj), type, t.version);
-    if (WantsTable(r) && t.subresource.empty()) {
-      return JsonResponse(
-          200, RenderTable(type, {out}, FieldValue(out, "metadata.resourceVersion"), topts));
-    }
-    return JsonResponse(200, out);
-  }
-  auto sel = ParseSelectors(r);
-  if (!sel.ok()) return ErrorResponse(BadRequest(sel.status().message()));
-  if (IsTrueParam(QueryParam(r, "watch"))) return HandleWatch(store, t, r, std::move(*sel));
-  if (!WantsTable(r)) {
-    return ApiResponse{200, "application/json",
-                       WriteListBody(store.ListText(type.StoreKey(), t.namespace_), type, t.version,
-                                     sel->labels, sel->fields)};
-  }
-  auto list = store.List(type.StoreKey(), t.namespace_);
-  if (!list.ok()) return StoreError(list.status(), t, "");
-  std::vector<json> items;
-  for (auto& o : list->items) {
-    if (sel->labels.Matches(o) && sel->fields.Matches(o)) {
-      items.push_back(PresentObject(std::move(o), type, t.version));
-    }
-  }
-  return JsonResponse(200, RenderTable(type, items, std::to_string(list->resource_version), topts));
 }
 
 // A write by a named manager (?fieldManager=, which kubectl always sends) is recorded
@@ -295,7 +352,7 @@ void RecordManager(const RequestTarget& t, const ApiRequest& r, const json* curr
 // `managed_fields`: what a server-side apply that creates the object records
 // (patch_request.h); a POST's own managedFields are dropped.
 ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
-                       const json* managed_fields = nullptr) {
+                       const json* managed_fields) {
   const control::ResourceType& type = *t.type;
   if (!t.subresource.empty()) return ErrorResponse(MethodNotAllowed("cannot create a status"));
   auto body = ParseRequestBody(r);
@@ -367,204 +424,7 @@ ApiResult HandleCreate(ObjectStore& store, RequestTarget t, const ApiRequest& r,
   return ErrorResponse(FromStatus(AlreadyExists(name), type.plural, type.group, name));
 }
 
-WriteScope ScopeOf(const RequestTarget& t) {
-  if (t.subresource == "status") return WriteScope::kStatus;
-  return t.type->has_status ? WriteScope::kSpec : WriteScope::kAll;
-}
-
-ApiResult HandleUpdate(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
-  auto body = ParseRequestBody(r);
-  if (!body.ok()) return ErrorResponse(BadRequest(body.status().message()));
-  auto md = CheckBodyAgainstTarget(*body, t);
-  if (!md.ok()) return ErrorResponse(BadRequest(md.status().message()));
-  const WriteScope scope = ScopeOf(t);
-  std::vector<std::string> field_warnings;
-  // A job's decode, kept for the scheduler as a create's (one decode per write).
-  std::shared_ptr<const control::DecodedJob> decoded;
-  if (scope != WriteScope::kStatus) {
-    // Every kind DefaultCoreObject defaults (the core group's, Pods and LimitRanges
-    // included, and batch's), as a create and a patch are.
-    if (t.type->group.empty() || IsBatchJob(*t.type) || IsCronJob(*t.type)) {
-      auto stored = store.Get({t.type->StoreKey(), t.namespace_, t.name});
-      DefaultCoreObject(*t.type, *body, stored.ok() ? &*stored : nullptr);
-    }
-    if (auto invalid = ValidateObject(*t.type, *body, t.name, &field_warnings, &decoded)) {
-      return ErrorResponse(*invalid);
-    }
-    if (IsPriorityClassType(*t.type)) {
-      if (auto refused = AdmitPriorityClass(store, *body)) return ErrorResponse(*refused);
-    }
-  }
-  const bool admitted = scope != WriteScope::kStatus && JobAdmitted(store, *t.type, *body);
-  const bool dry_run = !QueryParam(r, "dryRun").empty();
-  std::optional<ApiError> invalid;
-  bool checked_dry_run = false;
-  auto updated = store.Mutate(
-      {t.type->StoreKey(), t.namespace_, t.name},
-      [&](const json& current) -> Result<json> {
-        auth::KeepOwner(current, *body);  // immutable: the value sent is ignored
-        if (scope != WriteScope::kStatus) DefaultKueueObject(*t.type, *body, &current);
-        KeepManagedFields(current, *body);
-        RecordManager(t, r, &current, *body);
-        if (scope != WriteScope::kStatus) invalid = CheckUpdate(t, current, *body, admitted);
-        if (invalid) return InvalidArgument("invalid");
-        // A dry run stops here, after every check, without writing.
-        checked_dry_run = dry_run;
-        if (dry_run) return InvalidArgument("dry run");
-        return std::move(*body);
-      },
-      scope, &decoded);
-  if (invalid) return ErrorResponse(*invalid);
-  if (checked_dry_run) return Written(200, *t.type, *body, field_warnings);
-  if (!updated.ok()) return StoreError(updated.status(), t, t.name);
-  return Written(200, *t.type, PresentObject(std::move(*updated), *t.type, t.version),
-                 field_warnings);
-}
-
-ApiResult HandlePatch(ObjectStore& store, const RequestTarget& t, const ApiRequest& r) {
-  PatchRequest patch;
-  if (auto bad = ReadPatch(r, t, NowRfc3339(), patch)) return ErrorResponse(*bad);
-  const WriteScope scope = ScopeOf(t);
-  const control::ObjectKey key{t.type->StoreKey(), t.namespace_, t.name};
-  auto stored = store.Get(key);
-  if (!stored.ok() && stored.status().code() == StatusCode::kNotFound &&
-      patch.type == PatchType::kApply && scope != WriteScope::kStatus) {
-    // An apply creates what is not there, through the create path (validation,
-    // defaults, quota), its fields the applying manager's.
-    ApiRequest create = r;
-    create.method = "POST";
-    create.content_type = "application/json";
-    RequestTarget collection = t;
-    collection.name.clear();
-    if (!FieldValue(patch.patch, "metadata.name").empty() &&
-        FieldValue(patch.patch, "metadata.name") != t.name) {
-      return ErrorResponse(BadRequest("the name of the object (" +
-                                      FieldValue(patch.patch, "metadata.name") +
-                                      ") does not match the name on the URL (" + t.name + ")"));
-    }
-    create.body = [&] {
-      json body = patch.patch;
-      if (body.value("metadata", json::object()).is_object()) body["metadata"]["name"] = t.name;
-      return ToWire(body);
-    }();
-    const json managed = CreatedManagedFields(patch);
-    return HandleCreate(store, collection, create, &managed);
-  }
-  // The Priority plugin's one-default rule, asked of the patched object before the
-  // write (the store's lock is held in Mutate).
-  if (IsPriorityClassType(*t.type) && stored.ok() && scope != WriteScope::kStatus) {
-    json next;
-    if (!PatchObject(patch, *stored, next)) {
-      if (auto refused = AdmitPriorityClass(store, next)) return ErrorResponse(*refused);
-    }
-  }
-  const bool admitted =
-      scope != WriteScope::kStatus && stored.ok() && JobAdmitted(store, *t.type, *stored);
-  const bool dry_run = !QueryParam(r, "dryRun").empty();
-  std::optional<ApiError> invalid;
-  json dry_run_result;
-  std::vector<std::string> field_warnings;
-  std::shared_ptr<const control::DecodedJob> decoded;  // as HandleUpdate's
-  auto patched = store.Mutate(
-      key,
-      [&](const json& current) -> Result<json> {
-        json next;
-        invalid = PatchObject(patch, current, next);
-        if (invalid) return InvalidArgument("invalid");
-        if (scope != WriteScope::kStatus) {
-          DefaultCoreObject(*t.type, next, &current);
-          DefaultKueueObject(*t.type, next, &current);
-        }
-        auth::KeepOwner(current, next);  // immutable: the value sent is ignored
-        if (patch.type != PatchType::kApply) RecordManager(t, r, &current, next);
-        RequestTarget same = t;
-        auto md = CheckBodyAgainstTarget(next, same);
-        if (!md.ok()) return md.status();
-        if (scope != WriteScope::kStatus) {
-          invalid = ValidateObject(*t.type, next, t.name, &field_warnings, &decoded);
-          if (!invalid) invalid = CheckUpdate(t, current, next, admitted);
-          if (invalid) return InvalidArgument("invalid");
-        }
-        // A dry run stops here, after every check, without writing.
-        if (dry_run) {
-          dry_run_result = std::move(next);
-          return InvalidArgument("dry run");
-        }
-        return next;
-      },
-      scope, &decoded);
-  if (invalid) return ErrorResponse(*invalid);
-  if (dry_run && !dry_run_result.is_null()) {
-    return Written(200, *t.type, PresentObject(std::move(dry_run_result), *t.type, t.version),
-                   field_warnings);
-  }
-  if (!patched.ok()) return StoreError(patched.status(), t, t.name);
-  return Written(200, *t.type, PresentObject(std::move(*patched), *t.type, t.version),
-                 field_warnings);
-}
-
-std::optional<ApiResponse> Discovery(const std::string& path, const std::string& address) {
-  std::vector<std::string> seg;
-  for (size_t pos = 0; pos < path.size();) {
-    size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    if (next > pos) seg.push_back(path.substr(pos, next - pos));
-    pos = next + 1;
-  }
-  if (seg.size() == 1 && seg[0] == "version") return JsonResponse(200, VersionInfo());
-  if (seg.size() >= 2 && seg[0] == "openapi" && seg[1] == "v3") {
-    if (seg.size() == 2) return JsonResponse(200, OpenApiV3Index());
-    std::optional<json> doc;
-    if (seg.size() == 4 && seg[2] == "api") doc = OpenApiV3Document("", seg[3]);
-    if (seg.size() == 5 && seg[2] == "apis") doc = OpenApiV3Document(seg[3], seg[4]);
-    if (doc) return JsonResponse(200, *doc);
-    return ErrorResponse(NotFoundError("the server could not find the requested resource"));
-  }
-  if (seg.empty() || seg.size() > 3) return std::nullopt;
-  if (seg.size() == 2 && seg[0] == "openapi" && seg[1] == "v2") {
-    // An empty OpenAPI v2 document (an empty protobuf message, which is what client-go
-    // asks for): kubectl falls back to v2 for a kind neither v3 nor a CRD describes,
-    // and without a document it failed with "error validating data" instead of
-    // upstream's "no matches for kind ... ensure CRDs are installed first".
-    return ApiResponse{200, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf", ""};
-  }
-  if (seg[0] == "openapi") {
-    return ErrorResponse(NotFoundError("the server could not find the requested resource"));
-  }
-  if (seg[0] == "api") {
-    if (seg.size() == 1) return JsonResponse(200, CoreApiVersions(address));
-    if (seg.size() == 2) {
-      auto list = ApiResourceList("", seg[1]);
-      if (list) return JsonResponse(200, *list);
-      return ErrorResponse(NotFoundError("the server could not find the requested resource"));
-    }
-    return std::nullopt;
-  }
-  if (seg[0] != "apis") return std::nullopt;
-  if (seg.size() == 1) return JsonResponse(200, ApiGroupList());
-  auto doc = seg.size() == 2 ? ApiGroupDocument(seg[1]) : ApiResourceList(seg[1], seg[2]);
-  if (doc) return JsonResponse(200, *doc);
-  return ErrorResponse(NotFoundError("the server could not find the requested resource"));
-}
-
-// muster_api_requests_total labels, verbs as the Kubernetes API server's
-// apiserver_request_total: GET on a collection is LIST, or WATCH with ?watch.
-Labels RequestMetricLabels(const ApiRequest& r, const ApiResult& result) {
-  std::string path = r.path;
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  std::string resource;
-  std::string verb = r.method;
-  if (auto target = ParseRequestTarget(path); target.ok() && target->type != nullptr) {
-    resource = target->type->plural;
-    if (verb == "GET" && target->collection())
-      verb = IsTrueParam(QueryParam(r, "watch")) ? "WATCH" : "LIST";
-  }
-  const auto* response = std::get_if<ApiResponse>(&result);
-  const int code = response != nullptr ? response->code : 200;  // streams start with 200
-  return {{"verb", verb}, {"resource", resource}, {"code", std::to_string(code)}};
-}
-
-}  // namespace
+}  // namespace api_internal
 
 void SetNameSuffixSourceForTesting(NameSuffixSource source) { name_suffix_source = source; }
 
@@ -640,9 +500,9 @@ ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
   const std::string& m = request.method;
   if (t.subresource == "finalize") return HandleNamespaceFinalize(store_, t, request);
   if (m == "GET") return HandleGet(store_, t, request);
-  if (m == "POST" && t.collection()) return HandleCreate(store_, t, request);
-  if (m == "PUT" && !t.collection()) return HandleUpdate(store_, t, request);
-  if (m == "PATCH" && !t.collection()) return HandlePatch(store_, t, request);
+  if (m == "POST" && t.collection()) return api_internal::HandleCreate(store_, t, request);
+  if (m == "PUT" && !t.collection()) return api_internal::HandleUpdate(store_, t, request);
+  if (m == "PATCH" && !t.collection()) return api_internal::HandlePatch(store_, t, request);
   if (m == "DELETE") return HandleDelete(store_, t, request);
   return ErrorResponse(
       MethodNotAllowed("the server does not allow this method on the requested "

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "control/json_fields.h"
+#include "server/api_handler_internal.h"
 #include "server/api_status.h"
 #include "server/graceful_deletion.h"
 #include "server/list_response.h"
@@ -20,10 +21,6 @@ namespace muster::server {
 namespace {
 
 using nlohmann::json;
-
-ApiResponse StoreError(const Status& s, const RequestTarget& t, const std::string& name) {
-  return ErrorResponse(FromStatus(s, t.type->plural, t.type->group, name));
-}
 
 struct DeleteOptions {
   std::optional<int64_t> rv;  // preconditions
@@ -160,7 +157,7 @@ ApiResult DeleteCollection(ObjectStore& store, const RequestTarget& t, const Api
   auto sel = ParseSelectors(r);
   if (!sel.ok()) return ErrorResponse(BadRequest(sel.status().message()));
   auto list = store.List(t.type->StoreKey(), t.namespace_);
-  if (!list.ok()) return StoreError(list.status(), t, "");
+  if (!list.ok()) return api_internal::StoreError(list.status(), t, "");
   std::vector<control::ObjectKey> keys;
   for (const json& object : list->items) {
     if (!sel->labels.Matches(object) || !sel->fields.Matches(object)) continue;
@@ -187,9 +184,9 @@ ApiResult DeleteCollection(ObjectStore& store, const RequestTarget& t, const Api
       continue;
     }
     Status s = store.Batch([&] { delete_range(begin, end); });
-    if (!s.ok()) return StoreError(s, t, "");
+    if (!s.ok()) return api_internal::StoreError(s, t, "");
   }
-  if (failed) return StoreError(failed->first, t, failed->second);
+  if (failed) return api_internal::StoreError(failed->first, t, failed->second);
   json out = {{"kind", t.type->kind + "List"},
               {"apiVersion", t.type->ApiVersion(t.version)},
               {"metadata", {{"resourceVersion", std::to_string(list->resource_version)}}},
@@ -216,7 +213,7 @@ ApiResult HandleDelete(ObjectStore& store, const RequestTarget& t, const ApiRequ
     if (auto refused = RefuseSystemPriorityClassDelete(t.name)) return ErrorResponse(*refused);
   }
   auto deleted = DeleteOne(store, {t.type->StoreKey(), t.namespace_, t.name}, o);
-  if (!deleted.ok()) return StoreError(deleted.status(), t, t.name);
+  if (!deleted.ok()) return api_internal::StoreError(deleted.status(), t, t.name);
   // Still there (finalizers hold it: graceful_deletion.h). As kube-apiserver, 202
   // only for a client that asked for its dependents to go (orphanDependents=false);
   // 200 otherwise, which older clients expect.
