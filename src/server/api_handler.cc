@@ -34,6 +34,7 @@
 #include "server/pod_binding.h"
 #include "server/pod_exec.h"
 #include "server/pod_log.h"
+#include "server/pod_metrics.h"
 #include "server/priority_classes.h"
 #include "server/protobuf_body.h"
 #include "server/rbac_escalation.h"
@@ -489,6 +490,7 @@ ApiResult ApiHandler::Dispatch(const ApiRequest& request) {
   }
   if (auto pending = HandleVisibilityRoute(views_, store_, request)) return std::move(*pending);
   if (auto crd = HandleCrdRoute(request)) return std::move(*crd);
+  if (auto metrics = HandleMetricsRoute(store_, pod_metrics_, request)) return std::move(*metrics);
   // The log subresource is read from the executor's files, not the store.
   if (auto log = MatchPodLogPath(path)) return HandlePodLog(store_, data_dir_, *log, request);
   if (auto exec = MatchPodExecPath(path)) return HandlePodExec(store_, pod_exec_, *exec, request);

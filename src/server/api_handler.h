@@ -83,6 +83,7 @@ ApiRequest ToApiRequest(HttpRequest&& request, auth::UserInfo user);
 
 class MetricsRegistry;  // server/metrics.h
 class PodExec;          // server/pod_exec.h
+class PodMetrics;       // server/pod_metrics.h
 }  // namespace muster::server
 namespace muster::server::auth {
 class RbacAuthorizer;  // server/auth/rbac_authorizer.h
@@ -132,6 +133,10 @@ class ApiHandler {
   // Unset: exec is refused (this server runs no pods). Set before serving.
   void set_pod_exec(PodExec* exec) { pod_exec_ = exec; }
 
+  // What `kubectl top` reads (metrics.k8s.io, pod_metrics.h). Unset: no pod has
+  // metrics (lists are empty). Set before serving.
+  void set_pod_metrics(PodMetrics* metrics) { pod_metrics_ = metrics; }
+
  private:
   ApiResult Dispatch(const ApiRequest& request);
 
@@ -143,6 +148,7 @@ class ApiHandler {
   const ui::ViewPublisher* views_ = nullptr;
   const auth::RbacAuthorizer* authorizer_ = nullptr;
   PodExec* pod_exec_ = nullptr;
+  PodMetrics* pod_metrics_ = nullptr;
 };
 
 }  // namespace muster::server

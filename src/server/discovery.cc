@@ -3,6 +3,7 @@
 #include "control/resource_types.h"
 #include "server/crd_catalog.h"
 #include "server/kueue_visibility.h"
+#include "server/pod_metrics.h"
 
 namespace muster::server {
 namespace {
@@ -21,17 +22,20 @@ json GroupJson(const control::ApiGroupInfo& g) {
 }
 
 // Groups served outside the kind table, after its groups: the CRDs of muster's kinds
-// (crd_catalog.h) and Kueue's visibility API (kueue_visibility.h).
+// (crd_catalog.h), Kueue's visibility API (kueue_visibility.h) and the metrics API
+// (pod_metrics.h).
 std::vector<control::ApiGroupInfo> Groups() {
   auto groups = control::ApiGroups();
   groups.push_back({kCrdGroup, {"v1"}});
   groups.push_back({kVisibilityGroup, VisibilityVersions()});
+  groups.push_back({kMetricsGroup, {kMetricsVersion}});
   return groups;
 }
 
 json ExtraResources(const std::string& group, const std::string& version) {
   if (group == kCrdGroup) return version == "v1" ? CrdApiResources() : json::array();
   if (group == kVisibilityGroup) return VisibilityApiResources(version);
+  if (group == kMetricsGroup) return MetricsApiResources(version);
   return json::array();
 }
 

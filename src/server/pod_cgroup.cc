@@ -115,7 +115,8 @@ CgroupDriver CgroupDriver::Detect(const std::string& tag) {
 
   std::set<std::string> v1_controllers;
   for (const Mount& m : v1) {
-    for (const char* wanted : {"memory", "cpu", "pids"}) {
+    // cpuacct: the CPU time `kubectl top` reports (pod_metrics.h); often mounted with cpu.
+    for (const char* wanted : {"memory", "cpu", "cpuacct", "pids"}) {
       if (std::find(m.options.begin(), m.options.end(), wanted) == m.options.end()) continue;
       if (v1_controllers.count(wanted) != 0 || own.count(wanted) == 0) continue;
       std::string parent = parent_of(m, own[wanted]);

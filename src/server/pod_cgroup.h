@@ -46,7 +46,7 @@ class CgroupDriver {
   static CgroupDriver ForRoot(const std::string& root, bool v2, const std::string& tag);
 
   bool available() const { return !hierarchies_.empty(); }
-  // One line for the server log: "cgroup v1 (memory, cpu, pids) + v2 (kill)".
+  // One line for the server log: "cgroup v1 (memory, cpu, cpuacct, pids) + v2 (kill)".
   std::string Describe() const;
   // Which limits this machine can enforce.
   bool limits_memory() const;

@@ -39,7 +39,12 @@ Status SchedulerController::Start(ServeContext& context) {
     executor_ = std::move(kubelet->executor);
     pod_exec_ = std::move(kubelet->exec);
   }
-  if (context.api != nullptr) context.api->set_pod_exec(pod_exec_.get());
+  // The emulated executor's pods run nothing: no metrics (its supervisor runs no process).
+  pod_metrics_ = std::make_unique<PodMetrics>(processes_.get());
+  if (context.api != nullptr) {
+    context.api->set_pod_exec(pod_exec_.get());
+    context.api->set_pod_metrics(pod_metrics_.get());
+  }
   sink_ = std::make_unique<StoreSink>(*store_);
   control::ReconcilerOptions options;
   options.mode = control::ReconcilerMode::kServe;

@@ -29,6 +29,7 @@
 
 #include "control/reconciler.h"
 #include "server/local_kubelet.h"
+#include "server/pod_metrics.h"
 #include "server/process_supervisor.h"
 #include "server/serve.h"
 #include "server/serve_executor.h"
@@ -98,7 +99,8 @@ class SchedulerController : public Controller {
   std::string data_dir_;
   WallClock clock_;
   std::unique_ptr<ProcessSupervisor> processes_;
-  std::unique_ptr<PodExec> pod_exec_;  // `kubectl exec` into the executor's pods
+  std::unique_ptr<PodExec> pod_exec_;        // `kubectl exec` into the executor's pods
+  std::unique_ptr<PodMetrics> pod_metrics_;  // `kubectl top` of them
   ExecutorKind executor_kind_;
   KubeletOptions kubelet_options_;
   std::unique_ptr<ServeExecutor> executor_;

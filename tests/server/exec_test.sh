@@ -6,7 +6,8 @@
 # exec); a terminal with -t; a command that does not exist exits 127 with runc's
 # words; a completed pod and a container the pod lacks are refused with
 # kube-apiserver's messages; a dropped connection kills its command. The podman
-# runtime's `podman exec` is podman_test.sh's.
+# runtime's `podman exec` is podman_test.sh's. `kubectl top pod|node` (metrics.k8s.io)
+# from the pods' cgroups.
 # Usage: bash tests/server/exec_test.sh build/muster
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/harness.sh"
@@ -64,6 +65,27 @@ if [ "$(id -u)" = 0 ]; then
   if grep -q default_box /proc/"$(pgrep -f 'echo started; sleep 600' | head -1)"/cgroup 2>/dev/null; then
     check "the command joins the pod's cgroup" "default_box" $K exec box -- cat /proc/self/cgroup
   fi
+fi
+
+# kubectl top: metrics.k8s.io from the pod's cgroup (pod_metrics.h; root, cgroups).
+if [ "$(id -u)" = 0 ] && grep -q default_box /proc/"$(pgrep -f 'echo started; sleep 600' | head -1)"/cgroup 2>/dev/null; then
+  check "kubectl top pod" "^box +[0-9]+m +[0-9]+Mi" $K top pod box --no-headers
+  check "kubectl top pod lists the namespace's running pods" "^box " $K top pod --no-headers
+  check "kubectl top node" "^[^ ]+ +[0-9]+m +[0-9]+% +[0-9]+Mi +[0-9]+%" $K top node --no-headers
+  check "a busy pod is accepted" "pod/spin created" $K apply -f - <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: spin, namespace: default, labels: {kueue.x-k8s.io/queue-name: lq}}
+spec:
+  restartPolicy: Never
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: main, image: busybox, command: [sh, -c, 'while :; do :; done'], resources: {requests: {cpu: 10m, memory: 50Mi}}}
+EOF
+  check "it runs" "pod/spin condition met" $K wait --for=condition=Ready pod/spin --timeout=30s
+  eventually "its CPU shows in kubectl top (hundreds of millicores)" "^spin +[1-9][0-9]{2,}m " \
+    $K top pod spin --no-headers
+  check "deleting it" "deleted" $K delete pod spin
 fi
 
 # A dropped connection ends its command (the kubelet's runtime kills it).

@@ -69,6 +69,8 @@ json ViewRules() {
       Rule(kRead, {"muster.dev"}, {"workloadviews"}),
       // Kueue's visibility API: a LocalQueue's pending workloads (kueue_visibility.h).
       Rule({"get"}, {"visibility.kueue.x-k8s.io"}, {"localqueues/pendingworkloads"}),
+      // metrics.k8s.io (kubectl top), as upstream's system:aggregated-metrics-reader.
+      Rule(kRead, {"metrics.k8s.io"}, {"pods"}),
       // Cluster-scoped: only a ClusterRoleBinding grants these (a RoleBinding's rules
       // apply to its namespace's objects alone).
       Rule(kRead, {""}, {"nodes", "nodes/status"}),
@@ -78,6 +80,7 @@ json ViewRules() {
             "workloadpriorityclasses", "topologies"}),
       Rule(kRead, {"scheduling.volcano.sh"}, {"queues", "queues/status"}),
       Rule({"get"}, {"visibility.kueue.x-k8s.io"}, {"clusterqueues/pendingworkloads"}),
+      Rule(kRead, {"metrics.k8s.io"}, {"nodes"}),
       Rule(kRead, {"topology.volcano.sh"}, {"hypernodes", "hypernodes/status"}),
       Rule(kRead, {"trainer.kubeflow.org"}, {"clustertrainingruntimes"}),
       Rule(kRead, {"muster.dev"},
