@@ -269,6 +269,7 @@ bool CgroupDriver::Kill(const CgroupPaths& paths) {
   if (paths.empty()) return true;
   std::vector<std::string> files = paths.ProcsFiles();
   std::vector<const char*> raw;
+  raw.reserve(files.size());
   for (const auto& f : files) raw.push_back(f.c_str());
   return async_safe::KillCgroup(raw.data(), static_cast<int>(raw.size()),
                                 paths.kill_file.empty() ? nullptr : paths.kill_file.c_str(), 100);
