@@ -31,6 +31,7 @@
 #include "server/openapi.h"
 #include "server/patch_request.h"
 #include "server/patch_schema.h"
+#include "server/path_segments.h"
 #include "server/pod_binding.h"
 #include "server/pod_exec.h"
 #include "server/pod_log.h"
@@ -208,13 +209,7 @@ ApiResult HandleGet(ObjectStore& store, const RequestTarget& t, const ApiRequest
 }
 
 std::optional<ApiResponse> Discovery(const std::string& path, const std::string& address) {
-  std::vector<std::string> seg;
-  for (size_t pos = 0; pos < path.size();) {
-    size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    if (next > pos) seg.push_back(path.substr(pos, next - pos));
-    pos = next + 1;
-  }
+  std::vector<std::string> seg = PathSegments(path);
   if (seg.size() == 1 && seg[0] == "version") return JsonResponse(200, VersionInfo());
   if (seg.size() >= 2 && seg[0] == "openapi" && seg[1] == "v3") {
     if (seg.size() == 2) return JsonResponse(200, OpenApiV3Index());

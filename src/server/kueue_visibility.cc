@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "control/workload_objects.h"
+#include "server/path_segments.h"
 #include "ui/view_publisher.h"
 
 namespace muster::server {
@@ -18,17 +19,6 @@ ApiError QueueNotFound(const std::string& resource, const std::string& name) {
   e.group = kVisibilityGroup;
   e.kind = resource;
   return e;
-}
-
-std::vector<std::string> Segments(const std::string& path) {
-  std::vector<std::string> seg;
-  for (size_t pos = 0; pos < path.size();) {
-    size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    if (next > pos) seg.push_back(path.substr(pos, next - pos));
-    pos = next + 1;
-  }
-  return seg;
 }
 
 // The pending workloads of `cluster_queue` in the admitter's order (the positions the
@@ -152,7 +142,7 @@ std::optional<ApiResponse> HandleVisibilityRoute(const ui::ViewPublisher* views,
                                                  const ApiRequest& request) {
   const std::string prefix = std::string("/apis/") + kVisibilityGroup + "/";
   if (request.path.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
-  const auto seg = Segments(request.path);
+  const auto seg = PathSegments(request.path);
   if (seg.size() < 2 || seg[0] != "apis" || seg[1] != kVisibilityGroup) return std::nullopt;
   // /apis/<group> and /apis/<group>/<version> are discovery (discovery.cc).
   if (seg.size() <= 3) return std::nullopt;

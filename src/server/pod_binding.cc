@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "server/api_status.h"
+#include "server/path_segments.h"
 
 namespace muster::server {
 namespace {
@@ -55,13 +56,7 @@ void SetScheduledCondition(json& pod) {
 }  // namespace
 
 std::optional<PodBindingTarget> MatchPodBindingPath(const std::string& path) {
-  std::vector<std::string> seg;
-  for (size_t pos = 0; pos < path.size();) {
-    size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    if (next > pos) seg.push_back(path.substr(pos, next - pos));
-    pos = next + 1;
-  }
+  std::vector<std::string> seg = PathSegments(path);
   if (seg.size() != 7 || seg[0] != "api" || seg[1] != "v1" || seg[2] != "namespaces" ||
       seg[4] != "pods" || seg[6] != "binding") {
     return std::nullopt;

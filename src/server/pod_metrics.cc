@@ -8,6 +8,7 @@
 
 #include "server/label_selector.h"
 #include "server/patch_request.h"
+#include "server/path_segments.h"
 #include "server/pod_log.h"
 #include "server/pod_paths.h"
 #include "server/process_supervisor.h"
@@ -86,17 +87,6 @@ std::string MetricsString(const json& object, const char* a, const char* b) {
   if (!object.contains(a) || !object[a].is_object()) return "";
   auto it = object[a].find(b);
   return it != object[a].end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::vector<std::string> MetricsPathSegments(const std::string& path) {
-  std::vector<std::string> seg;
-  for (size_t pos = 0; pos < path.size();) {
-    size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    if (next > pos) seg.push_back(path.substr(pos, next - pos));
-    pos = next + 1;
-  }
-  return seg;
 }
 
 }  // namespace
@@ -223,7 +213,7 @@ json MetricsApiResources(const std::string& version) {
 
 std::optional<ApiResponse> HandleMetricsRoute(ObjectStore& store, PodMetrics* metrics,
                                               const ApiRequest& request) {
-  std::vector<std::string> seg = MetricsPathSegments(request.path);
+  std::vector<std::string> seg = PathSegments(request.path);
   if (seg.size() < 4 || seg[0] != "apis" || seg[1] != kMetricsGroup || seg[2] != kMetricsVersion) {
     return std::nullopt;
   }

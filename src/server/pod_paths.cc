@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "server/path_segments.h"
+
 namespace muster::server {
 namespace {
 
@@ -14,13 +16,7 @@ std::string WithSlash(std::string dir) {
 
 std::optional<PodName> MatchPodSubresourcePath(const std::string& path,
                                                const std::string& subresource) {
-  std::vector<std::string> seg;
-  for (size_t pos = 0; pos < path.size();) {
-    size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    if (next > pos) seg.push_back(path.substr(pos, next - pos));
-    pos = next + 1;
-  }
+  std::vector<std::string> seg = PathSegments(path);
   if (seg.size() != 7 || seg[0] != "api" || seg[1] != "v1" || seg[2] != "namespaces" ||
       seg[4] != "pods" || seg[6] != subresource) {
     return std::nullopt;

@@ -4,21 +4,10 @@
 #include <vector>
 
 #include "core/text.h"
+#include "server/path_segments.h"
 
 namespace muster::server::auth {
 namespace {
-
-std::vector<std::string> Split(const std::string& path) {
-  std::vector<std::string> parts;
-  size_t pos = 0;
-  while (pos <= path.size()) {
-    size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    if (next > pos) parts.push_back(path.substr(pos, next - pos));
-    pos = next + 1;
-  }
-  return parts;
-}
 
 std::string QueryValue(const std::map<std::string, std::string>& query, const char* key) {
   auto it = query.find(key);
@@ -34,7 +23,7 @@ RequestAttributes AttributesOf(const std::string& method, const std::string& pat
   a.user = user;
   a.path = path;
   a.verb = AsciiLower(method);
-  std::vector<std::string> parts = Split(path);
+  std::vector<std::string> parts = PathSegments(path);
   size_t at = 0;
   if (parts.size() >= 3 && parts[0] == "api") {
     a.api_version = parts[1];
