@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "server/api_status.h"
+#include "server/patch_request.h"
 #include "server/path_segments.h"
 
 namespace muster::server {
@@ -16,15 +17,6 @@ std::string StringAt(const json& object, const char* a, const char* b) {
   const json& inner = object[a];
   if (!inner.contains(b) || !inner[b].is_string()) return "";
   return inner[b].get<std::string>();
-}
-
-std::string NowRfc3339() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buf;
 }
 
 ApiError BindConflict(const std::string& pod, const std::string& why) {
