@@ -111,6 +111,15 @@ void Reconciler::ApplyBarePod(const Change& change) {
     }
     return;
   }
+  // A pod already bound and running that no bare workload holds is still a job's
+  // gang's: the garbage collector unowns a Job's pods before the Job's deletion
+  // (--cascade=orphan) reaches the reconciler. Taking it in now would start it a
+  // second time (waiting for ever behind its own process); LetGoOrphans takes it in
+  // once its gang lets go of it. Serve only: in a cluster muster binds, nothing runs.
+  if (options_.mode == ReconcilerMode::kServe && Placed(change.Object()) &&
+      !Terminal(change.Object())) {
+    return;
+  }
   if (!IntakeBarePod(change.Object())) return;
   const std::string& key = bare_pods_.at(pod_id);
   if (jobs_.count(key) != 0) {

@@ -254,6 +254,46 @@ TEST_F(EmulatedExecutorTest, AJobDeletedOrphaningItsPodsLeavesThemRunning) {
   EXPECT_TRUE(admitted("pod-orph-1"));
 }
 
+// The garbage collector unowns the pods before the Job's deletion arrives: a step
+// that sees the unowned pods alone must not take them in as new workloads (they
+// would wait for ever behind their own running processes); the deletion's let-go
+// adopts them where they run.
+TEST_F(EmulatedExecutorTest, PodsUnownedBeforeTheOrphaningDeletionAreAdoptedWhereTheyRun) {
+  StartController();
+  Create("jobs.batch", "default", GangJob("orph", "team-a", 2, 1, ""));
+  ASSERT_TRUE(WaitFor([&] { return AllPodsIn("orph", 2, "Running"); }));
+  auto mutate = [&](const control::ObjectKey& key, std::function<void(json&)> edit) {
+    auto done = store_->Mutate(
+        key,
+        [&](const json& current) -> Result<json> {
+          json next = current;
+          edit(next);
+          return next;
+        },
+        WriteScope::kAll);
+    ASSERT_TRUE(done.ok()) << done.status().ToString();
+  };
+  mutate({"jobs.batch", "default", "orph"},
+         [](json& job) { job["metadata"]["finalizers"] = {"orphan"}; });
+  for (const char* pod : {"orph-0", "orph-1"}) {
+    mutate({"pods", "default", pod}, [](json& p) { p["metadata"].erase("ownerReferences"); });
+  }
+  // Steps run on the pods' changes alone (the controller wakes on each change).
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(store_->Get({"workloads.kueue.x-k8s.io", "default", "pod-orph-0"}).ok());
+  ASSERT_TRUE(store_->Delete({"jobs.batch", "default", "orph"}).ok());
+  auto admitted = [&](const std::string& name) {
+    auto workload = store_->Get({"workloads.kueue.x-k8s.io", "default", name});
+    if (!workload.ok()) return false;
+    for (const auto& c : (*workload)["status"].value("conditions", json::array())) {
+      if (c.value("type", "") == "Admitted" && c.value("status", "") == "True") return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(WaitFor([&] { return admitted("pod-orph-0") && admitted("pod-orph-1"); }));
+  EXPECT_TRUE(WaitFor([&] { return AllPodsIn("orph", 2, "Running"); }));
+}
+
 TEST_F(EmulatedExecutorTest, AdoptedGangFinishesAtItsOriginalStartPlusDuration) {
   StartController();
   Create("jobs.batch", "default", GangJob("long", "team-a", 2, 1, "10m"));
