@@ -36,6 +36,11 @@ bool Terminal(const json& pod) {
   return phase == "Succeeded" || phase == "Failed";
 }
 
+bool PhaseRunning(const json& pod) {
+  const json& status = Member(pod, "status");
+  return status.is_object() && status.value("phase", "") == "Running";
+}
+
 bool Placed(const json& pod) {
   const json& spec = Member(pod, "spec");
   return spec.is_object() && !spec.value("nodeName", "").empty();
@@ -111,13 +116,13 @@ void Reconciler::ApplyBarePod(const Change& change) {
     }
     return;
   }
-  // A pod already bound and running that no bare workload holds is still a job's
+  // A pod already bound and Running that no bare workload holds is still a job's
   // gang's: the garbage collector unowns a Job's pods before the Job's deletion
   // (--cascade=orphan) reaches the reconciler. Taking it in now would start it a
   // second time (waiting for ever behind its own process); LetGoOrphans takes it in
   // once its gang lets go of it. Serve only: in a cluster muster binds, nothing runs.
   if (options_.mode == ReconcilerMode::kServe && Placed(change.Object()) &&
-      !Terminal(change.Object())) {
+      PhaseRunning(change.Object())) {
     return;
   }
   if (!IntakeBarePod(change.Object())) return;
