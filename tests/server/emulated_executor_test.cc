@@ -113,6 +113,15 @@ class EmulatedExecutorTest : public ::testing::Test {
   }
 
   // Every pod of job `name` (expecting `count`) is in `phase`.
+  // Workload default/`name` has condition Admitted=True.
+  bool Admitted(const std::string& name) const {
+    auto workload = store_->Get({"workloads.kueue.x-k8s.io", "default", name});
+    if (!workload.ok()) return false;
+    for (const auto& c : (*workload)["status"].value("conditions", json::array())) {
+      if (c.value("type", "") == "Admitted" && c.value("status", "") == "True") return true;
+    }
+    return false;
+  }
   bool AllPodsIn(const std::string& name, size_t count, const std::string& phase) const {
     auto pods = PodsOf(name);
     if (pods.size() != count) return false;
@@ -227,15 +236,7 @@ TEST_F(EmulatedExecutorTest, AJobDeletedOrphaningItsPodsLeavesThemRunning) {
       WriteScope::kAll);
   ASSERT_TRUE(marked.ok());
   ASSERT_TRUE(store_->Delete({"jobs.batch", "default", "orph"}).ok());
-  auto admitted = [&](const std::string& name) {
-    auto workload = store_->Get({"workloads.kueue.x-k8s.io", "default", name});
-    if (!workload.ok()) return false;
-    for (const auto& c : (*workload)["status"].value("conditions", json::array())) {
-      if (c.value("type", "") == "Admitted" && c.value("status", "") == "True") return true;
-    }
-    return false;
-  };
-  EXPECT_TRUE(WaitFor([&] { return admitted("pod-orph-0") && admitted("pod-orph-1"); }));
+  EXPECT_TRUE(WaitFor([&] { return Admitted("pod-orph-0") && Admitted("pod-orph-1"); }));
   EXPECT_TRUE(WaitFor([&] {
     return store_->Get({"workloads.kueue.x-k8s.io", "default", "job-orph"}).status().code() ==
            StatusCode::kNotFound;
@@ -251,7 +252,7 @@ TEST_F(EmulatedExecutorTest, AJobDeletedOrphaningItsPodsLeavesThemRunning) {
     return store_->Get({"workloads.kueue.x-k8s.io", "default", "pod-orph-0"}).status().code() ==
            StatusCode::kNotFound;
   }));
-  EXPECT_TRUE(admitted("pod-orph-1"));
+  EXPECT_TRUE(Admitted("pod-orph-1"));
 }
 
 // The garbage collector unowns the pods before the Job's deletion arrives: a step
@@ -282,15 +283,7 @@ TEST_F(EmulatedExecutorTest, PodsUnownedBeforeTheOrphaningDeletionAreAdoptedWher
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_FALSE(store_->Get({"workloads.kueue.x-k8s.io", "default", "pod-orph-0"}).ok());
   ASSERT_TRUE(store_->Delete({"jobs.batch", "default", "orph"}).ok());
-  auto admitted = [&](const std::string& name) {
-    auto workload = store_->Get({"workloads.kueue.x-k8s.io", "default", name});
-    if (!workload.ok()) return false;
-    for (const auto& c : (*workload)["status"].value("conditions", json::array())) {
-      if (c.value("type", "") == "Admitted" && c.value("status", "") == "True") return true;
-    }
-    return false;
-  };
-  EXPECT_TRUE(WaitFor([&] { return admitted("pod-orph-0") && admitted("pod-orph-1"); }));
+  EXPECT_TRUE(WaitFor([&] { return Admitted("pod-orph-0") && Admitted("pod-orph-1"); }));
   EXPECT_TRUE(WaitFor([&] { return AllPodsIn("orph", 2, "Running"); }));
 }
 
