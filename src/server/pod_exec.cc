@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "control/json_fields.h"
 #include "server/auth/identity.h"
 #include "server/exec_protocol.h"
 #include "server/http_parser.h"
@@ -47,20 +48,6 @@ std::string WorkingDirOf(const json& pod) {
   if (!containers.is_array() || containers.empty() || !containers[0].is_object()) return "";
   auto it = containers[0].find("workingDir");
   return it != containers[0].end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::string PhaseOf(const json& pod) {
-  const json* status = pod.contains("status") ? &pod["status"] : nullptr;
-  if (status == nullptr || !status->is_object()) return "";
-  auto it = status->find("phase");
-  return it != status->end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::string NodeNameOf(const json& pod) {
-  const json* spec = pod.contains("spec") ? &pod["spec"] : nullptr;
-  if (spec == nullptr || !spec->is_object()) return "";
-  auto it = spec->find("nodeName");
-  return it != spec->end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 // Checks the WebSocket upgrade and picks its protocol; the error otherwise.
@@ -220,10 +207,10 @@ ApiResult HandlePodExec(ObjectStore& store, PodExec* exec, const PodExecTarget& 
                                     " is not run by muster serve (its pods run their first "
                                     "container only: docs/containers.md)"));
   }
-  if (NodeNameOf(*pod).empty()) {
+  if (control::StringField(control::ObjectField(*pod, "spec"), "nodeName").empty()) {
     return ErrorResponse(BadRequest("pod " + target.name + " does not have a host assigned"));
   }
-  const std::string phase = PhaseOf(*pod);
+  const std::string phase = control::StringField(control::ObjectField(*pod, "status"), "phase");
   if (phase == "Succeeded" || phase == "Failed") {
     return ErrorResponse(
         BadRequest("cannot exec into a container in a completed pod; current phase is " + phase));

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include "control/json_fields.h"
 #include "server/label_selector.h"
 #include "server/patch_request.h"
 #include "server/path_segments.h"
@@ -81,12 +82,6 @@ json PodMetricsItem(const json& pod, const PodMetrics::Usage& u) {
                                        {"usage",
                                         {{"cpu", MetricsCpu(u.nanocores)},
                                          {"memory", MetricsMemory(u.memory_bytes)}}}}})}};
-}
-
-std::string MetricsString(const json& object, const char* a, const char* b) {
-  if (!object.contains(a) || !object[a].is_object()) return "";
-  auto it = object[a].find(b);
-  return it != object[a].end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 }  // namespace
@@ -250,15 +245,15 @@ std::optional<ApiResponse> HandleMetricsRoute(ObjectStore& store, PodMetrics* me
   }
   std::vector<PodMetrics::PodKey> keys;
   for (const json& p : pods) {
-    if (MetricsString(p, "status", "phase") != "Running") continue;
-    keys.push_back(
-        {MetricsString(p, "metadata", "namespace"), MetricsString(p, "metadata", "name")});
+    if (control::StringField(control::ObjectField(p, "status"), "phase") != "Running") continue;
+    keys.push_back({control::StringField(control::ObjectField(p, "metadata"), "namespace"),
+                    control::StringField(control::ObjectField(p, "metadata"), "name")});
   }
   const auto usage = metrics != nullptr ? metrics->Sample(keys)
                                         : std::map<PodMetrics::PodKey, PodMetrics::Usage>{};
   auto usage_of = [&](const json& p) -> const PodMetrics::Usage* {
-    auto it = usage.find(
-        {MetricsString(p, "metadata", "namespace"), MetricsString(p, "metadata", "name")});
+    auto it = usage.find({control::StringField(control::ObjectField(p, "metadata"), "namespace"),
+                          control::StringField(control::ObjectField(p, "metadata"), "name")});
     return it == usage.end() ? nullptr : &it->second;
   };
 
@@ -281,7 +276,8 @@ std::optional<ApiResponse> HandleMetricsRoute(ObjectStore& store, PodMetrics* me
   for (const json& p : pods) {
     const PodMetrics::Usage* u = usage_of(p);
     if (u == nullptr) continue;
-    PodMetrics::Usage& n = by_node[MetricsString(p, "spec", "nodeName")];
+    PodMetrics::Usage& n =
+        by_node[control::StringField(control::ObjectField(p, "spec"), "nodeName")];
     n.nanocores += u->nanocores;
     n.memory_bytes += u->memory_bytes;
     n.window_seconds = std::max(n.window_seconds, u->window_seconds);
@@ -290,7 +286,8 @@ std::optional<ApiResponse> HandleMetricsRoute(ObjectStore& store, PodMetrics* me
   json items = json::array();
   if (nodes.ok()) {
     for (const json& node : nodes->items) {
-      const std::string node_name = MetricsString(node, "metadata", "name");
+      const std::string node_name =
+          control::StringField(control::ObjectField(node, "metadata"), "name");
       if (!name.empty() ? node_name != name : !selector->Matches(node)) continue;
       const PodMetrics::Usage u =
           by_node.count(node_name) != 0 ? by_node[node_name] : PodMetrics::Usage{};
