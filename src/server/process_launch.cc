@@ -177,7 +177,11 @@ void RunShim(const Plan& plan) {
   // shim -> child: one byte once the server released the shim; the child execs only
   // then, and ends without running the command on EOF instead.
   int go[2] = {-1, -1};
-  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(go, O_CLOEXEC) != 0) {
+  // child -> shim: never written; the child's end closes at its exec (O_CLOEXEC) or
+  // its death, which is how the shim learns the child stopped being a server copy.
+  int execed[2] = {-1, -1};
+  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(go, O_CLOEXEC) != 0 ||
+      ::pipe2(execed, O_CLOEXEC) != 0) {
     report = -errno;
     WriteAll(plan.report_fd, reinterpret_cast<const char*>(&report), sizeof(report));
     ::_exit(127);
@@ -186,10 +190,12 @@ void RunShim(const Plan& plan) {
   if (child == 0) {
     ::close(out[0]);
     ::close(go[1]);
+    ::close(execed[0]);
     RunChild(plan, out[1], go[0]);
   }
   ::close(out[1]);
   ::close(go[0]);
+  ::close(execed[1]);
   if (child < 0) {
     int error = errno;
     WriteFailure(plan.log_fd, "cannot fork", plan.executable, error);
@@ -221,6 +227,13 @@ void RunShim(const Plan& plan) {
   }
   WriteAll(go[1], &byte, 1);
   ::close(go[1]);
+  // Until the exec the child writes at most one failure line (the pipe holds it), so
+  // waiting here stalls no output.
+  while (::read(execed[0], &byte, 1) < 0 && errno == EINTR) {
+  }
+  ::close(execed[0]);
+  int marker = ::open(plan.execed_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (marker >= 0) ::close(marker);
 
   // SIGCHLD (blocked, so it queues) through a signalfd: the pump sleeps in poll()
   // on the output pipe and the child's exit together.
@@ -349,6 +362,7 @@ Result<StartedShim> StartShim(const ShimLaunch& launch) {
   std::vector<char*> envp = NullTerminated(env_strings);
   std::string exit_path = launch.dir + "/" + kExitFileName;
   std::string exit_tmp_path = launch.dir + "/" + kExitTmpFileName;
+  std::string execed_path = launch.dir + "/" + kExecedFileName;
   const int32_t log_files = launch.log_max_files < 1 ? 1 : launch.log_max_files;
   std::vector<std::string> log_path_strings;
   log_path_strings.reserve(static_cast<size_t>(log_files));
@@ -400,6 +414,7 @@ Result<StartedShim> StartShim(const ShimLaunch& launch) {
   plan.dir = launch.dir.c_str();
   plan.exit_path = exit_path.c_str();
   plan.exit_tmp_path = exit_tmp_path.c_str();
+  plan.execed_path = execed_path.c_str();
   plan.log_paths = log_paths.data();
   plan.log_files = log_files;
   plan.log_max_bytes = launch.log_max_bytes;

@@ -115,5 +115,9 @@ void CancelShim(StartedShim& shim);
 // The files the shim writes in ShimLaunch::dir.
 inline constexpr char kExitFileName[] = "exit";
 inline constexpr char kExitTmpFileName[] = "exit.tmp";
+// Made by the shim once the child exec'd the command (or died trying): until then the
+// child is a copy of the server (its credentials, environment and namespaces), which
+// nothing may take for the pod's (an exec into it, its identity).
+inline constexpr char kExecedFileName[] = "execed";
 
 }  // namespace muster::server

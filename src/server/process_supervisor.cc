@@ -244,7 +244,7 @@ Status ProcessSupervisor::Start(const ProcessSpec& spec) {
       return AlreadyExists(spec.id + ": still running from an earlier server (call Recover)");
     }
   }
-  for (const char* stale : {kStateFileName, kExitFileName, kExitTmpFileName}) {
+  for (const char* stale : {kStateFileName, kExitFileName, kExitTmpFileName, kExecedFileName}) {
     fs::remove(dir + "/" + stale, ec);
   }
   ec.clear();
@@ -466,6 +466,10 @@ std::optional<ProcessSupervisor::Target> ProcessSupervisor::ExecTarget(
   std::lock_guard<std::mutex> lock(mu_);
   auto it = running_.find(id);
   if (it == running_.end() || it->second.pid <= 0) return std::nullopt;
+  // Not before the exec: until then the pid is the server's copy (root, its
+  // environment, its namespaces), not the pod.
+  std::error_code ec;
+  if (!fs::exists(Dir(id) + "/" + kExecedFileName, ec)) return std::nullopt;
   return Target{it->second.pid, it->second.cgroup.ProcsFiles()};
 }
 

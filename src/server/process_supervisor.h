@@ -125,8 +125,9 @@ class ProcessSupervisor {
   std::vector<std::string> RunningIds() const;  // sorted
   // The process's pid (= its process group id) while Running(), else 0.
   int Pid(const std::string& id) const;
-  // While Running(): its pid and the cgroup.procs files of its cgroup (empty without
-  // cgroups), which a command exec'd into it joins; nullopt otherwise.
+  // While Running() and once the command was exec'd: its pid and the cgroup.procs
+  // files of its cgroup (empty without cgroups), which a command exec'd into it joins;
+  // nullopt otherwise.
   struct Target {
     int pid = 0;
     std::vector<std::string> cgroup_procs;

@@ -28,6 +28,7 @@ struct Plan {
   const char* dir;
   const char* exit_path;
   const char* exit_tmp_path;
+  const char* execed_path;  // kExecedFileName, made once the child exec'd
   // Log files, newest first: log_paths[0] is the live file, [k] its k-th rotation.
   const char* const* log_paths;
   int log_files;

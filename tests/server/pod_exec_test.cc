@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "api_fixture.h"
+#include "process_test_util.h"
 #include "server/auth/request_attributes.h"
 #include "server/pod_paths.h"
 #include "server/process_supervisor.h"
@@ -147,6 +148,16 @@ TEST_F(PodExecRouteTest, ARunningPodsCommandGetsASession) {
   spec.env = {{"POD_VAR", "from-the-pod"}};
   ASSERT_TRUE(processes.Start(spec).ok());
   PodExec local{PodExec::Config{.processes = &processes, .data_dir = dir_.string()}};
+  // Until its command is exec'd the process is the server's copy: never entered.
+  ExecRequest early;
+  early.command = {"env"};
+  ASSERT_TRUE(testing_util::WaitFor([&] {
+    auto plan = local.Plan("default", "p", "", early);
+    if (!plan.ok()) {
+      EXPECT_EQ(plan.status().message(), "its container is not running");
+    }
+    return plan.ok();
+  }));
   handler_->set_pod_exec(&local);
   // Everything else right, but no WebSocket: said last (kubectl's SPDY fallback shows
   // the checks before it).

@@ -107,5 +107,17 @@ TEST_F(ProcessLaunchTest, APodStartedAgainAfterAnUnrecordedStartRunsOnce) {
   EXPECT_EQ(ReadText(runs_), "start\ndone\n");
 }
 
+// The child is the server's copy until it execs; the shim says when that is over.
+TEST_F(ProcessLaunchTest, TheShimMarksTheChildsExec) {
+  Result<StartedShim> started = StartShim(Launch("pod"));
+  ASSERT_TRUE(started.ok()) << started.status().message();
+  const std::string marker = root_ + "/pod/" + kExecedFileName;
+  EXPECT_FALSE(fs::exists(marker));  // held before the exec until released
+  ReleaseShim(*started);
+  ASSERT_EQ(::waitpid(started->shim_pid, nullptr, 0), started->shim_pid);
+  EXPECT_TRUE(fs::exists(marker));
+  EXPECT_EQ(ReadText(runs_), "start\ndone\n");
+}
+
 }  // namespace
 }  // namespace muster::server
