@@ -15,10 +15,10 @@
 #include <unistd.h>
 
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "server/async_safe.h"
+#include "server/process_handle.h"
 
 namespace muster::server {
 namespace {
@@ -158,21 +158,21 @@ int ExecAlongPath(const ChildPlan& plan) {
   ::_exit(126);
 }
 
-// Process `pid`'s namespace of `kind` when it is not the server's (-1 when it is);
+// The namespace of `kind` of `process` when it is not the server's (-1 when it is);
 // FailedPrecondition when it cannot be read (the process is gone, or a zombie): the
 // command must never run in the server's view instead of the pod's.
-Result<int> OpenNamespaceIfOther(pid_t pid, const char* kind) {
-  const std::string theirs = "/proc/" + std::to_string(pid) + "/ns/" + kind;
-  const std::string ours = std::string("/proc/self/ns/") + kind;
+Result<int> OpenNamespaceIfOther(const ProcessHandle& process, const char* kind) {
+  const std::string name = std::string("ns/") + kind;
+  const std::string ours = "/proc/self/" + name;
+  ExecFd theirs;
+  theirs.fd = process.OpenFile(name.c_str());
   struct stat a {
   }, b{};
-  if (::stat(theirs.c_str(), &a) != 0 || ::stat(ours.c_str(), &b) != 0) {
+  if (theirs.fd < 0 || ::fstat(theirs.fd, &a) != 0 || ::stat(ours.c_str(), &b) != 0) {
     return FailedPrecondition("the container's process has ended");
   }
   if (a.st_ino == b.st_ino && a.st_dev == b.st_dev) return -1;
-  const int fd = ::open(theirs.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return FailedPrecondition("the container's process has ended");
-  return fd;
+  return theirs.Release();
 }
 
 Status ExecPipe(int fds[2]) {
@@ -209,10 +209,12 @@ Result<ExecProcess> StartExecProcess(const ExecPlan& plan, const ExecStreams& st
 
   ExecFd mnt, uts, null_fd;
   if (plan.namespaces_of > 0) {
-    auto m = OpenNamespaceIfOther(plan.namespaces_of, "mnt");
+    auto process = ProcessHandle::Open(plan.namespaces_of, plan.namespaces_of_start_ticks);
+    if (!process) return FailedPrecondition("the container's process has ended");
+    auto m = OpenNamespaceIfOther(*process, "mnt");
     if (!m.ok()) return m.status();
     mnt.fd = *m;
-    auto u = OpenNamespaceIfOther(plan.namespaces_of, "uts");
+    auto u = OpenNamespaceIfOther(*process, "uts");
     if (!u.ok()) return u.status();
     uts.fd = *u;
   }
@@ -276,13 +278,16 @@ Result<ExecProcess> StartExecProcess(const ExecPlan& plan, const ExecStreams& st
   return process;
 }
 
-Result<ProcessIdentity> ReadProcessIdentity(pid_t pid) {
-  const std::string dir = "/proc/" + std::to_string(pid);
+Result<ProcessIdentity> ReadProcessIdentity(pid_t pid, uint64_t start_ticks) {
+  const std::string gone = "process " + std::to_string(pid) + " is gone";
+  auto process = ProcessHandle::Open(pid, start_ticks);
+  if (!process) return NotFound(gone);
+  auto status = process->Read("status", 64 << 10);
+  if (!status) return NotFound(gone);
   ProcessIdentity id;
-  std::ifstream status(dir + "/status");
-  if (!status) return NotFound("process " + std::to_string(pid) + " is gone");
   bool have_uid = false, have_gid = false;
-  for (std::string line; std::getline(status, line);) {
+  std::istringstream lines(*status);
+  for (std::string line; std::getline(lines, line);) {
     std::istringstream fields(line.substr(line.find(':') + 1));
     if (line.starts_with("Uid:")) {
       // Real, effective, saved, filesystem: the effective one is who it runs as.
@@ -307,17 +312,14 @@ Result<ProcessIdentity> ReadProcessIdentity(pid_t pid) {
       id.no_new_privs = v != 0;
     }
   }
-  if (!have_uid || !have_gid) return NotFound("process " + std::to_string(pid) + " is gone");
-  std::ifstream environ(dir + "/environ", std::ios::binary);
-  std::string all;
-  all.resize(kMaxEnvironBytes);
-  environ.read(all.data(), static_cast<std::streamsize>(all.size()));
-  all.resize(static_cast<size_t>(environ.gcount()));
+  if (!have_uid || !have_gid) return NotFound(gone);
+  auto all = process->Read("environ", kMaxEnvironBytes);
+  if (!all) return NotFound(gone);
   size_t pos = 0;
-  while (pos < all.size()) {
-    size_t end = all.find('\0', pos);
+  while (pos < all->size()) {
+    size_t end = all->find('\0', pos);
     if (end == std::string::npos) break;  // cut at the bound: the partial one is dropped
-    if (end > pos) id.env.push_back(all.substr(pos, end - pos));
+    if (end > pos) id.env.push_back(all->substr(pos, end - pos));
     pos = end + 1;
   }
   return id;

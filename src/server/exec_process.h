@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,8 +28,10 @@ struct ExecPlan {
   std::vector<std::string> env;  // "KEY=VALUE", the whole environment
   std::string working_dir;       // "" = "/"; one that cannot be entered falls back to "/"
   // The process whose mount and UTS namespaces the command enters (0: the server's;
-  // entered only where they differ from the server's, which needs root).
+  // entered only where they differ from the server's, which needs root), and its start
+  // time (ProcessStat): a later process that reused the pid is never entered.
   pid_t namespaces_of = 0;
+  uint64_t namespaces_of_start_ticks = 0;
   std::vector<std::string> cgroup_procs;   // cgroup.procs files to join first
   std::optional<Credentials> credentials;  // nullopt: the server's own
   bool no_new_privs = false;
@@ -59,13 +62,14 @@ struct ExecProcess {
 // created at all (pipes, fork).
 Result<ExecProcess> StartExecProcess(const ExecPlan& plan, const ExecStreams& streams);
 
-// What an exec into process `pid` inherits from it, read from /proc: its environment,
-// credentials and no_new_privs. NotFound once it is gone.
+// What an exec into process `pid` (started at `start_ticks`, ProcessStat) inherits
+// from it, read from /proc: its environment, credentials and no_new_privs. NotFound
+// once it is gone (or the pid is another process's now).
 struct ProcessIdentity {
   std::vector<std::string> env;
   Credentials credentials;
   bool no_new_privs = false;
 };
-Result<ProcessIdentity> ReadProcessIdentity(pid_t pid);
+Result<ProcessIdentity> ReadProcessIdentity(pid_t pid, uint64_t start_ticks);
 
 }  // namespace muster::server

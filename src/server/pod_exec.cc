@@ -154,7 +154,7 @@ Result<ExecPlan> PodExec::Plan(const std::string& ns, const std::string& name,
     plan.env = config_.podman_env;
     return plan;
   }
-  auto identity = ReadProcessIdentity(target->pid);
+  auto identity = ReadProcessIdentity(target->pid, target->start_ticks);
   if (!identity.ok()) return FailedPrecondition("its container is not running");
   plan.argv = request.command;
   plan.env = std::move(identity->env);
@@ -165,6 +165,7 @@ Result<ExecPlan> PodExec::Plan(const std::string& ns, const std::string& name,
                      : working_dir.empty()        ? work
                                                   : work + "/" + working_dir;
   plan.namespaces_of = target->pid;
+  plan.namespaces_of_start_ticks = target->start_ticks;
   plan.cgroup_procs = target->cgroup_procs;
   if (config_.root) plan.credentials = identity->credentials;
   plan.no_new_privs = identity->no_new_privs;

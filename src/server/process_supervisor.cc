@@ -470,7 +470,7 @@ std::optional<ProcessSupervisor::Target> ProcessSupervisor::ExecTarget(
   // environment, its namespaces), not the pod.
   std::error_code ec;
   if (!fs::exists(Dir(id) + "/" + kExecedFileName, ec)) return std::nullopt;
-  return Target{it->second.pid, it->second.cgroup.ProcsFiles()};
+  return Target{it->second.pid, it->second.start_ticks, it->second.cgroup.ProcsFiles()};
 }
 
 std::vector<RecoveredProcess> ProcessSupervisor::Recover() {

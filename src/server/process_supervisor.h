@@ -130,6 +130,7 @@ class ProcessSupervisor {
   // nullopt otherwise.
   struct Target {
     int pid = 0;
+    uint64_t start_ticks = 0;  // ProcessStat's: tells it from a later process with its pid
     std::vector<std::string> cgroup_procs;
   };
   std::optional<Target> ExecTarget(const std::string& id) const;
