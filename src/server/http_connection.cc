@@ -174,68 +174,57 @@ void HttpServer::Impl::Handshake(Connection& c) {
   }
 }
 
-void HttpServer::Impl::ReadSome(Connection& c) {
+template <typename More, typename Take>
+IoResult HttpServer::Impl::ReadChunks(Connection& c, More more, Take take) {
   char buf[kReadChunk];
-  for (int i = 0; i < kReadsPerEvent && c.fd >= 0 && c.state == Connection::State::kReading; ++i) {
+  for (int i = 0; i < kReadsPerEvent && c.fd >= 0 && more(); ++i) {
     size_t n = 0;
     const IoResult r = c.io->Read(buf, sizeof buf, n);
-    if (r == IoResult::kOk) {
-      c.read_wants_write = false;
-      const auto now = HttpClock::now();
-      c.last_activity = now;
-      if (!c.request_in_progress) {
-        c.request_in_progress = true;
-        c.request_started = now;
-      }
-      c.in.append(buf, n);
-      ProcessInput(c);
-      continue;
-    }
-    if (r == IoResult::kWantRead) {
-      c.read_wants_write = false;
-      return;
-    }
     if (r == IoResult::kWantWrite) {
       c.read_wants_write = true;
-      return;
+      return r;
     }
-    // End of input (or a broken socket): nothing more will come.
-    c.peer_closed = true;
-    if (r == IoResult::kError || c.pending_out() == 0) {
-      Close(c);
-    } else {
-      c.state = Connection::State::kClosing;  // after what is being written
-    }
-    return;
+    c.read_wants_write = false;
+    if (r != IoResult::kOk) return r;
+    c.last_activity = HttpClock::now();
+    take(std::string_view(buf, n));
+  }
+  return IoResult::kOk;
+}
+
+void HttpServer::Impl::ReadSome(Connection& c) {
+  const IoResult r = ReadChunks(
+      c, [&] { return c.state == Connection::State::kReading; },
+      [&](std::string_view bytes) {
+        if (!c.request_in_progress) {
+          c.request_in_progress = true;
+          c.request_started = c.last_activity;
+        }
+        c.in.append(bytes);
+        ProcessInput(c);
+      });
+  if (r != IoResult::kClosed && r != IoResult::kError) return;
+  // End of input (or a broken socket): nothing more will come.
+  c.peer_closed = true;
+  if (r == IoResult::kError || c.pending_out() == 0) {
+    Close(c);
+  } else {
+    c.state = Connection::State::kClosing;  // after what is being written
   }
 }
 
 void HttpServer::Impl::ReadUpgraded(Connection& c) {
   auto* session = c.stream ? std::get_if<std::unique_ptr<ExecSession>>(&c.stream->stream) : nullptr;
   if (session == nullptr) return;
-  char buf[kReadChunk];
-  for (int i = 0; i < kReadsPerEvent && c.fd >= 0 && !c.read_paused; ++i) {
-    size_t n = 0;
-    const IoResult r = c.io->Read(buf, sizeof buf, n);
-    if (r == IoResult::kOk) {
-      c.read_wants_write = false;
-      c.last_activity = HttpClock::now();
-      if (!(*session)->Receive(std::string_view(buf, n))) c.read_paused = true;
-      continue;
-    }
-    if (r == IoResult::kWantRead) {
-      c.read_wants_write = false;
-      return;
-    }
-    if (r == IoResult::kWantWrite) {
-      c.read_wants_write = true;
-      return;
-    }
-    // The client is gone: so is its command (Close drops the session, which kills it).
-    c.peer_closed = true;
-    Close(c);
-    return;
-  }
+  const IoResult r = ReadChunks(
+      c, [&] { return !c.read_paused; },
+      [&](std::string_view bytes) {
+        if (!(*session)->Receive(bytes)) c.read_paused = true;
+      });
+  if (r != IoResult::kClosed && r != IoResult::kError) return;
+  // The client is gone: so is its command (Close drops the session, which kills it).
+  c.peer_closed = true;
+  Close(c);
 }
 
 void HttpServer::Impl::Linger(Connection& c) {
@@ -247,15 +236,11 @@ void HttpServer::Impl::Linger(Connection& c) {
 }
 
 void HttpServer::Impl::DiscardInput(Connection& c) {
-  char buf[kReadChunk];
-  for (int i = 0; i < kReadsPerEvent; ++i) {
-    size_t n = 0;
-    const IoResult r = c.io->Read(buf, sizeof buf, n);
-    if (r == IoResult::kOk) continue;
-    if (r == IoResult::kWantRead || r == IoResult::kWantWrite) return;
-    Close(c);  // the client closed too
-    return;
-  }
+  const auto keep = c.last_activity;  // late bytes do not extend the linger
+  const IoResult r = ReadChunks(
+      c, [] { return true; }, [](std::string_view) {});
+  c.last_activity = keep;
+  if (r == IoResult::kClosed || r == IoResult::kError) Close(c);  // the client closed too
 }
 
 void HttpServer::Impl::StartUpgraded(Connection& c, ExecSession& session) {

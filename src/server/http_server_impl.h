@@ -132,6 +132,10 @@ class HttpServer::Impl {
   // http_connection.cc: one connection.
   void OnEvent(Connection& c, uint32_t events);
   void Handshake(Connection& c);
+  // Reads chunks (kReadsPerEvent at most) while `more` holds, handing each to `take`;
+  // returns why it stopped (kOk: budget or `more` ran out) with read_wants_write set.
+  template <typename More, typename Take>
+  IoResult ReadChunks(Connection& c, More more, Take take);
   void ReadSome(Connection& c);
   void ReadUpgraded(Connection& c);
   void Linger(Connection& c);        // kClosing -> kLingering
