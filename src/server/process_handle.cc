@@ -4,7 +4,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <sstream>
+
+#include "server/process_stat.h"
 
 namespace muster::server {
 
@@ -16,20 +17,11 @@ std::optional<ProcessHandle> ProcessHandle::Open(int pid, uint64_t start_ticks) 
   ProcessHandle handle(dir);
   // Checked after the open: the directory now names one process for good, so a match
   // here holds for every later read through it.
-  auto stat = handle.Read("stat", 4096);
-  if (!stat) return std::nullopt;
-  // Field 2 (the command name) is in parentheses and may contain ") ": the fields
-  // after it are counted from the last ')'.
-  const size_t close = stat->rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(stat->substr(close + 1));
-  char state = '?';
-  fields >> state;  // field 3
-  std::string skipped;
-  for (int field = 4; field < 22; ++field) fields >> skipped;
-  uint64_t started = 0;
-  fields >> started;  // field 22
-  if (!fields || started != start_ticks || state == 'Z' || state == 'X') return std::nullopt;
+  auto text = handle.Read("stat", 4096);
+  auto stat = text ? ParseProcessStat(*text) : std::nullopt;
+  if (!stat || stat->start_ticks != start_ticks || stat->state == 'Z' || stat->state == 'X') {
+    return std::nullopt;
+  }
   return handle;
 }
 

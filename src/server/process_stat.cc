@@ -11,11 +11,15 @@ std::optional<ProcessStat> ReadProcessStat(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
   if (!in || !std::getline(in, line)) return std::nullopt;
+  return ParseProcessStat(line);
+}
+
+std::optional<ProcessStat> ParseProcessStat(std::string_view line) {
   // The command name (field 2) is in parentheses and may itself contain ") ", so the
   // fields after it are found from the last ')'.
   size_t close = line.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(line.substr(close + 1));
+  if (close == std::string_view::npos) return std::nullopt;
+  std::istringstream fields(std::string(line.substr(close + 1)));
   ProcessStat stat;
   fields >> stat.state;  // field 3
   std::string skipped;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace muster::server {
 
@@ -16,6 +17,8 @@ struct ProcessStat {
 
 // nullopt when the process does not exist (or /proc is unreadable).
 std::optional<ProcessStat> ReadProcessStat(int pid);
+// The fields of one /proc/<pid>/stat line; nullopt when it is not one.
+std::optional<ProcessStat> ParseProcessStat(std::string_view line);
 
 // True when `pid` exists, started at `start_ticks` and is not a zombie.
 bool ProcessAlive(int pid, uint64_t start_ticks);
