@@ -36,6 +36,11 @@ constexpr char kRshAgent[] =
     "  case \"$1\" in -o|-l|-p) shift 2 ;; -*) shift ;; *) break ;; esac\n"
     "done\n"
     "echo \"muster rsh-agent: $1: orted runs in the launcher pod\" >&2\n"
+    "# Each orted its own session directory: they share the launcher's hostname and /tmp,\n"
+    "# and Open MPI's mkdir of the same path from two at once fails (File exists).\n"
+    "OMPI_MCA_orte_tmpdir_base=\"${TMPDIR:-/tmp}/muster-orted.$1\"\n"
+    "export OMPI_MCA_orte_tmpdir_base\n"
+    "mkdir -p \"$OMPI_MCA_orte_tmpdir_base\" || exit 1\n"
     "shift\n"
     "exec /bin/sh -c \"$*\"\n";
 
