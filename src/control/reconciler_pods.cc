@@ -20,31 +20,14 @@ namespace {
 
 using json = nlohmann::json;
 
-// object[key], or an empty object: read in place, where value(key, {}) would copy a
-// whole spec or status for every pod event.
-const json& Member(const json& object, const char* key) {
-  static const json kEmpty = json::object();
-  if (!object.is_object()) return kEmpty;
-  auto it = object.find(key);
-  return it == object.end() ? kEmpty : *it;
-}
+std::string Phase(const json& pod) { return StringField(ObjectField(pod, "status"), "phase"); }
 
 bool Terminal(const json& pod) {
-  const json& status = Member(pod, "status");
-  if (!status.is_object()) return false;
-  const std::string phase = status.value("phase", "");
+  const std::string phase = Phase(pod);
   return phase == "Succeeded" || phase == "Failed";
 }
 
-bool PhaseRunning(const json& pod) {
-  const json& status = Member(pod, "status");
-  return status.is_object() && status.value("phase", "") == "Running";
-}
-
-bool Placed(const json& pod) {
-  const json& spec = Member(pod, "spec");
-  return spec.is_object() && !spec.value("nodeName", "").empty();
-}
+bool Placed(const json& pod) { return !StringField(ObjectField(pod, "spec"), "nodeName").empty(); }
 
 }  // namespace
 
@@ -52,9 +35,10 @@ bool Reconciler::IntakeBarePod(const json& pod) {
   if (options_.mode == ReconcilerMode::kCluster) {
     // In a cluster only the pods handed to muster (spec.schedulerName) are its to
     // bind; the others are kube-scheduler's (Kueue gates those; muster does not).
-    const json& spec = Member(pod, "spec");
-    const std::string scheduler =
-        spec.is_object() ? spec.value("schedulerName", "default-scheduler") : "";
+    const json& spec = ObjectField(pod, "spec");
+    const std::string scheduler = spec.contains("schedulerName")
+                                      ? StringField(spec, "schedulerName")
+                                      : std::string("default-scheduler");
     if (std::find(options_.scheduler_names.begin(), options_.scheduler_names.end(), scheduler) ==
         options_.scheduler_names.end())
       return false;
@@ -68,7 +52,7 @@ bool Reconciler::IntakeBarePod(const json& pod) {
   } else if (!id->problem.empty()) {
     gang.id.problem = id->problem;
   }
-  const std::string name = Member(pod, "metadata").value("name", "");
+  const std::string name = StringField(ObjectField(pod, "metadata"), "name");
   gang.pods[name] = pod;
   bare_pods_[id->namespace_ + "/" + name] = key;
   return true;
@@ -122,7 +106,7 @@ void Reconciler::ApplyBarePod(const Change& change) {
   // second time (waiting for ever behind its own process); LetGoOrphans takes it in
   // once its gang lets go of it. Serve only: in a cluster muster binds, nothing runs.
   if (options_.mode == ReconcilerMode::kServe && Placed(change.Object()) &&
-      PhaseRunning(change.Object())) {
+      Phase(change.Object()) == "Running") {
     return;
   }
   if (!IntakeBarePod(change.Object())) return;

@@ -186,7 +186,6 @@ IoResult HttpServer::Impl::ReadChunks(Connection& c, More more, Take take) {
     }
     c.read_wants_write = false;
     if (r != IoResult::kOk) return r;
-    c.last_activity = HttpClock::now();
     take(std::string_view(buf, n));
   }
   return IoResult::kOk;
@@ -196,6 +195,7 @@ void HttpServer::Impl::ReadSome(Connection& c) {
   const IoResult r = ReadChunks(
       c, [&] { return c.state == Connection::State::kReading; },
       [&](std::string_view bytes) {
+        c.last_activity = HttpClock::now();
         if (!c.request_in_progress) {
           c.request_in_progress = true;
           c.request_started = c.last_activity;
@@ -219,6 +219,7 @@ void HttpServer::Impl::ReadUpgraded(Connection& c) {
   const IoResult r = ReadChunks(
       c, [&] { return !c.read_paused; },
       [&](std::string_view bytes) {
+        c.last_activity = HttpClock::now();
         if (!(*session)->Receive(bytes)) c.read_paused = true;
       });
   if (r != IoResult::kClosed && r != IoResult::kError) return;
@@ -236,10 +237,9 @@ void HttpServer::Impl::Linger(Connection& c) {
 }
 
 void HttpServer::Impl::DiscardInput(Connection& c) {
-  const auto keep = c.last_activity;  // late bytes do not extend the linger
+  // Late bytes are dropped and are no activity (idle eviction still sees it as old).
   const IoResult r = ReadChunks(
       c, [] { return true; }, [](std::string_view) {});
-  c.last_activity = keep;
   if (r == IoResult::kClosed || r == IoResult::kError) Close(c);  // the client closed too
 }
 

@@ -1,11 +1,9 @@
 #include "server/pod_binding.h"
 
-#include <ctime>
 #include <vector>
 
 #include "server/api_status.h"
 #include "server/patch_request.h"
-#include "server/path_segments.h"
 
 namespace muster::server {
 namespace {
@@ -48,12 +46,7 @@ void SetScheduledCondition(json& pod) {
 }  // namespace
 
 std::optional<PodBindingTarget> MatchPodBindingPath(const std::string& path) {
-  std::vector<std::string> seg = PathSegments(path);
-  if (seg.size() != 7 || seg[0] != "api" || seg[1] != "v1" || seg[2] != "namespaces" ||
-      seg[4] != "pods" || seg[6] != "binding") {
-    return std::nullopt;
-  }
-  return PodBindingTarget{seg[3], seg[5]};
+  return MatchPodSubresourcePath(path, "binding");
 }
 
 ApiResult HandlePodBinding(ObjectStore& store, const PodBindingTarget& target,

@@ -8,13 +8,11 @@
 
 #include "server/api_handler.h"
 #include "server/object_store.h"
+#include "server/pod_paths.h"
 
 namespace muster::server {
 
-struct PodBindingTarget {
-  std::string namespace_;
-  std::string name;
-};
+using PodBindingTarget = PodName;
 
 // The pod a ".../namespaces/{ns}/pods/{name}/binding" path names; nullopt otherwise.
 std::optional<PodBindingTarget> MatchPodBindingPath(const std::string& path);

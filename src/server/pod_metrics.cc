@@ -243,17 +243,19 @@ std::optional<ApiResponse> HandleMetricsRoute(ObjectStore& store, PodMetrics* me
     auto list = store.List("pods", resource == "pods" ? ns : "");
     if (list.ok()) pods = std::move(list->items);
   }
+  auto key_of = [](const json& p) -> PodMetrics::PodKey {
+    const json& metadata = control::ObjectField(p, "metadata");
+    return {control::StringField(metadata, "namespace"), control::StringField(metadata, "name")};
+  };
   std::vector<PodMetrics::PodKey> keys;
   for (const json& p : pods) {
     if (control::StringField(control::ObjectField(p, "status"), "phase") != "Running") continue;
-    keys.push_back({control::StringField(control::ObjectField(p, "metadata"), "namespace"),
-                    control::StringField(control::ObjectField(p, "metadata"), "name")});
+    keys.push_back(key_of(p));
   }
   const auto usage = metrics != nullptr ? metrics->Sample(keys)
                                         : std::map<PodMetrics::PodKey, PodMetrics::Usage>{};
   auto usage_of = [&](const json& p) -> const PodMetrics::Usage* {
-    auto it = usage.find({control::StringField(control::ObjectField(p, "metadata"), "namespace"),
-                          control::StringField(control::ObjectField(p, "metadata"), "name")});
+    auto it = usage.find(key_of(p));
     return it == usage.end() ? nullptr : &it->second;
   };
 
